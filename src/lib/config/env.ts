@@ -1,0 +1,54 @@
+import path from 'node:path';
+
+/**
+ * Process configuration, read once from the environment. Every knob is documented in README.md.
+ * Kept free of Astro so CLIs (schedule, seed, ledger:check) share it.
+ */
+export type Env = {
+  port: number;
+  host: string;
+  /** Folder for the embedded database, the session secret, uploads and the mail outbox. */
+  dataDir: string;
+  /** When set, a real Postgres instead of the embedded PGlite. */
+  databaseUrl: string | undefined;
+  /** Sealing password for session cookies; generated into dataDir on first run when absent. */
+  sessionSecret: string | undefined;
+  /** Public origin, e.g. https://lend.example.com; used for links in mail and the OIDC callback. */
+  publicUrl: string | undefined;
+  smtpUrl: string | undefined;
+  seedDemo: boolean;
+  demoPassword: string;
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+  isProduction: boolean;
+};
+
+/** The documented default password of the demo accounts (README). */
+export const DEFAULT_DEMO_PASSWORD = 'Demo-Lender-2026!';
+
+function flag(value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined || value === '') return fallback;
+  return !['0', 'false', 'no', 'off'].includes(value.toLowerCase());
+}
+
+export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  const level = (source.LOG_LEVEL ?? 'info').toLowerCase();
+  return {
+    port: Number(source.PORT ?? 4321),
+    host: source.HOST ?? 'localhost',
+    dataDir: path.resolve(source.DATA_DIR ?? './data'),
+    databaseUrl: source.DATABASE_URL || undefined,
+    sessionSecret: source.SESSION_SECRET || undefined,
+    publicUrl: source.PUBLIC_URL || undefined,
+    smtpUrl: source.SMTP_URL || undefined,
+    seedDemo: flag(source.SEED_DEMO, true),
+    demoPassword: source.DEMO_PASSWORD || DEFAULT_DEMO_PASSWORD,
+    logLevel: (['debug', 'info', 'warn', 'error'].includes(level) ? level : 'info') as Env['logLevel'],
+    isProduction: source.NODE_ENV === 'production',
+  };
+}
+
+let cached: Env | undefined;
+export function env(): Env {
+  cached ??= readEnv();
+  return cached;
+}

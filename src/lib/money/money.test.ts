@@ -1,0 +1,18 @@
+import { describe, expect, it } from 'vitest';
+import { formatMinor, parseMinor } from './money.ts';
+
+describe('money edges', () => {
+  it('parses and formats exactly', () => {
+    expect(parseMinor('1234.5', 2)).toBe(123450n);
+    expect(parseMinor('-0.07', 2)).toBe(-7n);
+    expect(parseMinor('1500', 0)).toBe(1500n);
+    expect(formatMinor(123450n, 2)).toBe('1234.50');
+    expect(formatMinor(-7n, 2)).toBe('-0.07');
+    expect(formatMinor(5n, 3)).toBe('0.005');
+    expect(formatMinor(1500n, 0)).toBe('1500');
+  });
+  it('refuses excess precision and garbage, naming the field', () => {
+    expect(() => parseMinor('10.005', 2, 'principal')).toThrow(/principal has more than 2 decimal places/);
+    expect(() => parseMinor('1e3', 2)).toThrow(/decimal number/);
+  });
+});
