@@ -1,0 +1,29 @@
+import { AppError } from '../errors/app-error.ts';
+
+/** A row filter on a user (spec §3 data_permissions), e.g. { field: 'branch', value: 'PAR-01' }. */
+export type DataPermission = { field: string; value: string };
+
+/**
+ * Who is calling, as the middleware resolved it from the session cookie or an API token. Domain
+ * functions take what they need from it (tenant, user id, authorities, data permissions); they never
+ * read cookies or headers themselves.
+ */
+export type Principal = {
+  tenantId: string;
+  userId: string;
+  displayName: string;
+  email: string;
+  isAdmin: boolean;
+  authorities: readonly string[];
+  dataPermissions: readonly DataPermission[];
+  /** Locale such as 'fr-FR'; the UI language is the part before the dash. */
+  language: string;
+  /** 'session' for a signed-in browser, 'token' for an API client. */
+  via: 'session' | 'token';
+  sessionId: string | null;
+};
+
+export function requirePrincipal(principal: Principal | undefined): Principal {
+  if (!principal) throw new AppError('UNAUTHORIZED', 'Sign in to continue.');
+  return principal;
+}

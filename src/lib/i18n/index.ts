@@ -1,0 +1,44 @@
+import i18next, { type TFunction } from 'i18next';
+import { RESOURCES, type Namespace } from './resources.ts';
+
+export const LANGUAGES = ['en', 'fr'] as const;
+export type Language = (typeof LANGUAGES)[number];
+export const DEFAULT_LANGUAGE: Language = 'en';
+
+/** The UI language of a locale such as 'fr-FR': French when it starts with fr, English otherwise (spec §1, §3). */
+export function languageOf(locale: string | null | undefined): Language {
+  return (locale ?? '').toLowerCase().startsWith('fr') ? 'fr' : 'en';
+}
+
+const instances = new Map<string, Promise<typeof i18next>>();
+
+/**
+ * A translator for one language, with the bundled resources plus optional tenant overrides
+ * (admin > translations). Instances are cached per language and overrides version.
+ */
+export function getT(language: Language, overrides?: { key: string; resources: Partial<Record<Namespace, Record<string, unknown>>> }): Promise<TFunction> {
+  const cacheKey = `${language}:${overrides?.key ?? ''}`;
+  let instance = instances.get(cacheKey);
+  if (!instance) {
+    const created = i18next.createInstance();
+    instance = created
+      .init({
+        lng: language,
+        fallbackLng: DEFAULT_LANGUAGE,
+        resources: RESOURCES,
+        ns: Object.keys(RESOURCES.en),
+        defaultNS: 'common',
+        interpolation: { escapeValue: false },
+        initAsync: false,
+        showSupportNotice: false,
+      } as never)
+      .then(() => {
+        for (const [ns, bundle] of Object.entries(overrides?.resources ?? {})) {
+          created.addResourceBundle(language, ns, bundle, true, true);
+        }
+        return created;
+      });
+    instances.set(cacheKey, instance);
+  }
+  return instance.then((i) => i.t);
+}
