@@ -4,5 +4,13 @@ declare namespace App {
   interface Locals {
     /** Correlation id of this request (x-request-id), carried into logs and 5xx bodies. */
     requestId: string;
+    /** Per-response CSP nonce for the few inline scripts we emit. */
+    cspNonce: string;
+    /** UI language for this request: the user's, else the tenant's default, else 'en'. */
+    language: import('./lib/i18n/index.ts').Language;
+    /** The signed-in user or API client; absent on public routes when signed out. */
+    principal?: import('./lib/auth/principal.ts').Principal;
+    /** The caller's tenant (from the session or the x-tenant-id of an API token). */
+    tenant?: import('./lib/tenancy/tenant.ts').Tenant;
   }
 }

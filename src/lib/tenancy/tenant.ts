@@ -1,0 +1,46 @@
+import { AppError } from '../errors/app-error.ts';
+import type { Db, Tx } from '../db/index.ts';
+
+/** A lender. Global (not row-secured): the tenants table is read by id before a tenant is bound. */
+export type Tenant = {
+  id: string;
+  slug: string;
+  name: string;
+  currency: string;
+  locale: string;
+  timeZone: string;
+  languages: string[];
+  defaultLanguage: string;
+  /** Spec §3 tenant configuration (login, language options, offer, notify form, cbs, auto_logout). */
+  config: Record<string, unknown>;
+};
+
+type TenantRow = {
+  id: string; slug: string; name: string; currency: string; locale: string; time_zone: string;
+  languages: string[]; default_language: string; config: Record<string, unknown>;
+};
+
+function toTenant(row: TenantRow): Tenant {
+  return {
+    id: row.id, slug: row.slug, name: row.name, currency: row.currency.trim(), locale: row.locale,
+    timeZone: row.time_zone, languages: row.languages, defaultLanguage: row.default_language, config: row.config,
+  };
+}
+
+export async function findTenant(db: Db, tenantId: string): Promise<Tenant | null> {
+  const rows = await db.system((tx) =>
+    tx.query<TenantRow>('select id, slug, name, currency, locale, time_zone, languages, default_language, config from tenants where id = $1 and is_active', [tenantId]),
+  );
+  return rows[0] ? toTenant(rows[0]) : null;
+}
+
+/**
+ * The tenant's business date ('YYYY-MM-DD'): the lending "today" for due dates, days past due and
+ * value dates. Only the daily close moves it. Takes a transaction so a command reads it consistently
+ * with the rows it changes.
+ */
+export async function businessDate(tx: Tx, tenantId: string): Promise<string> {
+  const rows = await tx.query<{ business_date: string }>('select business_date from tenants where id = $1', [tenantId]);
+  if (!rows[0]) throw new AppError('NOT_FOUND', 'Unknown tenant');
+  return rows[0].business_date;
+}
