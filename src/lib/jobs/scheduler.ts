@@ -1,0 +1,83 @@
+import type { Db, Tx } from '../db/index.ts';
+import { logger } from '../observability/log.ts';
+import { enqueueJob } from './queue.ts';
+
+/**
+ * Recurring work. Every app server runs the same tick; each recurrence has a period key, and the
+ * queue's unique dedupe_key lets only the first server's insert through, so each period's job
+ * exists exactly once however many servers tick.
+ */
+
+export const DAILY_CLOSE_JOB = 'close.daily';
+export const IDEMPOTENCY_CLEANUP_JOB = 'idempotency.cleanup';
+export const JOBS_PRUNE_JOB = 'jobs.prune';
+
+/** The calendar date ('YYYY-MM-DD') at `now` in an IANA time zone. */
+export function localDate(now: Date, timeZone: string): string {
+  try {
+    return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
+  } catch {
+    // An unknown zone in a tenant row must not stop every tenant's close: fall back to UTC.
+    return now.toISOString().slice(0, 10);
+  }
+}
+
+export type TickResult = { enqueued: string[] };
+
+/**
+ * One scheduler pass at `now`:
+ * - the daily close of every active tenant whose business date is behind its local calendar date
+ *   (the tenant's local midnight has passed). The close advances the business date by one day, so a
+ *   tenant that is several days behind is caught up one close per tick, each its own job;
+ * - the idempotency-key cleanup, hourly;
+ * - pruning of old finished jobs, daily.
+ */
+export async function schedulerTick(db: Db, now = new Date()): Promise<TickResult> {
+  const enqueued: string[] = [];
+  await db.system(async (tx) => {
+    const tenants = await tx.query<{ id: string; time_zone: string; business_date: string }>(
+      'select id, time_zone, business_date from tenants where is_active order by id',
+    );
+    for (const t of tenants) {
+      if (t.business_date < localDate(now, t.time_zone)) {
+        await add(tx, enqueued, {
+          name: DAILY_CLOSE_JOB, tenantId: t.id, payload: { businessDate: t.business_date },
+          dedupeKey: `${DAILY_CLOSE_JOB}:${t.id}:${t.business_date}`, priority: 10, maxAttempts: 10,
+        });
+      }
+    }
+    const hour = now.toISOString().slice(0, 13);
+    await add(tx, enqueued, { name: IDEMPOTENCY_CLEANUP_JOB, dedupeKey: `${IDEMPOTENCY_CLEANUP_JOB}:${hour}`, priority: 200, maxAttempts: 3 });
+    const day = now.toISOString().slice(0, 10);
+    await add(tx, enqueued, { name: JOBS_PRUNE_JOB, dedupeKey: `${JOBS_PRUNE_JOB}:${day}`, priority: 200, maxAttempts: 3 });
+  });
+  if (enqueued.length) logger.info('jobs scheduled', { jobs: enqueued });
+  return { enqueued };
+}
+
+async function add(tx: Tx, enqueued: string[], input: Parameters<typeof enqueueJob>[1] & { dedupeKey: string }) {
+  const { isNew } = await enqueueJob(tx, input);
+  if (isNew) enqueued.push(input.dedupeKey);
+}
+
+export type Scheduler = { stop(): void };
+
+/** Ticks every intervalMs (default 30 s) plus once at start; errors are logged, never thrown. */
+export function startScheduler(db: Db, options: { intervalMs?: number; onTick?: (result: TickResult) => void } = {}): Scheduler {
+  let isStopped = false;
+  const tick = () => {
+    if (isStopped) return;
+    schedulerTick(db)
+      .then((result) => options.onTick?.(result))
+      .catch((error) => logger.warn('scheduler tick failed', { error }));
+  };
+  const timer = setInterval(tick, options.intervalMs ?? 30_000);
+  timer.unref();
+  tick();
+  return {
+    stop() {
+      isStopped = true;
+      clearInterval(timer);
+    },
+  };
+}
