@@ -2,12 +2,16 @@
 // its two files here; tests/unit/i18n-completeness.test.ts fails when a key lacks its French text.
 import enCommon from './locales/en/common.json' with { type: 'json' };
 import frCommon from './locales/fr/common.json' with { type: 'json' };
+import enNav from './locales/en/nav.json' with { type: 'json' };
+import frNav from './locales/fr/nav.json' with { type: 'json' };
+import enErrors from './locales/en/errors.json' with { type: 'json' };
+import frErrors from './locales/fr/errors.json' with { type: 'json' };
 
 export type Resource = { [key: string]: string | Resource };
 
 export const RESOURCES = {
-  en: { common: enCommon },
-  fr: { common: frCommon },
+  en: { common: enCommon, nav: enNav, errors: enErrors },
+  fr: { common: frCommon, nav: frNav, errors: frErrors },
 } satisfies Record<string, Record<string, Resource>>;
 
 export type Namespace = keyof (typeof RESOURCES)['en'];
