@@ -1,0 +1,223 @@
+import { AppError } from '../errors/app-error.ts';
+import { currencyDigits } from '../money/money.ts';
+import { isValidDate } from './dates.ts';
+import type {
+  Amortization,
+  DaysInMonth,
+  DaysInYear,
+  InterestCalculationPeriod,
+  InterestMethod,
+  RepaymentFrequency,
+  RoundingMode,
+  ScheduleTerms,
+  ScheduleType,
+  WorkingCalendar,
+  WorkingDayRule,
+} from './types.ts';
+
+/**
+ * Validation of the terms JSON contract (see README.md). Every error is a BAD_REQUEST naming the
+ * field, so the CLI (exit 2) and POST /v1/schedules/preview (400) can say exactly what is wrong.
+ */
+
+function bad(field: string, message: string): never {
+  throw new AppError('BAD_REQUEST', `${field}: ${message}`, { field });
+}
+
+type Obj = Record<string, unknown>;
+
+const DECIMAL = /^\d+(?:\.\d+)?$/;
+
+function decimalText(o: Obj, field: string): string | undefined {
+  const v = o[field];
+  if (v === undefined || v === null) return undefined;
+  let text: string;
+  if (typeof v === 'string') text = v.trim();
+  else if (typeof v === 'number' && Number.isFinite(v)) text = String(v);
+  else bad(field, 'must be a decimal number written as a string, such as "12.5"');
+  if (!DECIMAL.test(text)) bad(field, `must be a non-negative decimal number such as "12.5", got ${JSON.stringify(v)}`);
+  return text;
+}
+
+function integer(o: Obj, field: string, fallback: number | undefined, min: number, max: number): number {
+  const v = o[field];
+  if (v === undefined || v === null) {
+    if (fallback === undefined) bad(field, 'is required');
+    return fallback;
+  }
+  const n = typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : v;
+  if (typeof n !== 'number' || !Number.isInteger(n)) bad(field, `must be a whole number, got ${JSON.stringify(v)}`);
+  if (n < min || n > max) bad(field, `must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function choice<T extends string>(o: Obj, field: string, allowed: readonly T[], fallback: T): T {
+  const v = o[field];
+  if (v === undefined || v === null) return fallback;
+  const text = typeof v === 'string' ? v.trim().toUpperCase() : v;
+  if (typeof text !== 'string' || !(allowed as readonly string[]).includes(text)) {
+    bad(field, `must be one of ${allowed.join(', ')}, got ${JSON.stringify(v)}`);
+  }
+  return text as T;
+}
+
+function date(o: Obj, field: string, required: boolean): string | undefined {
+  const v = o[field];
+  if (v === undefined || v === null || v === '') {
+    if (required) bad(field, 'is required (YYYY-MM-DD)');
+    return undefined;
+  }
+  if (typeof v !== 'string' || !isValidDate(v)) bad(field, `must be a calendar date YYYY-MM-DD, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+function bool(o: Obj, field: string, fallback: boolean): boolean {
+  const v = o[field];
+  if (v === undefined || v === null) return fallback;
+  if (typeof v !== 'boolean') bad(field, `must be true or false, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+function toMinorExact(text: string, digits: number, field: string): bigint {
+  const [whole, fraction = ''] = text.split('.');
+  const trimmed = fraction.replace(/0+$/, '');
+  if (trimmed.length > digits) bad(field, `has more than ${digits} decimal places`);
+  return BigInt(whole + trimmed.padEnd(digits, '0'));
+}
+
+const ROUNDING: readonly RoundingMode[] = ['HALF_EVEN', 'HALF_UP', 'HALF_DOWN', 'UP', 'DOWN', 'CEILING', 'FLOOR'];
+
+export function parseTerms(input: unknown): ScheduleTerms {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw new AppError('BAD_REQUEST', 'terms must be a JSON object', { field: 'terms' });
+  }
+  const o = input as Obj;
+
+  const currencyRaw = o.currency;
+  if (typeof currencyRaw !== 'string' || !/^[A-Za-z]{3}$/.test(currencyRaw.trim())) {
+    bad('currency', `must be a 3-letter ISO 4217 code such as "USD", got ${JSON.stringify(currencyRaw)}`);
+  }
+  const currency = currencyRaw.trim().toUpperCase();
+  const digits = integer(o, 'digitsAfterDecimal', currencyDigits(currency), 0, 6);
+  const currencyInMultiplesOf = integer(o, 'currencyInMultiplesOf', 0, 0, 1_000_000);
+  const multiplesRaw = o.installmentAmountInMultiplesOf;
+  const installmentAmountInMultiplesOf =
+    multiplesRaw === undefined || multiplesRaw === null ? null : integer(o, 'installmentAmountInMultiplesOf', undefined, 1, 1_000_000);
+  const roundingMode = choice(o, 'roundingMode', ROUNDING, 'HALF_EVEN');
+
+  const principalText = decimalText(o, 'principal');
+  if (principalText === undefined) bad('principal', 'is required');
+  const principal = toMinorExact(principalText, digits, 'principal');
+  if (principal <= 0n) bad('principal', 'must be greater than 0');
+
+  const rate = decimalText(o, 'annualInterestRate');
+  if (rate === undefined) bad('annualInterestRate', 'is required (nominal percent per year, e.g. "12")');
+  if (Number(rate) > 1000) bad('annualInterestRate', 'must be at most 1000 percent');
+
+  const numberOfRepayments = integer(o, 'numberOfRepayments', undefined, 1, 1200);
+  const repaymentEvery = integer(o, 'repaymentEvery', 1, 1, 1000);
+  const repaymentFrequency = choice<RepaymentFrequency>(o, 'repaymentFrequency', ['DAYS', 'WEEKS', 'MONTHS'], 'MONTHS');
+
+  const disbursementDate = date(o, 'disbursementDate', true) as string;
+  const expectedDisbursementDate = date(o, 'expectedDisbursementDate', false) ?? disbursementDate;
+  if (expectedDisbursementDate > disbursementDate) {
+    bad('expectedDisbursementDate', 'must not be after disbursementDate');
+  }
+  const firstRepaymentDate = date(o, 'firstRepaymentDate', false) ?? null;
+  if (firstRepaymentDate !== null && firstRepaymentDate <= disbursementDate) {
+    bad('firstRepaymentDate', 'must be after disbursementDate');
+  }
+
+  const scheduleType = choice<ScheduleType>(o, 'scheduleType', ['CUMULATIVE', 'PROGRESSIVE'], 'CUMULATIVE');
+  const interestMethod = choice<InterestMethod>(o, 'interestMethod', ['DECLINING_BALANCE', 'FLAT'], 'DECLINING_BALANCE');
+  const amortization = choice<Amortization>(o, 'amortization', ['EQUAL_INSTALLMENTS', 'EQUAL_PRINCIPAL'], 'EQUAL_INSTALLMENTS');
+  const interestCalculationPeriod = choice<InterestCalculationPeriod>(
+    o,
+    'interestCalculationPeriod',
+    ['DAILY', 'SAME_AS_REPAYMENT_PERIOD'],
+    'SAME_AS_REPAYMENT_PERIOD',
+  );
+  if (scheduleType === 'PROGRESSIVE' && interestMethod === 'FLAT') {
+    bad('interestMethod', 'a PROGRESSIVE schedule is always DECLINING_BALANCE');
+  }
+  if (interestMethod === 'FLAT' && amortization === 'EQUAL_PRINCIPAL') {
+    bad('amortization', 'FLAT interest needs EQUAL_INSTALLMENTS');
+  }
+  const allowPartialPeriodInterest = bool(o, 'allowPartialPeriodInterest', false);
+
+  const diyRaw = o.daysInYear === undefined || o.daysInYear === null ? 'ACTUAL' : String(o.daysInYear).trim().toUpperCase();
+  if (!['ACTUAL', '360', '364', '365'].includes(diyRaw)) {
+    bad('daysInYear', `must be one of ACTUAL, 360, 364, 365, got ${JSON.stringify(o.daysInYear)}`);
+  }
+  const daysInYear: DaysInYear = diyRaw === 'ACTUAL' ? 'ACTUAL' : (Number(diyRaw) as 360 | 364 | 365);
+  const dimRaw = o.daysInMonth === undefined || o.daysInMonth === null ? 'ACTUAL' : String(o.daysInMonth).trim().toUpperCase();
+  if (!['ACTUAL', '30'].includes(dimRaw)) bad('daysInMonth', `must be ACTUAL or 30, got ${JSON.stringify(o.daysInMonth)}`);
+  const daysInMonth: DaysInMonth = dimRaw === 'ACTUAL' ? 'ACTUAL' : 30;
+
+  const graceOnPrincipalPeriods = integer(o, 'graceOnPrincipalPeriods', 0, 0, numberOfRepayments - 1);
+  const graceOnInterestPaymentPeriods = integer(o, 'graceOnInterestPaymentPeriods', 0, 0, numberOfRepayments - 1);
+  const interestFreePeriods = integer(o, 'interestFreePeriods', 0, 0, numberOfRepayments);
+  if (scheduleType === 'PROGRESSIVE' && (graceOnPrincipalPeriods || graceOnInterestPaymentPeriods || interestFreePeriods)) {
+    const field = graceOnPrincipalPeriods ? 'graceOnPrincipalPeriods' : graceOnInterestPaymentPeriods ? 'graceOnInterestPaymentPeriods' : 'interestFreePeriods';
+    bad(field, 'grace periods are supported on CUMULATIVE schedules only');
+  }
+
+  const downPaymentPercent = decimalText(o, 'downPaymentPercent') ?? null;
+  if (downPaymentPercent !== null && (Number(downPaymentPercent) <= 0 || Number(downPaymentPercent) >= 100)) {
+    bad('downPaymentPercent', 'must be greater than 0 and less than 100');
+  }
+
+  return {
+    principal,
+    currency,
+    digits,
+    currencyInMultiplesOf,
+    installmentAmountInMultiplesOf,
+    roundingMode,
+    annualInterestRate: rate,
+    numberOfRepayments,
+    repaymentEvery,
+    repaymentFrequency,
+    disbursementDate,
+    expectedDisbursementDate,
+    firstRepaymentDate,
+    scheduleType,
+    interestMethod,
+    amortization,
+    interestCalculationPeriod,
+    allowPartialPeriodInterest,
+    daysInYear,
+    daysInMonth,
+    graceOnPrincipalPeriods,
+    graceOnInterestPaymentPeriods,
+    interestFreePeriods,
+    downPaymentPercent: downPaymentPercent === null || Number(downPaymentPercent) === 0 ? null : downPaymentPercent,
+  };
+}
+
+const RULES: readonly WorkingDayRule[] = ['SAME_DAY', 'NEXT_WORKING_DAY', 'PREVIOUS_WORKING_DAY', 'NEXT_REPAYMENT_DAY'];
+
+/** Parses an optional `calendar` object of the terms JSON: { holidays, nonWorkingWeekdays, rule }. */
+export function parseCalendar(input: unknown): WorkingCalendar | undefined {
+  if (input === undefined || input === null) return undefined;
+  if (typeof input !== 'object' || Array.isArray(input)) bad('calendar', 'must be an object');
+  const o = input as Obj;
+  const holidaysRaw = o.holidays ?? [];
+  if (!Array.isArray(holidaysRaw)) bad('calendar.holidays', 'must be a list');
+  const holidays = holidaysRaw.map((h, i) => {
+    const field = `calendar.holidays[${i}]`;
+    if (typeof h !== 'object' || h === null) bad(field, 'must be an object { from, to, repaymentsRescheduledTo? }');
+    const from = date(h as Obj, 'from', true) as string;
+    const to = date(h as Obj, 'to', true) as string;
+    if (to < from) bad(`${field}.to`, 'must not be before from');
+    const moved = date(h as Obj, 'repaymentsRescheduledTo', false);
+    return moved ? { from, to, repaymentsRescheduledTo: moved } : { from, to };
+  });
+  const weekdaysRaw = o.nonWorkingWeekdays ?? [];
+  if (!Array.isArray(weekdaysRaw) || weekdaysRaw.some((d) => !Number.isInteger(d) || d < 1 || d > 7)) {
+    bad('calendar.nonWorkingWeekdays', 'must be a list of ISO weekdays 1 (Monday) to 7 (Sunday)');
+  }
+  if (weekdaysRaw.length >= 7) bad('calendar.nonWorkingWeekdays', 'must leave at least one working day');
+  const rule = choice<WorkingDayRule>(o, 'rule', RULES, 'NEXT_WORKING_DAY');
+  return { holidays, nonWorkingWeekdays: weekdaysRaw as number[], rule };
+}

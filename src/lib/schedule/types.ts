@@ -1,0 +1,243 @@
+/**
+ * Types of the schedule engine: loan terms in, repayment schedule out, plus the pure repayment
+ * allocation and delinquency classification used by loan commands and the daily close.
+ *
+ * Conventions follow Apache Fineract (see src/lib/schedule/README.md). Money inside the engine is
+ * bigint minor units of the currency (digitsAfterDecimal); decimal strings only at the JSON edges.
+ * Calendar dates are 'YYYY-MM-DD' strings.
+ */
+
+export type RoundingMode = 'HALF_EVEN' | 'HALF_UP' | 'HALF_DOWN' | 'UP' | 'DOWN' | 'CEILING' | 'FLOOR';
+export type RepaymentFrequency = 'DAYS' | 'WEEKS' | 'MONTHS';
+export type ScheduleType = 'CUMULATIVE' | 'PROGRESSIVE';
+export type InterestMethod = 'DECLINING_BALANCE' | 'FLAT';
+export type Amortization = 'EQUAL_INSTALLMENTS' | 'EQUAL_PRINCIPAL';
+export type InterestCalculationPeriod = 'DAILY' | 'SAME_AS_REPAYMENT_PERIOD';
+export type DaysInYear = 'ACTUAL' | 360 | 364 | 365;
+export type DaysInMonth = 'ACTUAL' | 30;
+
+/** Validated loan terms (the output of parseTerms). */
+export type ScheduleTerms = {
+  /** Disbursed principal in minor units. */
+  principal: bigint;
+  currency: string;
+  /** Digits after the decimal point of every amount (default from the currency). */
+  digits: number;
+  /** Fineract currency `inMultiplesOf`: only applies when digits is 0; 0 means off. */
+  currencyInMultiplesOf: number;
+  /** Product `installmentAmountInMultiplesOf` in whole currency units; null means off. */
+  installmentAmountInMultiplesOf: number | null;
+  roundingMode: RoundingMode;
+  /** Nominal yearly rate in percent, as an exact decimal string ("12", "9.4822"). */
+  annualInterestRate: string;
+  numberOfRepayments: number;
+  repaymentEvery: number;
+  repaymentFrequency: RepaymentFrequency;
+  disbursementDate: string;
+  /** Start of the schedule; may be earlier than disbursement (partial first period). */
+  expectedDisbursementDate: string;
+  firstRepaymentDate: string | null;
+  scheduleType: ScheduleType;
+  interestMethod: InterestMethod;
+  amortization: Amortization;
+  interestCalculationPeriod: InterestCalculationPeriod;
+  allowPartialPeriodInterest: boolean;
+  daysInYear: DaysInYear;
+  daysInMonth: DaysInMonth;
+  graceOnPrincipalPeriods: number;
+  graceOnInterestPaymentPeriods: number;
+  interestFreePeriods: number;
+  /** Percent of the principal paid as installment 1 on the disbursement date; null means none. */
+  downPaymentPercent: string | null;
+};
+
+/** How a due date that falls on a day off moves (Fineract RepaymentRescheduleType). */
+export type WorkingDayRule = 'SAME_DAY' | 'NEXT_WORKING_DAY' | 'PREVIOUS_WORKING_DAY' | 'NEXT_REPAYMENT_DAY';
+
+export type Holiday = {
+  /** Inclusive range of days off. */
+  from: string;
+  to: string;
+  /** When set, due dates inside the holiday move to this date (Fineract "reschedule to specified date"). */
+  repaymentsRescheduledTo?: string;
+};
+
+/** The tenant's days off. Weekdays are ISO numbers: 1 = Monday … 7 = Sunday. */
+export type WorkingCalendar = {
+  holidays: Holiday[];
+  nonWorkingWeekdays: number[];
+  rule: WorkingDayRule;
+};
+
+export type ScheduleInstallment = {
+  /** 1-based; a down payment is number 1. */
+  number: number;
+  fromDate: string;
+  dueDate: string;
+  principal: bigint;
+  interest: bigint;
+  fees: bigint;
+  penalties: bigint;
+  total: bigint;
+  /** Principal outstanding after this installment. */
+  balance: bigint;
+  isDownPayment: boolean;
+};
+
+export type ScheduleTotals = { principal: bigint; interest: bigint; fees: bigint; penalties: bigint; total: bigint };
+
+export type Schedule = {
+  currency: string;
+  digits: number;
+  installments: ScheduleInstallment[];
+  totals: ScheduleTotals;
+};
+
+/** The contract JSON (CLI stdout and POST /v1/schedules/preview): amounts as decimal strings. */
+export type ScheduleInstallmentJson = {
+  number: number;
+  fromDate: string;
+  dueDate: string;
+  principal: string;
+  interest: string;
+  fees: string;
+  penalties: string;
+  total: string;
+  balance: string;
+  downPayment: boolean;
+};
+
+export type ScheduleJson = {
+  currency: string;
+  installments: ScheduleInstallmentJson[];
+  totals: { principal: string; interest: string; fees: string; penalties: string; total: string };
+};
+
+// ---------------------------------------------------------------------------------------------
+// Allocation
+
+export type Component = 'PENALTY' | 'FEE' | 'INTEREST' | 'PRINCIPAL';
+
+/**
+ * Fineract `transactionProcessingStrategyCode` values we implement. The product's default is
+ * 'mifos-standard-strategy' (penalties → fees → interest → principal, oldest installment first).
+ */
+export type AllocationStrategyCode =
+  | 'mifos-standard-strategy'
+  | 'principal-interest-penalties-fees-order-strategy'
+  | 'interest-principal-penalties-fees-order-strategy'
+  | 'early-repayment-strategy'
+  | 'rbi-india-strategy'
+  | 'heavensfamily-strategy'
+  | 'creocore-strategy'
+  | 'due-penalty-fee-interest-principal-in-advance-principal-penalty-fee-interest-strategy'
+  | 'due-penalty-interest-principal-fee-in-advance-penalty-interest-principal-fee-strategy'
+  | 'advanced-payment-allocation-strategy';
+
+export type DueType = 'PAST_DUE' | 'DUE' | 'IN_ADVANCE';
+/** One of Fineract's 12 PaymentAllocationType values, e.g. { due: 'PAST_DUE', component: 'PENALTY' }. */
+export type PaymentAllocationRule = { due: DueType; component: Component };
+export type FutureInstallmentRule = 'NEXT_INSTALLMENT' | 'LAST_INSTALLMENT' | 'REAMORTIZATION';
+
+/** Configuration of the advanced payment allocation strategy for one transaction type. */
+export type AdvancedAllocation = {
+  order: PaymentAllocationRule[];
+  futureInstallmentRule: FutureInstallmentRule;
+  processing: 'HORIZONTAL' | 'VERTICAL';
+};
+
+/** What is still owed on one installment (minor units, each ≥ 0). */
+export type OutstandingInstallment = {
+  number: number;
+  /** Period start; optional, informative only. */
+  fromDate?: string;
+  dueDate: string;
+  principal: bigint;
+  interest: bigint;
+  fees: bigint;
+  penalties: bigint;
+};
+
+export type AllocationInput = {
+  installments: OutstandingInstallment[];
+  /** Payment in minor units, > 0. */
+  amount: bigint;
+  /** Transaction date: before a due date is "in advance", on it "due", after it "past due". */
+  date: string;
+  /** Default 'mifos-standard-strategy'. */
+  strategy?: AllocationStrategyCode;
+  /** Only for 'advanced-payment-allocation-strategy'; default Fineract's test default (see allocation.ts). */
+  advanced?: AdvancedAllocation;
+};
+
+export type AllocationPart = {
+  installmentNumber: number;
+  principal: bigint;
+  interest: bigint;
+  fees: bigint;
+  penalties: bigint;
+};
+
+export type AllocationResult = {
+  /** Per installment touched, in the order first paid; never negative. */
+  parts: AllocationPart[];
+  /** Sum over parts per component. */
+  principal: bigint;
+  interest: bigint;
+  fees: bigint;
+  penalties: bigint;
+  /** Money left after everything owed is paid (overpayment → credit balance). */
+  excess: bigint;
+  /** The installments with the parts subtracted (same order as the input). */
+  remaining: OutstandingInstallment[];
+  /** Components in the order they were paid (for audit and tests). */
+  order: { installmentNumber: number; component: Component; amount: bigint }[];
+};
+
+// ---------------------------------------------------------------------------------------------
+// Delinquency
+
+export type DelinquencyRange = {
+  /** Classification name, e.g. 'RANGE_1'. */
+  name: string;
+  minimumAgeDays: number;
+  /** null = open-ended. */
+  maximumAgeDays: number | null;
+};
+
+/** An installment for delinquency purposes: due date and what is still owed on it (minor units). */
+export type DelinquencyInstallment = {
+  number: number;
+  dueDate: string;
+  /** Total outstanding (principal + interest + fees + penalties) of this installment. */
+  outstanding: bigint;
+};
+
+/** A delinquency pause (inclusive from, exclusive to — days in [from, to) do not age arrears). */
+export type DelinquencyPause = { from: string; to: string };
+
+export type DelinquencyInput = {
+  installments: DelinquencyInstallment[];
+  businessDate: string;
+  /** Product/loan graceOnArrearsAgeing in days (default 0). */
+  graceOnArrearsAgeing?: number;
+  ranges: DelinquencyRange[];
+  pauses?: DelinquencyPause[];
+};
+
+export type InstallmentLevelDelinquency = { range: string; amount: bigint };
+
+export type LoanDelinquency = {
+  /** businessDate − oldest unpaid overdue due date; 0 when nothing is overdue. */
+  pastDueDays: number;
+  /** pastDueDays − grace − paused days, never below 0. */
+  delinquentDays: number;
+  /** Oldest overdue due date + grace; null when nothing is overdue. */
+  delinquentDate: string | null;
+  /** Outstanding of the overdue installments. */
+  delinquentAmount: bigint;
+  /** Name of the range holding delinquentDays; null when not delinquent or no range matches. */
+  classification: string | null;
+  /** Per range, amounts of overdue installments by their own raw days past due (empty unless delinquent). */
+  installmentLevel: InstallmentLevelDelinquency[];
+};
