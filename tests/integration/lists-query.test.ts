@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb, testDbKinds } from '../../src/lib/db/testing.ts';
 import type { Db } from '../../src/lib/db/index.ts';
-import { countTabs, iterateRows, loadList, loadPage, type ListQueryOptions } from '../../src/lib/lists/query.ts';
+import { countRows, countTabs, iterateRows, loadList, loadPage, type ListQueryOptions } from '../../src/lib/lists/query.ts';
 import { parseListState, type ListState } from '../../src/lib/lists/url-state.ts';
 import { BRANCH_A, BRANCH_B, OFFICER_A1, createPeopleTable, idOf, peopleList } from './lists-fixture.ts';
 
@@ -182,23 +182,28 @@ describe.each(testDbKinds())('list queries on %s', (kind) => {
     expect((await page(stateOf(''), { ...options, rowScope: [[]] })).rows).toEqual([]);
   });
 
-  it('iterates every matching row in order, in batches, by keyset and by offset', async () => {
-    const collect = (state: ListState) =>
-      db.tenant(TENANT, async (tx) => {
-        const out: string[] = [];
-        let batches = 0;
-        for await (const batch of iterateRows(tx, peopleList, state, options, 7)) {
-          batches++;
-          expect(batch.length).toBeLessThanOrEqual(7);
-          out.push(...batch.map((r) => r.id));
-        }
-        return { out, batches };
-      }, { isolation: 'repeatable read' });
+  it('iterates every matching row in order, in batches of short transactions, NULLs last', async () => {
+    const collect = async (state: ListState) => {
+      const out: string[] = [];
+      let batches = 0;
+      for await (const batch of iterateRows((fn) => db.tenant(TENANT, fn), peopleList, state, options, 7)) {
+        batches++;
+        expect(batch.length).toBeLessThanOrEqual(7);
+        out.push(...batch.map((r) => r.id));
+      }
+      return { out, batches };
+    };
     const keyset = await collect(stateOf('sort=-amount&limit=10'));
     expect(keyset.out).toEqual([...people].sort((a, b) => (a.amount > b.amount ? -1 : 1)).map((p) => p.id));
     expect(keyset.batches).toBe(Math.ceil(N / 7));
-    const offset = await collect(stateOf('sort=closed_on&tab=overdue'));
-    const overdue = people.filter((p) => p.dpd > 0);
-    expect(offset.out.sort()).toEqual(overdue.map((p) => p.id).sort());
+    // A nullable sort: every row once, dated rows by date descending, then the undated by id descending.
+    const nullable = await collect(stateOf('sort=-closed_on'));
+    const dated = people.filter((p) => p.closed_on).sort((a, b) => (a.closed_on! === b.closed_on! ? (a.id > b.id ? -1 : 1) : a.closed_on! > b.closed_on! ? -1 : 1));
+    const undated = people.filter((p) => !p.closed_on).sort((a, b) => (a.id > b.id ? -1 : 1));
+    expect(nullable.out).toEqual([...dated, ...undated].map((p) => p.id));
+    const overdue = await collect(stateOf('sort=closed_on&tab=overdue'));
+    expect(overdue.out.sort()).toEqual(people.filter((p) => p.dpd > 0).map((p) => p.id).sort());
+    const total = await db.tenant(TENANT, (tx) => countRows(tx, peopleList, stateOf('tab=overdue'), options));
+    expect(total).toBe(people.filter((p) => p.dpd > 0).length);
   });
 });

@@ -279,13 +279,17 @@ export async function loadList(tx: Tx, def: ListDef, state: ListState, options: 
   return { page, counts };
 }
 
+/** Opens one short tenant transaction (e.g. `(fn) => db.tenant(tenantId, fn)`). */
+export type RunInTx = <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>;
+
 /**
  * Every row matching the state (its tab, filters, search and scope; not only one page), in the
- * state's order, in batches. Seeks with a keyset when the sort allows it and pages by offset
- * otherwise; run it in one repeatable-read transaction so the batches come from one snapshot.
+ * state's order (NULLs last), in batches. Each batch is its own short transaction, so an export of
+ * 50,000 rows never holds PGlite's single connection for long; batches seek with a NULL-aware keyset
+ * on (sort value, id), so rows are neither skipped nor repeated when others write in between.
  */
 export async function* iterateRows(
-  tx: Tx,
+  run: RunInTx,
   def: ListDef,
   state: ListState,
   options: ListQueryOptions,
@@ -293,30 +297,43 @@ export async function* iterateRows(
   columns: readonly ColumnDef[] = visibleColumns(def, state.columns),
 ): AsyncGenerator<ListRow[]> {
   const sortColumn = columnOf(def, state.sort.key);
-  if (!sortColumn) throw new AppError('BAD_REQUEST', `Cannot sort by ${state.sort.key}`, { field: 'sort' });
-  const isKeyset = isKeysetSort(def, state);
-  let after: { v: string; id: string } | null = null;
-  for (let offset = 0; ; offset += batchSize) {
+  if (!sortColumn?.isSortable) throw new AppError('BAD_REQUEST', `Cannot sort by ${state.sort.key}`, { field: 'sort' });
+  const dir = state.sort.dir;
+  const op = dir === 'asc' ? '>' : '<';
+  const sortExpr = `(${sortColumn.sql})`;
+  const idExpr = `(${def.idSql})`;
+  let after: { v: string | null; id: string } | null = null;
+  for (;;) {
     const params: unknown[] = [];
     const bind = binder(params);
     const where = commonWhere(def, state, options, bind);
     const tab = tabWhere(def, state.tab, { businessDate: options.businessDate, bind });
     if (tab) where.push(tab);
-    if (isKeyset && after) {
-      const op = state.sort.dir === 'asc' ? '>' : '<';
-      where.push(`((${sortColumn.sql}), (${def.idSql})) ${op} (${bind(after.v)}, ${bind(after.id)})`);
+    if (after && after.v !== null) {
+      where.push(`(${sortExpr} is null or (${sortExpr}, ${idExpr}) ${op} (${bind(after.v)}, ${bind(after.id)}))`);
+    } else if (after) {
+      where.push(`(${sortExpr} is null and ${idExpr} ${op} ${bind(after.id)})`);
     }
-    const dir = state.sort.dir;
     const text =
-      `select ${selectList(def, columns)}, (${sortColumn.sql})::text as "__sort" from ${def.from}` +
+      `select ${selectList(def, columns)}, ${sortExpr}::text as "__sort" from ${def.from}` +
       (where.length ? ` where ${where.join(' and ')}` : '') +
-      ` order by (${sortColumn.sql}) ${dir}${isKeyset ? '' : ' nulls last'}, (${def.idSql}) ${dir}` +
-      ` limit ${bind(batchSize)}` +
-      (!isKeyset && offset ? ` offset ${bind(offset)}` : '');
-    const raw = await tx.query<Record<string, unknown>>(text, params);
+      ` order by (${sortExpr} is null), ${sortExpr} ${dir}, ${idExpr} ${dir}` +
+      ` limit ${bind(batchSize)}`;
+    const raw = await run((tx) => tx.query<Record<string, unknown>>(text, params));
     if (raw.length) yield raw.map((r) => toRow(r, columns));
     if (raw.length < batchSize) return;
     const last = raw.at(-1)!;
-    after = { v: String(last.__sort), id: String(last.__id) };
+    after = { v: last.__sort === null || last.__sort === undefined ? null : String(last.__sort), id: String(last.__id) };
   }
+}
+
+/** How many rows iterateRows will yield (the export's progress total). */
+export async function countRows(tx: Tx, def: ListDef, state: ListState, options: ListQueryOptions): Promise<number> {
+  const params: unknown[] = [];
+  const bind = binder(params);
+  const where = commonWhere(def, state, options, bind);
+  const tab = tabWhere(def, state.tab, { businessDate: options.businessDate, bind });
+  if (tab) where.push(tab);
+  const [row] = await tx.query<{ n: number }>(`select count(*)::int as n from ${def.from}${where.length ? ` where ${where.join(' and ')}` : ''}`, params);
+  return Number(row?.n ?? 0);
 }
