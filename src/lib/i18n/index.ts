@@ -25,7 +25,9 @@ export function getT(language: Language, overrides?: { key: string; resources: P
       .init({
         lng: language,
         fallbackLng: DEFAULT_LANGUAGE,
-        resources: RESOURCES,
+        // A copy per instance: addResourceBundle below merges into the object it was given, and
+        // one tenant's overrides must never leak into the shared bundle.
+        resources: structuredClone(RESOURCES),
         ns: Object.keys(RESOURCES.en),
         defaultNS: 'common',
         interpolation: { escapeValue: false },
@@ -39,6 +41,8 @@ export function getT(language: Language, overrides?: { key: string; resources: P
         return created;
       });
     instances.set(cacheKey, instance);
+    // Each edit of a tenant's overrides makes a new key; forget the oldest so the cache stays small.
+    if (instances.size > 200) instances.delete(instances.keys().next().value as string);
   }
   return instance.then((i) => i.t);
 }
