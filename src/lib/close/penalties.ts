@@ -1,0 +1,113 @@
+import crypto from 'node:crypto';
+import type { Tx } from '../db/index.ts';
+import { addDays } from '../schedule/dates.ts';
+import { INSTALLMENT_OUTSTANDING_SQL } from './sql.ts';
+
+/**
+ * Overdue penalties charged by the daily close, from each product's `penalties` definitions
+ * (migration 0101): entries with "trigger": "OVERDUE" and
+ *   - "kind": "FLAT", "amount": minor units as a string (e.g. "500" = 5.00 EUR), or
+ *   - "kind": "PERCENT_OF_INSTALLMENT", "percent": decimal string, of the installment's principal +
+ *     interest due, rounded half-even to the minor unit;
+ *   - optional "graceDays" (default 0): charged once the installment is more than graceDays overdue.
+ * Each (loan, installment, penalty code) is charged at most once (close_penalties primary key).
+ *
+ * Posting follows the lending ledger's rules for PENALTY_APPLIED (src/lib/lending): a loan
+ * transaction, the installment's penalty_due raised, and a balanced journal entry
+ * Dr PENALTY_RECEIVABLE / Cr PENALTY_INCOME on the loan — written set-based (one statement per
+ * table for all loans of the day) because the close runs over the whole portfolio.
+ */
+
+type Candidate = {
+  loan_id: string; number: number; currency: string; code: string; name: string | null; kind: string;
+  amount: string | null; percent: string | null; base: bigint;
+};
+
+/** percent (decimal string) of base minor units, rounded half-even to a whole minor unit. */
+export function percentOf(base: bigint, percent: string): bigint {
+  const match = /^(\d+)(?:\.(\d+))?$/.exec(percent.trim());
+  if (!match) throw new Error(`penalty percent must be a decimal string, got ${percent}`);
+  const scale = (match[2] ?? '').length;
+  const numerator = base * BigInt(match[1] + (match[2] ?? ''));
+  const denominator = 100n * 10n ** BigInt(scale);
+  const q = numerator / denominator;
+  const r = numerator % denominator;
+  if (r * 2n > denominator || (r * 2n === denominator && q % 2n === 1n)) return q + 1n;
+  return q;
+}
+
+/** Applies due overdue penalties as of `asOf` (the new business date); answers how many. */
+export async function applyOverduePenalties(tx: Tx, tenantId: string, asOf: string, actor: string): Promise<number> {
+  const closedDay = addDays(asOf, -1);
+  const candidates = await tx.query<Candidate>(
+    `select i.loan_id, i.number, l.currency, pen->>'code' as code, pen->>'name' as name, pen->>'kind' as kind,
+            pen->>'amount' as amount, pen->>'percent' as percent, (i.principal_due + i.interest_due)::int8 as base
+       from loan_products p
+       cross join lateral jsonb_array_elements(p.penalties) pen
+       join loans l on l.tenant_id = p.tenant_id and l.product_id = p.id and l.status = 'ACTIVE'
+       join loan_installments i on i.tenant_id = l.tenant_id and i.loan_id = l.id
+      where jsonb_array_length(p.penalties) > 0 and pen->>'trigger' = 'OVERDUE'
+        and i.obligations_met_on is null and ${INSTALLMENT_OUTSTANDING_SQL} > 0
+        and i.due_date + coalesce((pen->>'graceDays')::int, 0) < $1::date
+        and not exists (select 1 from close_penalties c where c.tenant_id = i.tenant_id and c.loan_id = i.loan_id
+                         and c.installment_number = i.number and c.penalty_code = pen->>'code')
+      order by i.loan_id, i.number, pen->>'code'`,
+    [asOf],
+  );
+  const rows = candidates
+    .map((c) => {
+      const amount = c.kind === 'FLAT' ? BigInt(c.amount ?? '0') : c.kind === 'PERCENT_OF_INSTALLMENT' ? percentOf(c.base, c.percent ?? '0') : 0n;
+      return { ...c, value: amount, txId: crypto.randomUUID(), entryId: crypto.randomUUID() };
+    })
+    .filter((c) => c.value > 0n && c.code);
+  if (rows.length === 0) return 0;
+
+  const loanIds = rows.map((r) => r.loan_id);
+  const numbers = rows.map((r) => r.number);
+  const amounts = rows.map((r) => r.value.toString());
+  const currencies = rows.map((r) => r.currency);
+  const txIds = rows.map((r) => r.txId);
+  const entryIds = rows.map((r) => r.entryId);
+  const codes = rows.map((r) => r.code);
+  const notes = rows.map((r) => `Overdue penalty ${r.name ?? r.code} on installment ${r.number}`);
+
+  await tx.query(
+    `insert into loan_transactions (tenant_id, id, loan_id, type, transaction_date, currency, amount, penalty_portion,
+       installment_number, note, created_by)
+     select $1, u.id, u.loan_id, 'PENALTY_APPLIED', $2, u.currency, u.amount, u.amount, u.n, u.note, $3
+       from unnest($4::uuid[], $5::uuid[], $6::text[], $7::int8[], $8::int[], $9::text[]) as u(id, loan_id, currency, amount, n, note)`,
+    [tenantId, closedDay, actor, txIds, loanIds, currencies, amounts, numbers, notes],
+  );
+  // Several penalties may hit one installment the same day: add their sum.
+  await tx.query(
+    `update loan_installments i set penalty_due = i.penalty_due + u.total
+       from (select loan_id, n, sum(amount)::int8 as total
+               from unnest($1::uuid[], $2::int[], $3::int8[]) as x(loan_id, n, amount) group by loan_id, n) u
+      where i.loan_id = u.loan_id and i.number = u.n`,
+    [loanIds, numbers, amounts],
+  );
+  await tx.query(
+    `update loans set version = version + 1, updated_at = now() where id = any($1::uuid[])`,
+    [[...new Set(loanIds)]],
+  );
+  await tx.query(
+    `insert into journal_entries (tenant_id, id, entry_date, currency, loan_id, transaction_id, description, posted_by)
+     select $1, u.entry_id, $2, u.currency, u.loan_id, u.tx_id, u.note, $3
+       from unnest($4::uuid[], $5::uuid[], $6::uuid[], $7::text[], $8::text[]) as u(entry_id, tx_id, loan_id, currency, note)`,
+    [tenantId, closedDay, actor, entryIds, txIds, loanIds, currencies, notes],
+  );
+  await tx.query(
+    `insert into journal_lines (tenant_id, entry_id, account_code, currency, loan_id, debit, credit)
+     select $1, u.entry_id, side.account, u.currency, u.loan_id, side.debit, side.credit
+       from unnest($2::uuid[], $3::uuid[], $4::text[], $5::int8[]) as u(entry_id, loan_id, currency, amount)
+       cross join lateral (values ('PENALTY_RECEIVABLE', u.amount, 0::int8), ('PENALTY_INCOME', 0::int8, u.amount)) as side(account, debit, credit)`,
+    [tenantId, entryIds, loanIds, currencies, amounts],
+  );
+  await tx.query(
+    `insert into close_penalties (tenant_id, loan_id, installment_number, penalty_code, business_date, amount, transaction_id)
+     select $1, u.loan_id, u.n, u.code, $2, u.amount, u.tx_id
+       from unnest($3::uuid[], $4::int[], $5::text[], $6::int8[], $7::uuid[]) as u(loan_id, n, code, amount, tx_id)`,
+    [tenantId, closedDay, loanIds, numbers, codes, amounts, txIds],
+  );
+  return rows.length;
+}

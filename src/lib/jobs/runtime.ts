@@ -1,0 +1,49 @@
+import type { Db } from '../db/index.ts';
+import { logger } from '../observability/log.ts';
+import { pruneJobs } from './queue.ts';
+import { IDEMPOTENCY_CLEANUP_JOB, JOBS_PRUNE_JOB, startScheduler } from './scheduler.ts';
+import { registerJobHandler, startWorker, type WorkerOptions } from './worker.ts';
+
+/**
+ * The platform's own recurring handlers. The daily close registers itself from src/lib/close
+ * (imported below) so this module stays free of lending logic.
+ */
+export function registerPlatformJobHandlers(): void {
+  registerJobHandler(IDEMPOTENCY_CLEANUP_JOB, async ({ db }) => {
+    const tenants = await db.system((tx) => tx.query<{ id: string }>('select id from tenants order by id'));
+    let removed = 0;
+    for (const { id } of tenants) {
+      // Per tenant, because idempotency_keys is row-secured: the function sees only the bound tenant.
+      const [row] = await db.tenant(id, (tx) => tx.query<{ n: number }>('select delete_expired_idempotency_keys() as n'));
+      removed += Number(row?.n ?? 0);
+    }
+    return { removed };
+  });
+  registerJobHandler(JOBS_PRUNE_JOB, async ({ db }) => ({ removed: await pruneJobs(db) }));
+}
+
+export type JobRuntime = { stop(): Promise<void> };
+
+/**
+ * Starts the in-process worker and the scheduler (server boot). JOBS_ENABLED=0 turns both off,
+ * e.g. for a web-only replica; the queue stays correct with any number of servers running them.
+ */
+export async function startJobRuntime(db: Db, options: WorkerOptions & { schedulerIntervalMs?: number } = {}): Promise<JobRuntime> {
+  if (['0', 'false', 'no', 'off'].includes((process.env.JOBS_ENABLED ?? '').toLowerCase())) {
+    logger.info('jobs disabled (JOBS_ENABLED)');
+    return { async stop() {} };
+  }
+  registerPlatformJobHandlers();
+  const { registerCloseJobHandlers } = await import('../close/jobs.ts');
+  registerCloseJobHandlers();
+  const worker = startWorker(db, options);
+  const scheduler = startScheduler(db, { intervalMs: options.schedulerIntervalMs, onTick: (r) => { if (r.enqueued.length) worker.wake(); } });
+  logger.info('jobs started', { worker: worker.id });
+  return {
+    async stop() {
+      scheduler.stop();
+      await worker.stop();
+      logger.info('jobs stopped', { worker: worker.id });
+    },
+  };
+}
