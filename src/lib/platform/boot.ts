@@ -1,5 +1,6 @@
 import { env } from '../config/env.ts';
 import { openDatabase, setDb, type Db } from '../db/index.ts';
+import { startJobRuntime } from '../jobs/runtime.ts';
 import { logger } from '../observability/log.ts';
 import { seedDemo } from '../seed/demo.ts';
 import { resolveSessionSecret } from './session-secret.ts';
@@ -20,5 +21,13 @@ export async function boot(): Promise<Db> {
     const seeded = await seedDemo(db, { password: config.demoPassword });
     if (seeded) logger.info('demo tenants seeded', { ms: Date.now() - started });
   }
+  // Background jobs (daily close, exports, cleanups). Shutdown closes the database, so stop the
+  // worker first: running jobs finish (or their leases expire and are retried) before the pool goes.
+  const jobs = await startJobRuntime(db);
+  const closeDb = db.close.bind(db);
+  db.close = async () => {
+    await jobs.stop();
+    await closeDb();
+  };
   return db;
 }
