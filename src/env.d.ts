@@ -12,5 +12,9 @@ declare namespace App {
     principal?: import('./lib/auth/principal.ts').Principal;
     /** The caller's tenant (from the session or the x-tenant-id of an API token). */
     tenant?: import('./lib/tenancy/tenant.ts').Tenant;
+    /** The decoded, canonical request path the guard decided on (src/lib/http/canonical-path.ts). */
+    canonicalPath?: string;
+    /** The manifest entry of this page or API route, when one matched (src/lib/auth/route-manifest.ts). */
+    route?: import('./lib/auth/route-manifest.ts').RouteEntry | import('./lib/auth/route-manifest.ts').ApiRouteEntry;
   }
 }

@@ -1,0 +1,401 @@
+/**
+ * The one manifest of every page route of spec §2 (and of every /v1 API route), read by the guard
+ * step (src/server/middleware/guard.ts) and by the navigation. Deny by default: a path that no entry
+ * matches is a 404; a page entry without `isPublic` needs a signed-in user; its `permission` is checked
+ * with the §6 check (src/lib/auth/permissions.ts); `adminOnly` marks the all_permissions routes of §6.
+ */
+import { type Area, type PermissionKey, type Requirement, hasPermission, type PermissionSubject } from './permissions.ts';
+
+export const SECTIONS = ['root', 'admin', 'analytics', 'strategies', 'loans', 'auth', 'public'] as const;
+export type Section = (typeof SECTIONS)[number];
+/** The four sections with their own layout, 403 and 404 pages (§2). */
+export const LAYOUT_SECTIONS = ['admin', 'analytics', 'strategies', 'loans'] as const;
+export type LayoutSection = (typeof LAYOUT_SECTIONS)[number];
+
+export type RouteEntry = {
+  /** Path pattern: static segments and `:param` segments, no trailing slash ('/' for home). */
+  pattern: string;
+  section: Section;
+  /** Needs no signed-in user (auth pages, the public application form, error pages' assets). */
+  isPublic: boolean;
+  /** §6 requirement; null = any signed-in user. */
+  permission: PermissionKey | readonly PermissionKey[] | null;
+  /** The all_permissions routes of §6: only an administrator may open them. */
+  adminOnly: boolean;
+  /** First-party page-view event name (analytics_events.name). */
+  event: string;
+};
+
+type Def = [pattern: string, permission?: PermissionKey | readonly PermissionKey[] | null | 'ADMIN'];
+
+function sectionOf(pattern: string): Section {
+  const first = pattern.split('/')[1] ?? '';
+  if (first === 'user') return 'auth';
+  if (first === 'application') return 'public';
+  return (LAYOUT_SECTIONS as readonly string[]).includes(first) ? (first as Section) : 'root';
+}
+
+/** 'page_view:' + the pattern with params named, e.g. 'page_view:/loans/tasks/edit/:id'. Stable and unique per route. */
+function eventName(pattern: string): string {
+  return `page_view:${pattern}`;
+}
+
+function entry([pattern, permission = null]: Def, isPublic = false): RouteEntry {
+  const isAdminOnly = permission === 'ADMIN';
+  return {
+    pattern,
+    section: sectionOf(pattern),
+    isPublic,
+    permission: isAdminOnly ? null : permission,
+    adminOnly: isAdminOnly,
+    event: eventName(pattern),
+  };
+}
+
+/** The customer profile subpages of §2 with the permission each needs ('' = the profile itself). */
+const CUSTOMER_PROFILE_SUBPAGES: [subpath: string, permission: PermissionKey][] = [
+  ['', 'customer.profile.view'],
+  ['/resume', 'customer.profile.view'],
+  ['/transaction-metrics', 'customer.profile.view'],
+  ['/files', 'customer.files.view'],
+  ['/collaterals', 'loans.collaterals.view'],
+  ['/offers', 'loans.offers.view'],
+  ['/offers/:offerId', 'loans.offers.view'],
+  ['/offers/:offerId/request', 'loans.offers.request_loan'],
+  ['/processing-loans/:loanId', 'loans.loans.view'],
+  ['/repayment-behavior', 'customer.profile.view'],
+  ['/class', 'customer.profile.view'],
+  ['/loans', 'loans.loans.view'],
+  ['/loans/:loanId', 'loans.loans.view'],
+  ['/loans/:loanId/transfer', 'loans.loans.transfer_funds'],
+  ['/loans/:loanId/repay', 'loans.loans.repay'],
+  ['/transactions', 'customer.profile.view'],
+  ['/closed-loans/:loanId', 'loans.loans.view'],
+  ['/upload-bureau-pdf', 'customer.bureau_pdf.view'],
+  ['/bank-statements', 'customer.bank_statements.view'],
+  ['/credit-analysis', 'customer.credit_analysis.view'],
+];
+
+function sectionCommon(section: LayoutSection): Def[] {
+  return [
+    [`/${section}/user/profile`],
+    [`/${section}/user/downloads-list`],
+    [`/${section}/403`],
+    [`/${section}/404`],
+    ...CUSTOMER_PROFILE_SUBPAGES.map(([sub, perm]): Def => [`/${section}/customer/profile/:customerId${sub}`, perm]),
+  ];
+}
+
+const CUSTOM_VIEW_LISTS = ['customers', 'offers', 'loans', 'collaterals', 'payments'] as const;
+
+const PAGE_DEFS: Def[] = [
+  // Root area (§2 Layouts): home, conversations, data-flow; standalone 403 and result pages.
+  ['/'],
+  ['/conversations'],
+  ['/data-flow'],
+  ['/403'],
+  ['/404'],
+  ['/500'],
+  ['/customer/profile/resume', 'customer.profile.view'],
+
+  // Analytics
+  ['/analytics/overview', 'analytics.overview.view'],
+  ['/analytics/risk/product', 'analytics.product_risk.view'],
+  ['/analytics/risk/product/cards', 'analytics.product_risk.view'],
+  ['/analytics/risk/product/view', 'analytics.product_risk.view'],
+  ['/analytics/risk/branch', 'analytics.branch_risk.view'],
+  ['/analytics/risk/branch/cards', 'analytics.branch_risk.view'],
+  ['/analytics/risk/branch/view', 'analytics.branch_risk.view'],
+  ['/analytics/risk/delinquency', 'analytics.delinquency_risk.view'],
+  ['/analytics/risk/vintage-analysis', 'analytics.vintage_analysis.view'],
+  ['/analytics/risk/bullet-loans-collection', 'analytics.bullet_loans_collection.view'],
+  ['/analytics/queries', 'analytics.list_export.view'],
+  ['/analytics/queries/new', 'analytics.list_export.edit'],
+  ['/analytics/queries/:id', 'analytics.list_export.view'],
+  ['/analytics/queries/new/results', 'analytics.list_export.run_query'],
+  ['/analytics/queries/:id/results', 'analytics.list_export.run_query'],
+  ['/analytics/metrics-config', 'analytics.custom_metrics.view'],
+  ['/analytics/metrics-config/add/:metric_type', 'analytics.custom_metrics.view'],
+  ['/analytics/metrics-config/:metric_type/:metric_name', 'analytics.custom_metrics.view'],
+  ['/analytics/reports', 'analytics.reports.view'],
+  ['/analytics/reports/add', 'analytics.reports.edit'],
+  ['/analytics/reports/:reportId', 'analytics.reports.view'],
+  ['/analytics/performance/monthly-revenue', 'analytics.monthly_revenue.view'],
+  ['/analytics/performance/portfolio-analysis', 'analytics.portfolio_analysis.view'],
+  ...sectionCommon('analytics'),
+
+  // Strategies
+  ['/strategies/list', 'strategies.strategies.view'],
+  ['/strategies/:id', 'strategies.strategies.view'],
+  ...sectionCommon('strategies'),
+
+  // Loans
+  ['/loans/customers', 'loans.customers.view'],
+  ['/loans/customers/add', 'loans.customers.view'],
+  ...CUSTOM_VIEW_LISTS.flatMap((list): Def[] => [
+    [`/loans/${list}/add-custom-view`, 'loans.custom_views.edit'],
+    [`/loans/${list}/update-custom-view/:id`, 'loans.custom_views.edit'],
+  ]),
+  ['/loans/offers', 'loans.offers.view'],
+  ['/loans/loans', 'loans.loans.view'],
+  ['/loans/overview', 'loans.overview.view'],
+  ['/loans/collection', 'loans.collection.view'],
+  ['/loans/performance', 'loans.loans.performance'],
+  ['/loans/loan-applications', 'loans.loan_applications.view'],
+  ['/loans/loan-applications/new/:customerId', 'loans.offers.request_loan'],
+  ['/loans/loan-applications/edit/:customerId/:loanId', 'loans.offers.request_loan'],
+  ['/loans/collaterals', 'loans.collaterals.view'],
+  ['/loans/collaterals/new/:customerId', 'loans.collaterals.add'],
+  // §2: "collateral by id (exact path not shown)".
+  ['/loans/collaterals/:id', 'loans.collaterals.view'],
+  ['/loans/payments', 'loans.payments.view'],
+  ['/loans/tasks', 'loans.tasks.view'],
+  ['/loans/tasks/new', 'loans.tasks.create'],
+  ['/loans/tasks/edit/:id', 'loans.tasks.edit'],
+  // Conversations are with customers: whoever may see customers may see them.
+  ['/loans/conversations', 'loans.customers.view'],
+  ['/loans/conversations/new', 'loans.customers.view'],
+  ['/loans/conversations/:conversationId', 'loans.customers.view'],
+  ...sectionCommon('loans'),
+
+  // Admin
+  ['/admin/notifications/webhooks', 'admin.webhooks.view'],
+  ['/admin/notifications/webhooks/add', 'admin.webhooks.edit'],
+  ['/admin/notifications/webhooks/update/:id', 'admin.webhooks.edit'],
+  ['/admin/notifications/events', 'admin.events.view'],
+  ['/admin/notifications/events/:database_type', 'admin.events.view'],
+  ['/admin/notifications/events/:database_type/add', 'admin.events.view'],
+  ['/admin/notifications/events/:database_type/:id', 'admin.events.view'],
+  ['/admin/notifications/scheduled-exports', 'admin.scheduled_exports.view'],
+  ['/admin/notifications/scheduled-exports/add', 'admin.scheduled_exports.view'],
+  ['/admin/notifications/scheduled-exports/update/:id', 'admin.scheduled_exports.view'],
+  ['/admin/data/data-quality-check', 'admin.data_quality_check.view'],
+  ['/admin/data/data-upload', 'admin.data_upload.view'],
+  ['/admin/data/data-availability', 'admin.data_availability.view'],
+  ['/admin/data/days-off', 'admin.days_off.view'],
+  ['/admin/data/data-resource-usage', 'admin.resource_usage.view'],
+  ['/admin/data/import-buckets', 'ADMIN'],
+  ['/admin/data/import-buckets/add', 'ADMIN'],
+  ['/admin/data/import-buckets/edit/:id', 'ADMIN'],
+  ['/admin/user/users', 'admin.users.view'],
+  ['/admin/user/users/add', 'admin.users.edit'],
+  ['/admin/user/users/edit/:id', 'admin.users.edit'],
+  ['/admin/user/roles', 'admin.roles.view'],
+  ['/admin/user/roles/add', 'admin.roles.edit'],
+  ['/admin/user/roles/:id', 'admin.roles.edit'],
+  // §6: the permissions page's guard is not shown; it lists what roles grant, so roles.view.
+  ['/admin/user/permissions', 'admin.roles.view'],
+  ['/admin/user/ip-restriction', 'admin.ip_restriction.view'],
+  ['/admin/user/ip-restriction/add', 'admin.ip_restriction.edit'],
+  ['/admin/user/ip-restriction/edit/:id', 'admin.ip_restriction.edit'],
+  ['/admin/platform/general-settings', 'admin.basic_settings.view'],
+  ['/admin/platform/download', 'admin.downloads.view'],
+  ['/admin/platform/download/:id', 'admin.downloads.view'],
+  ['/admin/platform/translations', 'admin.translations.view'],
+  ['/admin/platform/password-policy', 'admin.password_policy.view'],
+  // Error reports of §7/§8, listed for administrators (brief C's page).
+  ['/admin/platform/error-reports', 'ADMIN'],
+  ['/admin/plan-contracts/contracts', 'admin.contracts.view'],
+  ['/admin/plan-contracts/plan', 'ADMIN'],
+  ['/admin/processes/strategy-editing', 'ADMIN'],
+  ['/admin/business/application-form', 'ADMIN'],
+  ['/admin/business/application-form/:id', 'ADMIN'],
+  ['/admin/business/application-form/:id/submissions', 'ADMIN'],
+  ['/admin/business/decision-engine', 'ADMIN'],
+  ['/admin/business/decision-engine/:id', 'ADMIN'],
+  ['/admin/application/decision-engine', 'ADMIN'],
+  ['/admin/business/collection-workflow', 'admin.collection_workflow.view'],
+  ['/admin/business/collection-workflow/new', 'admin.collection_workflow.edit'],
+  ['/admin/business/collection-workflow/:id', 'admin.collection_workflow.view'],
+  ['/admin/business/loan-products', 'ADMIN'],
+  ['/admin/business/loan-products/add', 'ADMIN'],
+  ['/admin/business/collateral', 'ADMIN'],
+  ['/admin/business/decision-models', 'ADMIN'],
+  ['/admin/business/decision-models/:id', 'ADMIN'],
+  ['/admin/business/customized-form', 'ADMIN'],
+  ['/admin/business/customized-form/:id', 'ADMIN'],
+  ...sectionCommon('admin'),
+];
+
+const PUBLIC_PAGE_DEFS: Def[] = [
+  ['/user/login'],
+  ['/user/reset-password'],
+  ['/user/mfa'],
+  ['/application/:id'],
+];
+
+export const ROUTES: readonly RouteEntry[] = [...PAGE_DEFS.map((d) => entry(d)), ...PUBLIC_PAGE_DEFS.map((d) => entry(d, true))];
+
+// ---------------------------------------------------------------------------------------------
+// Matching
+
+export type RouteMatch<T> = { entry: T; params: Record<string, string> };
+
+type Compiled<T> = { entry: T; segments: string[]; isPrefix: boolean; score: number[] };
+
+function compile<T extends { pattern: string }>(entries: readonly T[]): Compiled<T>[] {
+  return entries.map((e) => {
+    const isPrefix = e.pattern.endsWith('/**');
+    const segments = (isPrefix ? e.pattern.slice(0, -3) : e.pattern).split('/').filter(Boolean);
+    // Static segments beat params at the same position: '/analytics/queries/new' wins over '/:id'.
+    return { entry: e, segments, isPrefix, score: segments.map((s) => (s.startsWith(':') ? 1 : 2)) };
+  });
+}
+
+function matchCompiled<T>(table: Compiled<T>[], pathname: string): RouteMatch<T> | null {
+  const parts = pathname.split('/').filter(Boolean);
+  let best: { c: Compiled<T>; params: Record<string, string> } | null = null;
+  for (const c of table) {
+    if (c.isPrefix ? parts.length < c.segments.length : parts.length !== c.segments.length) continue;
+    const params: Record<string, string> = {};
+    let ok = true;
+    for (let i = 0; i < c.segments.length; i++) {
+      const seg = c.segments[i];
+      if (seg.startsWith(':')) params[seg.slice(1)] = parts[i];
+      else if (seg !== parts[i]) {
+        ok = false;
+        break;
+      }
+    }
+    if (!ok) continue;
+    if (!best || better(c, best.c)) best = { c, params };
+  }
+  return best ? { entry: best.c.entry, params: best.params } : null;
+}
+
+function better<T>(a: Compiled<T>, b: Compiled<T>): boolean {
+  if (a.isPrefix !== b.isPrefix) return !a.isPrefix; // exact entries win over subtrees
+  for (let i = 0; i < Math.max(a.score.length, b.score.length); i++) {
+    const d = (a.score[i] ?? 0) - (b.score[i] ?? 0);
+    if (d !== 0) return d > 0;
+  }
+  return false;
+}
+
+const COMPILED_PAGES = compile(ROUTES);
+
+/** The page route for a canonical pathname (see canonical-path.ts), or null when none matches. */
+export function matchRoute(pathname: string): RouteMatch<RouteEntry> | null {
+  return matchCompiled(COMPILED_PAGES, pathname);
+}
+
+/** The layout section a path belongs to, for picking its 403/404 page: its first segment, else root. */
+export function sectionForPath(pathname: string): LayoutSection | 'root' {
+  const first = pathname.split('/')[1] ?? '';
+  return (LAYOUT_SECTIONS as readonly string[]).includes(first) ? (first as LayoutSection) : 'root';
+}
+
+export function forbiddenPagePath(pathname: string): string {
+  const s = sectionForPath(pathname);
+  return s === 'root' ? '/403' : `/${s}/403`;
+}
+
+export function notFoundPagePath(pathname: string): string {
+  const s = sectionForPath(pathname);
+  return s === 'root' ? '/404' : `/${s}/404`;
+}
+
+/** May this user open this route? Admin-only routes need isAdmin; others the §6 check. */
+export function canOpen(user: PermissionSubject | null | undefined, entry: Pick<RouteEntry, 'isPublic' | 'adminOnly' | 'permission'>): boolean {
+  if (entry.isPublic) return true;
+  if (!user) return false;
+  if (entry.adminOnly) return user.isAdmin;
+  return hasPermission(user, entry.permission as Requirement);
+}
+
+/** Page routes of one section a user may open, e.g. for navigation (params left as patterns). */
+export function openableRoutes(user: PermissionSubject | null | undefined, section?: Section): RouteEntry[] {
+  return ROUTES.filter((r) => (!section || r.section === section) && canOpen(user, r));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The /v1 API manifest. Deny by default: an API path no entry matches answers 404, a method the
+// entry does not list answers 405. A pattern ending in '/**' covers a subtree (the endpoint owner
+// then checks finer actions with hasPermission). Endpoints still take the tenant from
+// locals.principal; this table only decides whether the call may reach them.
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type ApiAccess =
+  /** No signed-in user needed (sign-in itself, OIDC callbacks). The endpoint does its own checks. */
+  | { kind: 'public' }
+  /** A signed-in user or API token, with the §6 requirement (null = any). */
+  | { kind: 'user'; permission: PermissionKey | readonly PermissionKey[] | null }
+  /** Administrators only. */
+  | { kind: 'admin' };
+
+export type ApiRouteEntry = { pattern: string; methods: Partial<Record<HttpMethod, ApiAccess>> };
+
+const PUBLIC: ApiAccess = { kind: 'public' };
+const ANY_USER: ApiAccess = { kind: 'user', permission: null };
+const ADMIN: ApiAccess = { kind: 'admin' };
+const need = (permission: PermissionKey | readonly PermissionKey[]): ApiAccess => ({ kind: 'user', permission });
+
+export const API_ROUTES: readonly ApiRouteEntry[] = [
+  // Identity (brief B1): sign-in, MFA, reset, OIDC must work signed out; each endpoint checks its own state.
+  { pattern: '/v1/auth/**', methods: { GET: PUBLIC, POST: PUBLIC, DELETE: PUBLIC } },
+  // Platform (§7).
+  { pattern: '/v1/users/me', methods: { GET: ANY_USER } },
+  { pattern: '/v1/users/admin', methods: { GET: ANY_USER } },
+  { pattern: '/v1/hierarchies', methods: { GET: ANY_USER } },
+  { pattern: '/v1/pricing-plans/current', methods: { GET: ANY_USER } },
+  { pattern: '/v1/tenant-config', methods: { GET: ANY_USER } },
+  { pattern: '/v1/error-reports', methods: { GET: ADMIN, POST: ANY_USER } },
+  { pattern: '/v1/error-reports/**', methods: { GET: ADMIN } },
+  { pattern: '/v1/translations/:lng/:ns', methods: { GET: ANY_USER, POST: ANY_USER } },
+  { pattern: '/v1/downloads', methods: { GET: ANY_USER } },
+  { pattern: '/v1/downloads/**', methods: { GET: ANY_USER } },
+  // Lending (briefs A and D). Reads need the view keys; money commands need their action key,
+  // checked again by the endpoints for the exact action.
+  { pattern: '/v1/schedules/preview', methods: { POST: need(['loans.offers.simulate_repayment', 'loans.loans.view']) } },
+  { pattern: '/v1/loans', methods: { GET: need('loans.loans.view') } },
+  { pattern: '/v1/loans/**', methods: { GET: need('loans.loans.view'), POST: need(['loans.loans.repay', 'loans.loans.transfer_funds', 'loans.offers.approve_loan', 'loans.offers.reject_loan']) } },
+  { pattern: '/v1/applications', methods: { GET: need('loans.loan_applications.view'), POST: need('loans.offers.request_loan') } },
+  { pattern: '/v1/applications/**', methods: { GET: need('loans.loan_applications.view'), POST: need(['loans.offers.request_loan', 'loans.offers.approve_loan', 'loans.offers.reject_loan']), PATCH: need('loans.offers.request_loan') } },
+  { pattern: '/v1/offers', methods: { GET: need('loans.offers.view') } },
+  { pattern: '/v1/offers/**', methods: { GET: need('loans.offers.view'), POST: need(['loans.offers.notify', 'loans.offers.reject', 'loans.offers.request_loan', 'loans.offers.approve_loan', 'loans.offers.reject_loan']) } },
+  { pattern: '/v1/products', methods: { GET: need(['loans.loans.view', 'loans.offers.view']), POST: ADMIN } },
+  { pattern: '/v1/products/**', methods: { GET: need(['loans.loans.view', 'loans.offers.view']), POST: ADMIN, PATCH: ADMIN, PUT: ADMIN, DELETE: ADMIN } },
+  { pattern: '/v1/customers', methods: { GET: need('loans.customers.view'), POST: need('loans.customers.view') } },
+  { pattern: '/v1/customers/**', methods: { GET: need('loans.customers.view'), POST: need(['loans.customers.opt_in', 'loans.customers.opt_out', 'loans.customers.view_details']), PATCH: need('loans.customers.view_details') } },
+];
+
+const COMPILED_API = compile(API_ROUTES);
+
+export function matchApiRoute(pathname: string): RouteMatch<ApiRouteEntry> | null {
+  return matchCompiled(COMPILED_API, pathname);
+}
+
+export function canCall(user: PermissionSubject | null | undefined, access: ApiAccess): boolean {
+  if (access.kind === 'public') return true;
+  if (!user) return false;
+  if (access.kind === 'admin') return user.isAdmin;
+  return hasPermission(user, access.permission as Requirement);
+}
+
+export type { Area };
+
+/**
+ * The canonical casing of a decoded path: the path itself when a page or API route matches it
+ * exactly; otherwise, when a route matches ignoring the case of its fixed segments, the path with
+ * those segments spelled as the route spells them (params keep their case); else null.
+ */
+export function canonicalRouteCase(path: string): string | null {
+  if (matchRoute(path) || matchApiRoute(path)) return path;
+  const parts = path.split('/').filter(Boolean);
+  for (const c of [...COMPILED_PAGES, ...COMPILED_API] as Compiled<{ pattern: string }>[]) {
+    if (c.isPrefix ? parts.length < c.segments.length : parts.length !== c.segments.length) continue;
+    const fixed = [...parts];
+    let ok = true;
+    for (let i = 0; i < c.segments.length; i++) {
+      const seg = c.segments[i];
+      if (seg.startsWith(':')) continue;
+      if (seg.toLowerCase() !== parts[i].toLowerCase()) {
+        ok = false;
+        break;
+      }
+      fixed[i] = seg;
+    }
+    if (ok) return '/' + fixed.join('/');
+  }
+  return null;
+}

@@ -1,0 +1,41 @@
+import type { MiddlewareHandler } from 'astro';
+import { EventBuffer } from '../../lib/analytics/events.ts';
+import { decideAccess } from '../../lib/auth/guard.ts';
+import { getDb } from '../../lib/db/index.ts';
+import { json } from '../../lib/http/respond.ts';
+
+/** Page views are written in batches off the request path (src/lib/analytics/events.ts). */
+export const pageViews = new EventBuffer(getDb);
+
+async function withStatus(response: Response, status: number): Promise<Response> {
+  return new Response(response.body, { status, headers: new Headers(response.headers) });
+}
+
+/**
+ * The guard step, after authenticate has set locals.principal: decides with the route manifest
+ * (src/lib/auth/guard.ts) and acts — login redirect, 401/403/404/405 JSON, the section's 403 or 404
+ * page with the matching status, or on to the page (recording its page view when it renders).
+ */
+export const guard: MiddlewareHandler = async (context, next) => {
+  const path = context.locals.canonicalPath ?? new URL(context.request.url).pathname;
+  const { principal } = context.locals;
+  const decision = decideAccess({ method: context.request.method, path, search: context.url.search, principal });
+  switch (decision.kind) {
+    case 'redirect':
+      return new Response(null, { status: 302, headers: { location: decision.location } });
+    case 'api-error':
+      return json({ error: { code: decision.code, message: decision.message } }, { status: decision.status });
+    case 'forbidden':
+      return withStatus(await next(decision.page), 403);
+    case 'not-found':
+      return withStatus(await next(decision.page), 404);
+    case 'allow': {
+      if (decision.route) context.locals.route = decision.route;
+      const response = await next();
+      if (decision.event && principal && context.request.method === 'GET' && response.status < 400) {
+        pageViews.push({ tenantId: principal.tenantId, name: decision.event, userId: principal.userId, path });
+      }
+      return response;
+    }
+  }
+};
