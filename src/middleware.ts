@@ -1,8 +1,19 @@
 import { sequence } from 'astro:middleware';
+import { authenticate } from './server/middleware/authenticate.ts';
+import { canonicalPath } from './server/middleware/canonical-path.ts';
+import { csrf } from './server/middleware/csrf.ts';
+import { guard } from './server/middleware/guard.ts';
 import { requestContext } from './server/middleware/request-context.ts';
+import { securityHeaders } from './server/middleware/security-headers.ts';
 
 /**
  * The request pipeline, a sequence of small named steps, deny by default. Steps live in
  * src/server/middleware (Astro glue); the decisions they make live in src/lib.
+ *  1. requestContext  — request id, CSP nonce, default language
+ *  2. securityHeaders — wraps everything below: CSP/HSTS/nosniff/no-store on whatever is answered
+ *  3. canonicalPath   — one spelling per path, before any decision (refuse or redirect the rest)
+ *  4. csrf            — cross-site mutating requests refused before any session lookup
+ *  5. authenticate    — locals.principal / tenant / language from the cookie or API token
+ *  6. guard           — the route manifest decides: login, 401, 403 page, 404 page, or on
  */
-export const onRequest = sequence(requestContext);
+export const onRequest = sequence(requestContext, securityHeaders, canonicalPath, csrf, authenticate, guard);

@@ -21,6 +21,16 @@ export type Principal = {
   /** 'session' for a signed-in browser, 'token' for an API client. */
   via: 'session' | 'token';
   sessionId: string | null;
+  /** Set by an administrator or a reset: the guard sends the user to /user/reset-password. */
+  passwordChangeRequired: boolean;
+  /** The user's own idle timeout in seconds (users.session_timeout, spec §3). */
+  sessionTimeout: number;
+  /**
+   * The idle timeout in force for this user, in seconds (spec §9): admins their session_timeout,
+   * others the tenant's auto_logout.timeout, default 60. The server enforces it; the shell's idle
+   * timer uses the same number.
+   */
+  idleTimeout: number;
 };
 
 export function requirePrincipal(principal: Principal | undefined): Principal {

@@ -1,20 +1,131 @@
-import type { Db } from '../db/index.ts';
+import type { Db, Tx } from '../db/index.ts';
+import { DEMO_ROLES, type DemoRole } from '../auth/permissions.ts';
+import { hashPassword } from '../auth/passwords.ts';
 
 export type DemoOptions = { password: string };
 
+/** Fixed ids so tests, docs and bookmarks can name demo rows. */
+export const DEMO_TENANTS = { demo: 'demo-eu1', acme: 'acme-us1' } as const;
+
+type DemoUser = {
+  email: string; displayName: string; language: string; roles: DemoRole[];
+  dataPermissions?: { field: string; value: string }[];
+  /** Officer node (hierarchy) this user is, under the given branch code. */
+  officerOfBranch?: string;
+};
+
+type DemoHierarchy = { regions: { code: string; name: string; branches: { code: string; name: string; officers: { code: string; name: string; email?: string }[] }[] }[] };
+
+const DEMO_HIERARCHY: DemoHierarchy = {
+  regions: [
+    {
+      code: 'IDF', name: 'Île-de-France', branches: [
+        { code: 'PAR-01', name: 'Paris Centre', officers: [{ code: 'OFF-PAR-01', name: 'Olivia Officer', email: 'officer@demo.test' }, { code: 'OFF-PAR-02', name: 'Antoine Agent', email: 'agent.fr@demo.test' }] },
+        { code: 'PAR-02', name: 'Paris Nord', officers: [{ code: 'OFF-PAR-03', name: 'Nadia Benali' }] },
+      ],
+    },
+    {
+      code: 'ARA', name: 'Auvergne-Rhône-Alpes', branches: [
+        { code: 'LYO-01', name: 'Lyon Part-Dieu', officers: [{ code: 'OFF-LYO-01', name: 'Louis Martin' }] },
+      ],
+    },
+  ],
+};
+
+const ACME_HIERARCHY: DemoHierarchy = {
+  regions: [
+    {
+      code: 'NE', name: 'Northeast', branches: [
+        { code: 'NYC-01', name: 'New York Midtown', officers: [{ code: 'OFF-NYC-01', name: 'Maria Lopez' }] },
+        { code: 'BOS-01', name: 'Boston', officers: [{ code: 'OFF-BOS-01', name: 'James Carter' }] },
+      ],
+    },
+    {
+      code: 'SO', name: 'South', branches: [
+        { code: 'ATL-01', name: 'Atlanta', officers: [{ code: 'OFF-ATL-01', name: 'Grace Kim' }] },
+      ],
+    },
+  ],
+};
+
+const DEMO_USERS: DemoUser[] = [
+  { email: 'admin@demo.test', displayName: 'Alice Admin', language: 'en-US', roles: ['administrator'] },
+  { email: 'officer@demo.test', displayName: 'Olivia Officer', language: 'en-US', roles: ['loan_officer'], dataPermissions: [{ field: 'branch', value: 'PAR-01' }] },
+  { email: 'analyst@demo.test', displayName: 'Arthur Analyst', language: 'en-US', roles: ['analyst'] },
+  { email: 'collector@demo.test', displayName: 'Chloé Collector', language: 'en-US', roles: ['collector'] },
+  { email: 'strategist@demo.test', displayName: 'Sam Strategist', language: 'en-US', roles: ['strategist'] },
+  { email: 'agent.fr@demo.test', displayName: 'Antoine Agent', language: 'fr-FR', roles: ['loan_officer'], dataPermissions: [{ field: 'branch', value: 'PAR-01' }] },
+];
+
+const ACME_USERS: DemoUser[] = [{ email: 'admin@acme.test', displayName: 'Adam Acme', language: 'en-US', roles: ['administrator'] }];
+
+/**
+ * Idle auto-logout for the demo tenants (spec §9 auto_logout.timeout; admins use their own
+ * session_timeout). Longer than the 60-second default so a visitor can read a page; tests that
+ * exercise idle logout configure a short one themselves.
+ */
+const DEMO_IDLE_SECONDS = 1800;
+
+async function seedTenantPeople(tx: Tx, tenantId: string, hierarchy: DemoHierarchy, users: DemoUser[], passwordHash: string): Promise<void> {
+  const roleIds = new Map<DemoRole, string>();
+  for (const [key, role] of Object.entries(DEMO_ROLES) as [DemoRole, (typeof DEMO_ROLES)[DemoRole]][]) {
+    const [row] = await tx.query<{ id: string }>(
+      'insert into roles (tenant_id, name, description, is_admin, authorities) values ($1, $2, $3, $4, $5) returning id',
+      [tenantId, role.name, role.description, role.isAdmin, [...role.authorities]],
+    );
+    roleIds.set(key, row.id);
+  }
+  const userIds = new Map<string, string>();
+  for (const user of users) {
+    const [row] = await tx.query<{ id: string }>(
+      `insert into users (tenant_id, email, display_name, language, password_hash, session_timeout) values ($1, $2, $3, $4, $5, $6) returning id`,
+      [tenantId, user.email, user.displayName, user.language, passwordHash, DEMO_IDLE_SECONDS],
+    );
+    userIds.set(user.email, row.id);
+    for (const role of user.roles) {
+      await tx.query('insert into user_roles (tenant_id, user_id, role_id) values ($1, $2, $3)', [tenantId, row.id, roleIds.get(role)]);
+    }
+    for (const permission of user.dataPermissions ?? []) {
+      await tx.query('insert into user_data_permissions (tenant_id, user_id, field, value) values ($1, $2, $3, $4)', [tenantId, row.id, permission.field, permission.value]);
+    }
+  }
+  for (const region of hierarchy.regions) {
+    const [regionRow] = await tx.query<{ id: string }>(
+      `insert into hierarchy_nodes (tenant_id, level, code, name) values ($1, 'region', $2, $3) returning id`, [tenantId, region.code, region.name]);
+    for (const branch of region.branches) {
+      const [branchRow] = await tx.query<{ id: string }>(
+        `insert into hierarchy_nodes (tenant_id, level, parent_id, code, name) values ($1, 'branch', $2, $3, $4) returning id`,
+        [tenantId, regionRow.id, branch.code, branch.name]);
+      for (const officer of branch.officers) {
+        await tx.query(
+          `insert into hierarchy_nodes (tenant_id, level, parent_id, code, name, user_id) values ($1, 'officer', $2, $3, $4, $5)`,
+          [tenantId, branchRow.id, officer.code, officer.name, officer.email ? userIds.get(officer.email) ?? null : null]);
+      }
+    }
+  }
+}
+
 /**
  * Seeds the two demo tenants on an empty database; a database that already has tenants is left
- * alone. Returns whether it seeded.
+ * alone. Returns whether it seeded. Tenant `demo` (EUR, French and English, fr-FR) and tenant
+ * `acme` (USD, English), their regions → branches → officers, the demo roles of
+ * src/lib/auth/permissions.ts and the accounts listed in the README, all with `options.password`
+ * (hashed once with Argon2id and reused, so seeding stays fast).
  */
-export async function seedDemo(db: Db, _options: DemoOptions): Promise<boolean> {
+export async function seedDemo(db: Db, options: DemoOptions): Promise<boolean> {
   const [{ count }] = await db.system((tx) => tx.query<{ count: number }>('select count(*)::int as count from tenants'));
   if (count > 0) return false;
+  const passwordHash = await hashPassword(options.password);
   await db.owner(async (tx) => {
+    const config = JSON.stringify({ auto_logout: { timeout: DEMO_IDLE_SECONDS } });
     await tx.query(
-      `insert into tenants (id, slug, name, currency, locale, time_zone, languages, default_language, business_date) values
-       ('demo-eu1', 'demo', 'Demo Lending', 'EUR', 'fr-FR', 'Europe/Paris', array['en','fr'], 'en', current_date),
-       ('acme-us1', 'acme', 'Acme Credit', 'USD', 'en-US', 'America/New_York', array['en'], 'en', current_date)`,
+      `insert into tenants (id, slug, name, currency, locale, time_zone, languages, default_language, business_date, config) values
+       ($1, 'demo', 'Demo Lending', 'EUR', 'fr-FR', 'Europe/Paris', array['en','fr'], 'en', current_date, $3::jsonb),
+       ($2, 'acme', 'Acme Credit', 'USD', 'en-US', 'America/New_York', array['en'], 'en', current_date, $3::jsonb)`,
+      [DEMO_TENANTS.demo, DEMO_TENANTS.acme, config],
     );
+    await seedTenantPeople(tx, DEMO_TENANTS.demo, DEMO_HIERARCHY, DEMO_USERS, passwordHash);
+    await seedTenantPeople(tx, DEMO_TENANTS.acme, ACME_HIERARCHY, ACME_USERS, passwordHash);
   });
   return true;
 }

@@ -1,0 +1,174 @@
+import * as client from 'openid-client';
+import { AppError } from '../errors/app-error.ts';
+import type { Db } from '../db/index.ts';
+import { logger } from '../observability/log.ts';
+import type { Tenant } from '../tenancy/tenant.ts';
+import { createSession } from './sessions.ts';
+
+/**
+ * Single sign-on per tenant with OpenID Connect (authorization code + PKCE + state + nonce) through
+ * openid-client. The tenant configuration's `login.sso` names the provider:
+ *   { "login": { "sso": { "issuer": "https://idp.example.com", "client_id": "…", "client_secret": "…", "label": "Sign in with Example" } } }
+ * Users are linked by (issuer, subject). The first time, a verified e-mail that matches an active
+ * user of the tenant creates the link; afterwards only the link counts (an e-mail change at the
+ * provider cannot take over another account).
+ */
+export type SsoConfig = { issuer: string; clientId: string; clientSecret: string; label: string };
+
+/** An authorisation request must come back within this time. */
+export const AUTH_REQUEST_TTL_MS = 10 * 60_000;
+
+export function ssoConfigOf(tenant: Pick<Tenant, 'config'>): SsoConfig | null {
+  const sso = (tenant.config?.login as { sso?: Record<string, unknown> } | undefined)?.sso;
+  if (!sso || typeof sso.issuer !== 'string' || typeof sso.client_id !== 'string') return null;
+  return {
+    issuer: sso.issuer,
+    clientId: sso.client_id,
+    clientSecret: typeof sso.client_secret === 'string' ? sso.client_secret : '',
+    label: typeof sso.label === 'string' && sso.label ? sso.label : 'Single sign-on',
+  };
+}
+
+/** Plain http is allowed only for a provider on this machine (tests, local development). */
+function isLocalIssuer(issuer: string): boolean {
+  const url = new URL(issuer);
+  return url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+}
+
+const configurations = new Map<string, Promise<client.Configuration>>();
+
+/** Discovery result per (issuer, client), cached for the process; a failed discovery is retried next time. */
+export function providerConfiguration(sso: SsoConfig): Promise<client.Configuration> {
+  const key = `${sso.issuer}\n${sso.clientId}\n${sso.clientSecret}`;
+  let found = configurations.get(key);
+  if (!found) {
+    found = client.discovery(new URL(sso.issuer), sso.clientId, sso.clientSecret || undefined, undefined, {
+      execute: isLocalIssuer(sso.issuer) ? [client.allowInsecureRequests] : [],
+      timeout: 10,
+    });
+    configurations.set(key, found);
+    found.catch(() => configurations.delete(key));
+  }
+  return found;
+}
+
+/** Starts sign-in at the provider: stores state, nonce and PKCE verifier, returns where to send the browser. */
+export async function startSso(
+  db: Db,
+  input: { tenant: Tenant; callbackUrl: string; redirectTo: string; now: Date },
+): Promise<{ url: string; state: string }> {
+  const sso = ssoConfigOf(input.tenant);
+  if (!sso) throw new AppError('NOT_FOUND', 'Single sign-on is not set up for this lender.');
+  const config = await providerConfiguration(sso).catch((error: unknown) => {
+    throw new AppError('UNAVAILABLE', 'The single sign-on provider cannot be reached right now; please try again shortly.', { cause: error });
+  });
+  const state = client.randomState();
+  const nonce = client.randomNonce();
+  const codeVerifier = client.randomPKCECodeVerifier();
+  const codeChallenge = await client.calculatePKCECodeChallenge(codeVerifier);
+  await db.system((tx) =>
+    tx.query(
+      `insert into oidc_auth_requests (state, tenant_id, nonce, code_verifier, redirect_to, created_at, expires_at) values ($1, $2, $3, $4, $5, $6, $7)`,
+      [state, input.tenant.id, nonce, codeVerifier, input.redirectTo, input.now, new Date(input.now.getTime() + AUTH_REQUEST_TTL_MS)],
+    ),
+  );
+  await db.system((tx) => tx.query('delete from oidc_auth_requests where expires_at < $1', [input.now]));
+  const url = client.buildAuthorizationUrl(config, {
+    redirect_uri: input.callbackUrl,
+    scope: 'openid email profile',
+    response_type: 'code',
+    state,
+    nonce,
+    code_challenge: codeChallenge,
+    code_challenge_method: 'S256',
+  });
+  return { url: url.href, state };
+}
+
+const SSO_FAILED = 'Single sign-on failed. Please try again.';
+
+/**
+ * Finishes sign-in on the callback. Refuses a state that is unknown, expired, already used or not
+ * the one this browser started with (the cookie), and anything openid-client refuses: wrong nonce,
+ * issuer or audience, a reused or stolen code, a bad PKCE verifier. Returns a new session.
+ */
+export async function finishSso(
+  db: Db,
+  input: { callbackUrl: string; query: URLSearchParams; browserState: string | undefined; now: Date; ip: string; userAgent?: string },
+): Promise<{ tenantId: string; sessionId: string; redirectTo: string }> {
+  const state = input.query.get('state');
+  if (!state || !input.browserState || state !== input.browserState) {
+    throw new AppError('UNAUTHORIZED', SSO_FAILED, { internal: 'state does not match the browser' });
+  }
+  const [request] = await db.system((tx) =>
+    tx.query<{ tenant_id: string; nonce: string; code_verifier: string; redirect_to: string }>(
+      'delete from oidc_auth_requests where state = $1 and expires_at > $2 returning tenant_id, nonce, code_verifier, redirect_to',
+      [state, input.now],
+    ),
+  );
+  if (!request) throw new AppError('UNAUTHORIZED', SSO_FAILED, { internal: 'unknown, expired or used state' });
+  const [tenantRow] = await db.system((tx) => tx.query<{ config: Record<string, unknown> }>('select config from tenants where id = $1 and is_active', [request.tenant_id]));
+  const sso = tenantRow ? ssoConfigOf(tenantRow) : null;
+  if (!sso) throw new AppError('UNAUTHORIZED', SSO_FAILED, { internal: 'tenant has no sso configuration' });
+  const config = await providerConfiguration(sso);
+  const currentUrl = new URL(input.callbackUrl);
+  for (const [key, value] of input.query) currentUrl.searchParams.append(key, value);
+  let claims: client.IDToken | undefined;
+  let idToken: string | undefined;
+  try {
+    const tokens = await client.authorizationCodeGrant(config, currentUrl, {
+      pkceCodeVerifier: request.code_verifier,
+      expectedState: state,
+      expectedNonce: request.nonce,
+      idTokenExpected: true,
+    });
+    claims = tokens.claims();
+    idToken = tokens.id_token;
+  } catch (error) {
+    logger.warn('sso refused', { tenant_id: request.tenant_id, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+    throw new AppError('UNAUTHORIZED', SSO_FAILED, { internal: String(error), cause: error });
+  }
+  if (!claims?.sub) throw new AppError('UNAUTHORIZED', SSO_FAILED, { internal: 'no subject' });
+  const issuer = claims.iss;
+  const subject = claims.sub;
+  const email = typeof claims.email === 'string' ? claims.email.toLowerCase() : null;
+  const emailVerified = claims.email_verified === true;
+  return db.tenant(request.tenant_id, async (tx) => {
+    const [linked] = await tx.query<{ user_id: string }>('select user_id from oidc_links where tenant_id = $1 and issuer = $2 and subject = $3', [request.tenant_id, issuer, subject]);
+    let userId = linked?.user_id;
+    if (!userId && email && emailVerified) {
+      const [byEmail] = await tx.query<{ id: string }>('select id from users where tenant_id = $1 and lower(email) = $2 and is_active', [request.tenant_id, email]);
+      if (byEmail) {
+        await tx.query('insert into oidc_links (tenant_id, issuer, subject, user_id, created_at) values ($1, $2, $3, $4, $5)', [request.tenant_id, issuer, subject, byEmail.id, input.now]);
+        userId = byEmail.id;
+      }
+    }
+    if (!userId) throw new AppError('UNAUTHORIZED', 'No account of this lender is linked to this single sign-on identity.', { internal: `unlinked ${issuer} ${subject}` });
+    const [user] = await tx.query<{ is_active: boolean }>('select is_active from users where tenant_id = $1 and id = $2', [request.tenant_id, userId]);
+    if (!user?.is_active) throw new AppError('UNAUTHORIZED', 'This account is disabled.');
+    const sessionId = await createSession(tx, {
+      tenantId: request.tenant_id, userId, stage: 'active', method: 'sso', now: input.now, ip: input.ip, userAgent: input.userAgent,
+      oidcIssuer: issuer, oidcIdToken: idToken,
+    });
+    return { tenantId: request.tenant_id, sessionId, redirectTo: request.redirect_to };
+  });
+}
+
+/**
+ * RP-initiated logout: where to send the browser after our session ended, when the provider has an
+ * end_session_endpoint; null otherwise (then the login page).
+ */
+export async function ssoLogoutUrl(tenant: Tenant, input: { idToken: string | null; postLogoutRedirectUri: string }): Promise<string | null> {
+  const sso = ssoConfigOf(tenant);
+  if (!sso) return null;
+  try {
+    const config = await providerConfiguration(sso);
+    if (!config.serverMetadata().end_session_endpoint) return null;
+    const params: Record<string, string> = { post_logout_redirect_uri: input.postLogoutRedirectUri, client_id: sso.clientId };
+    if (input.idToken) params.id_token_hint = input.idToken;
+    return client.buildEndSessionUrl(config, params).href;
+  } catch (error) {
+    logger.warn('sso logout url unavailable', { error: String(error) });
+    return null;
+  }
+}

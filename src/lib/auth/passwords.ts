@@ -1,0 +1,131 @@
+import crypto from 'node:crypto';
+import { hash, verify } from '@node-rs/argon2';
+import { AppError } from '../errors/app-error.ts';
+import type { Tx } from '../db/index.ts';
+import { BREACHED_PASSWORD_SHA1 } from './password-lists/breached-passwords.ts';
+import { COMMON_PASSWORDS } from './password-lists/common-passwords.ts';
+
+/**
+ * Argon2id at OWASP's minimum (19 MiB, 2 passes, 1 lane). The parameters are written into each
+ * hash string ($argon2id$v=19$m=19456,t=2,p=1$…), so raising them later still verifies old hashes.
+ */
+export const ARGON2_OPTIONS = { algorithm: 2 /* Argon2id */, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+
+export function hashPassword(password: string): Promise<string> {
+  return hash(password, ARGON2_OPTIONS as never);
+}
+
+export async function verifyPassword(passwordHash: string | null | undefined, password: string): Promise<boolean> {
+  if (!passwordHash) return false;
+  try {
+    return await verify(passwordHash, password);
+  } catch {
+    return false;
+  }
+}
+
+// A hash of a random password, verified when the e-mail is unknown so that a miss costs the same
+// time as a wrong password and timing does not reveal which e-mails have accounts.
+let decoyHash: Promise<string> | undefined;
+export function decoyVerify(password: string): Promise<boolean> {
+  decoyHash ??= hashPassword(crypto.randomBytes(16).toString('hex'));
+  return decoyHash.then((h) => verifyPassword(h, password));
+}
+
+export type PasswordPolicy = {
+  minLength: number;
+  /** How many previous passwords a new one may not repeat. */
+  historyCount: number;
+  refuseCommon: boolean;
+  refuseBreached: boolean;
+};
+
+export const DEFAULT_PASSWORD_POLICY: PasswordPolicy = { minLength: 12, historyCount: 5, refuseCommon: true, refuseBreached: true };
+/** Longer inputs are refused before hashing so a megabyte "password" cannot tie up the CPU. */
+export const MAX_PASSWORD_LENGTH = 256;
+
+const COMMON = new Set(COMMON_PASSWORDS);
+const BREACHED = new Set(BREACHED_PASSWORD_SHA1);
+
+export function isCommonPassword(password: string): boolean {
+  const lower = password.toLowerCase();
+  if (COMMON.has(lower)) return true;
+  // "password2024!" is "password" plus decoration: strip trailing digits and punctuation.
+  const stem = lower.replace(/[\d\W_]+$/u, '');
+  return stem !== lower && COMMON.has(stem);
+}
+
+export function isBreachedPassword(password: string): boolean {
+  return BREACHED.has(crypto.createHash('sha1').update(password, 'utf8').digest('hex').toUpperCase());
+}
+
+/** Checks a candidate against the policy (not the history): throws BAD_REQUEST naming the field. */
+export function assertPasswordAllowed(password: string, policy: PasswordPolicy, field = 'password'): void {
+  const length = [...password].length;
+  if (length < policy.minLength) {
+    throw new AppError('BAD_REQUEST', `The password must be at least ${policy.minLength} characters long.`, { field, details: { reason: 'too_short', min_length: policy.minLength } });
+  }
+  if (length > MAX_PASSWORD_LENGTH) {
+    throw new AppError('BAD_REQUEST', `The password must be at most ${MAX_PASSWORD_LENGTH} characters long.`, { field, details: { reason: 'too_long' } });
+  }
+  if (policy.refuseCommon && isCommonPassword(password)) {
+    throw new AppError('BAD_REQUEST', 'This password is too common; choose a less predictable one.', { field, details: { reason: 'common' } });
+  }
+  if (policy.refuseBreached && isBreachedPassword(password)) {
+    throw new AppError('BAD_REQUEST', 'This password appears in known data breaches; choose another one.', { field, details: { reason: 'breached' } });
+  }
+}
+
+type PolicyRow = { min_length: number; history_count: number; refuse_common: boolean; refuse_breached: boolean };
+
+export async function getPasswordPolicy(tx: Tx, tenantId: string): Promise<PasswordPolicy> {
+  const [row] = await tx.query<PolicyRow>('select min_length, history_count, refuse_common, refuse_breached from password_policies where tenant_id = $1', [tenantId]);
+  if (!row) return DEFAULT_PASSWORD_POLICY;
+  return { minLength: row.min_length, historyCount: row.history_count, refuseCommon: row.refuse_common, refuseBreached: row.refuse_breached };
+}
+
+export async function savePasswordPolicy(tx: Tx, tenantId: string, policy: PasswordPolicy): Promise<void> {
+  await tx.query(
+    `insert into password_policies (tenant_id, min_length, history_count, refuse_common, refuse_breached, updated_at)
+     values ($1, $2, $3, $4, $5, now())
+     on conflict (tenant_id) do update set min_length = excluded.min_length, history_count = excluded.history_count,
+       refuse_common = excluded.refuse_common, refuse_breached = excluded.refuse_breached, updated_at = now()`,
+    [tenantId, policy.minLength, policy.historyCount, policy.refuseCommon, policy.refuseBreached],
+  );
+}
+
+/**
+ * Sets a user's password after checking the tenant policy and the last N passwords (the current one
+ * counts as the most recent). Clears password_change_required. The caller decides what happens to
+ * the user's sessions.
+ */
+export async function setUserPassword(
+  tx: Tx,
+  input: { tenantId: string; userId: string; password: string; now: Date; field?: string },
+): Promise<void> {
+  const field = input.field ?? 'password';
+  const policy = await getPasswordPolicy(tx, input.tenantId);
+  assertPasswordAllowed(input.password, policy, field);
+  const [user] = await tx.query<{ password_hash: string | null }>('select password_hash from users where tenant_id = $1 and id = $2 for update', [input.tenantId, input.userId]);
+  if (!user) throw new AppError('NOT_FOUND', 'This account does not exist.');
+  if (policy.historyCount > 0) {
+    const previous = await tx.query<{ password_hash: string }>(
+      'select password_hash from password_history where tenant_id = $1 and user_id = $2 order by created_at desc limit $3',
+      [input.tenantId, input.userId, policy.historyCount],
+    );
+    const hashes = [user.password_hash, ...previous.map((p) => p.password_hash)].filter((h): h is string => Boolean(h)).slice(0, policy.historyCount);
+    for (const old of hashes) {
+      if (await verifyPassword(old, input.password)) {
+        throw new AppError('BAD_REQUEST', `Choose a password you have not used for your last ${policy.historyCount} passwords.`, { field, details: { reason: 'reused' } });
+      }
+    }
+  }
+  const newHash = await hashPassword(input.password);
+  if (user.password_hash) {
+    await tx.query('insert into password_history (tenant_id, user_id, password_hash, created_at) values ($1, $2, $3, $4)', [input.tenantId, input.userId, user.password_hash, input.now]);
+  }
+  await tx.query(
+    'update users set password_hash = $3, password_change_required = false, updated_at = $4 where tenant_id = $1 and id = $2',
+    [input.tenantId, input.userId, newHash, input.now],
+  );
+}
