@@ -124,9 +124,18 @@ export async function finishSso(
     });
     claims = tokens.claims();
     idToken = tokens.id_token;
+    // Providers that conform ID token claims to the response type (e.g. oidc-provider) return the
+    // e-mail only from the userinfo endpoint; ask it, bound to the ID token's subject.
+    if (claims && typeof claims.email !== 'string') {
+      const info = await client.fetchUserInfo(config, tokens.access_token, claims.sub);
+      claims = { ...claims, email: info.email, email_verified: info.email_verified };
+    }
   } catch (error) {
-    logger.warn('sso refused', { tenant_id: request.tenant_id, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
-    throw new AppError('UNAUTHORIZED', SSO_FAILED, { internal: String(error), cause: error });
+    // openid-client says which check failed (the ID token's nonce, the provider's invalid_grant…) in its cause.
+    const detail = error as { cause?: { message?: string }; error?: string } | null;
+    const reason = [String(error), detail?.cause?.message, detail?.error].filter(Boolean).join(' | ');
+    logger.warn('sso refused', { tenant_id: request.tenant_id, reason });
+    throw new AppError('UNAUTHORIZED', SSO_FAILED, { internal: reason, cause: error });
   }
   if (!claims?.sub) throw new AppError('UNAUTHORIZED', SSO_FAILED, { internal: 'no subject' });
   const issuer = claims.iss;
@@ -143,7 +152,7 @@ export async function finishSso(
         userId = byEmail.id;
       }
     }
-    if (!userId) throw new AppError('UNAUTHORIZED', 'No account of this lender is linked to this single sign-on identity.', { internal: `unlinked ${issuer} ${subject}` });
+    if (!userId) throw new AppError('UNAUTHORIZED', 'No account of this lender is linked to this single sign-on identity.', { internal: `unlinked ${issuer} ${subject} ${email} ${String(claims.email_verified)}` });
     const [user] = await tx.query<{ is_active: boolean }>('select is_active from users where tenant_id = $1 and id = $2', [request.tenant_id, userId]);
     if (!user?.is_active) throw new AppError('UNAUTHORIZED', 'This account is disabled.');
     const sessionId = await createSession(tx, {
