@@ -6,12 +6,14 @@ import enNav from './locales/en/nav.json' with { type: 'json' };
 import frNav from './locales/fr/nav.json' with { type: 'json' };
 import enErrors from './locales/en/errors.json' with { type: 'json' };
 import frErrors from './locales/fr/errors.json' with { type: 'json' };
+import enLists from './locales/en/lists.json' with { type: 'json' };
+import frLists from './locales/fr/lists.json' with { type: 'json' };
 
 export type Resource = { [key: string]: string | Resource };
 
 export const RESOURCES = {
-  en: { common: enCommon, nav: enNav, errors: enErrors },
-  fr: { common: frCommon, nav: frNav, errors: frErrors },
+  en: { common: enCommon, nav: enNav, errors: enErrors, lists: enLists },
+  fr: { common: frCommon, nav: frNav, errors: frErrors, lists: frLists },
 } satisfies Record<string, Record<string, Resource>>;
 
 export type Namespace = keyof (typeof RESOURCES)['en'];

@@ -43,6 +43,8 @@ export type ColumnDef = {
   /** SQL expression over the list's `from`; written by us, never from input. */
   sql: string;
   type: ColumnType;
+  /** Expression to order by when it differs from the shown one (e.g. lower-cased for an index). */
+  sortSql?: string;
   /** Whether the user may sort by it. */
   isSortable?: boolean;
   /**
@@ -108,8 +110,8 @@ export type ListDef = {
    * ids). A row is in a user's scope when any of them is among the user's allowed nodes.
    */
   scopeSql: readonly string[];
-  /** Href of a row's page; receives the row id. */
-  rowHref?: (id: string) => string;
+  /** SQL giving the path of a row's page (e.g. the customer profile); null for rows without one. */
+  hrefSql?: string;
 };
 
 const KEY = /^[a-z][a-z0-9_]*$/;

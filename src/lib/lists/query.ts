@@ -28,6 +28,8 @@ export type ListQueryOptions = {
 
 export type ListRow = {
   id: string;
+  /** Path of the row's page, when the list has one. */
+  href: string | null;
   values: Record<string, unknown>;
   /** Currency of each money column of this row. */
   currencies: Record<string, string>;
@@ -162,6 +164,7 @@ export function decodeCursor(raw: string): Cursor | null {
 
 function selectList(def: ListDef, columns: readonly ColumnDef[]): string {
   const parts = [`(${def.idSql})::text as "__id"`];
+  if (def.hrefSql) parts.push(`(${def.hrefSql})::text as "__href"`);
   for (const column of columns) {
     parts.push(`${column.sql} as "${column.key}"`);
     if (column.type === 'money' && column.currencySql) parts.push(`(${column.currencySql})::text as "${column.key}__ccy"`);
@@ -177,7 +180,11 @@ function toRow(raw: Record<string, unknown>, columns: readonly ColumnDef[]): Lis
     const ccy = raw[`${column.key}__ccy`];
     if (typeof ccy === 'string') currencies[column.key] = ccy.trim();
   }
-  return { id: String(raw.__id), values, currencies };
+  return { id: String(raw.__id), href: typeof raw.__href === 'string' ? raw.__href : null, values, currencies };
+}
+
+function sortExprOf(column: ColumnDef): string {
+  return `(${column.sortSql ?? column.sql})`;
 }
 
 /** Whether a sort can seek with a keyset predicate (its expression is never NULL). */
@@ -204,15 +211,15 @@ export function buildPageQuery(def: ListDef, state: ListState, options: ListQuer
   const isAsc = (state.sort.dir === 'asc') !== (direction === 'p');
   if (usable) {
     const op = isAsc ? '>' : '<';
-    where.push(`((${sortColumn.sql}), (${def.idSql})) ${op} (${bind(usable.v)}, ${bind(usable.id)})`);
+    where.push(`(${sortExprOf(sortColumn)}, (${def.idSql})) ${op} (${bind(usable.v)}, ${bind(usable.id)})`);
   }
   const order = isAsc ? 'asc' : 'desc';
   const limit = Math.min(Math.max(1, state.limit), 100);
   const offset = isKeyset ? 0 : (state.page - 1) * limit;
   const text =
-    `select ${selectList(def, columns)}, (${sortColumn.sql})::text as "__sort" from ${def.from}` +
+    `select ${selectList(def, columns)}, ${sortExprOf(sortColumn)}::text as "__sort" from ${def.from}` +
     (where.length ? ` where ${where.join(' and ')}` : '') +
-    ` order by (${sortColumn.sql}) ${order}${isKeyset ? '' : ' nulls last'}, (${def.idSql}) ${order}` +
+    ` order by ${sortExprOf(sortColumn)} ${order}${isKeyset ? '' : ' nulls last'}, (${def.idSql}) ${order}` +
     ` limit ${bind(limit + 1)}` +
     (offset ? ` offset ${bind(offset)}` : '');
   return { text, params, mode: isKeyset ? 'keyset' : 'offset', direction, hasCursor: Boolean(usable) };
@@ -300,7 +307,7 @@ export async function* iterateRows(
   if (!sortColumn?.isSortable) throw new AppError('BAD_REQUEST', `Cannot sort by ${state.sort.key}`, { field: 'sort' });
   const dir = state.sort.dir;
   const op = dir === 'asc' ? '>' : '<';
-  const sortExpr = `(${sortColumn.sql})`;
+  const sortExpr = sortExprOf(sortColumn);
   const idExpr = `(${def.idSql})`;
   let after: { v: string | null; id: string } | null = null;
   for (;;) {

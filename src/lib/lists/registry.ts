@@ -1,0 +1,23 @@
+import type { ListDef } from './definition.ts';
+import { customersList } from './defs/customers.ts';
+import { loansList } from './defs/loans.ts';
+
+/**
+ * Every server-side list by name: the JSON API, the export job and custom views look lists up
+ * here. Each entry also names its page and the permission that opens it (the same as the page's
+ * route-manifest entry), so the API never shows a list to someone the page would refuse.
+ */
+export type ListEntry = { def: ListDef; path: string; permission: string; fileBaseName: string };
+
+export const LISTS: Readonly<Record<string, ListEntry>> = {
+  customers: { def: customersList, path: '/loans/customers', permission: 'loans.customers.view', fileBaseName: 'customers' },
+  loans: { def: loansList, path: '/loans/loans', permission: 'loans.loans.view', fileBaseName: 'loans' },
+};
+
+export function findList(name: string): ListEntry | undefined {
+  return Object.hasOwn(LISTS, name) ? LISTS[name] : undefined;
+}
+
+export function resolveListDef(name: string): ListDef | undefined {
+  return findList(name)?.def;
+}
