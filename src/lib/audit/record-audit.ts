@@ -1,0 +1,56 @@
+import type { Tx } from '../db/index.ts';
+import { stringify } from '../http/respond.ts';
+
+export type AuditOutcome = 'success' | 'denied' | 'failed';
+
+export type AuditEntry = {
+  tenantId: string;
+  /** User id, API client id, or 'system' for jobs. */
+  actorId: string | null;
+  actorKind?: 'user' | 'token' | 'system';
+  /** Verb such as 'loan.repay', 'application.approve'. */
+  action: string;
+  objectType: string;
+  objectId?: string | null;
+  before?: unknown;
+  after?: unknown;
+  ip?: string | null;
+  requestId?: string | null;
+  outcome: AuditOutcome;
+  /** Why a denied or failed action did not happen. */
+  reason?: string | null;
+};
+
+/**
+ * Appends one row to the audit trail (security goal 25) inside the caller's transaction, so the row
+ * exists exactly when the change it describes does. For refused or failed actions, whose own
+ * transaction rolled back, call it in a fresh `db.tenant` transaction. Rows are immutable (trigger).
+ * bigint values (money) are stored as decimal strings of minor units.
+ */
+export async function recordAudit(tx: Tx, entry: AuditEntry): Promise<string> {
+  const toJson = (value: unknown) => (value === undefined || value === null ? null : stringify(value));
+  const rows = await tx.query<{ id: string }>(
+    `insert into audit_log (tenant_id, actor_id, actor_kind, action, object_type, object_id, before, after, ip, request_id, outcome, reason)
+     values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11, $12) returning id`,
+    [
+      entry.tenantId, entry.actorId, entry.actorKind ?? 'user', entry.action, entry.objectType, entry.objectId ?? null,
+      toJson(entry.before), toJson(entry.after), entry.ip ?? null, entry.requestId ?? null, entry.outcome, entry.reason ?? null,
+    ],
+  );
+  return rows[0].id;
+}
+
+export type AuditRow = {
+  id: string; occurred_at: Date; actor_id: string | null; actor_kind: string; action: string; object_type: string;
+  object_id: string | null; before: unknown; after: unknown; ip: string | null; request_id: string | null;
+  outcome: AuditOutcome; reason: string | null;
+};
+
+/** The audit trail of one object, oldest first. */
+export async function listAudit(tx: Tx, objectType: string, objectId: string): Promise<AuditRow[]> {
+  return tx.query<AuditRow>(
+    `select id, occurred_at, actor_id, actor_kind, action, object_type, object_id, before, after, ip, request_id, outcome, reason
+       from audit_log where object_type = $1 and object_id = $2 order by occurred_at, id`,
+    [objectType, objectId],
+  );
+}

@@ -1,0 +1,49 @@
+import { AppError } from '../../errors/app-error.ts';
+import type { Tx } from '../../db/index.ts';
+import type { Actor } from '../actor.ts';
+import { applyCharge } from '../apply.ts';
+import { saveInstallments } from '../installments.ts';
+import { transitionLoan } from '../lifecycle/loan.ts';
+import { loanContextOf } from '../loans.ts';
+import { postJournalEntry } from '../ledger/post-entry.ts';
+import { auditSnapshot, auditSuccess, commandDate, insertTransaction, openLoanForCommand, positiveAmount, updateLoan } from './common.ts';
+
+export type ApplyChargeInput = {
+  loanId: string;
+  kind: 'fee' | 'penalty';
+  /** Decimal string or minor units. */
+  amount: string | bigint;
+  /** Installment the charge is due with; default the oldest one not yet settled. */
+  installmentNumber?: number | null;
+  date?: string;
+  note?: string | null;
+};
+
+/**
+ * Charges a fee or penalty onto an installment of an active loan (the daily close applies the
+ * product's penalties through this). Recognised at once: receivable against income.
+ */
+export async function applyLoanCharge(tx: Tx, actor: Actor, input: ApplyChargeInput) {
+  const { loan, installments, transactions, today, digits } = await openLoanForCommand(tx, actor, input.loanId);
+  transitionLoan(loan.status, 'applyCharge', loanContextOf(installments, transactions));
+  const amount = positiveAmount(input.amount, digits);
+  const date = commandDate(input.date, today, loan.disbursed_on);
+  const number = input.installmentNumber ?? installments.find((i) => i.obligations_met_on === null)?.number ?? installments.at(-1)?.number;
+  if (number === undefined) throw new AppError('CONFLICT', 'This loan has no installments', { field: 'installmentNumber' });
+  const before = auditSnapshot(loan, installments);
+  applyCharge(installments, number, input.kind, amount, date);
+  const transaction = await insertTransaction(tx, actor, loan, {
+    type: input.kind === 'fee' ? 'FEE_APPLIED' : 'PENALTY_APPLIED', date, amount,
+    fees: input.kind === 'fee' ? amount : 0n, penalties: input.kind === 'penalty' ? amount : 0n, installmentNumber: number, note: input.note,
+  });
+  await saveInstallments(tx, installments);
+  const [receivable, income] = input.kind === 'fee' ? (['FEE_RECEIVABLE', 'FEE_INCOME'] as const) : (['PENALTY_RECEIVABLE', 'PENALTY_INCOME'] as const);
+  await postJournalEntry(tx, {
+    tenantId: actor.tenantId, date, currency: loan.currency, loanId: loan.id, transactionId: transaction.id, postedBy: actor.userId,
+    description: `${input.kind === 'fee' ? 'Fee' : 'Penalty'} on loan ${loan.account_no}, installment ${number}`,
+    lines: [{ account: receivable, debit: amount }, { account: income, credit: amount }],
+  });
+  const updated = await updateLoan(tx, loan, {});
+  await auditSuccess(tx, actor, `loan.apply_${input.kind}`, 'loan', loan.id, before, { ...auditSnapshot(updated, installments), transactionId: transaction.id });
+  return { transaction, loan: updated };
+}

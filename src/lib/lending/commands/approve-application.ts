@@ -1,0 +1,8 @@
+import type { Tx } from '../../db/index.ts';
+import type { Actor } from '../actor.ts';
+import { decideApplication } from './decide-application.ts';
+
+/** Approves a submitted loan application (see decideApplication for the rules and the loan's new state). */
+export function approveApplication(tx: Tx, actor: Actor, applicationId: string, note?: string | null) {
+  return decideApplication(tx, actor, applicationId, 'approve', note);
+}

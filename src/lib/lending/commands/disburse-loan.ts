@@ -1,0 +1,76 @@
+import { AppError } from '../../errors/app-error.ts';
+import type { Tx } from '../../db/index.ts';
+import { generateSchedule, parseTerms } from '../../schedule/index.ts';
+import type { Actor } from '../actor.ts';
+import { transitionLoan } from '../lifecycle/loan.ts';
+import { loadInstallments } from '../installments.ts';
+import { postJournalEntry } from '../ledger/post-entry.ts';
+import { loadCalendar, termsFor } from '../products.ts';
+import { auditSuccess, commandDate, insertTransaction, openLoanForCommand, updateLoan } from './common.ts';
+
+export type DisburseInput = {
+  loanId: string;
+  /** Defaults to the business date; never after it, never before the approval. */
+  date?: string;
+  /** First due date, when it should differ from one period after disbursement. */
+  firstRepaymentDate?: string | null;
+  note?: string | null;
+};
+
+/**
+ * "Transfer funds": disburses an approved loan. Builds the installments from the schedule engine
+ * (product conventions + the tenant's days off), records the DISBURSEMENT, recognises the principal
+ * and the scheduled interest and fees in the ledger, and moves the loan (and its offer) on.
+ */
+export async function disburseLoan(tx: Tx, actor: Actor, input: DisburseInput) {
+  const state = await openLoanForCommand(tx, actor, input.loanId);
+  const { loan, product, today } = state;
+  const status = transitionLoan(loan.status, 'disburse', { outstanding: 0n, interestOutstanding: 0n, chargesOutstanding: 0n, hasReversibleTransactions: false });
+  const date = commandDate(input.date, today, loan.approved_on);
+  const terms = termsFor(product, {
+    principal: loan.principal,
+    numberOfRepayments: loan.number_of_repayments,
+    annualInterestRate: loan.annual_interest_rate,
+    disbursementDate: date,
+    expectedDisbursementDate: loan.expected_disbursement_date,
+    firstRepaymentDate: input.firstRepaymentDate ?? null,
+  });
+  const schedule = generateSchedule(parseTerms(terms), await loadCalendar(tx));
+  if (schedule.totals.principal !== loan.principal) {
+    throw new AppError('INTERNAL', 'The schedule does not repay the principal', { internal: `${schedule.totals.principal} ≠ ${loan.principal}` });
+  }
+  const params: unknown[] = [];
+  const values = schedule.installments.map((i, k) => {
+    params.push(actor.tenantId, loan.id, i.number, i.fromDate, i.dueDate, i.isDownPayment, i.principal, i.interest, i.fees, i.penalties);
+    const o = k * 10;
+    return `(${Array.from({ length: 10 }, (_, j) => `$${o + j + 1}`).join(', ')})`;
+  });
+  await tx.query(
+    `insert into loan_installments (tenant_id, loan_id, number, from_date, due_date, is_down_payment, principal_due, interest_due, fee_due, penalty_due)
+     values ${values.join(', ')}`,
+    params,
+  );
+  const transaction = await insertTransaction(tx, actor, loan, { type: 'DISBURSEMENT', date, amount: loan.principal, principal: loan.principal, note: input.note });
+  const t = schedule.totals;
+  await postJournalEntry(tx, {
+    tenantId: actor.tenantId, date, currency: loan.currency, loanId: loan.id, transactionId: transaction.id, postedBy: actor.userId,
+    description: `Disbursement of loan ${loan.account_no}`,
+    lines: [
+      { account: 'LOAN_PORTFOLIO', debit: loan.principal },
+      { account: 'FUND_SOURCE', credit: loan.principal },
+      // Scheduled interest and fees become receivable (and income) when the schedule is fixed.
+      { account: 'INTEREST_RECEIVABLE', debit: t.interest },
+      { account: 'INTEREST_INCOME', credit: t.interest },
+      { account: 'FEE_RECEIVABLE', debit: t.fees },
+      { account: 'FEE_INCOME', credit: t.fees },
+      { account: 'PENALTY_RECEIVABLE', debit: t.penalties },
+      { account: 'PENALTY_INCOME', credit: t.penalties },
+    ],
+  });
+  const updated = await updateLoan(tx, loan, { status, disbursed_on: date, terms });
+  if (loan.offer_id) {
+    await tx.query(`update offers set status = 'disbursed', loan_id = $2, updated_at = now(), version = version + 1 where id = $1`, [loan.offer_id, loan.id]);
+  }
+  await auditSuccess(tx, actor, 'loan.disburse', 'loan', loan.id, { status: loan.status }, { status, disbursedOn: date, principal: loan.principal, interest: t.interest });
+  return { transaction, loan: updated, installments: await loadInstallments(tx, loan.id) };
+}

@@ -1,0 +1,59 @@
+import type { Tx } from '../../db/index.ts';
+import type { Actor } from '../actor.ts';
+import { applyRepayment } from '../apply.ts';
+import { loanOutstanding, saveInstallments, totalOf } from '../installments.ts';
+import { transitionLoan } from '../lifecycle/loan.ts';
+import { loanContextOf } from '../loans.ts';
+import { postJournalEntry } from '../ledger/post-entry.ts';
+import {
+  auditSnapshot, auditSuccess, closedOnFor, commandDate, insertTransaction, lastTransactionDate, openLoanForCommand, positiveAmount, updateLoan,
+} from './common.ts';
+
+export type RepayInput = {
+  loanId: string;
+  /** Decimal string ("10.00") or minor units. */
+  amount: string | bigint;
+  /** Defaults to the business date; not after it, not before the loan's last transaction. */
+  date?: string;
+  note?: string | null;
+};
+
+/**
+ * Records a repayment: allocated over the installments by the product's strategy (brief A's
+ * allocatePayment); money beyond everything owed becomes a credit balance and the loan OVERPAID; a
+ * repayment that settles everything closes the loan (CLOSED_OBLIGATIONS_MET). Runs under the loan's
+ * row lock, so concurrent repayments apply one after the other and never drive a balance negative.
+ */
+export async function repayLoan(tx: Tx, actor: Actor, input: RepayInput) {
+  const state = await openLoanForCommand(tx, actor, input.loanId);
+  const { loan, product, installments, transactions, today, digits } = state;
+  const amount = positiveAmount(input.amount, digits);
+  const context = loanContextOf(installments, transactions);
+  transitionLoan(loan.status, 'repay', context); // refuses early when the loan cannot take money
+  const date = commandDate(input.date, today, lastTransactionDate(transactions) ?? loan.disbursed_on);
+  const before = auditSnapshot(loan, installments);
+  const applied = applyRepayment(installments, amount, date, product.allocation_strategy);
+  const creditBalance = loan.credit_balance + applied.overpayment;
+  const status = transitionLoan(loan.status, 'repay', { ...context, outstandingAfter: totalOf(loanOutstanding(installments)), creditBalanceAfter: creditBalance });
+
+  const transaction = await insertTransaction(tx, actor, loan, {
+    type: 'REPAYMENT', date, amount, principal: applied.principal, interest: applied.interest, fees: applied.fees,
+    penalties: applied.penalties, overpayment: applied.overpayment, note: input.note,
+  });
+  await saveInstallments(tx, installments);
+  await postJournalEntry(tx, {
+    tenantId: actor.tenantId, date, currency: loan.currency, loanId: loan.id, transactionId: transaction.id, postedBy: actor.userId,
+    description: `Repayment on loan ${loan.account_no}`,
+    lines: [
+      { account: 'FUND_SOURCE', debit: amount },
+      { account: 'LOAN_PORTFOLIO', credit: applied.principal },
+      { account: 'INTEREST_RECEIVABLE', credit: applied.interest },
+      { account: 'FEE_RECEIVABLE', credit: applied.fees },
+      { account: 'PENALTY_RECEIVABLE', credit: applied.penalties },
+      { account: 'OVERPAYMENT_LIABILITY', credit: applied.overpayment },
+    ],
+  });
+  const updated = await updateLoan(tx, loan, { status, credit_balance: creditBalance, closed_on: closedOnFor(status, loan.closed_on, date) });
+  await auditSuccess(tx, actor, 'loan.repay', 'loan', loan.id, before, { ...auditSnapshot(updated, installments), transactionId: transaction.id, amount });
+  return { transaction, loan: updated };
+}

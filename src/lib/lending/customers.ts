@@ -1,0 +1,102 @@
+import { AppError } from '../errors/app-error.ts';
+import type { Tx } from '../db/index.ts';
+import { recordAudit } from '../audit/record-audit.ts';
+import type { Actor } from './actor.ts';
+import { assertUuid } from './loans.ts';
+
+export type CustomerRow = {
+  id: string; external_id: string | null; first_name: string; last_name: string; national_id: string | null; phone: string | null;
+  email: string | null; date_of_birth: string | null; branch_id: string | null; officer_id: string | null; segment: string | null;
+  opt_in_status: 'opted_in' | 'opted_out'; risk_class: string | null; created_at: Date; updated_at: Date; version: number;
+};
+
+export type CustomerInput = {
+  firstName: string; lastName: string; externalId?: string | null; nationalId?: string | null; phone?: string | null; email?: string | null;
+  dateOfBirth?: string | null; branchId?: string | null; officerId?: string | null; segment?: string | null; riskClass?: string | null;
+  optInStatus?: 'opted_in' | 'opted_out';
+};
+
+function required(value: string | undefined, field: string): string {
+  const text = value?.trim();
+  if (!text) throw new AppError('BAD_REQUEST', `${field} is required`, { field });
+  return text;
+}
+
+export async function createCustomer(tx: Tx, actor: Actor, input: CustomerInput): Promise<CustomerRow> {
+  const firstName = required(input.firstName, 'firstName');
+  const lastName = required(input.lastName, 'lastName');
+  if (input.email && !/^[^@\s]+@[^@\s]+$/.test(input.email)) throw new AppError('BAD_REQUEST', 'email is not a valid address', { field: 'email' });
+  const [row] = await tx.query<CustomerRow>(
+    `insert into customers (tenant_id, external_id, first_name, last_name, national_id, phone, email, date_of_birth, branch_id, officer_id,
+       segment, opt_in_status, risk_class)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) returning *`,
+    [actor.tenantId, input.externalId ?? null, firstName, lastName, input.nationalId ?? null, input.phone ?? null, input.email ?? null,
+      input.dateOfBirth ?? null, input.branchId ?? null, input.officerId ?? null, input.segment ?? null, input.optInStatus ?? 'opted_in',
+      input.riskClass ?? null],
+  );
+  await tx.query(`insert into customer_opt_in_history (tenant_id, customer_id, status, reason, changed_by) values ($1, $2, $3, 'created', $4)`, [
+    actor.tenantId, row.id, row.opt_in_status, actor.userId,
+  ]);
+  if (row.risk_class) {
+    await tx.query(`insert into customer_risk_class_history (tenant_id, customer_id, risk_class, reason, changed_by) values ($1, $2, $3, 'created', $4)`, [
+      actor.tenantId, row.id, row.risk_class, actor.userId,
+    ]);
+  }
+  await recordAudit(tx, {
+    tenantId: actor.tenantId, actorId: actor.userId, actorKind: actor.kind ?? 'user', action: 'customer.create', objectType: 'customer', objectId: row.id,
+    after: { firstName, lastName, nationalId: row.national_id }, ip: actor.ip, requestId: actor.requestId, outcome: 'success',
+  });
+  return row;
+}
+
+export async function getCustomer(tx: Tx, customerId: string): Promise<CustomerRow> {
+  assertUuid(customerId, 'customerId');
+  const rows = await tx.query<CustomerRow>(`select * from customers where id = $1`, [customerId]);
+  if (!rows[0]) throw new AppError('NOT_FOUND', 'Customer not found', { field: 'customerId' });
+  return rows[0];
+}
+
+/** Opts a customer in or out of offers; every change is kept with its reason. */
+export async function setCustomerOptIn(tx: Tx, actor: Actor, customerId: string, status: 'opted_in' | 'opted_out', reason: string): Promise<CustomerRow> {
+  const why = required(reason, 'reason');
+  const before = await getCustomer(tx, customerId);
+  const [row] = await tx.query<CustomerRow>(
+    `update customers set opt_in_status = $2, updated_at = now(), version = version + 1 where id = $1 returning *`, [customerId, status],
+  );
+  await tx.query(`insert into customer_opt_in_history (tenant_id, customer_id, status, reason, changed_by) values ($1, $2, $3, $4, $5)`, [
+    actor.tenantId, customerId, status, why, actor.userId,
+  ]);
+  await recordAudit(tx, {
+    tenantId: actor.tenantId, actorId: actor.userId, actorKind: actor.kind ?? 'user', action: `customer.${status === 'opted_in' ? 'opt_in' : 'opt_out'}`,
+    objectType: 'customer', objectId: customerId, before: { optInStatus: before.opt_in_status }, after: { optInStatus: status, reason: why },
+    ip: actor.ip, requestId: actor.requestId, outcome: 'success',
+  });
+  return row;
+}
+
+/** Changes a customer's risk class and keeps the history. */
+export async function setCustomerRiskClass(tx: Tx, actor: Actor, customerId: string, riskClass: string | null, reason = ''): Promise<CustomerRow> {
+  const before = await getCustomer(tx, customerId);
+  const [row] = await tx.query<CustomerRow>(
+    `update customers set risk_class = $2, updated_at = now(), version = version + 1 where id = $1 returning *`, [customerId, riskClass],
+  );
+  await tx.query(`insert into customer_risk_class_history (tenant_id, customer_id, risk_class, reason, changed_by) values ($1, $2, $3, $4, $5)`, [
+    actor.tenantId, customerId, riskClass, reason, actor.userId,
+  ]);
+  await recordAudit(tx, {
+    tenantId: actor.tenantId, actorId: actor.userId, actorKind: actor.kind ?? 'user', action: 'customer.set_risk_class', objectType: 'customer',
+    objectId: customerId, before: { riskClass: before.risk_class }, after: { riskClass, reason }, ip: actor.ip, requestId: actor.requestId, outcome: 'success',
+  });
+  return row;
+}
+
+export async function listCustomers(tx: Tx, query: { search?: string; limit?: number }): Promise<CustomerRow[]> {
+  const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
+  if (query.search) {
+    return tx.query<CustomerRow>(
+      `select * from customers where lower(first_name || ' ' || last_name) like $1 or national_id = $2 order by last_name, first_name, id limit $3`,
+      [`%${query.search.toLowerCase().replace(/[%_\\]/g, (c) => `\\${c}`)}%`, query.search, limit],
+    );
+  }
+  return tx.query<CustomerRow>(`select * from customers order by created_at desc, id desc limit $1`, [limit]);
+}

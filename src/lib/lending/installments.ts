@@ -1,0 +1,75 @@
+import type { Tx } from '../db/index.ts';
+import type { OutstandingInstallment } from '../schedule/types.ts';
+
+/** One row of loan_installments (amounts in minor units). */
+export type InstallmentRow = {
+  id: string;
+  loan_id: string;
+  number: number;
+  from_date: string;
+  due_date: string;
+  is_down_payment: boolean;
+  principal_due: bigint; interest_due: bigint; fee_due: bigint; penalty_due: bigint;
+  principal_paid: bigint; interest_paid: bigint; fee_paid: bigint; penalty_paid: bigint;
+  interest_waived: bigint; fee_waived: bigint; penalty_waived: bigint;
+  principal_written_off: bigint; interest_written_off: bigint; fee_written_off: bigint; penalty_written_off: bigint;
+  obligations_met_on: string | null;
+};
+
+export type Components = { principal: bigint; interest: bigint; fees: bigint; penalties: bigint };
+export const ZERO: Components = { principal: 0n, interest: 0n, fees: 0n, penalties: 0n };
+
+export function addComponents(a: Components, b: Components): Components {
+  return { principal: a.principal + b.principal, interest: a.interest + b.interest, fees: a.fees + b.fees, penalties: a.penalties + b.penalties };
+}
+export function totalOf(c: Components): bigint {
+  return c.principal + c.interest + c.fees + c.penalties;
+}
+
+/** What is still owed on one installment, per component. */
+export function outstandingOf(row: InstallmentRow): Components {
+  return {
+    principal: row.principal_due - row.principal_paid - row.principal_written_off,
+    interest: row.interest_due - row.interest_paid - row.interest_waived - row.interest_written_off,
+    fees: row.fee_due - row.fee_paid - row.fee_waived - row.fee_written_off,
+    penalties: row.penalty_due - row.penalty_paid - row.penalty_waived - row.penalty_written_off,
+  };
+}
+
+export function loanOutstanding(rows: InstallmentRow[]): Components {
+  return rows.reduce((sum, row) => addComponents(sum, outstandingOf(row)), ZERO);
+}
+
+/** The allocation engine's view of the installments (brief A's OutstandingInstallment). */
+export function toOutstandingInstallments(rows: InstallmentRow[]): OutstandingInstallment[] {
+  return rows.map((row) => ({ number: row.number, fromDate: row.from_date, dueDate: row.due_date, ...outstandingOf(row) }));
+}
+
+/** Marks the date an installment became fully settled (or clears it when it no longer is). */
+export function settle(row: InstallmentRow, date: string): void {
+  const isSettled = totalOf(outstandingOf(row)) === 0n;
+  if (isSettled && !row.obligations_met_on) row.obligations_met_on = date;
+  if (!isSettled) row.obligations_met_on = null;
+}
+
+export async function loadInstallments(tx: Tx, loanId: string): Promise<InstallmentRow[]> {
+  return tx.query<InstallmentRow>(`select * from loan_installments where loan_id = $1 order by number`, [loanId]);
+}
+
+/** Writes every settled/due amount of the given rows back (one statement per changed row). */
+export async function saveInstallments(tx: Tx, rows: InstallmentRow[]): Promise<void> {
+  for (const r of rows) {
+    await tx.query(
+      `update loan_installments set
+         fee_due = $2, penalty_due = $3,
+         principal_paid = $4, interest_paid = $5, fee_paid = $6, penalty_paid = $7,
+         interest_waived = $8, fee_waived = $9, penalty_waived = $10,
+         principal_written_off = $11, interest_written_off = $12, fee_written_off = $13, penalty_written_off = $14,
+         obligations_met_on = $15
+       where id = $1`,
+      [r.id, r.fee_due, r.penalty_due, r.principal_paid, r.interest_paid, r.fee_paid, r.penalty_paid,
+        r.interest_waived, r.fee_waived, r.penalty_waived, r.principal_written_off, r.interest_written_off,
+        r.fee_written_off, r.penalty_written_off, r.obligations_met_on],
+    );
+  }
+}

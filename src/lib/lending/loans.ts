@@ -1,0 +1,252 @@
+import { AppError } from '../errors/app-error.ts';
+import type { Tx } from '../db/index.ts';
+import { currencyDigits, formatMinor } from '../money/money.ts';
+import { dryRunLoan, LOAN_STATUSES, type LoanContext, type LoanStatus } from './lifecycle/loan.ts';
+import { loadInstallments, loanOutstanding, outstandingOf, totalOf, type Components, type InstallmentRow } from './installments.ts';
+import type { LoanTransactionType } from './transaction-types.ts';
+import { REVERSIBLE_TYPES } from './transaction-types.ts';
+
+export type LoanRow = {
+  tenant_id: string;
+  id: string;
+  account_no: string;
+  customer_id: string;
+  product_id: string;
+  application_id: string | null;
+  offer_id: string | null;
+  status: LoanStatus;
+  currency: string;
+  principal: bigint;
+  number_of_repayments: number;
+  annual_interest_rate: string;
+  terms: Record<string, unknown>;
+  expected_disbursement_date: string | null;
+  submitted_on: string;
+  approved_on: string | null;
+  approved_by: string | null;
+  disbursed_on: string | null;
+  closed_on: string | null;
+  written_off_on: string | null;
+  credit_balance: bigint;
+  officer_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+  version: number;
+};
+
+export type TransactionRow = {
+  id: string;
+  seq: bigint;
+  loan_id: string;
+  type: LoanTransactionType;
+  transaction_date: string;
+  currency: string;
+  amount: bigint;
+  principal_portion: bigint;
+  interest_portion: bigint;
+  fee_portion: bigint;
+  penalty_portion: bigint;
+  overpayment_portion: bigint;
+  installment_number: number | null;
+  reverses_id: string | null;
+  reversed_by_id: string | null;
+  is_reversed: boolean;
+  note: string | null;
+  created_by: string | null;
+  created_at: Date;
+};
+
+/** Digits of the loan's amounts: the product's digitsAfterDecimal carried in the terms, else the currency's. */
+export function loanDigits(loan: Pick<LoanRow, 'terms' | 'currency'>): number {
+  const digits = loan.terms?.digitsAfterDecimal;
+  return typeof digits === 'number' ? digits : currencyDigits(loan.currency.trim());
+}
+
+/** Reads and row-locks the loan (select … for update): money commands on one loan run one at a time. */
+export async function lockLoan(tx: Tx, loanId: string): Promise<LoanRow> {
+  assertUuid(loanId, 'loanId');
+  const rows = await tx.query<LoanRow>(`select * from loans where id = $1 for update`, [loanId]);
+  if (!rows[0]) throw new AppError('NOT_FOUND', 'Loan not found', { field: 'loanId' });
+  return { ...rows[0], currency: rows[0].currency.trim() };
+}
+
+export async function findLoan(tx: Tx, loanId: string): Promise<LoanRow | null> {
+  if (!isUuid(loanId)) return null;
+  const rows = await tx.query<LoanRow>(`select * from loans where id = $1`, [loanId]);
+  return rows[0] ? { ...rows[0], currency: rows[0].currency.trim() } : null;
+}
+
+export async function loadTransactions(tx: Tx, loanId: string): Promise<TransactionRow[]> {
+  return tx.query<TransactionRow>(
+    `select * from loan_transactions_view where loan_id = $1 order by transaction_date, seq`,
+    [loanId],
+  );
+}
+
+/** The guard context of the loan state machine, from the installments and transactions. */
+export function loanContextOf(installments: InstallmentRow[], transactions: TransactionRow[]): LoanContext {
+  const out = loanOutstanding(installments);
+  return {
+    outstanding: totalOf(out),
+    interestOutstanding: out.interest,
+    chargesOutstanding: out.fees + out.penalties,
+    hasReversibleTransactions: transactions.some((t) => !t.is_reversed && REVERSIBLE_TYPES.includes(t.type)),
+  };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
+export function assertUuid(value: string, field: string): void {
+  if (!isUuid(value)) throw new AppError('NOT_FOUND', `No record with this ${field}`, { field });
+}
+
+function componentsJson(c: Components, digits: number) {
+  return {
+    principal: formatMinor(c.principal, digits),
+    interest: formatMinor(c.interest, digits),
+    fees: formatMinor(c.fees, digits),
+    penalties: formatMinor(c.penalties, digits),
+    total: formatMinor(totalOf(c), digits),
+  };
+}
+
+export function loanSummaryJson(loan: LoanRow, outstanding?: Components) {
+  const d = loanDigits(loan);
+  return {
+    id: loan.id,
+    accountNo: loan.account_no,
+    status: loan.status,
+    customerId: loan.customer_id,
+    productId: loan.product_id,
+    applicationId: loan.application_id,
+    offerId: loan.offer_id,
+    currency: loan.currency,
+    principal: formatMinor(loan.principal, d),
+    annualInterestRate: loan.annual_interest_rate,
+    numberOfRepayments: loan.number_of_repayments,
+    submittedOn: loan.submitted_on,
+    approvedOn: loan.approved_on,
+    disbursedOn: loan.disbursed_on,
+    closedOn: loan.closed_on,
+    writtenOffOn: loan.written_off_on,
+    creditBalance: formatMinor(loan.credit_balance, d),
+    ...(outstanding ? { outstanding: componentsJson(outstanding, d) } : {}),
+    version: loan.version,
+  };
+}
+
+export function installmentJson(row: InstallmentRow, digits: number) {
+  const f = (v: bigint) => formatMinor(v, digits);
+  const out = outstandingOf(row);
+  return {
+    number: row.number,
+    fromDate: row.from_date,
+    dueDate: row.due_date,
+    downPayment: row.is_down_payment,
+    principal: f(row.principal_due),
+    interest: f(row.interest_due),
+    fees: f(row.fee_due),
+    penalties: f(row.penalty_due),
+    total: f(row.principal_due + row.interest_due + row.fee_due + row.penalty_due),
+    paid: { principal: f(row.principal_paid), interest: f(row.interest_paid), fees: f(row.fee_paid), penalties: f(row.penalty_paid) },
+    waived: { interest: f(row.interest_waived), fees: f(row.fee_waived), penalties: f(row.penalty_waived) },
+    writtenOff: {
+      principal: f(row.principal_written_off), interest: f(row.interest_written_off), fees: f(row.fee_written_off), penalties: f(row.penalty_written_off),
+    },
+    outstanding: componentsJson(out, digits),
+    obligationsMetOn: row.obligations_met_on,
+  };
+}
+
+export function transactionJson(t: TransactionRow, digits: number) {
+  const f = (v: bigint) => formatMinor(v, digits);
+  return {
+    id: t.id,
+    type: t.type,
+    date: t.transaction_date,
+    amount: f(t.amount),
+    currency: t.currency.trim(),
+    principal: f(t.principal_portion),
+    interest: f(t.interest_portion),
+    fees: f(t.fee_portion),
+    penalties: f(t.penalty_portion),
+    overpayment: f(t.overpayment_portion),
+    installmentNumber: t.installment_number,
+    reversesId: t.reverses_id,
+    reversedById: t.reversed_by_id,
+    isReversed: t.is_reversed,
+    note: t.note,
+    createdBy: t.created_by,
+    createdAt: t.created_at,
+  };
+}
+
+/** The loan with its installments, transactions and the actions possible now (dry run). */
+export async function getLoanView(tx: Tx, loanId: string) {
+  const loan = await findLoan(tx, loanId);
+  if (!loan) throw new AppError('NOT_FOUND', 'Loan not found', { field: 'loanId' });
+  const [installments, transactions] = await Promise.all([loadInstallments(tx, loanId), loadTransactions(tx, loanId)]);
+  const d = loanDigits(loan);
+  return {
+    ...loanSummaryJson(loan, loanOutstanding(installments)),
+    installments: installments.map((row) => installmentJson(row, d)),
+    transactions: transactions.map((t) => transactionJson(t, d)),
+    actions: dryRunLoan(loan.status, loanContextOf(installments, transactions)).map((e) => ({
+      action: e.action, allowed: e.allowed, ...(e.reason ? { reason: e.reason.code, message: e.reason.message } : {}),
+    })),
+  };
+}
+
+export type ListLoansQuery = { status?: LoanStatus; customerId?: string; limit?: number; cursor?: string | null };
+
+/**
+ * Loans newest first, keyset-paginated: `cursor` is the `nextCursor` of the previous page.
+ * Outstanding totals are summed in SQL so a page costs one query.
+ */
+export async function listLoans(tx: Tx, query: ListLoansQuery) {
+  if (query.status && !LOAN_STATUSES.includes(query.status)) {
+    throw new AppError('BAD_REQUEST', `status must be one of ${LOAN_STATUSES.join(', ')}`, { field: 'status' });
+  }
+  const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
+  const params: unknown[] = [];
+  const where: string[] = [];
+  if (query.status) {
+    params.push(query.status);
+    where.push(`l.status = $${params.length}`);
+  }
+  if (query.customerId) {
+    assertUuid(query.customerId, 'customerId');
+    params.push(query.customerId);
+    where.push(`l.customer_id = $${params.length}`);
+  }
+  if (query.cursor) {
+    const [at, id] = Buffer.from(query.cursor, 'base64url').toString('utf8').split('|');
+    if (!at || !id || !isUuid(id) || Number.isNaN(Date.parse(at))) throw new AppError('BAD_REQUEST', 'cursor is not valid', { field: 'cursor' });
+    params.push(at, id);
+    where.push(`(l.created_at, l.id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
+  }
+  params.push(limit + 1);
+  const rows = await tx.query<LoanRow & { p: string; i: string; f: string; pen: string; cursor_at: string }>(
+    `select l.*, l.created_at::text as cursor_at,
+       coalesce(sum(i.principal_due - i.principal_paid - i.principal_written_off), 0)::text as p,
+       coalesce(sum(i.interest_due - i.interest_paid - i.interest_waived - i.interest_written_off), 0)::text as i,
+       coalesce(sum(i.fee_due - i.fee_paid - i.fee_waived - i.fee_written_off), 0)::text as f,
+       coalesce(sum(i.penalty_due - i.penalty_paid - i.penalty_waived - i.penalty_written_off), 0)::text as pen
+     from loans l left join loan_installments i on i.tenant_id = l.tenant_id and i.loan_id = l.id
+     ${where.length ? `where ${where.join(' and ')}` : ''}
+     group by l.tenant_id, l.id
+     order by l.created_at desc, l.id desc
+     limit $${params.length}`,
+    params,
+  );
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    items: page.map(({ cursor_at: _cursor, ...r }) =>
+      loanSummaryJson({ ...r, currency: r.currency.trim() }, { principal: BigInt(r.p), interest: BigInt(r.i), fees: BigInt(r.f), penalties: BigInt(r.pen) }),
+    ),
+    nextCursor: rows.length > limit && last ? Buffer.from(`${last.cursor_at}|${last.id}`).toString('base64url') : null,
+  };
+}

@@ -1,0 +1,209 @@
+import { AppError } from '../errors/app-error.ts';
+import type { Tx } from '../db/index.ts';
+import { formatMinor } from '../money/money.ts';
+import type { AllocationStrategyCode, WorkingCalendar } from '../schedule/types.ts';
+import { assertUuid } from './loans.ts';
+
+export type ProductRow = {
+  id: string;
+  code: string;
+  name: string;
+  description: string;
+  currency: string;
+  digits_after_decimal: number;
+  currency_in_multiples_of: number;
+  installment_amount_in_multiples_of: number;
+  rounding_mode: string;
+  min_principal: bigint;
+  max_principal: bigint;
+  default_principal: bigint | null;
+  min_repayments: number;
+  max_repayments: number;
+  default_repayments: number | null;
+  annual_interest_rate: string;
+  repayment_every: number;
+  repayment_frequency: 'DAYS' | 'WEEKS' | 'MONTHS';
+  schedule_type: string;
+  interest_method: string;
+  amortization: string;
+  interest_calculation_period: string;
+  allow_partial_period_interest: boolean;
+  days_in_year: string;
+  days_in_month: string;
+  grace_on_principal_periods: number;
+  grace_on_interest_payment_periods: number;
+  interest_free_periods: number;
+  grace_on_arrears_ageing: number;
+  down_payment_percent: string | null;
+  fees: unknown[];
+  penalties: unknown[];
+  allocation_strategy: AllocationStrategyCode;
+  delinquency_bucket_set_id: string | null;
+  is_active: boolean;
+};
+
+/** Product fields a caller sets; conventions default to Fineract's usual product settings. */
+export type ProductInput = {
+  code: string;
+  name: string;
+  description?: string;
+  currency: string;
+  digitsAfterDecimal: number;
+  currencyInMultiplesOf?: number;
+  installmentAmountInMultiplesOf?: number;
+  roundingMode?: string;
+  minPrincipal: bigint;
+  maxPrincipal: bigint;
+  defaultPrincipal?: bigint | null;
+  minRepayments: number;
+  maxRepayments: number;
+  defaultRepayments?: number | null;
+  annualInterestRate: string;
+  repaymentEvery?: number;
+  repaymentFrequency: 'DAYS' | 'WEEKS' | 'MONTHS';
+  scheduleType?: 'CUMULATIVE' | 'PROGRESSIVE';
+  interestMethod?: 'DECLINING_BALANCE' | 'FLAT';
+  amortization?: 'EQUAL_INSTALLMENTS' | 'EQUAL_PRINCIPAL';
+  interestCalculationPeriod?: 'DAILY' | 'SAME_AS_REPAYMENT_PERIOD';
+  allowPartialPeriodInterest?: boolean;
+  daysInYear?: 'ACTUAL' | '360' | '364' | '365';
+  daysInMonth?: 'ACTUAL' | '30';
+  graceOnPrincipalPeriods?: number;
+  graceOnInterestPaymentPeriods?: number;
+  interestFreePeriods?: number;
+  graceOnArrearsAgeing?: number;
+  downPaymentPercent?: string | null;
+  fees?: unknown[];
+  penalties?: unknown[];
+  allocationStrategy?: AllocationStrategyCode;
+  delinquencyBucketSetId?: string | null;
+};
+
+export async function createProduct(tx: Tx, tenantId: string, p: ProductInput): Promise<ProductRow> {
+  const rows = await tx.query<ProductRow>(
+    `insert into loan_products (tenant_id, code, name, description, currency, digits_after_decimal, currency_in_multiples_of,
+       installment_amount_in_multiples_of, rounding_mode, min_principal, max_principal, default_principal, min_repayments,
+       max_repayments, default_repayments, annual_interest_rate, repayment_every, repayment_frequency, schedule_type,
+       interest_method, amortization, interest_calculation_period, allow_partial_period_interest, days_in_year, days_in_month,
+       grace_on_principal_periods, grace_on_interest_payment_periods, interest_free_periods, grace_on_arrears_ageing,
+       down_payment_percent, fees, penalties, allocation_strategy, delinquency_bucket_set_id)
+     values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28,$29,$30,$31::jsonb,$32::jsonb,$33,$34)
+     returning *`,
+    [
+      tenantId, p.code, p.name, p.description ?? '', p.currency.toUpperCase(), p.digitsAfterDecimal, p.currencyInMultiplesOf ?? 0,
+      p.installmentAmountInMultiplesOf ?? 0, p.roundingMode ?? 'HALF_EVEN', p.minPrincipal, p.maxPrincipal, p.defaultPrincipal ?? null,
+      p.minRepayments, p.maxRepayments, p.defaultRepayments ?? null, p.annualInterestRate, p.repaymentEvery ?? 1, p.repaymentFrequency,
+      p.scheduleType ?? 'CUMULATIVE', p.interestMethod ?? 'DECLINING_BALANCE', p.amortization ?? 'EQUAL_INSTALLMENTS',
+      p.interestCalculationPeriod ?? 'DAILY', p.allowPartialPeriodInterest ?? false, p.daysInYear ?? 'ACTUAL', p.daysInMonth ?? 'ACTUAL',
+      p.graceOnPrincipalPeriods ?? 0, p.graceOnInterestPaymentPeriods ?? 0, p.interestFreePeriods ?? 0, p.graceOnArrearsAgeing ?? 0,
+      p.downPaymentPercent ?? null, JSON.stringify(p.fees ?? []), JSON.stringify(p.penalties ?? []),
+      p.allocationStrategy ?? 'mifos-standard-strategy', p.delinquencyBucketSetId ?? null,
+    ],
+  );
+  return normalise(rows[0]);
+}
+
+function normalise(row: ProductRow): ProductRow {
+  return { ...row, currency: row.currency.trim() };
+}
+
+export async function getProduct(tx: Tx, productId: string): Promise<ProductRow> {
+  assertUuid(productId, 'productId');
+  const rows = await tx.query<ProductRow>(`select * from loan_products where id = $1`, [productId]);
+  if (!rows[0]) throw new AppError('NOT_FOUND', 'Loan product not found', { field: 'productId' });
+  return normalise(rows[0]);
+}
+
+export async function listProducts(tx: Tx): Promise<ProductRow[]> {
+  return (await tx.query<ProductRow>(`select * from loan_products order by name, id`)).map(normalise);
+}
+
+/** Checks amount and term against the product's ranges; errors name the field. */
+export function assertWithinProduct(product: ProductRow, principal: bigint, numberOfRepayments: number): void {
+  if (product.currency.length !== 3) throw new AppError('INTERNAL', 'product currency invalid');
+  if (principal < product.min_principal || principal > product.max_principal) {
+    const d = product.digits_after_decimal;
+    throw new AppError(
+      'BAD_REQUEST',
+      `principal must be between ${formatMinor(product.min_principal, d)} and ${formatMinor(product.max_principal, d)} ${product.currency}`,
+      { field: 'principal' },
+    );
+  }
+  if (!Number.isInteger(numberOfRepayments) || numberOfRepayments < product.min_repayments || numberOfRepayments > product.max_repayments) {
+    throw new AppError('BAD_REQUEST', `numberOfRepayments must be between ${product.min_repayments} and ${product.max_repayments}`, {
+      field: 'numberOfRepayments',
+    });
+  }
+}
+
+/**
+ * The schedule terms (the contract JSON of src/lib/schedule) of a loan of this product: the product
+ * carries every convention, the loan its amount, term, rate and dates.
+ */
+export function termsFor(
+  product: ProductRow,
+  loan: { principal: bigint; numberOfRepayments: number; annualInterestRate: string; disbursementDate: string; expectedDisbursementDate?: string | null; firstRepaymentDate?: string | null },
+): Record<string, unknown> {
+  const terms: Record<string, unknown> = {
+    principal: formatMinor(loan.principal, product.digits_after_decimal),
+    currency: product.currency,
+    digitsAfterDecimal: product.digits_after_decimal,
+    currencyInMultiplesOf: product.currency_in_multiples_of,
+    roundingMode: product.rounding_mode,
+    annualInterestRate: loan.annualInterestRate,
+    numberOfRepayments: loan.numberOfRepayments,
+    repaymentEvery: product.repayment_every,
+    repaymentFrequency: product.repayment_frequency,
+    disbursementDate: loan.disbursementDate,
+    scheduleType: product.schedule_type,
+    interestMethod: product.interest_method,
+    amortization: product.amortization,
+    interestCalculationPeriod: product.interest_calculation_period,
+    allowPartialPeriodInterest: product.allow_partial_period_interest,
+    daysInYear: product.days_in_year,
+    daysInMonth: product.days_in_month,
+    graceOnPrincipalPeriods: product.grace_on_principal_periods,
+    graceOnInterestPaymentPeriods: product.grace_on_interest_payment_periods,
+    interestFreePeriods: product.interest_free_periods,
+  };
+  if (product.installment_amount_in_multiples_of > 0) terms.installmentAmountInMultiplesOf = product.installment_amount_in_multiples_of;
+  if (product.down_payment_percent !== null) terms.downPaymentPercent = product.down_payment_percent;
+  if (loan.expectedDisbursementDate && loan.expectedDisbursementDate < loan.disbursementDate) terms.expectedDisbursementDate = loan.expectedDisbursementDate;
+  if (loan.firstRepaymentDate) terms.firstRepaymentDate = loan.firstRepaymentDate;
+  return terms;
+}
+
+/** The tenant's working calendar (days_off + lending_settings) for due dates. */
+export async function loadCalendar(tx: Tx): Promise<WorkingCalendar> {
+  const [offs, settings] = await Promise.all([
+    tx.query<{ kind: string; from_date: string | null; to_date: string | null; weekday: number | null; repayments_rescheduled_to: string | null }>(
+      `select kind, from_date, to_date, weekday, repayments_rescheduled_to from days_off order by from_date nulls first, weekday`,
+    ),
+    tx.query<{ due_date_on_day_off: 'NEXT_WORKING_DAY' | 'SAME_DAY' }>(`select due_date_on_day_off from lending_settings`),
+  ]);
+  return {
+    holidays: offs
+      .filter((o) => o.kind === 'holiday')
+      .map((o) => ({ from: o.from_date!, to: o.to_date!, ...(o.repayments_rescheduled_to ? { repaymentsRescheduledTo: o.repayments_rescheduled_to } : {}) })),
+    nonWorkingWeekdays: offs.filter((o) => o.kind === 'non_working_weekday').map((o) => o.weekday!),
+    rule: settings[0]?.due_date_on_day_off ?? 'NEXT_WORKING_DAY',
+  };
+}
+
+/** Tenant lending settings (maker-checker threshold). */
+export async function loadLendingSettings(tx: Tx): Promise<{ approvalAdminThreshold: bigint | null }> {
+  const rows = await tx.query<{ approval_admin_threshold: bigint | null }>(`select approval_admin_threshold from lending_settings`);
+  return { approvalAdminThreshold: rows[0]?.approval_admin_threshold ?? null };
+}
+
+export async function saveLendingSettings(
+  tx: Tx,
+  tenantId: string,
+  settings: { approvalAdminThreshold: bigint | null; dueDateOnDayOff?: 'NEXT_WORKING_DAY' | 'SAME_DAY' },
+): Promise<void> {
+  await tx.query(
+    `insert into lending_settings (tenant_id, approval_admin_threshold, due_date_on_day_off) values ($1, $2, $3)
+     on conflict (tenant_id) do update set approval_admin_threshold = excluded.approval_admin_threshold, due_date_on_day_off = excluded.due_date_on_day_off`,
+    [tenantId, settings.approvalAdminThreshold, settings.dueDateOnDayOff ?? 'NEXT_WORKING_DAY'],
+  );
+}
