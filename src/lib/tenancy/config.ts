@@ -1,0 +1,155 @@
+/**
+ * The tenant configuration of spec §3, read from tenants.config (jsonb) plus the tenant's currency,
+ * locale and time zone columns: a typed, zod-validated reader with a default for every field, so a
+ * tenant with an empty `{}` config still gets a complete, valid configuration. A stored value that is
+ * malformed is an operator error: `readTenantConfig` names the field.
+ */
+import { z } from 'zod';
+import { AppError } from '../errors/app-error.ts';
+import type { Tenant } from './tenant.ts';
+
+/** One option of a form field (the icon names the UI's icon for an icon radio). */
+const formOptionSchema = z.object({ value: z.string().min(1), label: z.string().min(1), icon: z.string().optional() });
+
+/** Shows a field only when another field holds one of the listed values. */
+const visibilitySchema = z.object({ field: z.string().min(1), in: z.array(z.string()).min(1) });
+
+const formFieldSchema = z.object({
+  name: z.string().min(1),
+  type: z.enum(['icon_radio', 'radio', 'select', 'text', 'textarea']),
+  label: z.string().min(1),
+  required: z.boolean(),
+  options: z.array(formOptionSchema).optional(),
+  rows: z.number().int().positive().optional(),
+  visibleWhen: visibilitySchema.optional(),
+});
+export type FormField = z.infer<typeof formFieldSchema>;
+
+const formSchema = z.object({ fields: z.array(formFieldSchema).min(1) });
+export type FormDefinition = z.infer<typeof formSchema>;
+
+const FEEDBACK_VISIBLE_WHEN = { field: 'Channel', in: ['PhoneCall', 'InPerson', 'Other'] };
+
+/** The default customer-notification form of spec §3, exactly. */
+export const DEFAULT_NOTIFY_FORM: FormDefinition = {
+  fields: [
+    {
+      name: 'Channel',
+      type: 'icon_radio',
+      label: 'How did you propose the offer to your customer?',
+      required: true,
+      options: [
+        { value: 'Message', label: 'Message', icon: 'message' },
+        { value: 'PhoneCall', label: 'Phone call', icon: 'phone-call' },
+        { value: 'InPerson', label: 'In person', icon: 'in-person' },
+        { value: 'Other', label: 'Other', icon: 'other' },
+      ],
+    },
+    {
+      name: 'Client_Feedback',
+      type: 'icon_radio',
+      label: 'What was their level of interest?',
+      required: true,
+      options: [
+        { value: 'Uninterested', label: 'Uninterested', icon: 'uninterested' },
+        { value: 'Neutral', label: 'Neutral', icon: 'neutral' },
+        { value: 'Interested', label: 'Interested', icon: 'interested' },
+        { value: 'Unknown', label: 'Unknown', icon: 'unknown' },
+      ],
+      visibleWhen: FEEDBACK_VISIBLE_WHEN,
+    },
+    {
+      name: 'Comment',
+      type: 'textarea',
+      label: 'Customer comments (optional)',
+      required: false,
+      rows: 4,
+      visibleWhen: FEEDBACK_VISIBLE_WHEN,
+    },
+  ],
+};
+
+const languageOptionSchema = z.object({ value: z.string().regex(/^[a-z]{2}(-[A-Z]{2})?$/, 'a locale such as en-US'), label: z.string().min(1) });
+
+const ssoSchema = z.object({
+  issuer: z.url(),
+  client_id: z.string().min(1),
+  client_secret: z.string().optional(),
+  label: z.string().optional(),
+});
+
+/** What may be stored in tenants.config; every field optional, defaults filled in. */
+const storedConfigSchema = z.object({
+  login: z
+    .object({
+      /** Email + password sign-in offered on /user/login. */
+      password: z.boolean().default(true),
+      /** Single sign-on provider (brief B1: src/lib/auth/oidc.ts reads the same object). */
+      sso: ssoSchema.nullable().optional(),
+    })
+    .default({ password: true }),
+  language_options: z
+    .array(languageOptionSchema)
+    .min(1)
+    .default([
+      { value: 'en-US', label: 'English' },
+      { value: 'fr-FR', label: 'Français' },
+    ]),
+  offer: z.object({ requestLoan: z.boolean().default(true) }).default({ requestLoan: true }),
+  notify_customer_modal_config: z.object({ form: formSchema.default(DEFAULT_NOTIFY_FORM) }).default({ form: DEFAULT_NOTIFY_FORM }),
+  cbs: z
+    .object({
+      /** Core banking system the tenant's loans live in ('internal' = this product's own engine). */
+      name: z.string().min(1).default('internal'),
+      /** Id of the application form used to request a loan; null = the product's built-in form. */
+      application_form: z.string().min(1).nullable().default(null),
+    })
+    .default({ name: 'internal', application_form: null }),
+  auto_logout: z.object({ timeout: z.number().int().min(10).max(86_400).default(60) }).default({ timeout: 60 }),
+});
+
+export type TenantConfig = z.infer<typeof storedConfigSchema> & {
+  tenantId: string;
+  /** The project id: the tenant id without its final dash-suffix (spec §3). */
+  projectId: string;
+  currency: string;
+  locale: string;
+  time_zone: string;
+};
+
+/** The project id of a tenant id such as 'demo-eu1' → 'demo' (spec §3). */
+export function projectIdOf(tenantId: string): string {
+  const dash = tenantId.lastIndexOf('-');
+  return dash > 0 ? tenantId.slice(0, dash) : tenantId;
+}
+
+/** Validates a stored config object (admin settings call this before saving). Throws BAD_REQUEST naming the field. */
+export function parseStoredConfig(raw: unknown): z.infer<typeof storedConfigSchema> {
+  const result = storedConfigSchema.safeParse(raw ?? {});
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const field = issue.path.join('.');
+    throw new AppError('BAD_REQUEST', `Tenant configuration ${field}: ${issue.message}`, { field });
+  }
+  return result.data;
+}
+
+/** The complete configuration of a tenant, defaults filled in. */
+export function readTenantConfig(tenant: Pick<Tenant, 'id' | 'config' | 'currency' | 'locale' | 'timeZone'>): TenantConfig {
+  return {
+    ...parseStoredConfig(tenant.config),
+    tenantId: tenant.id,
+    projectId: projectIdOf(tenant.id),
+    currency: tenant.currency,
+    locale: tenant.locale,
+    time_zone: tenant.timeZone,
+  };
+}
+
+/**
+ * What the islands may see: everything but the SSO client secret.
+ */
+export function publicTenantConfig(config: TenantConfig): TenantConfig {
+  const sso = config.login.sso ? { issuer: config.login.sso.issuer, client_id: config.login.sso.client_id, label: config.login.sso.label } : config.login.sso;
+  return { ...config, login: { ...config.login, sso } };
+}

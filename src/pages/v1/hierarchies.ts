@@ -1,0 +1,13 @@
+import type { APIRoute } from 'astro';
+import { requirePrincipal } from '../../lib/auth/principal.ts';
+import { getDb } from '../../lib/db/index.ts';
+import { handle, json } from '../../lib/http/respond.ts';
+import { listHierarchies } from '../../lib/tenancy/hierarchies.ts';
+
+/** Spec §7: the tenant's region → branch → officer trees the caller may scope to. */
+export const GET: APIRoute = ({ locals }) =>
+  handle(locals.requestId, async () => {
+    const principal = requirePrincipal(locals.principal);
+    const db = await getDb();
+    return json({ items: await db.tenant(principal.tenantId, (tx) => listHierarchies(tx, principal)) });
+  });

@@ -1,0 +1,13 @@
+import type { APIRoute } from 'astro';
+import { requirePrincipal } from '../../../lib/auth/principal.ts';
+import { getDb } from '../../../lib/db/index.ts';
+import { handle, json } from '../../../lib/http/respond.ts';
+import { currentUser } from '../../../lib/tenancy/users.ts';
+
+/** Spec §7: the current user with exactly the §3 fields. */
+export const GET: APIRoute = ({ locals }) =>
+  handle(locals.requestId, async () => {
+    const principal = requirePrincipal(locals.principal);
+    const db = await getDb();
+    return json(await db.tenant(principal.tenantId, (tx) => currentUser(tx, principal.userId)));
+  });
