@@ -171,3 +171,12 @@ export async function openDownload(
   if (!fs.existsSync(target)) throw new AppError('NOT_FOUND', 'The file of this download is no longer available.', { field: 'id' });
   return { download, path: target };
 }
+
+/** The JSON shape of a download for the API and the downloads list island (href only when ready). */
+export function toDownloadJson(d: Download) {
+  return {
+    id: d.id, kind: d.kind, file_name: d.fileName, content_type: d.contentType, status: d.status, progress: d.progress,
+    size_bytes: d.sizeBytes === null ? null : d.sizeBytes.toString(), error: d.error, created_at: d.createdAt.toISOString(),
+    completed_at: d.completedAt?.toISOString() ?? null, href: d.status === 'done' ? `/v1/downloads/${d.id}/file` : null,
+  };
+}

@@ -1,0 +1,91 @@
+import { Badge, Box, Link, Progress, Table, Text } from '@chakra-ui/react';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { Language } from '../lib/i18n/index.ts';
+import { formatBytes, formatDateTime } from '../lib/i18n/format.ts';
+import { createApi, errorMessageOf } from './lib/api.ts';
+import { ErrorAlert } from './ui/error-alert.tsx';
+import { IslandProvider } from './ui/provider.tsx';
+
+export type DownloadItem = {
+  id: string; kind: string; file_name: string; content_type: string; status: 'queued' | 'running' | 'done' | 'failed';
+  progress: number; size_bytes: string | null; error: string | null; created_at: string; completed_at: string | null; href: string | null;
+};
+
+const api = createApi({ module: 'DownloadsList' });
+export const POLL_MS = 3000;
+
+const COLOR: Record<DownloadItem['status'], string> = { queued: 'gray', running: 'blue', done: 'green', failed: 'red' };
+
+function List({ initial, language, timeZone }: { initial: DownloadItem[]; language: Language; timeZone?: string }) {
+  const { t } = useTranslation('common');
+  const [items, setItems] = useState(initial);
+  const [failure, setFailure] = useState<{ status: number; message: string; error: unknown } | null>(null);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+
+  const refresh = useCallback(async () => {
+    try {
+      // x-background: polling is not user activity, so it does not keep an idle session alive.
+      const data = await api.get('downloads', { headers: { 'x-background': '1' } }).json<{ items: DownloadItem[] }>();
+      setItems(data.items);
+      setFailure(null);
+    } catch (error) {
+      setFailure({ ...(await errorMessageOf(error)), error });
+    }
+  }, []);
+
+  const isPending = items.some((d) => d.status === 'queued' || d.status === 'running');
+  useEffect(() => {
+    // Poll only while something is being prepared and the tab is visible.
+    if (!isPending || failure) return;
+    timer.current = setTimeout(() => {
+      if (document.visibilityState === 'visible') void refresh();
+      else timer.current = setTimeout(() => void refresh(), POLL_MS);
+    }, POLL_MS);
+    return () => clearTimeout(timer.current);
+  }, [items, isPending, failure, refresh]);
+
+  if (failure) return <ErrorAlert status={failure.status} message={failure.message} error={failure.error} onRetry={() => void refresh()} module="DownloadsList" />;
+  if (items.length === 0) return <Box className="empty-state">{t('downloads.empty')}</Box>;
+  return (
+    <Table.Root size="sm" variant="outline" bg="white" borderRadius="md">
+      <Table.Header>
+        <Table.Row>
+          <Table.ColumnHeader>{t('downloads.file')}</Table.ColumnHeader>
+          <Table.ColumnHeader>{t('downloads.created')}</Table.ColumnHeader>
+          <Table.ColumnHeader>{t('downloads.status')}</Table.ColumnHeader>
+          <Table.ColumnHeader>{t('downloads.progress')}</Table.ColumnHeader>
+          <Table.ColumnHeader textAlign="end">{t('downloads.size')}</Table.ColumnHeader>
+        </Table.Row>
+      </Table.Header>
+      <Table.Body>
+        {items.map((d) => (
+          <Table.Row key={d.id}>
+            <Table.Cell>
+              {d.href ? <Link href={d.href} color="brand.fg" download>{d.file_name}</Link> : <Text>{d.file_name}</Text>}
+              {d.error ? <Text color="fg.error" fontSize="sm">{d.error}</Text> : null}
+            </Table.Cell>
+            <Table.Cell>{formatDateTime(d.created_at, language, timeZone)}</Table.Cell>
+            <Table.Cell><Badge colorPalette={COLOR[d.status]}>{t(`downloads.statuses.${d.status}`)}</Badge></Table.Cell>
+            <Table.Cell minW="140px">
+              <Progress.Root value={d.progress} max={100} size="sm" colorPalette="brand" aria-label={`${d.file_name}: ${d.progress}%`}>
+                <Progress.Track><Progress.Range /></Progress.Track>
+              </Progress.Root>
+              <Text fontSize="xs" color="fg.muted">{d.progress}%</Text>
+            </Table.Cell>
+            <Table.Cell textAlign="end">{d.size_bytes ? formatBytes(BigInt(d.size_bytes), language) : '—'}</Table.Cell>
+          </Table.Row>
+        ))}
+      </Table.Body>
+    </Table.Root>
+  );
+}
+
+/** The user's generated files with status and progress, polled while any is being prepared. */
+export default function DownloadsList(props: { initial: DownloadItem[]; language: Language; timeZone?: string }) {
+  return (
+    <IslandProvider language={props.language} module="DownloadsList">
+      <List {...props} />
+    </IslandProvider>
+  );
+}

@@ -1,0 +1,26 @@
+import { api } from './api.ts';
+
+/**
+ * The account calls of the profile page. They belong to brief B1's identity API under /v1/auth; the
+ * paths are kept here, in one place, so the profile islands follow that API.
+ */
+export const ACCOUNT_PATHS = {
+  changePassword: 'auth/password',
+  sessions: 'auth/sessions',
+  signOutEverywhere: 'auth/sign-out-everywhere',
+} as const;
+
+export type SessionSummary = { id: string; created_at: string; last_seen_at: string; ip: string | null; user_agent: string | null; method: string; is_current: boolean };
+
+export async function changePassword(currentPassword: string, newPassword: string): Promise<void> {
+  await api.post(ACCOUNT_PATHS.changePassword, { json: { current_password: currentPassword, new_password: newPassword } });
+}
+
+export async function listSessions(): Promise<SessionSummary[]> {
+  const data = await api.get(ACCOUNT_PATHS.sessions).json<{ items?: SessionSummary[]; sessions?: SessionSummary[] } | SessionSummary[]>();
+  return Array.isArray(data) ? data : (data.items ?? data.sessions ?? []);
+}
+
+export async function signOutEverywhere(): Promise<void> {
+  await api.post(ACCOUNT_PATHS.signOutEverywhere, { json: {} });
+}

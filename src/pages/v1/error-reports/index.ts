@@ -1,0 +1,39 @@
+import type { APIRoute } from 'astro';
+import { requirePrincipal } from '../../../lib/auth/principal.ts';
+import { getDb } from '../../../lib/db/index.ts';
+import { AppError } from '../../../lib/errors/app-error.ts';
+import { createErrorReport, errorReportInputSchema, listErrorReports } from '../../../lib/errors/reports.ts';
+import { handle, json, readJson } from '../../../lib/http/respond.ts';
+
+/** Reports above this size are refused before parsing (the fields are capped again by the schema). */
+const MAX_BODY_BYTES = 64 * 1024;
+
+/** POST /v1/error-reports (spec §7): any signed-in user files a report for their tenant. */
+export const POST: APIRoute = ({ request, locals }) =>
+  handle(locals.requestId, async () => {
+    const principal = requirePrincipal(locals.principal);
+    const length = Number(request.headers.get('content-length') ?? 0);
+    if (length > MAX_BODY_BYTES) throw new AppError('PAYLOAD_TOO_LARGE', 'The error report is too large.');
+    const report = await readJson(request, errorReportInputSchema);
+    const { id } = await createErrorReport(await getDb(), { tenantId: principal.tenantId, userId: principal.via === 'session' ? principal.userId : null, report });
+    return json({ id }, { status: 201 });
+  });
+
+/** GET /v1/error-reports?limit=&offset=&open=1 — administrators only (the route manifest says so). */
+export const GET: APIRoute = ({ url, locals }) =>
+  handle(locals.requestId, async () => {
+    const principal = requirePrincipal(locals.principal);
+    if (!principal.isAdmin) throw new AppError('FORBIDDEN', 'Only administrators can read error reports.');
+    const limit = Number(url.searchParams.get('limit') ?? 50);
+    const offset = Number(url.searchParams.get('offset') ?? 0);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw new AppError('BAD_REQUEST', 'limit: must be a whole number from 1 to 200.', { field: 'limit' });
+    if (!Number.isInteger(offset) || offset < 0) throw new AppError('BAD_REQUEST', 'offset: must be a whole number of 0 or more.', { field: 'offset' });
+    const result = await listErrorReports(await getDb(), { tenantId: principal.tenantId, limit, offset, onlyOpen: url.searchParams.get('open') === '1' });
+    return json({
+      total: result.total,
+      items: result.items.map((r) => ({
+        id: r.id, user_id: r.userId, user_name: r.userName, message: r.message, stack: r.stack, context: r.context,
+        report_type: r.reportType, is_resolved: r.isResolved, created_at: r.createdAt.toISOString(),
+      })),
+    });
+  });
