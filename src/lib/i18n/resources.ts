@@ -9,11 +9,14 @@ import frErrors from './locales/fr/errors.json' with { type: 'json' };
 import enLists from './locales/en/lists.json' with { type: 'json' };
 import frLists from './locales/fr/lists.json' with { type: 'json' };
 
+import enAuth from './locales/en/auth.json' with { type: 'json' };
+import frAuth from './locales/fr/auth.json' with { type: 'json' };
+
 export type Resource = { [key: string]: string | Resource };
 
 export const RESOURCES = {
-  en: { common: enCommon, nav: enNav, errors: enErrors, lists: enLists },
-  fr: { common: frCommon, nav: frNav, errors: frErrors, lists: frLists },
+  en: { common: enCommon, nav: enNav, errors: enErrors, lists: enLists, auth: enAuth },
+  fr: { common: frCommon, nav: frNav, errors: frErrors, lists: frLists, auth: frAuth },
 } satisfies Record<string, Record<string, Resource>>;
 
 export type Namespace = keyof (typeof RESOURCES)['en'];
