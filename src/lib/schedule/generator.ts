@@ -1,13 +1,44 @@
 import { AppError } from '../errors/app-error.ts';
-import { parseCalendar, parseTerms } from './terms.ts';
+import { generateCumulative } from './cumulative.ts';
+import { unadjustedDueDates } from './due-dates.ts';
+import type { MoneyContext } from './fineract-money.ts';
 import { scheduleToJson } from './json.ts';
+import { generateProgressive } from './progressive.ts';
+import { parseCalendar, parseTerms } from './terms.ts';
 import type { Schedule, ScheduleJson, ScheduleTerms, WorkingCalendar } from './types.ts';
 
-/** Generates the repayment schedule for validated terms (see README.md for the conventions). */
+/**
+ * Generates the repayment schedule for validated terms (conventions in README.md): the cumulative or
+ * the progressive engine, then totals. Pure: the same terms and calendar always give the same schedule.
+ */
 export function generateSchedule(terms: ScheduleTerms, calendar?: WorkingCalendar): Schedule {
-  void terms;
-  void calendar;
-  throw new AppError('INTERNAL', 'schedule generation is being implemented');
+  const [firstDue] = unadjustedDueDates(
+    terms.expectedDisbursementDate,
+    terms.firstRepaymentDate,
+    1,
+    terms.repaymentFrequency,
+    terms.repaymentEvery,
+  );
+  if (terms.disbursementDate >= firstDue) {
+    throw new AppError('BAD_REQUEST', `disbursementDate: must be before the first due date ${firstDue}`, { field: 'disbursementDate' });
+  }
+  const ctx: MoneyContext = {
+    digits: terms.digits,
+    mode: terms.roundingMode,
+    currencyMultiple: terms.digits === 0 ? terms.currencyInMultiplesOf : 0,
+    installmentMultiple: terms.installmentAmountInMultiplesOf,
+  };
+  const installments =
+    terms.scheduleType === 'PROGRESSIVE' ? generateProgressive(terms, ctx, calendar) : generateCumulative(terms, ctx, calendar);
+  const totals = { principal: 0n, interest: 0n, fees: 0n, penalties: 0n, total: 0n };
+  for (const i of installments) {
+    totals.principal += i.principal;
+    totals.interest += i.interest;
+    totals.fees += i.fees;
+    totals.penalties += i.penalties;
+    totals.total += i.total;
+  }
+  return { currency: terms.currency, digits: terms.digits, installments, totals };
 }
 
 /** Terms JSON (with an optional `calendar`) → contract JSON. Used by the CLI and the preview endpoint. */

@@ -140,8 +140,8 @@ export function parseTerms(input: unknown): ScheduleTerms {
   if (scheduleType === 'PROGRESSIVE' && interestMethod === 'FLAT') {
     bad('interestMethod', 'a PROGRESSIVE schedule is always DECLINING_BALANCE');
   }
-  if (interestMethod === 'FLAT' && amortization === 'EQUAL_PRINCIPAL') {
-    bad('amortization', 'FLAT interest needs EQUAL_INSTALLMENTS');
+  if (scheduleType === 'PROGRESSIVE' && amortization === 'EQUAL_PRINCIPAL') {
+    bad('amortization', 'a PROGRESSIVE schedule is always EQUAL_INSTALLMENTS');
   }
   const allowPartialPeriodInterest = bool(o, 'allowPartialPeriodInterest', false);
 

@@ -1,0 +1,83 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { amountText, caseToTerms, type RefCase } from './schedule-case-terms.ts';
+
+/**
+ * Every `schedule` and `due_dates` case of the Fineract reference file, run through the CLI contract
+ * (`node scripts/schedule.ts TERMS.json`), comparing every asserted field exactly.
+ */
+const cases: RefCase[] = JSON.parse(readFileSync(new URL('../fixtures/fineract-reference-cases.json', import.meta.url), 'utf8'));
+const dir = mkdtempSync(join(tmpdir(), 'schedule-cases-'));
+const cli = new URL('../../scripts/schedule.ts', import.meta.url).pathname;
+
+type Out = { currency: string; installments: Record<string, any>[]; totals: Record<string, string> };
+
+function runCli(name: string, terms: unknown): Out {
+  const file = join(dir, `${name}.json`);
+  writeFileSync(file, JSON.stringify(terms));
+  const result = spawnSync(process.execPath, [cli, file], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`CLI exit ${result.status}: ${result.stderr}`);
+  return JSON.parse(result.stdout) as Out;
+}
+
+describe('Fineract reference cases through the CLI', () => {
+  for (const c of cases.filter((x) => x.kind === 'schedule')) {
+    it(c.id, () => {
+      const terms = caseToTerms(c);
+      const digits = terms.digitsAfterDecimal as number;
+      const out = runCli(c.id, terms);
+      const expected = c.expected.installments as Record<string, any>[];
+      if (!c.expected.partial) expect(out.installments.length).toBe(expected.length);
+      for (const e of expected) {
+        const got = out.installments.find((i) => i.number === e.n);
+        expect(got, `installment ${e.n}`).toBeDefined();
+        expect({ n: e.n, dueDate: got!.dueDate }).toEqual({ n: e.n, dueDate: e.due_date });
+        for (const field of ['principal', 'interest', 'total'] as const) {
+          expect({ n: e.n, field, value: got![field] }).toEqual({ n: e.n, field, value: amountText(e[field], digits) });
+        }
+        if (e.balance !== undefined) expect({ n: e.n, balance: got!.balance }).toEqual({ n: e.n, balance: amountText(e.balance, digits) });
+        if (e.fee !== undefined) expect(got!.fees).toBe(amountText(e.fee, digits));
+        if (e.penalty !== undefined) expect(got!.penalties).toBe(amountText(e.penalty, digits));
+      }
+      if (c.expected.totals && !c.expected.partial) {
+        for (const [field, value] of Object.entries(c.expected.totals)) {
+          expect({ field, value: out.totals[field] }).toEqual({ field, value: amountText(value as number, digits) });
+        }
+      }
+    });
+  }
+
+  for (const c of cases.filter((x) => x.kind === 'due_dates')) {
+    const variants = (c.inputs.cases as Record<string, string>[] | undefined) ?? [{}];
+    variants.forEach((variant, index) => {
+      it(`${c.id} #${index + 1}`, () => {
+        const terms = caseToTerms(c, variant.first_repayment_date ? { firstRepaymentDate: variant.first_repayment_date } : {});
+        const out = runCli(`${c.id}-${index}`, terms);
+        const expectedDates = (c.expected.due_dates_by_case as string[][] | undefined)?.[index] ?? c.expected.due_dates;
+        expect(out.installments.filter((i) => !i.downPayment).map((i) => i.dueDate)).toEqual(expectedDates);
+      });
+    });
+  }
+
+  it('answers bad terms with exit code 2 and the field on stderr', () => {
+    const file = join(dir, 'bad.json');
+    writeFileSync(file, JSON.stringify({ ...caseToTerms(cases[0]), numberOfRepayments: 0 }));
+    const result = spawnSync(process.execPath, [cli, file], { encoding: 'utf8' });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('numberOfRepayments');
+    expect(result.stdout).toBe('');
+  });
+
+  it('answers an unreadable file with exit code 2', () => {
+    const missing = spawnSync(process.execPath, [cli, join(dir, 'missing.json')], { encoding: 'utf8' });
+    expect(missing.status).toBe(2);
+    const file = join(dir, 'not-json.json');
+    writeFileSync(file, '{ principal: ');
+    const garbled = spawnSync(process.execPath, [cli, file], { encoding: 'utf8' });
+    expect(garbled.status).toBe(2);
+    expect(garbled.stderr).toContain('not valid JSON');
+  });
+});
