@@ -5,7 +5,7 @@ import { getDb, type Db } from '../lib/db/index.ts';
 import { getT, type Language } from '../lib/i18n/index.ts';
 import { tenantTranslator } from '../lib/i18n/translations.ts';
 import type { Tenant } from '../lib/tenancy/tenant.ts';
-import type { CurrentUser } from '../islands/stores/user.ts';
+import { currentUser, type CurrentUser } from '../lib/tenancy/users.ts';
 
 export type PageContext = {
   db: Db;
@@ -32,25 +32,10 @@ export async function pageContext(Astro: AstroGlobal): Promise<PageContext> {
   return { db, t, language, principal, tenant };
 }
 
-/** The signed-in user in the §3 shape islands use, so they need not fetch /v1/users/me on load. */
+/**
+ * The signed-in user in the §3 shape (the same builder as GET /v1/users/me), so islands seed the
+ * $user store from the page instead of fetching it on load.
+ */
 export async function currentUserOf(db: Db, principal: Principal): Promise<CurrentUser> {
-  const roles = await db.tenant(principal.tenantId, (tx) =>
-    tx.query<{ name: string }>(
-      'select r.name from user_roles ur join roles r on r.tenant_id = ur.tenant_id and r.id = ur.role_id where ur.user_id = $1 order by r.name',
-      [principal.userId],
-    ),
-  );
-  return {
-    id: principal.userId,
-    display_name: principal.displayName,
-    email: principal.email,
-    tenant_id: principal.tenantId,
-    roles: roles.map((r) => ({ name: r.name })),
-    data_permissions: principal.dataPermissions.map((p) => ({ field: p.field, value: p.value })),
-    is_admin: principal.isAdmin,
-    authorities: [...principal.authorities],
-    language: principal.language,
-    session_timeout: principal.sessionTimeout,
-    password_change_required: principal.passwordChangeRequired,
-  };
+  return db.tenant(principal.tenantId, (tx) => currentUser(tx, principal.userId));
 }

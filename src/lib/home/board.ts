@@ -55,16 +55,3 @@ export async function loadBoard(db: Db, principal: Principal, options: { downloa
     return cards;
   });
 }
-
-/** The administrators to contact, for the standalone 403 page (spec §3 "Administrator"). */
-export async function listAdministrators(db: Db, tenantId: string): Promise<{ display_name: string; email: string }[]> {
-  return db.tenant(tenantId, (tx) =>
-    tx.query<{ display_name: string; email: string }>(
-      `select distinct u.display_name, u.email from users u
-         join user_roles ur on ur.tenant_id = u.tenant_id and ur.user_id = u.id
-         join roles r on r.tenant_id = ur.tenant_id and r.id = ur.role_id
-        where r.is_admin and u.is_active
-        order by u.display_name, u.email`,
-    ),
-  );
-}
