@@ -1,6 +1,7 @@
 import type { Db, Tx } from '../db/index.ts';
 import { DEMO_ROLES, type DemoRole } from '../auth/permissions.ts';
 import { hashPassword } from '../auth/passwords.ts';
+import { seedDemoPlans } from '../plans/plans.ts';
 
 export type DemoOptions = { password: string };
 
@@ -126,6 +127,7 @@ export async function seedDemo(db: Db, options: DemoOptions): Promise<boolean> {
     );
     await seedTenantPeople(tx, DEMO_TENANTS.demo, DEMO_HIERARCHY, DEMO_USERS, passwordHash);
     await seedTenantPeople(tx, DEMO_TENANTS.acme, ACME_HIERARCHY, ACME_USERS, passwordHash);
+    await seedDemoPlans(tx, { growth: [DEMO_TENANTS.demo], starter: [DEMO_TENANTS.acme] });
   });
   return true;
 }
