@@ -3,6 +3,10 @@ import { sealData, unsealData } from 'iron-session';
 import { env } from '../lib/config/env.ts';
 import { clientIp } from '../lib/auth/client-ip.ts';
 import { ABSOLUTE_TIMEOUT_MS } from '../lib/auth/sessions.ts';
+import { recordEvent } from '../lib/analytics/events.ts';
+import { safeRedirect } from '../lib/auth/redirect.ts';
+import { getDb } from '../lib/db/index.ts';
+import { findTenant } from '../lib/tenancy/tenant.ts';
 
 /**
  * The iron-session adapter: the session cookie is sealed (encrypted and authenticated with
@@ -90,4 +94,40 @@ export function requestIp(context: { request: Request; clientAddress?: string })
 export function publicOrigin(requestUrl: URL): string {
   const configured = env().publicUrl;
   return configured ? new URL(configured).origin : requestUrl.origin;
+}
+
+/** Remembers the lender (tenant slug) of the last sign-in on this browser, to offer its single sign-on. */
+export const LENDER_COOKIE = 'lender';
+
+/**
+ * After any successful sign-in (password, second factor, single sign-on): the new session's cookie,
+ * the remembered lender, the 'login' analytics event when the user came from a remembered origin
+ * (spec §2), and where to go next — the forced password change first, else the origin.
+ */
+export async function finishSignIn(
+  context: { cookies: AstroCookies },
+  input: { tenantId: string; userId: string; sessionId: string; passwordChangeRequired: boolean; redirect: string | null; method: string },
+): Promise<string> {
+  await writeSessionCookie(context.cookies, { sessionId: input.sessionId, tenantId: input.tenantId });
+  const db = await getDb();
+  const tenant = await findTenant(db, input.tenantId);
+  if (tenant) context.cookies.set(LENDER_COOKIE, tenant.slug, { path: '/', httpOnly: true, sameSite: 'lax', secure: isSecureCookies(), maxAge: 365 * 24 * 3600 });
+  const target = safeRedirect(input.redirect);
+  if (input.redirect && target !== '/') {
+    await db.tenant(input.tenantId, (tx) =>
+      recordEvent(tx, { tenantId: input.tenantId, name: 'login', userId: input.userId, path: target.split(/[?#]/)[0], properties: { method: input.method } }),
+    );
+  }
+  if (input.passwordChangeRequired) return `/user/reset-password${target !== '/' ? `?redirect=${encodeURIComponent(target)}` : ''}`;
+  return target;
+}
+
+/** Query string carrying the language choice and the origin between the auth pages. */
+export function authQuery(params: { lang?: string | null; redirect?: string | null; tenant?: string | null }): string {
+  const query = new URLSearchParams();
+  if (params.lang) query.set('lang', params.lang);
+  if (params.redirect) query.set('redirect', params.redirect);
+  if (params.tenant) query.set('tenant', params.tenant);
+  const text = query.toString();
+  return text ? `?${text}` : '';
 }

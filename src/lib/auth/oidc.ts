@@ -95,7 +95,7 @@ const SSO_FAILED = 'Single sign-on failed. Please try again.';
 export async function finishSso(
   db: Db,
   input: { callbackUrl: string; query: URLSearchParams; browserState: string | undefined; now: Date; ip: string; userAgent?: string },
-): Promise<{ tenantId: string; sessionId: string; redirectTo: string }> {
+): Promise<{ tenantId: string; userId: string; sessionId: string; redirectTo: string }> {
   const state = input.query.get('state');
   if (!state || !input.browserState || state !== input.browserState) {
     throw new AppError('UNAUTHORIZED', SSO_FAILED, { internal: 'state does not match the browser' });
@@ -159,7 +159,7 @@ export async function finishSso(
       tenantId: request.tenant_id, userId, stage: 'active', method: 'sso', now: input.now, ip: input.ip, userAgent: input.userAgent,
       oidcIssuer: issuer, oidcIdToken: idToken,
     });
-    return { tenantId: request.tenant_id, sessionId, redirectTo: request.redirect_to };
+    return { tenantId: request.tenant_id, userId, sessionId, redirectTo: request.redirect_to };
   });
 }
 

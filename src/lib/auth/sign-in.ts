@@ -10,7 +10,7 @@ export const BAD_CREDENTIALS = 'Incorrect email or password.';
 
 export type SignInResult =
   /** Signed in: a new session. */
-  | { kind: 'signed-in'; tenantId: string; sessionId: string; passwordChangeRequired: boolean }
+  | { kind: 'signed-in'; tenantId: string; userId: string; sessionId: string; passwordChangeRequired: boolean }
   /** Password accepted; the TOTP code is still needed (the session grants nothing yet). */
   | { kind: 'mfa'; tenantId: string; sessionId: string }
   /** The password is right in several lenders: the user picks one (only those, so nothing leaks). */
@@ -67,7 +67,7 @@ export async function signInWithPassword(
     });
     if (needsCode) return { kind: 'mfa', tenantId: match.tenant_id, sessionId } as const;
     const [user] = await tx.query<{ password_change_required: boolean }>('select password_change_required from users where tenant_id = $1 and id = $2', [match.tenant_id, match.user_id]);
-    return { kind: 'signed-in', tenantId: match.tenant_id, sessionId, passwordChangeRequired: user.password_change_required } as const;
+    return { kind: 'signed-in', tenantId: match.tenant_id, userId: match.user_id, sessionId, passwordChangeRequired: user.password_change_required } as const;
   });
 }
 
@@ -78,7 +78,7 @@ export async function signInWithPassword(
 export async function completeMfaSignIn(
   db: Db,
   input: Client & { tenantId: string; pendingSessionId: string; code: string },
-): Promise<{ tenantId: string; sessionId: string; passwordChangeRequired: boolean }> {
+): Promise<{ tenantId: string; userId: string; sessionId: string; passwordChangeRequired: boolean }> {
   const pending = await db.tenant(input.tenantId, (tx) =>
     tx.query<{ user_id: string }>(
       `select user_id from sessions where tenant_id = $1 and id = $2 and stage = 'mfa' and revoked_at is null and absolute_expires_at > $3`,
@@ -94,6 +94,6 @@ export async function completeMfaSignIn(
     if (!ended) throw new AppError('UNAUTHORIZED', 'Your sign-in has expired. Sign in again.');
     const sessionId = await createSession(tx, { tenantId: input.tenantId, userId, stage: 'active', method: 'password+totp', now: input.now, ip: input.ip, userAgent: input.userAgent });
     const [user] = await tx.query<{ password_change_required: boolean }>('select password_change_required from users where tenant_id = $1 and id = $2', [input.tenantId, userId]);
-    return { tenantId: input.tenantId, sessionId, passwordChangeRequired: user.password_change_required };
+    return { tenantId: input.tenantId, userId, sessionId, passwordChangeRequired: user.password_change_required };
   });
 }

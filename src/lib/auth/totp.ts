@@ -144,6 +144,13 @@ export async function confirmTotpEnrolment(db: Db, input: { tenantId: string; us
   if (error) throw error;
 }
 
+/** The user's multi-factor state for the set-up page: none, pending (with the secret to show again) or on. */
+export async function totpStatus(tx: Tx, tenantId: string, userId: string): Promise<{ state: 'none' } | { state: 'pending'; secret: string } | { state: 'on' }> {
+  const [row] = await tx.query<{ secret: string; confirmed_at: Date | null }>('select secret, confirmed_at from user_totp where tenant_id = $1 and user_id = $2', [tenantId, userId]);
+  if (!row) return { state: 'none' };
+  return row.confirmed_at ? { state: 'on' } : { state: 'pending', secret: row.secret };
+}
+
 export async function removeTotp(tx: Tx, tenantId: string, userId: string): Promise<void> {
   await tx.query('delete from user_totp where tenant_id = $1 and user_id = $2', [tenantId, userId]);
 }

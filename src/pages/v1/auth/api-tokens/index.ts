@@ -1,0 +1,35 @@
+import type { APIRoute } from 'astro';
+import { z } from 'zod';
+import { createApiToken, listApiTokens } from '../../../../lib/auth/api-tokens.ts';
+import { requirePrincipal } from '../../../../lib/auth/principal.ts';
+import { AppError } from '../../../../lib/errors/app-error.ts';
+import { getDb } from '../../../../lib/db/index.ts';
+import { handle, json, readJson } from '../../../../lib/http/respond.ts';
+
+function requireAdmin(locals: App.Locals) {
+  const principal = requirePrincipal(locals.principal);
+  if (!principal.isAdmin) throw new AppError('FORBIDDEN', 'Only administrators can manage API tokens.');
+  return principal;
+}
+
+/** GET /v1/auth/api-tokens → { tokens: [{ id, name, user_id, created_at, last_used_at, expires_at, revoked_at }] } (admins). */
+export const GET: APIRoute = (context) =>
+  handle(context.locals.requestId, async () => {
+    const principal = requireAdmin(context.locals);
+    const db = await getDb();
+    return json({ tokens: await db.tenant(principal.tenantId, (tx) => listApiTokens(tx, principal.tenantId)) });
+  });
+
+const CreateToken = z.object({ name: z.string().trim().min(1).max(100), user_id: z.uuid().optional(), expires_at: z.iso.datetime().optional() });
+
+/** POST /v1/auth/api-tokens {name, user_id?, expires_at?} → 201 { id, token } — the token is shown only this once. */
+export const POST: APIRoute = (context) =>
+  handle(context.locals.requestId, async () => {
+    const principal = requireAdmin(context.locals);
+    const body = await readJson(context.request, CreateToken);
+    const db = await getDb();
+    const created = await db.tenant(principal.tenantId, (tx) =>
+      createApiToken(tx, { tenantId: principal.tenantId, createdBy: principal, name: body.name, userId: body.user_id, expiresAt: body.expires_at ? new Date(body.expires_at) : null, now: new Date() }),
+    );
+    return json(created, { status: 201 });
+  });
