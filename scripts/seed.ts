@@ -1,0 +1,53 @@
+// `npm run seed -- --tenant <slug> --customers N [--months M] [--seed S] [--concurrency C]`
+// Simulates a lender's history into an existing tenant through the lending engine (src/lib/simulator).
+// Uses DATABASE_URL (Postgres) or the embedded PGlite in DATA_DIR, like the server; PGlite is
+// single-process, so stop the server first when using it.
+import { parseArgs } from 'node:util';
+import { env } from '../src/lib/config/env.ts';
+import { openDatabase } from '../src/lib/db/index.ts';
+import { simulatePortfolio } from '../src/lib/simulator/simulate.ts';
+
+function fail(message: string): never {
+  process.stderr.write(`seed: ${message}\n`);
+  process.exit(2);
+}
+
+const { values } = parseArgs({
+  options: {
+    tenant: { type: 'string' },
+    customers: { type: 'string' },
+    months: { type: 'string', default: '24' },
+    seed: { type: 'string', default: '1' },
+    concurrency: { type: 'string', default: '8' },
+    today: { type: 'string' },
+  },
+});
+if (!values.tenant) fail('--tenant <slug> is required');
+const customers = Number(values.customers);
+if (!Number.isInteger(customers) || customers < 1) fail('--customers must be a whole number ≥ 1');
+const months = Number(values.months);
+if (!Number.isInteger(months) || months < 1 || months > 120) fail('--months must be a whole number from 1 to 120');
+if (values.today && !/^\d{4}-\d{2}-\d{2}$/.test(values.today)) fail('--today must be a date YYYY-MM-DD');
+
+const config = env();
+let db;
+try {
+  db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+} catch (error) {
+  fail(error instanceof Error ? error.message : String(error));
+}
+try {
+  const [tenant] = await db.system((tx) => tx.query<{ id: string }>('select id from tenants where slug = $1 or id = $1', [values.tenant]));
+  if (!tenant) fail(`no tenant with slug ${values.tenant}`);
+  const started = Date.now();
+  const result = await simulatePortfolio(db, {
+    tenantId: tenant.id, customers, months, seed: values.seed, today: values.today, concurrency: Number(values.concurrency),
+    onProgress: ({ day, done, total }) => process.stderr.write(`  ${day}  ${done}/${total} days  ${Math.round((Date.now() - started) / 1000)} s\n`),
+  });
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+} catch (error) {
+  process.stderr.write(`seed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+} finally {
+  await db.close();
+}

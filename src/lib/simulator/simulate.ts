@@ -1,0 +1,346 @@
+import type { Db } from '../db/index.ts';
+import { AppError } from '../errors/app-error.ts';
+import { logger } from '../observability/log.ts';
+import { addDays, addMonths, daysBetween } from '../schedule/dates.ts';
+import type { Actor } from '../lending/actor.ts';
+import { approveApplication } from '../lending/commands/approve-application.ts';
+import { rejectApplication } from '../lending/commands/reject-application.ts';
+import { disburseLoan } from '../lending/commands/disburse-loan.ts';
+import { repayLoan } from '../lending/commands/repay-loan.ts';
+import { submitApplication } from '../lending/commands/submit-application.ts';
+import { writeOffLoan } from '../lending/commands/write-off-loan.ts';
+import { transitionOffer, type OfferStatus } from '../lending/lifecycle/offer.ts';
+import type { ProductRow } from '../lending/products.ts';
+import { runDailyClose } from '../close/daily-close.ts';
+import { INSTALLMENT_OUTSTANDING_SQL } from '../close/sql.ts';
+import { createCustomers, type SimCustomer } from './customers.ts';
+import { createRng, type Rng } from './prng.ts';
+import { prepareLender, type SimSetup } from './setup.ts';
+
+/**
+ * The portfolio simulator: builds a realistic lender THROUGH THE ENGINE. Customers and their bank
+ * histories are bulk-inserted (plain records); every offer transition, application, approval,
+ * disbursement, repayment and write-off is the lending engine's own command (src/lib/lending), and
+ * the daily close (src/lib/close) runs for every day from the start of the history to today, so
+ * schedules, allocations, penalties, delinquency history and month-end snapshots are the engine's
+ * own numbers. Deterministic for a seed: the same customers, terms, dates, behaviours and amounts
+ * (record ids and loan account numbers are random).
+ */
+
+export type SimulateOptions = {
+  tenantId: string;
+  customers: number;
+  /** Months of history (default 24). */
+  months?: number;
+  seed?: string | number;
+  /** Last day simulated; default the tenant's local today (UTC date). */
+  today?: string;
+  /** Loans worked on at once per simulated day (Postgres); PGlite always runs one at a time. */
+  concurrency?: number;
+  /** Months of bank history per customer (default 3). */
+  bankMonths?: number;
+  onProgress?: (info: { day: string; done: number; total: number }) => void;
+};
+
+export type SimulateResult = {
+  tenantId: string;
+  from: string;
+  to: string;
+  customers: number;
+  offers: number;
+  applications: number;
+  rejectedApplications: number;
+  loans: number;
+  repayments: number;
+  writeOffs: number;
+  closes: number;
+  ms: { setup: number; customers: number; history: number; total: number };
+};
+
+export type Behaviour = 'on_time' | 'late_then_cured' | 'defaulted' | 'early_payoff';
+
+type ProductKey = 'emi' | 'micro' | 'bullet';
+
+export type LoanPlan = {
+  ref: number;
+  customer: SimCustomer;
+  product: ProductKey;
+  principalMajor: number;
+  repayments: number;
+  disburseOn: string;
+  behaviour: Behaviour;
+  /** Installment (1-based) after which a defaulting borrower stops paying. */
+  stopAfter: number;
+  /** Extra days late per installment (late_then_cured). */
+  delays: number[];
+  /** The application is rejected instead (no loan). */
+  isRejected: boolean;
+  offerCode: string;
+};
+
+type Event =
+  | { kind: 'originate'; plan: LoanPlan }
+  | { kind: 'pay'; plan: LoanPlan; upTo: number | 'all' }
+  | { kind: 'write_off'; plan: LoanPlan }
+  | { kind: 'offer'; offerId: string; action: 'notify' | 'reject' | 'expire' };
+
+/** Pure and deterministic: the loans the customers take over the window. */
+export function planLoans(rng: Rng, customers: SimCustomer[], from: string, to: string, seedLabel: string): LoanPlan[] {
+  const span = daysBetween(from, to);
+  const plans: LoanPlan[] = [];
+  let ref = 0;
+  for (const customer of customers) {
+    const count = rng.weighted([[0, 30], [1, 50], [2, 20]] as const);
+    for (let k = 0; k < count; k++) {
+      const product: ProductKey = customer.segment === 'micro_business' || customer.segment === 'farmer'
+        ? rng.weighted([['micro', 70], ['bullet', 20], ['emi', 10]] as const)
+        : rng.weighted([['emi', 70], ['bullet', 15], ['micro', 15]] as const);
+      const income = customer.monthlyIncome;
+      const repayments = product === 'emi' ? rng.pick([6, 12, 12, 18, 24, 36]) : product === 'micro' ? rng.pick([8, 12, 16, 20, 26]) : 1;
+      const raw = product === 'emi' ? income * rng.int(1, 6) : product === 'micro' ? income * (0.2 + rng.next() * 0.8) : income * (0.3 + rng.next());
+      const limits = { emi: [500, 30_000], micro: [100, 5_000], bullet: [200, 10_000] }[product];
+      const principalMajor = Math.min(limits[1], Math.max(limits[0], Math.round(raw / 50) * 50));
+      const riskBoost = { A: 0.5, B: 1, C: 1.6, D: 2.4 }[customer.riskClass as 'A'] ?? 1;
+      const behaviour = rng.weighted([['on_time', 70], ['late_then_cured', 15 * riskBoost], ['defaulted', 7 * riskBoost], ['early_payoff', 8]] as const);
+      const delays = Array.from({ length: repayments }, () => (behaviour === 'late_then_cured' && rng.chance(0.3) ? rng.int(3, 75) : behaviour === 'on_time' && rng.chance(0.05) ? rng.int(1, 3) : 0));
+      plans.push({
+        ref: ++ref,
+        customer,
+        product,
+        principalMajor,
+        repayments,
+        disburseOn: addDays(from, rng.int(0, Math.max(0, span - 1))),
+        behaviour,
+        stopAfter: behaviour === 'defaulted' ? rng.int(0, Math.max(0, repayments - 1)) : repayments,
+        delays,
+        isRejected: rng.chance(0.06),
+        offerCode: `${seedLabel}-${String(ref).padStart(7, '0')}`,
+      });
+    }
+  }
+  return plans;
+}
+
+export async function simulatePortfolio(db: Db, options: SimulateOptions): Promise<SimulateResult> {
+  const t0 = Date.now();
+  const { tenantId } = options;
+  const months = options.months ?? 24;
+  const seed = String(options.seed ?? 1);
+  const rng = createRng(seed);
+  const [tenant] = await db.system((tx) =>
+    tx.query<{ slug: string; currency: string; business_date: string }>(`select slug, currency, business_date from tenants where id = $1`, [tenantId]),
+  );
+  if (!tenant) throw new AppError('NOT_FOUND', `Unknown tenant ${tenantId}`, { field: 'tenant' });
+  const today = options.today ?? new Date().toISOString().slice(0, 10);
+  const from = addMonths(today, -months);
+  const [{ n: existing }] = await db.tenant(tenantId, (tx) => tx.query<{ n: number }>(`select count(*)::int as n from loans`));
+  if (existing > 0) throw new AppError('CONFLICT', `Tenant ${tenantId} already has loans; simulate into an empty tenant`, { field: 'tenant' });
+
+  // The lender's history starts `months` ago: the business date is set back, then closed forward day by day.
+  await db.system((tx) => tx.query(`update tenants set business_date = $2 where id = $1`, [tenantId, from]));
+  const setup = await db.tenant(tenantId, (tx) =>
+    prepareLender(tx, tenantId, { slug: tenant.slug, currency: tenant.currency.trim(), fromYear: Number(from.slice(0, 4)), toYear: Number(today.slice(0, 4)) + 4 }),
+  );
+  const tSetup = Date.now();
+  const [{ n: offset }] = await db.tenant(tenantId, (tx) => tx.query<{ n: number }>(`select count(*)::int as n from customers`));
+  const customers = await createCustomers(db, tenantId, {
+    rng: rng.fork('customers'), count: options.customers, slug: tenant.slug, officers: setup.officers, currency: setup.currency,
+    unit: setup.unit, onboardedOn: from, today, bankMonths: options.bankMonths ?? 3, offset,
+  });
+  const tCustomers = Date.now();
+
+  const plans = planLoans(rng.fork('loans'), customers, from, today, `${tenant.slug.toUpperCase()}${seed}`);
+  const events = new Map<string, Event[]>();
+  const at = (day: string, e: Event) => {
+    if (day > today) return;
+    const list = events.get(day) ?? [];
+    list.push(e);
+    events.set(day, list);
+  };
+  for (const plan of plans) at(plan.disburseOn, { kind: 'originate', plan });
+  const stats = { offers: 0, applications: 0, rejectedApplications: 0, loans: 0, repayments: 0, writeOffs: 0, closes: 0 };
+
+  // Offers that never became loans: notified and left pending, rejected, or expired.
+  const offerRng = rng.fork('offers');
+  const spareOffers = customers.filter(() => offerRng.chance(0.25));
+  const maker: Actor = { tenantId, userId: setup.makerUserId, isAdmin: false, kind: 'system' };
+  const checker: Actor = { tenantId, userId: setup.checkerUserId, isAdmin: true, kind: 'system' };
+  const loanIds = new Map<number, string>();
+  const concurrency = db.kind === 'pglite' ? 1 : Math.max(1, options.concurrency ?? 8);
+  const totalDays = daysBetween(from, today);
+  const offerPlans = spareOffers.map((c, i) => ({
+    customer: c,
+    created: addDays(from, offerRng.int(0, Math.max(0, totalDays - 1))),
+    fate: offerRng.weighted([['pending', 35], ['rejected', 30], ['expired', 35]] as const),
+    code: `${tenant.slug.toUpperCase()}${seed}-O${String(i + 1).padStart(7, '0')}`,
+    productKey: offerRng.pick(['emi', 'micro', 'bullet'] as const),
+  }));
+  const offersByDay = new Map<string, typeof offerPlans>();
+  for (const o of offerPlans) offersByDay.set(o.created, [...(offersByDay.get(o.created) ?? []), o]);
+
+  let day = from;
+  let done = 0;
+  while (day <= today) {
+    // Offers created today (the ones that do not lead to a loan).
+    for (const o of offersByDay.get(day) ?? []) {
+      const product = setup.products[o.productKey];
+      const offerId = await createOffer(db, tenantId, setup, product, o.customer, o.code, day, 30);
+      stats.offers++;
+      at(addDays(day, 2), { kind: 'offer', offerId, action: 'notify' });
+      if (o.fate === 'rejected') at(addDays(day, 9), { kind: 'offer', offerId, action: 'reject' });
+      if (o.fate === 'expired') at(addDays(day, 31), { kind: 'offer', offerId, action: 'expire' });
+    }
+    const todays = events.get(day) ?? [];
+    events.delete(day);
+    // Loans are independent of one another: work on several at once, each loan's events in order.
+    const byLoan = new Map<string, Event[]>();
+    for (const e of todays) {
+      const key = e.kind === 'offer' ? `o:${e.offerId}` : `l:${e.plan.ref}`;
+      byLoan.set(key, [...(byLoan.get(key) ?? []), e]);
+    }
+    const queues = [...byLoan.values()];
+    await pool(queues, concurrency, async (queue) => {
+      for (const e of queue) {
+        if (e.kind === 'offer') await moveOffer(db, tenantId, e.offerId, e.action, day);
+        else if (e.kind === 'originate') await originate(e.plan, day);
+        else if (e.kind === 'pay') await pay(e.plan, e.upTo, day);
+        else await writeOff(e.plan, day);
+      }
+    });
+    // Close every day before today; today stays open (the scheduler closes it after local midnight).
+    if (day < today) {
+      await runDailyClose(db, tenantId, { businessDate: day });
+      stats.closes++;
+    }
+    done++;
+    if (done % 30 === 0) options.onProgress?.({ day, done, total: totalDays + 1 });
+    day = addDays(day, 1);
+  }
+  const tEnd = Date.now();
+  const result: SimulateResult = {
+    tenantId, from, to: today, customers: customers.length, ...stats,
+    ms: { setup: tSetup - t0, customers: tCustomers - tSetup, history: tEnd - tCustomers, total: tEnd - t0 },
+  };
+  logger.info('simulation finished', result);
+  return result;
+
+  async function originate(plan: LoanPlan, date: string): Promise<void> {
+    const product = setup.products[plan.product];
+    const principal = BigInt(plan.principalMajor) * setup.unit;
+    const offerId = await createOffer(db, tenantId, setup, product, plan.customer, plan.offerCode, date, 30, { principal, repayments: plan.repayments });
+    stats.offers++;
+    await moveOffer(db, tenantId, offerId, 'notify', date);
+    await moveOffer(db, tenantId, offerId, 'request', date);
+    const { application, loanId } = await db.tenant(tenantId, (tx) =>
+      submitApplication(tx, maker, {
+        customerId: plan.customer.id, productId: product.id, offerId, principal, numberOfRepayments: plan.repayments,
+        expectedDisbursementDate: date, formData: { purpose: plan.product === 'micro' ? 'working capital' : 'personal', source: 'simulator' },
+      }),
+    );
+    stats.applications++;
+    if (plan.isRejected) {
+      await db.tenant(tenantId, (tx) => rejectApplication(tx, checker, application.id, 'Affordability below policy'));
+      stats.rejectedApplications++;
+      return;
+    }
+    await db.tenant(tenantId, (tx) => approveApplication(tx, checker, application.id, 'Within policy'));
+    const disbursed = await db.tenant(tenantId, (tx) => disburseLoan(tx, maker, { loanId, date }));
+    loanIds.set(plan.ref, loanId);
+    stats.loans++;
+    scheduleRepayments(plan, disbursed.installments.map((i) => ({ number: i.number, dueDate: i.due_date })));
+  }
+
+  function scheduleRepayments(plan: LoanPlan, installments: { number: number; dueDate: string }[]): void {
+    const r = rng.fork(`pay-${plan.ref}`);
+    let last = plan.disburseOn;
+    for (const inst of installments) {
+      if (plan.behaviour === 'defaulted' && inst.number > plan.stopAfter) {
+        // Stops paying; written off after 180 days past due (if the history reaches that far).
+        at(addDays(inst.dueDate, 180), { kind: 'write_off', plan });
+        return;
+      }
+      if (plan.behaviour === 'early_payoff' && inst.number > 1 && r.chance(0.25)) {
+        // Pays everything off a few days before this installment falls due.
+        let date = addDays(inst.dueDate, -r.int(1, 10));
+        if (date < last) date = last;
+        at(date, { kind: 'pay', plan, upTo: 'all' });
+        return;
+      }
+      const delay = plan.delays[inst.number - 1] ?? 0;
+      let date = addDays(inst.dueDate, delay);
+      if (date < last) date = last;
+      last = date;
+      at(date, { kind: 'pay', plan, upTo: inst.number });
+    }
+  }
+
+  async function pay(plan: LoanPlan, upTo: number | 'all', date: string): Promise<void> {
+    const loanId = loanIds.get(plan.ref);
+    if (!loanId) return;
+    await db.tenant(tenantId, async (tx) => {
+      const [{ status }] = await tx.query<{ status: string }>(`select status from loans where id = $1`, [loanId]);
+      if (status !== 'ACTIVE') return;
+      const [{ amount }] = await tx.query<{ amount: bigint }>(
+        `select coalesce(sum(${INSTALLMENT_OUTSTANDING_SQL}), 0)::int8 as amount from loan_installments i where i.loan_id = $1 and ($2::int is null or i.number <= $2)`,
+        [loanId, upTo === 'all' ? null : upTo],
+      );
+      if (amount <= 0n) return;
+      await repayLoan(tx, maker, { loanId, amount, date, note: 'Simulated repayment' });
+      stats.repayments++;
+    });
+  }
+
+  async function writeOff(plan: LoanPlan, date: string): Promise<void> {
+    const loanId = loanIds.get(plan.ref);
+    if (!loanId) return;
+    await db.tenant(tenantId, async (tx) => {
+      const [{ status }] = await tx.query<{ status: string }>(`select status from loans where id = $1`, [loanId]);
+      if (status !== 'ACTIVE') return;
+      await writeOffLoan(tx, checker, { loanId, date, note: 'Written off after 180 days past due' });
+      stats.writeOffs++;
+    });
+  }
+}
+
+async function createOffer(
+  db: Db, tenantId: string, setup: SimSetup, product: ProductRow, customer: SimCustomer, code: string, day: string, validDays: number,
+  terms?: { principal: bigint; repayments: number },
+): Promise<string> {
+  const principal = terms?.principal ?? (product.default_principal ?? product.min_principal * 2n);
+  const repayments = terms?.repayments ?? product.default_repayments ?? product.min_repayments;
+  const [{ id }] = await db.tenant(tenantId, (tx) =>
+    tx.query<{ id: string }>(
+      `insert into offers (tenant_id, code, customer_id, product_id, currency, principal, number_of_repayments, annual_interest_rate, expires_on, created_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::date) returning id`,
+      [tenantId, code, customer.id, product.id, setup.currency, principal, repayments, product.annual_interest_rate, addDays(day, validDays), day],
+    ),
+  );
+  return id;
+}
+
+/** Moves an offer through its lifecycle with the engine's offer state machine (refusals throw). */
+async function moveOffer(db: Db, tenantId: string, offerId: string, action: 'notify' | 'request' | 'reject' | 'expire', day: string): Promise<void> {
+  await db.tenant(tenantId, async (tx) => {
+    const [offer] = await tx.query<{ status: OfferStatus; expires_on: string }>(`select status, expires_on from offers where id = $1 for update`, [offerId]);
+    const next = transitionOffer(offer.status, action, { businessDate: day, expiresOn: offer.expires_on });
+    await tx.query(
+      `update offers set status = $2, updated_at = $3::date, version = version + 1,
+         notified_at = case when $4 then $3::date else notified_at end, notified_by = case when $4 then 'simulator' else notified_by end,
+         notify_channel = case when $4 then 'PhoneCall' else notify_channel end, notify_feedback = case when $4 then 'Interested' else notify_feedback end,
+         rejected_reason = case when $2 = 'rejected' then 'Customer declined' else rejected_reason end
+       where id = $1`,
+      [offerId, next, day, action === 'notify'],
+    );
+  });
+}
+
+async function pool<T>(items: T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const runners = Array.from({ length: Math.min(size, items.length) }, async () => {
+    while (next < items.length) {
+      const item = items[next++];
+      await work(item);
+    }
+  });
+  await Promise.all(runners);
+}
