@@ -155,7 +155,7 @@ describe.each(testDbKinds())('customers and loans lists on %s', (kind) => {
 
   it('a one-branch officer sees only that branch in rows, counts, search, exports, and the scope filter only narrows', async () => {
     const scope = await inTenant(async (tx) => resolveRowScope(tx, await loadScopeSubject(tx, OFFICER_USER), null));
-    expect(scope).toEqual([[BRANCH_A]]);
+    expect(scope!.map((set) => [...set].sort())).toEqual([[BRANCH_A, OFFICER_A].sort()]);
     const inA = Array.from({ length: N }, (_, i) => i + 1).filter((n) => branchOf(n) === BRANCH_A);
     const { page, counts } = await inTenant((tx) => loadList(tx, customersList, stateOf(customersList, 'limit=100'), options(scope)));
     expect(page.rows.map((r) => r.id).sort()).toEqual(inA.map((n) => id('c1000000', n)).sort());
@@ -167,11 +167,11 @@ describe.each(testDbKinds())('customers and loans lists on %s', (kind) => {
     expect(adminSearch.rows.map((r) => r.id)).toEqual([id('c1000000', 2)]);
     expect(await allIds(loansList, 'tab=all_outstanding', scope)).toEqual(loanIds((l) => l.status === 'ACTIVE' && branchOf(l.n) === BRANCH_A));
     // Asking for branch B's scope yields nothing; region R1 (branch A's region) yields branch A.
-    const toB = await inTenant(async (tx) => resolveRowScope(tx, await loadScopeSubject(tx, OFFICER_USER), { level: 'branch', id: BRANCH_B }));
+    const toB = await inTenant(async (tx) => resolveRowScope(tx, await loadScopeSubject(tx, OFFICER_USER), { hierarchy_level: 'branch', hierarchy_id: BRANCH_B }));
     expect(await allIds(customersList, '', toB)).toEqual([]);
-    const adminR1 = await inTenant(async (tx) => resolveRowScope(tx, await loadScopeSubject(tx, ADMIN), { level: 'region', id: REGION_1 }));
+    const adminR1 = await inTenant(async (tx) => resolveRowScope(tx, await loadScopeSubject(tx, ADMIN), { hierarchy_level: 'region', hierarchy_id: REGION_1 }));
     expect(await allIds(customersList, '', adminR1)).toEqual(inA.map((n) => id('c1000000', n)).sort());
-    const officerNode = await inTenant(async (tx) => resolveRowScope(tx, await loadScopeSubject(tx, ADMIN), { level: 'officer', id: OFFICER_A }));
+    const officerNode = await inTenant(async (tx) => resolveRowScope(tx, await loadScopeSubject(tx, ADMIN), { hierarchy_level: 'officer', hierarchy_id: OFFICER_A }));
     expect(await allIds(customersList, '', officerNode)).toEqual(inA.filter((n) => n % 4 === 1).map((n) => id('c1000000', n)).sort());
   });
 

@@ -35,7 +35,7 @@ describe('list URL state', () => {
       limit: 50,
       page: 3,
       cursor: 'abc_DEF-1',
-      scope: { level: 'branch', id: '00000000-0000-4000-8000-00000000000a' },
+      scope: { hierarchy_level: 'branch', hierarchy_id: '00000000-0000-4000-8000-00000000000a' },
       view: '2b1e4c2a-3f4d-4e5f-8a9b-0c1d2e3f4a5b',
     });
     expect(listQuery(peopleList, state)).toBe(query.replace('%3A', ':'));

@@ -1,40 +1,20 @@
 import type { Tx } from '../db/index.ts';
+import { AppError } from '../errors/app-error.ts';
+import { resolveScopeNodes, type ScopeSubject } from '../tenancy/scope.ts';
 import type { RowScope } from './query.ts';
 import type { ScopeParam } from './url-state.ts';
 
+export type { ScopeSubject };
+
 /**
- * Which hierarchy nodes a user's rows may hang from, for the list queries' `rowScope`.
- *
- * - Data permissions (spec §3, `user_data_permissions`) on the hierarchy fields `region`, `branch`
- *   and `officer` name node codes; together they form one allowed set (a user allowed branch A and
- *   region R sees both). An admin, or a user with no hierarchy permission, is not restricted.
- * - The `scope` URL parameter (the hierarchy filter, `level:id`) narrows further to one node: it is
- *   a second set, so it can only ever narrow what the permissions allow, never widen it.
- * Permissions on other fields do not restrict by hierarchy. A permission naming a code that does
- * not exist allows nothing (an empty set), never everything.
+ * The list queries' `rowScope` for a user and the `scope` URL parameter, from B2's hierarchy scope
+ * (src/lib/tenancy/scope.ts): data permissions on region / branch / officer codes, expanded down the
+ * hierarchy, intersected with the scope node and everything below it. Null = unrestricted; an empty
+ * set = no row (fail closed).
  */
-const HIERARCHY_FIELDS = ['region', 'branch', 'officer'] as const;
-
-export type ScopeSubject = {
-  isAdmin: boolean;
-  dataPermissions: readonly { field: string; value: string }[];
-};
-
 export async function resolveRowScope(tx: Tx, subject: ScopeSubject, scope: ScopeParam | null): Promise<RowScope> {
-  const sets: string[][] = [];
-  const hierarchy = subject.isAdmin
-    ? []
-    : subject.dataPermissions.filter((p) => (HIERARCHY_FIELDS as readonly string[]).includes(p.field));
-  if (hierarchy.length) {
-    const rows = await tx.query<{ id: string }>(
-      `select n.id::text as id from hierarchy_nodes n
-        join unnest($1::text[], $2::text[]) as p(level, code) on n.level = p.level and n.code = p.code`,
-      [hierarchy.map((p) => p.field), hierarchy.map((p) => p.value)],
-    );
-    sets.push(rows.map((r) => r.id));
-  }
-  if (scope) sets.push([scope.id]);
-  return sets.length ? sets : null;
+  const nodes = await resolveScopeNodes(tx, subject, scope);
+  return nodes === null ? null : [nodes];
 }
 
 /** The same subject read from the database, for background jobs that run after the request. */
@@ -45,8 +25,8 @@ export async function loadScopeSubject(tx: Tx, userId: string): Promise<ScopeSub
        from users u where u.id = $1`,
     [userId],
   );
-  // A deleted or disabled user keeps no access: an empty allowed set matches no row.
-  if (!user || !user.is_active) return { isAdmin: false, dataPermissions: [{ field: 'branch', value: '\u0000none' }] };
+  // A deleted or disabled user keeps no access, even to a job they queued before.
+  if (!user || !user.is_active) throw new AppError('FORBIDDEN', 'This user can no longer see this list.');
   const dataPermissions = await tx.query<{ field: string; value: string }>(
     'select field, value from user_data_permissions where user_id = $1 order by field, value',
     [userId],

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { formatScope, parseScope, type Scope } from '../tenancy/scope.ts';
 import { columnOf, type ListDef } from './definition.ts';
 
 /**
@@ -21,7 +22,8 @@ export const MAX_PAGE_SIZE = 100;
 export const MAX_PAGE = 2_000;
 export const MAX_SEARCH_LENGTH = 100;
 
-export type ScopeParam = { level: 'region' | 'branch' | 'officer'; id: string };
+/** The hierarchy filter of spec §3 (`scope=level:id`), parsed by src/lib/tenancy/scope.ts. */
+export type ScopeParam = Scope;
 
 export type ParsedFilter =
   | { kind: 'text'; value: string }
@@ -53,14 +55,6 @@ export type StateIssue = { param: string; message: string };
 const dateSchema = z.iso.date();
 const decimalSchema = z.string().regex(/^-?\d{1,15}(\.\d{1,6})?$/);
 const uuidSchema = z.uuid();
-const scopeSchema = z
-  .string()
-  .regex(/^(region|branch|officer):[0-9a-fA-F-]{36}$/)
-  .transform((value) => {
-    const [level, id] = value.split(':') as [ScopeParam['level'], string];
-    return { level, id: id.toLowerCase() };
-  })
-  .refine((s) => uuidSchema.safeParse(s.id).success);
 
 export function defaultListState(def: ListDef): ListState {
   return {
@@ -193,9 +187,11 @@ export function parseListState(def: ListDef, params: URLSearchParams): { state: 
   }
   const scope = params.get('scope');
   if (scope !== null && scope !== '') {
-    const parsed = scopeSchema.safeParse(scope);
-    if (parsed.success) state.scope = parsed.data;
-    else drop('scope', 'scope must look like branch:<id>');
+    try {
+      state.scope = parseScope(scope);
+    } catch {
+      drop('scope', 'scope must look like branch:<id>');
+    }
   }
   const view = params.get('view');
   if (view !== null) {
@@ -220,7 +216,7 @@ export function serializeListState(def: ListDef, state: ListState): URLSearchPar
   for (const key of Object.keys(state.filters).sort()) params.set(`f.${key}`, serializeFilter(state.filters[key]!));
   if (state.columns?.length) params.set('cols', state.columns.join(','));
   if (state.limit !== DEFAULT_PAGE_SIZE) params.set('limit', String(state.limit));
-  if (state.scope) params.set('scope', `${state.scope.level}:${state.scope.id}`);
+  if (state.scope) params.set('scope', formatScope(state.scope));
   if (state.page > 1) params.set('page', String(state.page));
   if (state.cursor) params.set('cursor', state.cursor);
   return params;
