@@ -100,3 +100,11 @@ export async function listCustomers(tx: Tx, query: { search?: string; limit?: nu
   }
   return tx.query<CustomerRow>(`select * from customers order by created_at desc, id desc limit $1`, [limit]);
 }
+
+export function customerJson(c: CustomerRow) {
+  return {
+    id: c.id, externalId: c.external_id, firstName: c.first_name, lastName: c.last_name, nationalId: c.national_id, phone: c.phone,
+    email: c.email, dateOfBirth: c.date_of_birth, branchId: c.branch_id, officerId: c.officer_id, segment: c.segment,
+    optInStatus: c.opt_in_status, riskClass: c.risk_class, createdAt: c.created_at, updatedAt: c.updated_at, version: c.version,
+  };
+}

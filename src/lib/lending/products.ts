@@ -207,3 +207,21 @@ export async function saveLendingSettings(
     [tenantId, settings.approvalAdminThreshold, settings.dueDateOnDayOff ?? 'NEXT_WORKING_DAY'],
   );
 }
+
+export function productJson(p: ProductRow) {
+  const d = p.digits_after_decimal;
+  return {
+    id: p.id, code: p.code, name: p.name, description: p.description, currency: p.currency, digitsAfterDecimal: d,
+    currencyInMultiplesOf: p.currency_in_multiples_of, installmentAmountInMultiplesOf: p.installment_amount_in_multiples_of || null,
+    roundingMode: p.rounding_mode, minPrincipal: formatMinor(p.min_principal, d), maxPrincipal: formatMinor(p.max_principal, d),
+    defaultPrincipal: p.default_principal === null ? null : formatMinor(p.default_principal, d), minRepayments: p.min_repayments,
+    maxRepayments: p.max_repayments, defaultRepayments: p.default_repayments, annualInterestRate: p.annual_interest_rate,
+    repaymentEvery: p.repayment_every, repaymentFrequency: p.repayment_frequency, scheduleType: p.schedule_type,
+    interestMethod: p.interest_method, amortization: p.amortization, interestCalculationPeriod: p.interest_calculation_period,
+    allowPartialPeriodInterest: p.allow_partial_period_interest, daysInYear: p.days_in_year, daysInMonth: p.days_in_month,
+    graceOnPrincipalPeriods: p.grace_on_principal_periods, graceOnInterestPaymentPeriods: p.grace_on_interest_payment_periods,
+    interestFreePeriods: p.interest_free_periods, graceOnArrearsAgeing: p.grace_on_arrears_ageing, downPaymentPercent: p.down_payment_percent,
+    fees: p.fees, penalties: p.penalties, allocationStrategy: p.allocation_strategy, delinquencyBucketSetId: p.delinquency_bucket_set_id,
+    isActive: p.is_active,
+  };
+}

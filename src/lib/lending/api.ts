@@ -1,0 +1,165 @@
+import { z } from 'zod';
+import { AppError } from '../errors/app-error.ts';
+import { getDb, type Db, type Tx } from '../db/index.ts';
+import { errorResponse, json, stringify } from '../http/respond.ts';
+import { requirePrincipal, type Principal } from '../auth/principal.ts';
+import { hasPermission, type Requirement } from '../auth/permissions.ts';
+import { recordAudit } from '../audit/record-audit.ts';
+import { actorFromPrincipal, type Actor } from './actor.ts';
+import { clientIp } from '../auth/client-ip.ts';
+import { findLoan, getLoanView, loanDigits, transactionJson } from './loans.ts';
+import { requestFingerprint, requireIdempotencyKey, runIdempotent, type CommandAnswer, type IdempotencyOptions } from './idempotency.ts';
+
+/**
+ * The HTTP glue of the lending /v1 endpoints, kept out of Astro so it can be tested with plain
+ * Request objects: the endpoint files only build an ApiContext and call one of these.
+ */
+export type ApiContext = {
+  request: Request;
+  principal: Principal | undefined;
+  requestId: string;
+  ip: string | null;
+  /** Database override (tests); default the process database. */
+  db?: Db;
+  idempotency?: IdempotencyOptions;
+};
+
+async function dbOf(ctx: ApiContext): Promise<Db> {
+  return ctx.db ?? getDb();
+}
+
+async function audit(db: Db, actor: Actor, entry: { action: string; objectType: string; objectId?: string | null; outcome: 'denied' | 'failed'; reason: string }) {
+  try {
+    await db.tenant(actor.tenantId, (tx) =>
+      recordAudit(tx, {
+        tenantId: actor.tenantId, actorId: actor.userId, actorKind: actor.kind ?? 'user', ip: actor.ip, requestId: actor.requestId, ...entry,
+      }),
+    );
+  } catch {
+    // The audit of a refusal must never turn the refusal into a 500.
+  }
+}
+
+function authorise(ctx: ApiContext, permission: Requirement): { principal: Principal; actor: Actor } {
+  const principal = requirePrincipal(ctx.principal);
+  const actor = actorFromPrincipal(principal, { ip: ctx.ip, requestId: ctx.requestId });
+  if (!hasPermission(principal, permission)) {
+    throw Object.assign(new AppError('FORBIDDEN', 'You do not have permission to do this'), { actor });
+  }
+  return { principal, actor };
+}
+
+async function readBody(request: Request): Promise<unknown> {
+  const text = await request.text();
+  if (!text.trim()) return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new AppError('BAD_REQUEST', 'The request body must be valid JSON.');
+  }
+}
+
+export type MoneyCommandSpec<B> = {
+  /** Audit action, e.g. 'loan.repay'. */
+  action: string;
+  objectType: string;
+  objectId: string;
+  permission: Requirement;
+  schema: z.ZodType<B>;
+  run: (tx: Tx, actor: Actor, body: B) => Promise<CommandAnswer>;
+};
+
+/**
+ * A money command over HTTP: authorisation, Idempotency-Key (required), body validation, the
+ * command in one transaction with its stored answer, and an audit row for refusals and failures.
+ */
+export async function moneyCommand<B>(ctx: ApiContext, spec: MoneyCommandSpec<B>): Promise<Response> {
+  const db = await dbOf(ctx);
+  let actor: Actor | undefined;
+  try {
+    ({ actor } = authorise(ctx, spec.permission));
+    const key = requireIdempotencyKey(ctx.request.headers.get('idempotency-key'));
+    const raw = await readBody(ctx.request);
+    const body = spec.schema.parse(raw);
+    const url = new URL(ctx.request.url);
+    const fingerprint = requestFingerprint(ctx.request.method, url.pathname, raw);
+    const a = actor;
+    const result = await runIdempotent(db, { tenantId: a.tenantId, userId: a.userId }, key, fingerprint, (tx) => spec.run(tx, a, body), ctx.idempotency);
+    if (result.status >= 400 && !result.isReplayed) {
+      await audit(db, a, { action: spec.action, objectType: spec.objectType, objectId: spec.objectId, outcome: result.status === 403 ? 'denied' : 'failed', reason: result.body });
+    }
+    const headers = new Headers({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+    if (result.isReplayed) headers.set('Idempotent-Replayed', 'true');
+    return new Response(result.body, { status: result.status, headers });
+  } catch (error) {
+    const who = actor ?? (error as { actor?: Actor }).actor;
+    if (who) {
+      const status = error instanceof AppError ? error.status : 500;
+      await audit(db, who, {
+        action: spec.action, objectType: spec.objectType, objectId: spec.objectId, outcome: status === 403 ? 'denied' : 'failed',
+        reason: error instanceof Error ? error.message : String(error),
+      });
+    }
+    return errorResponse(error, ctx.requestId);
+  }
+}
+
+/** A non-money mutation (customers, offers, products): authorised, audited on refusal, one transaction. */
+export async function mutation<B>(ctx: ApiContext, spec: MoneyCommandSpec<B>): Promise<Response> {
+  const db = await dbOf(ctx);
+  let actor: Actor | undefined;
+  try {
+    ({ actor } = authorise(ctx, spec.permission));
+    const body = spec.schema.parse(await readBody(ctx.request));
+    const a = actor;
+    const answer = await db.tenant(a.tenantId, (tx) => spec.run(tx, a, body));
+    return new Response(stringify(answer.body), { status: answer.status, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } });
+  } catch (error) {
+    const who = actor ?? (error as { actor?: Actor }).actor;
+    if (who) {
+      const status = error instanceof AppError ? error.status : 500;
+      await audit(db, who, {
+        action: spec.action, objectType: spec.objectType, objectId: spec.objectId, outcome: status === 403 ? 'denied' : 'failed',
+        reason: error instanceof Error ? error.message : String(error),
+      });
+    }
+    return errorResponse(error, ctx.requestId);
+  }
+}
+
+/** A read: authorised, one tenant transaction, JSON answer. */
+export async function query(ctx: ApiContext, permission: Requirement, run: (tx: Tx, actor: Actor, url: URL) => Promise<unknown>): Promise<Response> {
+  try {
+    const { actor } = authorise(ctx, permission);
+    const db = await dbOf(ctx);
+    const body = await db.tenant(actor.tenantId, (tx) => run(tx, actor, new URL(ctx.request.url)));
+    return json(body);
+  } catch (error) {
+    return errorResponse(error, ctx.requestId);
+  }
+}
+
+/** Decimal amount in JSON: a string such as "10.00" (numbers are accepted and read as written). */
+export const amountField = z.union([z.string(), z.number()]).transform((v) => (typeof v === 'number' ? String(v) : v));
+export const dateField = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD');
+
+/** Only admins may waive, write off, charge or reverse: the permission table has no narrower key. */
+export const ADMIN_ONLY: Requirement = ['__admin_only__'];
+
+/** Answer of a loan money command: the transaction and the loan after it. */
+export async function loanAnswer(tx: Tx, status: number, transaction: unknown, loanId: string): Promise<CommandAnswer> {
+  const loan = await findLoan(tx, loanId);
+  const digits = loan ? loanDigits(loan) : 2;
+  return { status, body: { transaction: transactionJson(transaction as never, digits), loan: await getLoanView(tx, loanId) } };
+}
+
+/** Builds the ApiContext from an Astro endpoint context (structural type: no Astro import here). */
+export function apiContext(context: { request: Request; locals: { principal?: Principal; requestId: string }; clientAddress?: string }): ApiContext {
+  let direct: string | undefined;
+  try {
+    direct = context.clientAddress;
+  } catch {
+    direct = undefined; // not available for prerendered or internal requests
+  }
+  return { request: context.request, principal: context.locals.principal, requestId: context.locals.requestId, ip: clientIp(direct, context.request.headers.get('x-forwarded-for')) };
+}

@@ -1,0 +1,27 @@
+import type { APIRoute } from 'astro';
+import { z } from 'zod';
+import { amountField, apiContext, dateField, mutation, query } from '../../../lib/lending/api.ts';
+import { applicationJson, listApplications } from '../../../lib/lending/applications.ts';
+import { submitApplication } from '../../../lib/lending/commands/submit-application.ts';
+
+/** GET /v1/applications?status=submitted&limit=N → { items }. */
+export const GET: APIRoute = (context) =>
+  query(apiContext(context), 'loans.loan_applications.view', (tx, _actor, url) =>
+    listApplications(tx, { status: url.searchParams.get('status') ?? undefined, limit: Number(url.searchParams.get('limit') ?? 50) || 50 }),
+  );
+
+const Body = z.object({
+  customerId: z.string(), productId: z.string(), offerId: z.string().optional(), principal: amountField,
+  numberOfRepayments: z.number().int().positive(), annualInterestRate: z.string().optional(), expectedDisbursementDate: dateField.optional(),
+  formData: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** POST /v1/applications → 201 the submitted application (the maker's step). */
+export const POST: APIRoute = (context) =>
+  mutation(apiContext(context), {
+    action: 'application.submit', objectType: 'loan_application', objectId: '', permission: 'loans.offers.request_loan', schema: Body,
+    run: async (tx, actor, body) => {
+      const { application } = await submitApplication(tx, actor, body);
+      return { status: 201, body: applicationJson(application) };
+    },
+  });

@@ -1,0 +1,24 @@
+import type { APIRoute } from 'astro';
+import { z } from 'zod';
+import { apiContext, dateField, mutation, query } from '../../../lib/lending/api.ts';
+import { createCustomer, customerJson, listCustomers } from '../../../lib/lending/customers.ts';
+
+/** GET /v1/customers?search=…&limit=N → { items }. */
+export const GET: APIRoute = (context) =>
+  query(apiContext(context), 'loans.customers.view', async (tx, _actor, url) => ({
+    items: (await listCustomers(tx, { search: url.searchParams.get('search') ?? undefined, limit: Number(url.searchParams.get('limit') ?? 50) || 50 })).map(customerJson),
+  }));
+
+const Body = z.object({
+  firstName: z.string().min(1).max(200), lastName: z.string().min(1).max(200), externalId: z.string().max(100).optional(),
+  nationalId: z.string().max(100).optional(), phone: z.string().max(50).optional(), email: z.string().max(320).optional(),
+  dateOfBirth: dateField.optional(), branchId: z.string().uuid().optional(), officerId: z.string().uuid().optional(),
+  segment: z.string().max(100).optional(), riskClass: z.string().max(50).optional(),
+});
+
+/** POST /v1/customers → 201 the customer. */
+export const POST: APIRoute = (context) =>
+  mutation(apiContext(context), {
+    action: 'customer.create', objectType: 'customer', objectId: '', permission: 'loans.customers.view', schema: Body,
+    run: async (tx, actor, body) => ({ status: 201, body: customerJson(await createCustomer(tx, actor, body)) }),
+  });
