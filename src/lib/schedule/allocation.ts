@@ -166,7 +166,7 @@ function rbi(w: Work, date: string): void {
       }
     }
     for (let k = 0; k < w.inst.length && w.remaining > 0n; k++) pay(w, k, 'PRINCIPAL');
-    return;
+    // Like Fineract's processTransaction loop, go on with the next installments if money is left.
   }
 }
 

@@ -41,7 +41,11 @@ function walk(ctx: MoneyContext, periods: Period[], emis: Dec[]): Walked {
     const dueInterest = signum(calculatedPrincipal) < 0 ? zero(ctx) : calculatedInterest;
     unrecognized = minus(ctx, calculatedInterest, dueInterest);
     const rawPrincipal = minus(ctx, emis[i], dueInterest);
-    const principal = signum(rawPrincipal) < 0 ? zero(ctx) : rawPrincipal;
+    let principal = signum(rawPrincipal) < 0 ? zero(ctx) : rawPrincipal;
+    // Never more principal than is outstanding, and the last period takes exactly what remains. For
+    // sane terms this is what Fineract's residual EMI gives anyway; it only differs where an EMI
+    // rounded to a large multiple exceeds the whole balance, which Fineract would over-schedule.
+    if (cmp(principal, endBalance) > 0 || i === periods.length - 1) principal = signum(endBalance) < 0 ? zero(ctx) : endBalance;
     carry = minus(ctx, endBalance, principal);
     out.push({ interest: dueInterest, principal, balanceAfter: signum(carry) < 0 ? zero(ctx) : carry });
   });
