@@ -2,6 +2,7 @@ import type { Db, Tx } from '../db/index.ts';
 import { DEMO_ROLES, type DemoRole } from '../auth/permissions.ts';
 import { hashPassword } from '../auth/passwords.ts';
 import { seedDemoPlans } from '../plans/plans.ts';
+import { seedDemoHistory } from '../simulator/demo-history.ts';
 
 export type DemoOptions = { password: string };
 
@@ -129,5 +130,6 @@ export async function seedDemo(db: Db, options: DemoOptions): Promise<boolean> {
     await seedTenantPeople(tx, DEMO_TENANTS.acme, ACME_HIERARCHY, ACME_USERS, passwordHash);
     await seedDemoPlans(tx, { growth: [DEMO_TENANTS.demo], starter: [DEMO_TENANTS.acme] });
   });
+  await seedDemoHistory(db, [DEMO_TENANTS.demo, DEMO_TENANTS.acme]);
   return true;
 }

@@ -33,7 +33,7 @@ export type SimulateOptions = {
   /** Months of history (default 24). */
   months?: number;
   seed?: string | number;
-  /** Last day simulated; default the tenant's local today (UTC date). */
+  /** Last day simulated (it stays open); default the tenant's current business date. */
   today?: string;
   /** Loans worked on at once per simulated day (Postgres); PGlite always runs one at a time. */
   concurrency?: number;
@@ -131,7 +131,7 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
     tx.query<{ slug: string; currency: string; business_date: string }>(`select slug, currency, business_date from tenants where id = $1`, [tenantId]),
   );
   if (!tenant) throw new AppError('NOT_FOUND', `Unknown tenant ${tenantId}`, { field: 'tenant' });
-  const today = options.today ?? new Date().toISOString().slice(0, 10);
+  const today = options.today ?? tenant.business_date;
   const from = addMonths(today, -months);
   const [{ n: existing }] = await db.tenant(tenantId, (tx) => tx.query<{ n: number }>(`select count(*)::int as n from loans`));
   if (existing > 0) throw new AppError('CONFLICT', `Tenant ${tenantId} already has loans; simulate into an empty tenant`, { field: 'tenant' });
