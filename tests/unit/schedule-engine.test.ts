@@ -161,6 +161,10 @@ describe('terms validation names the field', () => {
       expect((error as AppError).message).toContain(field);
     });
   }
+  it('accepts Fineract enum spellings for day counts', () => {
+    expect(parseTerms({ ...good, daysInYear: 'DAYS_360', daysInMonth: 'DAYS_30' })).toMatchObject({ daysInYear: 360, daysInMonth: 30 });
+    expect(parseTerms({ ...good, daysInYear: 365 })).toMatchObject({ daysInYear: 365, daysInMonth: 'ACTUAL' });
+  });
   it('defaults digits from the currency', () => {
     expect(parseTerms({ ...good, currency: 'JPY' }).digits).toBe(0);
     expect(parseTerms({ ...good, currency: 'KWD', principal: '1.125' }).digits).toBe(3);

@@ -145,12 +145,13 @@ export function parseTerms(input: unknown): ScheduleTerms {
   }
   const allowPartialPeriodInterest = bool(o, 'allowPartialPeriodInterest', false);
 
-  const diyRaw = o.daysInYear === undefined || o.daysInYear === null ? 'ACTUAL' : String(o.daysInYear).trim().toUpperCase();
+  // Fineract's enum names (DAYS_360, DAYS_30) are accepted as well as the plain numbers.
+  const diyRaw = o.daysInYear === undefined || o.daysInYear === null ? 'ACTUAL' : String(o.daysInYear).trim().toUpperCase().replace(/^DAYS_?/, '');
   if (!['ACTUAL', '360', '364', '365'].includes(diyRaw)) {
     bad('daysInYear', `must be one of ACTUAL, 360, 364, 365, got ${JSON.stringify(o.daysInYear)}`);
   }
   const daysInYear: DaysInYear = diyRaw === 'ACTUAL' ? 'ACTUAL' : (Number(diyRaw) as 360 | 364 | 365);
-  const dimRaw = o.daysInMonth === undefined || o.daysInMonth === null ? 'ACTUAL' : String(o.daysInMonth).trim().toUpperCase();
+  const dimRaw = o.daysInMonth === undefined || o.daysInMonth === null ? 'ACTUAL' : String(o.daysInMonth).trim().toUpperCase().replace(/^DAYS_?/, '');
   if (!['ACTUAL', '30'].includes(dimRaw)) bad('daysInMonth', `must be ACTUAL or 30, got ${JSON.stringify(o.daysInMonth)}`);
   const daysInMonth: DaysInMonth = dimRaw === 'ACTUAL' ? 'ACTUAL' : 30;
 
