@@ -3,6 +3,7 @@ import { authenticate } from './server/middleware/authenticate.ts';
 import { canonicalPath } from './server/middleware/canonical-path.ts';
 import { csrf } from './server/middleware/csrf.ts';
 import { guard } from './server/middleware/guard.ts';
+import { ipRestriction } from './server/middleware/ip-restriction.ts';
 import { requestContext } from './server/middleware/request-context.ts';
 import { securityHeaders } from './server/middleware/security-headers.ts';
 
@@ -14,6 +15,7 @@ import { securityHeaders } from './server/middleware/security-headers.ts';
  *  3. canonicalPath   — one spelling per path, before any decision (refuse or redirect the rest)
  *  4. csrf            — cross-site mutating requests refused before any session lookup
  *  5. authenticate    — locals.principal / tenant / language from the cookie or API token
- *  6. guard           — the route manifest decides: login, 401, 403 page, 404 page, or on
+ *  6. ipRestriction   — a signed-in caller outside the tenant's IP allowlist is refused
+ *  7. guard           — the route manifest decides: login, 401, 403 page, 404 page, or on
  */
-export const onRequest = sequence(requestContext, securityHeaders, canonicalPath, csrf, authenticate, guard);
+export const onRequest = sequence(requestContext, securityHeaders, canonicalPath, csrf, authenticate, ipRestriction, guard);
