@@ -1,5 +1,5 @@
 import { AppError } from '../errors/app-error.ts';
-import { addDays, daysBetween, isValidDate, maxDate } from './dates.ts';
+import { addDays, daysBetween, isValidDate } from './dates.ts';
 import type {
   DelinquencyInput,
   DelinquencyInstallment,
@@ -16,7 +16,7 @@ import type {
  * - delinquentDays = pastDueDays − graceOnArrearsAgeing − days inside a delinquency pause (≥ 0);
  * - delinquentDate = oldest overdue due date + grace;
  * - classification = the range with min ≤ delinquentDays ≤ max (max null = open), none when ≤ 0;
- * - installment level: each overdue installment is placed by its OWN raw days past due (no grace),
+ * - installment level: each overdue installment is placed by its OWN days past due (no grace; pauses do count),
  *   amounts summed per range, reported only while the loan itself is delinquent.
  */
 
@@ -36,13 +36,16 @@ export function overdueInstallments(installments: DelinquencyInstallment[], busi
     .sort((a, b) => (a.dueDate < b.dueDate ? -1 : a.dueDate > b.dueDate ? 1 : a.number - b.number));
 }
 
-/** Days in [from, to) that fall inside a pause. */
-export function pausedDaysBetween(from: string, to: string, pauses: DelinquencyPause[]): number {
+/**
+ * Paused days before the business date, as DelinquencyEffectivePauseHelper counts them: every pause that
+ * started before the date counts end − start when it is over, date − start while it runs (a pause is
+ * [from, to) and is not limited to the overdue window).
+ */
+export function pausedDaysBefore(date: string, pauses: DelinquencyPause[]): number {
   let total = 0;
   for (const p of pauses) {
-    const start = maxDate(p.from, from);
-    const end = p.to < to ? p.to : to;
-    if (end > start) total += daysBetween(start, end);
+    if (p.from >= date) continue;
+    total += daysBetween(p.from, p.to < date ? p.to : date);
   }
   return total;
 }
@@ -72,7 +75,7 @@ export function loanDelinquency(input: DelinquencyInput): LoanDelinquency {
   }
   const oldestDue = overdue[0].dueDate;
   const pastDueDays = daysBetween(oldestDue, input.businessDate);
-  const paused = pausedDaysBetween(oldestDue, input.businessDate, input.pauses ?? []);
+  const paused = pausedDaysBefore(input.businessDate, input.pauses ?? []);
   const delinquentDays = Math.max(0, pastDueDays - grace - paused);
   const delinquentAmount = overdue.reduce((sum, i) => sum + i.outstanding, 0n);
   const range = classifyDays(delinquentDays, ranges);
@@ -81,7 +84,8 @@ export function loanDelinquency(input: DelinquencyInput): LoanDelinquency {
   if (delinquentDays > 0) {
     const byRange = new Map<string, bigint>();
     for (const i of overdue) {
-      const r = classifyDays(daysBetween(i.dueDate, input.businessDate), ranges);
+      // Installment level: its own days past due, no arrears grace, but paused days still count out.
+      const r = classifyDays(daysBetween(i.dueDate, input.businessDate) - paused, ranges);
       if (r) byRange.set(r.name, (byRange.get(r.name) ?? 0n) + i.outstanding);
     }
     for (const r of ranges) {
