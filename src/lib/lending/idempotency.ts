@@ -31,7 +31,7 @@ export type IdempotentResult = {
 export type IdempotencyOptions = {
   /** How long a duplicate waits for the first request to finish before answering 409. Default 5 s. */
   inFlightWaitMs?: number;
-  /** Test hook: runs inside the command transaction before the command (to hold it in flight). */
+  /** Test hook: runs after the key is claimed, before the command's transaction opens (holds it in flight). */
   beforeCommand?: () => Promise<void>;
 };
 
@@ -133,8 +133,8 @@ export async function runIdempotent(
   }
   const id = claimed.claimedId;
   try {
+    if (options.beforeCommand) await options.beforeCommand();
     return await db.tenant(scope.tenantId, async (tx) => {
-      if (options.beforeCommand) await options.beforeCommand();
       const answer = await command(tx);
       const body = stringify(answer.body);
       await storeAnswer(tx, id, answer.status, body);

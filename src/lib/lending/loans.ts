@@ -187,7 +187,9 @@ export function transactionJson(t: TransactionRow, digits: number) {
 export async function getLoanView(tx: Tx, loanId: string) {
   const loan = await findLoan(tx, loanId);
   if (!loan) throw new AppError('NOT_FOUND', 'Loan not found', { field: 'loanId' });
-  const [installments, transactions] = await Promise.all([loadInstallments(tx, loanId), loadTransactions(tx, loanId)]);
+  // One connection per transaction: queries run one after the other (pg refuses overlapping queries).
+  const installments = await loadInstallments(tx, loanId);
+  const transactions = await loadTransactions(tx, loanId);
   const d = loanDigits(loan);
   return {
     ...loanSummaryJson(loan, loanOutstanding(installments)),

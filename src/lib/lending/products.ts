@@ -175,12 +175,10 @@ export function termsFor(
 
 /** The tenant's working calendar (days_off + lending_settings) for due dates. */
 export async function loadCalendar(tx: Tx): Promise<WorkingCalendar> {
-  const [offs, settings] = await Promise.all([
-    tx.query<{ kind: string; from_date: string | null; to_date: string | null; weekday: number | null; repayments_rescheduled_to: string | null }>(
-      `select kind, from_date, to_date, weekday, repayments_rescheduled_to from days_off order by from_date nulls first, weekday`,
-    ),
-    tx.query<{ due_date_on_day_off: 'NEXT_WORKING_DAY' | 'SAME_DAY' }>(`select due_date_on_day_off from lending_settings`),
-  ]);
+  const offs = await tx.query<{ kind: string; from_date: string | null; to_date: string | null; weekday: number | null; repayments_rescheduled_to: string | null }>(
+    `select kind, from_date, to_date, weekday, repayments_rescheduled_to from days_off order by from_date nulls first, weekday`,
+  );
+  const settings = await tx.query<{ due_date_on_day_off: 'NEXT_WORKING_DAY' | 'SAME_DAY' }>(`select due_date_on_day_off from lending_settings`);
   return {
     holidays: offs
       .filter((o) => o.kind === 'holiday')

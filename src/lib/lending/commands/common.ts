@@ -24,12 +24,11 @@ export type LoanCommandState = {
 
 export async function openLoanForCommand(tx: Tx, actor: Actor, loanId: string): Promise<LoanCommandState> {
   const loan = await lockLoan(tx, loanId);
-  const [product, installments, transactions, today] = await Promise.all([
-    getProduct(tx, loan.product_id),
-    loadInstallments(tx, loan.id),
-    loadTransactions(tx, loan.id),
-    businessDate(tx, actor.tenantId),
-  ]);
+  // Sequential: a transaction is one connection, and pg refuses overlapping queries on it.
+  const product = await getProduct(tx, loan.product_id);
+  const installments = await loadInstallments(tx, loan.id);
+  const transactions = await loadTransactions(tx, loan.id);
+  const today = await businessDate(tx, actor.tenantId);
   return { loan, product, installments, transactions, today, digits: loanDigits(loan) };
 }
 
