@@ -134,6 +134,17 @@ describe('allocation beyond the reference cases', () => {
     expect(r.order.map((o) => `${o.installmentNumber}:${o.component}:${o.amount}`)).toEqual(['1:PRINCIPAL:10000', '2:PRINCIPAL:10000', '1:INTEREST:100']);
   });
 
+  it('advanced allocation, reamortization: future installments share the money evenly, the last takes the rounding', () => {
+    const r = allocatePayment({
+      installments: two, amount: 301n, date: '2024-01-10', strategy: 'advanced-payment-allocation-strategy',
+      advanced: { order: [{ due: 'IN_ADVANCE', component: 'PRINCIPAL' }], futureInstallmentRule: 'REAMORTIZATION', processing: 'HORIZONTAL' },
+    });
+    expect(r.parts).toEqual([
+      { installmentNumber: 1, principal: 150n, interest: 0n, fees: 0n, penalties: 0n },
+      { installmentNumber: 2, principal: 151n, interest: 0n, fees: 0n, penalties: 0n },
+    ]);
+  });
+
   it('refuses a non-positive amount naming the field', () => {
     expect(() => allocatePayment({ installments: two, amount: 0n, date: '2024-03-01' })).toThrowError(/amount/);
   });

@@ -1,5 +1,6 @@
 import { AppError } from '../errors/app-error.ts';
 import { isValidDate } from './dates.ts';
+import { divRound } from './decimal.ts';
 import type {
   AdvancedAllocation,
   AllocationInput,
@@ -170,61 +171,66 @@ function rbi(w: Work, date: string): void {
   }
 }
 
-function eligible(w: Work, due: PaymentAllocationRule['due'], date: string, rule: AdvancedAllocation['futureInstallmentRule']): number[] {
-  const indexes = w.inst.map((_, i) => i).filter((i) => outstanding(w.inst[i]) > 0n);
-  if (due === 'PAST_DUE') return indexes.filter((i) => w.inst[i].dueDate < date);
-  if (due === 'DUE') return indexes.filter((i) => w.inst[i].dueDate === date);
-  const future = indexes.filter((i) => w.inst[i].dueDate > date);
+/**
+ * Installments a rule applies to (AdvancedPaymentScheduleTransactionProcessor): the oldest past-due one,
+ * the one due on the date, or the future one(s) by the future-installment rule. Horizontal processing
+ * looks at installments with anything outstanding; vertical at those owing the rule's component.
+ */
+function targets(w: Work, due: PaymentAllocationRule['due'], date: string, rule: AdvancedAllocation['futureInstallmentRule'], component?: Component): number[] {
+  const owing = w.inst
+    .map((_, i) => i)
+    .filter((i) => (component ? w.inst[i][KEY[component]] > 0n : outstanding(w.inst[i]) > 0n));
+  if (due === 'PAST_DUE') return owing.filter((i) => w.inst[i].dueDate < date).slice(0, 1);
+  if (due === 'DUE') return owing.filter((i) => w.inst[i].dueDate === date).slice(0, 1);
+  const future = owing.filter((i) => w.inst[i].dueDate > date);
   if (future.length === 0) return [];
   if (rule === 'NEXT_INSTALLMENT') return [future[0]];
   if (rule === 'LAST_INSTALLMENT') return [future[future.length - 1]];
   return future;
 }
 
-/** Pays one component across several installments: evenly for REAMORTIZATION, else one by one. */
-function payAcross(w: Work, indexes: number[], component: Component, isEven: boolean): bigint {
+/**
+ * Pays one component on the target installments. Several targets (REAMORTIZATION) share the money
+ * evenly: remaining / count rounded half-even to the minor unit, the last one taking the rounding
+ * difference, each capped at what it owes — as Fineract's evenPortion/balanceAdjustment.
+ */
+function payTargets(w: Work, indexes: number[], component: Component): bigint {
+  if (indexes.length === 1) return pay(w, indexes[0], component);
+  const count = BigInt(indexes.length);
+  const even = divRound(w.remaining, count, 'HALF_EVEN');
+  const adjustment = w.remaining - even * count;
   let paid = 0n;
-  if (isEven && indexes.length > 1) {
-    const owing = indexes.filter((i) => w.inst[i][KEY[component]] > 0n);
-    if (owing.length === 0) return 0n;
-    const share = w.remaining / BigInt(owing.length);
-    // Even shares first; the rest (remainder and any share an installment could not take) goes oldest first.
-    if (share > 0n) for (const i of owing) paid += pay(w, i, component, share);
-    for (const i of owing) paid += pay(w, i, component);
-    return paid;
-  }
-  for (const i of indexes) paid += pay(w, i, component);
+  indexes.forEach((i, k) => {
+    const portion = k === indexes.length - 1 ? even + adjustment : even;
+    if (portion > 0n) paid += pay(w, i, component, portion);
+  });
   return paid;
 }
 
 function advanced(w: Work, date: string, config: AdvancedAllocation): void {
-  const isEven = config.futureInstallmentRule === 'REAMORTIZATION';
   if (config.processing === 'VERTICAL') {
     for (const rule of config.order) {
-      if (w.remaining === 0n) return;
-      // For one installment at a time rules, keep going while the component is still owed somewhere.
+      // One allocation type at a time, over every eligible installment, until it is paid or money runs out.
       for (;;) {
-        const indexes = eligible(w, rule.due, date, config.futureInstallmentRule);
-        if (indexes.length === 0 || payAcross(w, indexes, rule.component, isEven) === 0n) break;
         if (w.remaining === 0n) return;
+        const indexes = targets(w, rule.due, date, config.futureInstallmentRule, rule.component);
+        if (indexes.length === 0 || payTargets(w, indexes, rule.component) === 0n) break;
       }
     }
     return;
   }
+  // HORIZONTAL: group the order by due type; within a group settle one installment (or the future set)
+  // for all the group's components before moving on.
   const groups: PaymentAllocationRule['due'][] = [];
   for (const rule of config.order) if (!groups.includes(rule.due)) groups.push(rule.due);
   for (const due of groups) {
     const components = config.order.filter((r) => r.due === due).map((r) => r.component);
     for (;;) {
       if (w.remaining === 0n) return;
-      const indexes = eligible(w, due, date, config.futureInstallmentRule);
+      const indexes = targets(w, due, date, config.futureInstallmentRule);
       if (indexes.length === 0) break;
       let paid = 0n;
-      if (isEven && due === 'IN_ADVANCE') {
-        for (const component of components) paid += payAcross(w, indexes, component, true);
-      } else {
-        for (const component of components) paid += pay(w, indexes[0], component);
-      }
+      for (const component of components) paid += payTargets(w, indexes, component);
       if (paid === 0n) break;
     }
   }
