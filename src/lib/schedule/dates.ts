@@ -12,11 +12,19 @@ export function isValidDate(text: string): boolean {
   return mo >= 1 && mo <= 12 && d >= 1 && d <= daysInMonthOf(y, mo);
 }
 
-/** Days since 1970-01-01. */
+const digit = (text: string, i: number) => text.charCodeAt(i) - 48;
+
+/** Days since 1970-01-01 (inputs are validated 'YYYY-MM-DD' strings; this sits on the hot path). */
 export function toDay(date: string): number {
-  const m = DATE.exec(date);
-  if (!m) throw new Error(`not a date: ${date}`);
-  return Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) / MS_PER_DAY;
+  if (date.length !== 10 || date[4] !== '-' || date[7] !== '-') throw new Error(`not a date: ${date}`);
+  const { year, month, day } = parts(date);
+  // Howard Hinnant's days_from_civil: pure integer arithmetic, no Date object.
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
 }
 
 export function fromDay(day: number): string {
@@ -40,12 +48,18 @@ export function daysInYearOf(year: number): number {
   return isLeapYear(year) ? 366 : 365;
 }
 
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
 export function daysInMonthOf(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return month === 2 && isLeapYear(year) ? 29 : MONTH_DAYS[month - 1];
 }
 
 export function parts(date: string): { year: number; month: number; day: number } {
-  return { year: Number(date.slice(0, 4)), month: Number(date.slice(5, 7)), day: Number(date.slice(8, 10)) };
+  return {
+    year: digit(date, 0) * 1000 + digit(date, 1) * 100 + digit(date, 2) * 10 + digit(date, 3),
+    month: digit(date, 5) * 10 + digit(date, 6),
+    day: digit(date, 8) * 10 + digit(date, 9),
+  };
 }
 
 function pad(n: number, width: number): string {

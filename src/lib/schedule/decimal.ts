@@ -9,7 +9,9 @@ export type Dec = { readonly u: bigint; readonly s: number };
 
 const TEN = 10n;
 
+const POW10: bigint[] = [];
 function pow10(n: number): bigint {
+  if (n < 64) return (POW10[n] ??= TEN ** BigInt(n));
   return TEN ** BigInt(n);
 }
 
@@ -124,7 +126,10 @@ export function setScale(a: Dec, scale: number, mode: RoundingMode): Dec {
 }
 
 function digitCount(n: bigint): number {
-  return (n < 0n ? -n : n).toString().length;
+  const a = n < 0n ? -n : n;
+  // Table lookup for the usual sizes (cheaper than toString on this hot path).
+  for (let d = 1; d < 40; d++) if (a < pow10(d)) return d;
+  return a.toString().length;
 }
 
 /** BigDecimal.round(new MathContext(precision, mode)): keep `precision` significant digits. */
