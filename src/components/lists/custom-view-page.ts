@@ -1,0 +1,84 @@
+import type { AstroGlobal } from 'astro';
+import { hasPermission } from '../../lib/auth/permissions.ts';
+import { getDb } from '../../lib/db/index.ts';
+import { AppError } from '../../lib/errors/app-error.ts';
+import { createCustomView, deleteCustomView, getCustomView, inputFromState, updateCustomView, viewHref, type CustomView, type CustomViewInput } from '../../lib/lists/custom-views.ts';
+import { findList, type ListEntry } from '../../lib/lists/registry.ts';
+import { parseListState } from '../../lib/lists/url-state.ts';
+
+/**
+ * Astro glue of /loans/<list>/add-custom-view and /loans/<list>/update-custom-view/:id: GET shows
+ * the form (a new view starts from the list state it was opened from), POST saves or deletes and
+ * goes back to the list showing the view. Plain forms: they work without JavaScript.
+ */
+export type ViewForm = { name: string; isShared: boolean; tab: string; sortKey: string; sortDir: 'asc' | 'desc'; columns: string[]; filters: Record<string, string> };
+
+export type CustomViewPageResult =
+  | { kind: 'redirect'; location: string }
+  | { kind: 'form'; entry: ListEntry; form: ViewForm; view: CustomView | null; error: { field: string | null; message: string } | null }
+  | { kind: 'status'; status: 403 | 404 };
+
+function formFromInput(entry: ListEntry, input: Omit<CustomViewInput, 'name'> & { name?: string }): ViewForm {
+  const sort = input.sort ?? `${entry.def.defaultSort.dir === 'desc' ? '-' : ''}${entry.def.defaultSort.key}`;
+  return {
+    name: input.name ?? '', isShared: Boolean(input.isShared), tab: input.tab ?? entry.def.defaultTab,
+    sortKey: sort.replace(/^-/, ''), sortDir: sort.startsWith('-') ? 'desc' : 'asc', columns: input.columns ?? [], filters: input.filters ?? {},
+  };
+}
+
+function inputFromForm(entry: ListEntry, data: FormData): CustomViewInput {
+  const filters: Record<string, string> = {};
+  for (const column of entry.def.columns) {
+    const value = String(data.get(`f.${column.key}`) ?? '').trim();
+    if (column.filter && value) filters[column.key] = value;
+  }
+  const sortKey = String(data.get('sortKey') ?? '');
+  const tab = String(data.get('tab') ?? '');
+  return {
+    name: String(data.get('name') ?? ''),
+    isShared: data.get('isShared') === 'on',
+    tab: tab && tab !== entry.def.defaultTab ? tab : null,
+    sort: sortKey ? `${data.get('sortDir') === 'desc' ? '-' : ''}${sortKey}` : null,
+    columns: data.getAll('columns').map(String),
+    filters,
+  };
+}
+
+export async function loadCustomViewPage(Astro: AstroGlobal, listName: string, viewId: string | null): Promise<CustomViewPageResult> {
+  const entry = findList(listName);
+  if (!entry) return { kind: 'status', status: 404 };
+  const { principal, tenant } = Astro.locals;
+  if (!principal || !tenant) return { kind: 'redirect', location: `/user/login?redirect=${encodeURIComponent(Astro.url.pathname)}` };
+  if (!hasPermission(principal, 'loans.custom_views.edit')) return { kind: 'status', status: 403 };
+  const db = await getDb();
+  const actor = { tenantId: tenant.id, userId: principal.userId, requestId: Astro.locals.requestId };
+  let view: CustomView | null = null;
+  if (viewId) {
+    try {
+      view = await db.tenant(tenant.id, (tx) => getCustomView(tx, actor, listName, viewId));
+    } catch {
+      return { kind: 'status', status: 404 };
+    }
+    if (!view.isOwn) return { kind: 'status', status: 403 };
+  }
+  if (Astro.request.method === 'POST') {
+    const data = await Astro.request.formData();
+    const input = inputFromForm(entry, data);
+    try {
+      if (view && data.get('_action') === 'delete') {
+        await db.tenant(tenant.id, (tx) => deleteCustomView(tx, actor, listName, view!.id));
+        return { kind: 'redirect', location: entry.path };
+      }
+      const saved = await db.tenant(tenant.id, (tx) => (view ? updateCustomView(tx, actor, entry.def, view.id, input) : createCustomView(tx, actor, entry.def, input)));
+      return { kind: 'redirect', location: viewHref(entry.def, saved, entry.path) };
+    } catch (error) {
+      const issue = (error as { issues?: { path: (string | number)[]; message: string }[] }).issues?.[0];
+      const message = error instanceof AppError ? error.message : issue ? `${issue.path.join('.')}: ${issue.message}` : 'The view could not be saved.';
+      const field = error instanceof AppError ? error.field ?? null : issue ? String(issue.path[0]) : null;
+      return { kind: 'form', entry, view, form: formFromInput(entry, input), error: { field, message } };
+    }
+  }
+  if (view) return { kind: 'form', entry, view, form: formFromInput(entry, view), error: null };
+  const { state } = parseListState(entry.def, Astro.url.searchParams);
+  return { kind: 'form', entry, view: null, form: formFromInput(entry, { ...inputFromState(state, entry.def), isShared: false }), error: null };
+}

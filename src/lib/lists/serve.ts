@@ -1,0 +1,43 @@
+import type { Db } from '../db/index.ts';
+import { AppError } from '../errors/app-error.ts';
+import { currencyDigits } from '../money/money.ts';
+import { businessDate } from '../tenancy/tenant.ts';
+import { listCustomViews, getCustomView, type CustomView } from './custom-views.ts';
+import type { ListEntry } from './registry.ts';
+import { loadList, type ListPage, type TabCounts } from './query.ts';
+import { resolveRowScope, type ScopeSubject } from './row-scope.ts';
+import { parseListState, type ListState, type StateIssue } from './url-state.ts';
+
+export type ListViewer = ScopeSubject & { tenantId: string; userId: string; currency: string };
+
+export type ServedList = {
+  state: ListState;
+  issues: StateIssue[];
+  page: ListPage;
+  counts: TabCounts;
+  /** The active tab's row count (for "page n of m"). */
+  total: number;
+  businessDate: string;
+  views: CustomView[];
+  activeView: CustomView | null;
+};
+
+/**
+ * Everything a list page or GET /v1/lists/:name needs, in one tenant transaction: the state from
+ * the URL, the viewer's row scope (data permissions and the scope filter), the page, the counts of
+ * every tab and the custom views. With `isStrict`, a malformed parameter is a 400 naming it (API);
+ * pages instead fall back to defaults so an old bookmark still opens.
+ */
+export async function serveList(db: Db, viewer: ListViewer, entry: ListEntry, params: URLSearchParams, options: { isStrict?: boolean } = {}): Promise<ServedList> {
+  const { state, issues } = parseListState(entry.def, params);
+  if (options.isStrict && issues.length) throw new AppError('BAD_REQUEST', `${issues[0]!.param}: ${issues[0]!.message}`, { field: issues[0]!.param });
+  return db.tenant(viewer.tenantId, async (tx) => {
+    const date = await businessDate(tx, viewer.tenantId);
+    const rowScope = await resolveRowScope(tx, viewer, state.scope);
+    const { page, counts } = await loadList(tx, entry.def, state, { businessDate: date, currencyDigits: currencyDigits(viewer.currency), rowScope });
+    const actor = { tenantId: viewer.tenantId, userId: viewer.userId };
+    const views = await listCustomViews(tx, actor, entry.def.name);
+    const activeView = state.view ? views.find((v) => v.id === state.view) ?? (await getCustomView(tx, actor, entry.def.name, state.view).catch(() => null)) : null;
+    return { state, issues, page, counts, total: counts[state.tab] ?? 0, businessDate: date, views, activeView };
+  });
+}
