@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { previewSchedule } from '../../src/lib/schedule/index.ts';
+
+/**
+ * More schedules asserted by Apache Fineract's own tests (commit 4198b0bc), beyond the shared reference
+ * file, each citing its source. Rows: [dueDate, principal, interest, balance].
+ */
+type Row = [string, string, string, string];
+const rows = (terms: Record<string, unknown>): Row[] =>
+  previewSchedule(terms).installments.map((i) => [i.dueDate, i.principal, i.interest, i.balance]);
+
+describe('Fineract-asserted schedules', () => {
+  it('LoanRepayment.feature RS03: cumulative, declining, DAILY, actual/actual, EMI rounded to 1', () => {
+    const r = rows({
+      principal: '5000', currency: 'EUR', annualInterestRate: '12', numberOfRepayments: 18, disbursementDate: '2022-11-01',
+      interestCalculationPeriod: 'DAILY', installmentAmountInMultiplesOf: 1,
+    });
+    expect(r.slice(0, 4)).toEqual([
+      ['2022-12-01', '255.68', '49.32', '4744.32'],
+      ['2023-01-01', '256.65', '48.35', '4487.67'],
+      ['2023-02-01', '259.26', '45.74', '4228.41'],
+      ['2023-03-01', '266.08', '38.92', '3962.33'],
+    ]);
+    // 2024 is a leap year but the cumulative DAILY divisor stays 365: 1187.65 × 12% × 31/365 = 12.10
+    expect(r[14]).toEqual(['2024-02-01', '292.90', '12.10', '894.75']);
+    expect(r[17]).toEqual(['2024-05-01', '299.38', '2.95', '0.00']);
+    expect(previewSchedule({ principal: '5000', currency: 'EUR', annualInterestRate: '12', numberOfRepayments: 18, disbursementDate: '2022-11-01', interestCalculationPeriod: 'DAILY', installmentAmountInMultiplesOf: 1 }).totals.interest).toBe('487.33');
+  });
+
+  it('LoanRepayment.feature RS05: three periods of principal grace, EMI 361 over the other 15', () => {
+    const r = rows({
+      principal: '5000', currency: 'EUR', annualInterestRate: '12', numberOfRepayments: 18, disbursementDate: '2022-11-01',
+      interestCalculationPeriod: 'SAME_AS_REPAYMENT_PERIOD', allowPartialPeriodInterest: true, installmentAmountInMultiplesOf: 1,
+      graceOnPrincipalPeriods: 3,
+    });
+    expect(r.slice(0, 5)).toEqual([
+      ['2022-12-01', '0.00', '50.00', '5000.00'],
+      ['2023-01-01', '0.00', '50.00', '5000.00'],
+      ['2023-02-01', '0.00', '50.00', '5000.00'],
+      ['2023-03-01', '311.00', '50.00', '4689.00'],
+      ['2023-04-01', '314.11', '46.89', '4374.89'],
+    ]);
+    expect(r[17]).toEqual(['2024-05-01', '351.36', '3.51', '0.00']);
+  });
+
+  it('ProgressiveEMICalculatorTest: adjusted EMI not better than the original (15.678%, 365/actual)', () => {
+    const r = rows({ principal: '100', currency: 'EUR', annualInterestRate: '15.678', numberOfRepayments: 6, disbursementDate: '2024-01-01', scheduleType: 'PROGRESSIVE', daysInYear: 365 });
+    expect(r.map((x) => x[2])).toEqual(['1.33', '1.05', '0.90', '0.66', '0.46', '0.22']);
+    expect(r.map((x) => x[3])).toEqual(['83.90', '67.52', '50.99', '34.22', '17.25', '0.00']);
+  });
+
+  it('ProgressiveEMICalculatorTest: every 2 weeks, 364 days, EMI 33.57 and last 33.58', () => {
+    const out = previewSchedule({ principal: '100', currency: 'EUR', annualInterestRate: '9.4822', numberOfRepayments: 3, repaymentEvery: 2, repaymentFrequency: 'WEEKS', disbursementDate: '2024-01-01', scheduleType: 'PROGRESSIVE', daysInYear: 364 });
+    expect(out.installments.map((i) => i.total)).toEqual(['33.57', '33.57', '33.58']);
+    expect(out.installments.map((i) => i.interest)).toEqual(['0.36', '0.24', '0.12']);
+  });
+
+  it('ProgressiveEMICalculatorTest: every 15 days, 360 days, EMI 16.90', () => {
+    const r = rows({ principal: '100', currency: 'EUR', annualInterestRate: '9.4822', numberOfRepayments: 6, repaymentEvery: 15, repaymentFrequency: 'DAYS', disbursementDate: '2024-01-01', scheduleType: 'PROGRESSIVE', daysInYear: 360 });
+    expect(r.slice(0, 5)).toEqual([
+      ['2024-01-16', '16.50', '0.40', '83.50'],
+      ['2024-01-31', '16.57', '0.33', '66.93'],
+      ['2024-02-15', '16.64', '0.26', '50.29'],
+      ['2024-03-01', '16.70', '0.20', '33.59'],
+      ['2024-03-16', '16.77', '0.13', '16.82'],
+    ]);
+  });
+
+  it('Loan.feature: progressive DAILY 360/30 at 7%, EMI 17.01', () => {
+    const r = rows({ principal: '100', currency: 'EUR', annualInterestRate: '7', numberOfRepayments: 6, disbursementDate: '2024-01-01', scheduleType: 'PROGRESSIVE', daysInYear: 360, daysInMonth: 30, interestCalculationPeriod: 'DAILY' });
+    expect(r.map((x) => x[2])).toEqual(['0.58', '0.49', '0.39', '0.29', '0.20', '0.10']);
+    expect(r[5]).toEqual(['2024-07-01', '16.90', '0.10', '0.00']);
+  });
+
+  it('ClientLoanIntegrationTest: UGX, 0 digits, multiples of 100, equal principal, 5 periods of principal grace', () => {
+    const r = rows({
+      principal: '10000000', currency: 'UGX', digitsAfterDecimal: 0, currencyInMultiplesOf: 100, annualInterestRate: '24', numberOfRepayments: 24,
+      disbursementDate: '2014-06-02', amortization: 'EQUAL_PRINCIPAL', graceOnPrincipalPeriods: 5,
+    });
+    expect(r[0]).toEqual(['2014-07-02', '0', '200000', '10000000']);
+    expect(r[5].slice(0, 3)).toEqual(['2014-12-02', '526300', '200000']);
+    expect(r[6].slice(0, 3)).toEqual(['2015-01-02', '526300', '189500']);
+    expect(r[9].slice(0, 3)).toEqual(['2015-04-02', '526300', '157900']);
+    expect(r[19].slice(0, 3)).toEqual(['2016-02-02', '526300', '52600']);
+    expect(r[23]).toEqual(['2016-06-02', '526600', '10500', '0']);
+  });
+
+  it('ClientLoanIntegrationTest: 12,000 at 2% a month over 4 months, EMI 3151.49', () => {
+    expect(rows({ principal: '12000', currency: 'USD', annualInterestRate: '24', numberOfRepayments: 4, disbursementDate: '2011-09-20' })).toEqual([
+      ['2011-10-20', '2911.49', '240.00', '9088.51'],
+      ['2011-11-20', '2969.72', '181.77', '6118.79'],
+      ['2011-12-20', '3029.11', '122.38', '3089.68'],
+      ['2012-01-20', '3089.68', '61.79', '0.00'],
+    ]);
+  });
+});
