@@ -1,0 +1,51 @@
+import { AppError } from '../errors/app-error.ts';
+import type { Tx } from '../db/index.ts';
+import type { Actor } from './actor.ts';
+import { auditSuccess, positiveAmount } from './commands/common.ts';
+import { currencyDigits } from '../money/money.ts';
+import { assertUuid } from './loans.ts';
+
+export type CollateralRow = {
+  id: string; customer_id: string; type: string; description: string; currency: string; value: bigint; valuation_date: string; created_at: Date;
+};
+
+export async function createCollateral(
+  tx: Tx,
+  actor: Actor,
+  input: { customerId: string; type: string; description?: string; currency: string; value: string | bigint; valuationDate: string },
+): Promise<CollateralRow> {
+  assertUuid(input.customerId, 'customerId');
+  if (!input.type.trim()) throw new AppError('BAD_REQUEST', 'type is required', { field: 'type' });
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(input.valuationDate)) throw new AppError('BAD_REQUEST', 'valuationDate must be a date YYYY-MM-DD', { field: 'valuationDate' });
+  const currency = input.currency.toUpperCase();
+  const value = positiveAmount(input.value, currencyDigits(currency), 'value');
+  const [row] = await tx.query<CollateralRow>(
+    `insert into collaterals (tenant_id, customer_id, type, description, currency, value, valuation_date) values ($1, $2, $3, $4, $5, $6, $7) returning *`,
+    [actor.tenantId, input.customerId, input.type.trim(), input.description ?? '', currency, value, input.valuationDate],
+  );
+  await auditSuccess(tx, actor, 'collateral.create', 'collateral', row.id, null, { type: row.type, value, currency });
+  return row;
+}
+
+/** Pledges a collateral to a loan of the same customer. */
+export async function linkCollateral(tx: Tx, actor: Actor, loanId: string, collateralId: string): Promise<void> {
+  assertUuid(loanId, 'loanId');
+  assertUuid(collateralId, 'collateralId');
+  const rows = await tx.query<{ loan_customer: string; collateral_customer: string }>(
+    `select l.customer_id as loan_customer, c.customer_id as collateral_customer from loans l, collaterals c where l.id = $1 and c.id = $2`,
+    [loanId, collateralId],
+  );
+  if (!rows[0]) throw new AppError('NOT_FOUND', 'Loan or collateral not found', { field: 'collateralId' });
+  if (rows[0].loan_customer !== rows[0].collateral_customer) {
+    throw new AppError('BAD_REQUEST', 'The collateral belongs to another customer', { field: 'collateralId' });
+  }
+  await tx.query(`insert into loan_collaterals (tenant_id, loan_id, collateral_id) values ($1, $2, $3) on conflict do nothing`, [actor.tenantId, loanId, collateralId]);
+  await auditSuccess(tx, actor, 'collateral.link', 'loan', loanId, null, { collateralId });
+}
+
+export async function listLoanCollaterals(tx: Tx, loanId: string): Promise<CollateralRow[]> {
+  return tx.query<CollateralRow>(
+    `select c.* from collaterals c join loan_collaterals lc on lc.tenant_id = c.tenant_id and lc.collateral_id = c.id where lc.loan_id = $1 order by c.created_at`,
+    [loanId],
+  );
+}
