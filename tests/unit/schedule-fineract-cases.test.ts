@@ -3,6 +3,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseDec, setScale, toString } from '../../src/lib/schedule/decimal.ts';
+import { progressiveRateFactor, type ProgressiveRateTerms } from '../../src/lib/schedule/rates.ts';
 import { amountText, caseToTerms, type RefCase } from './schedule-case-terms.ts';
 
 /**
@@ -59,6 +61,52 @@ describe('Fineract reference cases through the CLI', () => {
         const expectedDates = (c.expected.due_dates_by_case as string[][] | undefined)?.[index] ?? c.expected.due_dates;
         expect(out.installments.filter((i) => !i.downPayment).map((i) => i.dueDate)).toEqual(expectedDates);
       });
+    });
+  }
+
+  // Rate factors through the calculator: the per-period factor some schedule cases assert, and any
+  // `rate_factors` case (compared at 12 decimal places, as Fineract's tests do).
+  const rateTermsOf = (c: RefCase, daysInYear?: string): ProgressiveRateTerms => {
+    const t = caseToTerms(c, daysInYear ? { daysInYear } : {});
+    const diy = String(t.daysInYear).toUpperCase().replace(/^DAYS_?/, '');
+    return {
+      annualRate: parseDec(String(t.annualInterestRate)),
+      frequency: t.repaymentFrequency as ProgressiveRateTerms['frequency'],
+      every: t.repaymentEvery as number,
+      daysInYear: diy === 'ACTUAL' ? 'ACTUAL' : (Number(diy) as 360 | 364 | 365),
+      daysInMonth: String(t.daysInMonth) === '30' ? 30 : 'ACTUAL',
+    };
+  };
+  const factorAt = (terms: ProgressiveRateTerms, from: string, to: string, periodFrom = from, periodTo = to) =>
+    toString(setScale(progressiveRateFactor({ mode: 'HALF_EVEN' }, terms, from, to, periodFrom, periodTo), 12, 'HALF_EVEN'));
+
+  for (const c of cases.filter((x) => x.kind === 'schedule' && x.expected.rate_factor_per_period && x.inputs.repayment_periods)) {
+    it(`${c.id}: rate factor per period`, () => {
+      const [from, to] = (c.inputs.repayment_periods as string[][])[1] ?? (c.inputs.repayment_periods as string[][])[0];
+      expect(factorAt(rateTermsOf(c), from, to)).toBe(amountText(c.expected.rate_factor_per_period, 12));
+    });
+  }
+
+  for (const c of cases.filter((x) => x.kind === 'rate_factors')) {
+    it(`${c.id}: rate factors`, () => {
+      const periods = (c.inputs.interest_periods ?? c.inputs.repayment_periods ?? c.inputs.periods) as string[][] | undefined;
+      const expected = c.expected.rate_factors ?? c.expected.rate_factor;
+      const checks: { from: string; to: string; daysInYear?: string; value: string }[] = [];
+      if (Array.isArray(expected)) {
+        expected.forEach((e: any, k: number) => {
+          const [from, to] = typeof e === 'object' && e !== null ? [e.from ?? e.from_date ?? e.period?.[0], e.to ?? e.due_date ?? e.to_date ?? e.period?.[1]] : periods![k];
+          const value = typeof e === 'object' && e !== null ? (e.rate_factor ?? e.value) : e;
+          checks.push({ from: from ?? periods![k][0], to: to ?? periods![k][1], daysInYear: e?.days_in_year, value: String(value) });
+        });
+      } else if (expected && typeof expected === 'object') {
+        for (const [daysInYear, value] of Object.entries(expected)) checks.push({ from: periods![0][0], to: periods![0][1], daysInYear, value: String(value) });
+      } else {
+        checks.push({ from: periods![0][0], to: periods![0][1], value: String(expected) });
+      }
+      expect(checks.length).toBeGreaterThan(0);
+      for (const check of checks) {
+        expect({ ...check, value: factorAt(rateTermsOf(c, check.daysInYear), check.from, check.to) }).toEqual({ ...check, value: amountText(check.value, 12) });
+      }
     });
   }
 
