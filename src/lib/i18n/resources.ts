@@ -11,12 +11,14 @@ import frLists from './locales/fr/lists.json' with { type: 'json' };
 
 import enAuth from './locales/en/auth.json' with { type: 'json' };
 import frAuth from './locales/fr/auth.json' with { type: 'json' };
+import enLending from './locales/en/lending.json' with { type: 'json' };
+import frLending from './locales/fr/lending.json' with { type: 'json' };
 
 export type Resource = { [key: string]: string | Resource };
 
 export const RESOURCES = {
-  en: { common: enCommon, nav: enNav, errors: enErrors, lists: enLists, auth: enAuth },
-  fr: { common: frCommon, nav: frNav, errors: frErrors, lists: frLists, auth: frAuth },
+  en: { common: enCommon, nav: enNav, errors: enErrors, lists: enLists, auth: enAuth, lending: enLending },
+  fr: { common: frCommon, nav: frNav, errors: frErrors, lists: frLists, auth: frAuth, lending: frLending },
 } satisfies Record<string, Record<string, Resource>>;
 
 export type Namespace = keyof (typeof RESOURCES)['en'];
