@@ -213,7 +213,7 @@ export type DelinquencyInstallment = {
   outstanding: bigint;
 };
 
-/** A delinquency pause (inclusive from, exclusive to — days in [from, to) do not age arrears). */
+/** A delinquency pause [from, to): its days before the business date are subtracted from delinquent days. */
 export type DelinquencyPause = { from: string; to: string };
 
 export type DelinquencyInput = {
@@ -230,7 +230,7 @@ export type InstallmentLevelDelinquency = { range: string; amount: bigint };
 export type LoanDelinquency = {
   /** businessDate − oldest unpaid overdue due date; 0 when nothing is overdue. */
   pastDueDays: number;
-  /** pastDueDays − grace − paused days, never below 0. */
+  /** pastDueDays − graceOnArrearsAgeing − paused days (when positive), never below 0. */
   delinquentDays: number;
   /** Oldest overdue due date + grace; null when nothing is overdue. */
   delinquentDate: string | null;
