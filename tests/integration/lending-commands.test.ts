@@ -4,7 +4,8 @@ import type { Db } from '../../src/lib/db/index.ts';
 import { AppError } from '../../src/lib/errors/app-error.ts';
 import { disburseLoan } from '../../src/lib/lending/commands/disburse-loan.ts';
 import { repayLoan } from '../../src/lib/lending/commands/repay-loan.ts';
-import { waiveLoan } from '../../src/lib/lending/commands/waive-loan-charges.ts';
+import { waiveLoanInterest } from '../../src/lib/lending/commands/waive-loan-interest.ts';
+import { waiveLoanCharges } from '../../src/lib/lending/commands/waive-loan-charges.ts';
 import { writeOffLoan } from '../../src/lib/lending/commands/write-off-loan.ts';
 import { applyLoanCharge } from '../../src/lib/lending/commands/apply-loan-charge.ts';
 import { reverseLoanTransaction } from '../../src/lib/lending/commands/reverse-loan-transaction.ts';
@@ -119,9 +120,9 @@ describe.each(testDbKinds())('loan money commands on %s', (kind) => {
   test('waivers forgive interest and charges; write-off closes the loan; only the write-off can be reversed first', async () => {
     const { loanId } = await f.disbursedLoan({ principal: '1200.00', numberOfRepayments: 12 });
     await db.tenant(f.tenantId, (tx) => applyLoanCharge(tx, f.admin, { loanId, kind: 'fee', amount: '7.50', installmentNumber: 2 }));
-    expect((await refused(db.tenant(f.tenantId, (tx) => waiveLoan(tx, f.admin, { loanId, kind: 'interest', amount: '80.00' })))).details).toEqual({ reason: 'waiver_exceeds_outstanding' });
-    await db.tenant(f.tenantId, (tx) => waiveLoan(tx, f.admin, { loanId, kind: 'interest', amount: '20.00' }));
-    await db.tenant(f.tenantId, (tx) => waiveLoan(tx, f.admin, { loanId, kind: 'charges' }));
+    expect((await refused(db.tenant(f.tenantId, (tx) => waiveLoanInterest(tx, f.admin, { loanId, amount: '80.00' })))).details).toEqual({ reason: 'waiver_exceeds_outstanding' });
+    await db.tenant(f.tenantId, (tx) => waiveLoanInterest(tx, f.admin, { loanId, amount: '20.00' }));
+    await db.tenant(f.tenantId, (tx) => waiveLoanCharges(tx, f.admin, { loanId }));
     let loan = await view(loanId);
     expect(loan.installments[0].waived.interest).toBe('12.00');
     expect(loan.installments[1].waived).toEqual({ interest: '8.00', fees: '7.50', penalties: '0.00' });
@@ -161,5 +162,15 @@ describe.each(testDbKinds())('loan money commands on %s', (kind) => {
         await tx.query(`insert into journal_lines (tenant_id, entry_id, account_code, currency, loan_id, credit) values ($1, $2, 'LOAN_PORTFOLIO', 'USD', $3, 99)`, [f.tenantId, e.id, loanId]);
       }),
     ).rejects.toThrow(/does not balance/);
+  });
+
+  test('two disbursements racing on one approved loan: exactly one transfers funds', async () => {
+    const { loanId } = await f.approvedLoan({ principal: '500.00', numberOfRepayments: 5 });
+    const results = await Promise.allSettled([0, 1, 2].map(() => db.tenant(f.tenantId, (tx) => disburseLoan(tx, f.checker, { loanId }))));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    for (const r of results) if (r.status === 'rejected') expect((r.reason as AppError).details).toEqual({ reason: 'wrong_state' });
+    const loan = await view(loanId);
+    expect(loan.transactions.filter((t) => t.type === 'DISBURSEMENT')).toHaveLength(1);
+    expect(loan.installments).toHaveLength(5);
   });
 });

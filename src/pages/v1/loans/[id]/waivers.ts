@@ -1,7 +1,7 @@
 import type { APIRoute } from 'astro';
 import { z } from 'zod';
 import { ADMIN_ONLY, amountField, apiContext, dateField, loanAnswer, moneyCommand } from '../../../../lib/lending/api.ts';
-import { waiveLoan } from '../../../../lib/lending/commands/waive-loan-charges.ts';
+import { waiveLoan } from '../../../../lib/lending/commands/waive-loan.ts';
 
 const Body = z.object({ kind: z.enum(['interest', 'charges']), amount: amountField.optional(), date: dateField.optional(), note: z.string().max(500).optional() });
 
