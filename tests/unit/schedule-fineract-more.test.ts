@@ -94,3 +94,25 @@ describe('Fineract-asserted schedules', () => {
     ]);
   });
 });
+
+describe('progressive first period split by disbursements (ProgressiveEMICalculatorTest, backdated multi-disbursement)', () => {
+  it('100 on 5 Jan, 50 + 25 on 8 Jan: EMI 29.94, first interest 1.15', async () => {
+    const { parseTerms } = await import('../../src/lib/schedule/index.ts');
+    const { progressiveSchedule } = await import('../../src/lib/schedule/progressive.ts');
+    const terms = parseTerms({
+      principal: '175', currency: 'EUR', annualInterestRate: '9.4822', numberOfRepayments: 6, expectedDisbursementDate: '2024-01-01',
+      disbursementDate: '2024-01-05', scheduleType: 'PROGRESSIVE', daysInYear: 360, daysInMonth: 30,
+    });
+    const rows = progressiveSchedule(terms, { digits: 2, mode: 'HALF_EVEN', currencyMultiple: 0, installmentMultiple: null }, undefined, [
+      { date: '2024-01-05', amount: 10000n }, { date: '2024-01-08', amount: 5000n }, { date: '2024-01-08', amount: 2500n },
+    ]);
+    expect(rows.map((r) => [r.total, r.interest, r.principal, r.balance])).toEqual([
+      [2994n, 115n, 2879n, 14621n],
+      [2994n, 116n, 2878n, 11743n],
+      [2994n, 93n, 2901n, 8842n],
+      [2994n, 70n, 2924n, 5918n],
+      [2994n, 47n, 2947n, 2971n],
+      [2994n, 23n, 2971n, 0n],
+    ]);
+  });
+});

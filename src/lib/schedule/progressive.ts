@@ -76,6 +76,20 @@ export function progressiveEmi(ctx: MoneyContext, rateFactorsPlus1: Dec[], balan
 }
 
 export function generateProgressive(t: ScheduleTerms, ctx: MoneyContext, calendar?: WorkingCalendar): ScheduleInstallment[] {
+  return progressiveSchedule(t, ctx, calendar);
+}
+
+/**
+ * The progressive schedule, optionally with several disbursements inside the first period (dates in
+ * order, amounts in minor units, summing to the principal net of any down payment). The contract uses
+ * one disbursement; several let tests reproduce Fineract's own multi-disbursement EMI assertions.
+ */
+export function progressiveSchedule(
+  t: ScheduleTerms,
+  ctx: MoneyContext,
+  calendar?: WorkingCalendar,
+  firstPeriodDisbursements?: { date: string; amount: bigint }[],
+): ScheduleInstallment[] {
   const rc = { mode: ctx.mode };
   const start = t.expectedDisbursementDate;
   const seed = t.firstRepaymentDate ?? start;
@@ -103,12 +117,23 @@ export function generateProgressive(t: ScheduleTerms, ctx: MoneyContext, calenda
     const from = i === 0 ? start : dueDates[i - 1];
     let interestPeriods: InterestPeriod[];
     if (i === 0) {
-      // insertInterestPeriod: the disbursement closes a first interest period that carries no balance.
-      const d = t.disbursementDate;
-      interestPeriods = [
-        { from, to: d, rateFactor: progressiveRateFactor(rc, rateTerms, from, d, from, due), disbursement: disbursed },
-        { from: d, to: due, rateFactor: progressiveRateFactor(rc, rateTerms, d, due, from, due), disbursement: zero(ctx) },
+      // insertInterestPeriod: each disbursement closes the interest period before it (the first one on a
+      // zero balance); disbursements on the same date share one interest period.
+      const tranches = firstPeriodDisbursements?.map((d) => ({ date: d.date, amount: fromMinor(d.amount, t.digits) })) ?? [
+        { date: t.disbursementDate, amount: disbursed },
       ];
+      interestPeriods = [];
+      let cursor = from;
+      for (const tranche of tranches) {
+        const last = interestPeriods[interestPeriods.length - 1];
+        if (last && last.to === tranche.date) {
+          last.disbursement = plus(ctx, last.disbursement, tranche.amount);
+          continue;
+        }
+        interestPeriods.push({ from: cursor, to: tranche.date, rateFactor: progressiveRateFactor(rc, rateTerms, cursor, tranche.date, from, due), disbursement: tranche.amount });
+        cursor = tranche.date;
+      }
+      interestPeriods.push({ from: cursor, to: due, rateFactor: progressiveRateFactor(rc, rateTerms, cursor, due, from, due), disbursement: zero(ctx) });
     } else {
       interestPeriods = [{ from, to: due, rateFactor: progressiveRateFactor(rc, rateTerms, from, due, from, due), disbursement: zero(ctx) }];
     }
