@@ -1,7 +1,4 @@
-import { Box, Button, HStack, Input, Stack, Text } from '@chakra-ui/react';
 import { useEffect, useId, useRef, useState } from 'react';
-import type { Language } from '../../lib/i18n/index.ts';
-import { IslandProvider } from '../ui/provider.tsx';
 import { applyColumns, applyFilters, rangeValue, splitRange, type FilterKind } from './toolbar-state.ts';
 
 export type ToolbarColumn = {
@@ -21,7 +18,6 @@ type Props = {
   filters: Record<string, string>;
   /** Texts translated on the server, so the island ships no translation bundle of its own. */
   labels: Record<string, string>;
-  language: Language;
 };
 
 type Panel = 'filters' | 'columns' | null;
@@ -31,16 +27,12 @@ type Panel = 'filters' | 'columns' | null;
  * URL and navigates, so the server renders the new page (no second data path in the browser), and
  * it shows the loading state while the next page is on its way, for its own changes and for the
  * table's sort, tab and page links.
+ *
+ * Deliberately plain React styled by the house CSS (global.css buttons, list-view styles) rather
+ * than Chakra: the Chakra runtime alone is ~84 KB brotli, which would push every list page over its
+ * 170 KB JavaScript budget (npm run bench:js-size) for two popovers of checkboxes and inputs.
  */
-export default function ListToolbar(props: Props) {
-  return (
-    <IslandProvider language={props.language} module="data-table/ListToolbar">
-      <Toolbar {...props} />
-    </IslandProvider>
-  );
-}
-
-function Toolbar({ listPath, query, columns, visible, filters, labels }: Props) {
+export default function ListToolbar({ listPath, query, columns, visible, filters, labels }: Props) {
   const [panel, setPanel] = useState<Panel>(null);
   const [draftFilters, setDraftFilters] = useState<Record<string, string>>(filters);
   const [draftColumns, setDraftColumns] = useState<string[]>(visible);
@@ -87,34 +79,18 @@ function Toolbar({ listPath, query, columns, visible, filters, labels }: Props) 
   const activeCount = Object.keys(filters).length;
 
   return (
-    <Box position="relative">
-      <HStack gap="2">
-        <Button size="sm" variant="outline" aria-expanded={panel === 'filters'} aria-controls={`${baseId}-panel`} onClick={() => setPanel(panel === 'filters' ? null : 'filters')}>
+    <div className="list-toolbar-island">
+      <div className="list-toolbar-row">
+        <button type="button" className="button" aria-expanded={panel === 'filters'} aria-controls={`${baseId}-panel`} onClick={() => setPanel(panel === 'filters' ? null : 'filters')}>
           {labels.filters}{activeCount ? ` (${activeCount})` : ''}
-        </Button>
-        <Button size="sm" variant="outline" aria-expanded={panel === 'columns'} aria-controls={`${baseId}-panel`} onClick={() => setPanel(panel === 'columns' ? null : 'columns')}>
+        </button>
+        <button type="button" className="button" aria-expanded={panel === 'columns'} aria-controls={`${baseId}-panel`} onClick={() => setPanel(panel === 'columns' ? null : 'columns')}>
           {labels.columns}
-        </Button>
-        {isLoading ? <Text role="status" fontSize="sm" color="fg.muted">{labels.loading}</Text> : null}
-      </HStack>
+        </button>
+        {isLoading ? <span role="status" className="list-loading">{labels.loading}</span> : null}
+      </div>
       {panel ? (
-        <Box
-          id={`${baseId}-panel`}
-          ref={panelRef}
-          role="dialog"
-          aria-label={panel === 'filters' ? labels.filters : labels.columns}
-          position="absolute"
-          zIndex="10"
-          mt="2"
-          p="4"
-          bg="white"
-          borderWidth="1px"
-          borderRadius="md"
-          boxShadow="md"
-          minW="320px"
-          maxH="70vh"
-          overflowY="auto"
-        >
+        <div id={`${baseId}-panel`} ref={panelRef} role="dialog" aria-label={panel === 'filters' ? labels.filters : labels.columns} className="list-panel">
           {panel === 'filters' ? (
             <form
               onSubmit={(event) => {
@@ -122,15 +98,15 @@ function Toolbar({ listPath, query, columns, visible, filters, labels }: Props) 
                 go(applyFilters(query, draftFilters));
               }}
             >
-              <Stack gap="3">
+              <div className="list-panel-stack">
                 {filterable.map((c) => (
                   <FilterField key={c.key} column={c} value={draftFilters[c.key] ?? ''} onChange={(v) => setFilter(c.key, v)} labels={labels} idPrefix={baseId} />
                 ))}
-                <HStack justify="flex-end" gap="2">
-                  <Button size="sm" variant="ghost" onClick={() => go(applyFilters(query, {}))}>{labels.clearFilters}</Button>
-                  <Button size="sm" type="submit" colorPalette="brand">{labels.apply}</Button>
-                </HStack>
-              </Stack>
+                <div className="list-panel-actions">
+                  <button type="button" className="button" onClick={() => go(applyFilters(query, {}))}>{labels.clearFilters}</button>
+                  <button type="submit" className="button button--primary">{labels.apply}</button>
+                </div>
+              </div>
             </form>
           ) : (
             <form
@@ -139,7 +115,7 @@ function Toolbar({ listPath, query, columns, visible, filters, labels }: Props) 
                 go(applyColumns(query, draftColumns.filter((k) => !columns.find((c) => c.key === k)?.isRequired)));
               }}
             >
-              <Stack gap="2">
+              <div className="list-panel-stack">
                 {columns.map((c) => (
                   <label key={c.key} style={{ display: 'flex', gap: 8, alignItems: 'center' }}>
                     <input
@@ -153,16 +129,16 @@ function Toolbar({ listPath, query, columns, visible, filters, labels }: Props) 
                     {c.label}
                   </label>
                 ))}
-                <HStack justify="flex-end" gap="2">
-                  <Button size="sm" variant="ghost" onClick={() => go(applyColumns(query, []))}>{labels.reset}</Button>
-                  <Button size="sm" type="submit" colorPalette="brand">{labels.apply}</Button>
-                </HStack>
-              </Stack>
+                <div className="list-panel-actions">
+                  <button type="button" className="button" onClick={() => go(applyColumns(query, []))}>{labels.reset}</button>
+                  <button type="submit" className="button button--primary">{labels.apply}</button>
+                </div>
+              </div>
             </form>
           )}
-        </Box>
+        </div>
       ) : null}
-    </Box>
+    </div>
   );
 }
 
@@ -172,17 +148,17 @@ function FilterField({ column, value, onChange, labels, idPrefix }: { column: To
   switch (column.filter) {
     case 'text':
       return (
-        <Stack gap="1">
+        <div className="list-panel-field">
           <label htmlFor={id}>{column.label}</label>
-          <Input id={id} size="sm" value={value} maxLength={100} onChange={(e) => onChange(e.target.value)} />
-        </Stack>
+          <input id={id} value={value} maxLength={100} onChange={(e) => onChange(e.target.value)} />
+        </div>
       );
     case 'enum': {
       const chosen = value ? value.split(',') : [];
       return (
         <fieldset>
           <legend>{column.label}</legend>
-          <HStack wrap="wrap" gap="3">
+          <div className="list-panel-options">
             {column.options.map((o) => (
               <label key={o.value} style={{ display: 'flex', gap: 6, alignItems: 'center' }}>
                 <input
@@ -193,20 +169,20 @@ function FilterField({ column, value, onChange, labels, idPrefix }: { column: To
                 {o.label}
               </label>
             ))}
-          </HStack>
+          </div>
         </fieldset>
       );
     }
     case 'boolean':
       return (
-        <Stack gap="1">
+        <div className="list-panel-field">
           <label htmlFor={id}>{column.label}</label>
           <select id={id} value={value} onChange={(e) => onChange(e.target.value)}>
             <option value="">{labels.any}</option>
             <option value="true">{labels.yes}</option>
             <option value="false">{labels.no}</option>
           </select>
-        </Stack>
+        </div>
       );
     case 'date-range':
     case 'money-range':
@@ -217,10 +193,10 @@ function FilterField({ column, value, onChange, labels, idPrefix }: { column: To
       return (
         <fieldset>
           <legend>{column.label}</legend>
-          <HStack gap="2">
-            <Input size="sm" type={type} inputMode={inputMode} aria-label={`${column.label} ${low}`} placeholder={low} value={from} onChange={(e) => onChange(rangeValue(e.target.value, to))} />
-            <Input size="sm" type={type} inputMode={inputMode} aria-label={`${column.label} ${high}`} placeholder={high} value={to} onChange={(e) => onChange(rangeValue(from, e.target.value))} />
-          </HStack>
+          <div className="list-toolbar-row">
+            <input type={type} inputMode={inputMode} aria-label={`${column.label} ${low}`} placeholder={low} value={from} onChange={(e) => onChange(rangeValue(e.target.value, to))} />
+            <input type={type} inputMode={inputMode} aria-label={`${column.label} ${high}`} placeholder={high} value={to} onChange={(e) => onChange(rangeValue(from, e.target.value))} />
+          </div>
         </fieldset>
       );
     }
