@@ -116,3 +116,17 @@ describe('progressive first period split by disbursements (ProgressiveEMICalcula
     ]);
   });
 });
+
+describe('cumulative flat with a down payment (LoanDownPayment.feature, LP2_DOWNPAYMENT_INTEREST)', () => {
+  it('charges flat interest on the whole disbursed principal, down payment included', () => {
+    expect(rows({
+      principal: '1000', currency: 'EUR', annualInterestRate: '12', numberOfRepayments: 3, disbursementDate: '2022-01-01', interestMethod: 'FLAT',
+      downPaymentPercent: '25', installmentAmountInMultiplesOf: 1, allowPartialPeriodInterest: true,
+    })).toEqual([
+      ['2022-01-01', '250.00', '0.00', '750.00'],
+      ['2022-02-01', '250.00', '10.00', '500.00'],
+      ['2022-03-01', '250.00', '10.00', '250.00'],
+      ['2022-04-01', '250.00', '10.00', '0.00'],
+    ]);
+  });
+});

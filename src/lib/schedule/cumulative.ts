@@ -92,7 +92,9 @@ export function generateCumulative(t: ScheduleTerms, ctx: MoneyContext, calendar
     }
     const perYear = fromInt(periodsInOneYear(rateTerms));
     const termRate = mul(divSig(divSig(rateTerms.annualRate, perYear, 12, ctx.mode), HUNDRED, 12, ctx.mode), periodsInTerm);
-    totalFlat = money(ctx, setScale(mul(scheduled, termRate), t.digits, ctx.mode));
+    // On the disbursed principal, down payment included (Fineract's disbursedPrincipal): 1000 with a 25%
+    // down payment at 1% a month is charged 10 a month while 750 is amortised.
+    totalFlat = money(ctx, setScale(mul(principal, termRate), t.digits, ctx.mode));
     flatPerInstallment = money(ctx, divScale(totalFlat, fromInt(n), t.digits, ctx.mode));
     totalInterestDue = minus(ctx, totalFlat, money(ctx, setScale(mul(flatPerInstallment, fromInt(k)), t.digits, ctx.mode)));
   }
