@@ -4,7 +4,12 @@ import { defineConfig } from '@playwright/test';
 
 const port = Number(process.env.E2E_PORT ?? 4399);
 // A throwaway data directory per run: the browser tests start from a freshly seeded demo.
-const dataDir = process.env.E2E_DATA_DIR ?? path.join(os.tmpdir(), `lending-e2e-${process.pid}`);
+// Set once in the runner's process and inherited by the workers, so tests can read the server's outbox.
+const dataDir = (process.env.E2E_DATA_DIR ??= path.join(os.tmpdir(), `lending-e2e-${process.pid}`));
+// The OpenID provider the single sign-on test starts (tests/e2e/auth-sso.spec.ts); the server only
+// contacts it when that test signs in. TRUST_PROXY lets the throttling test stand for distinct
+// client IPs through X-Forwarded-For instead of locking out 127.0.0.1 for every other test.
+const E2E_OIDC_PORT = Number(process.env.E2E_OIDC_PORT ?? 4398);
 
 export default defineConfig({
   testDir: 'tests/e2e',
@@ -25,6 +30,6 @@ export default defineConfig({
     url: `http://localhost:${port}/healthz`,
     timeout: 120_000,
     reuseExistingServer: false,
-    env: { PORT: String(port), HOST: 'localhost', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ASTRO_TELEMETRY_DISABLED: '1', E2E: '1' },
+    env: { PORT: String(port), HOST: 'localhost', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ASTRO_TELEMETRY_DISABLED: '1', E2E: '1', E2E_OIDC_ISSUER: `http://localhost:${E2E_OIDC_PORT}`, TRUST_PROXY: '1' },
   },
 });

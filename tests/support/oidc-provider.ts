@@ -18,14 +18,14 @@ export type TestOidcProvider = {
   close(): Promise<void>;
 };
 
-export async function startOidcProvider(options: { redirectUris: string[]; postLogoutRedirectUris?: string[]; clientId?: string; clientSecret?: string }): Promise<TestOidcProvider> {
+export async function startOidcProvider(options: { port?: number; redirectUris: string[]; postLogoutRedirectUris?: string[]; clientId?: string; clientSecret?: string }): Promise<TestOidcProvider> {
   const clientId = options.clientId ?? 'lending-backoffice';
   const clientSecret = options.clientSecret ?? 'test-client-secret-0123456789abcdef';
   let account: TestAccount = { sub: 'user-1', email: 'admin@demo.test', emailVerified: true, name: 'Alice Admin' };
   const accounts = new Map<string, TestAccount>();
 
   const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const issuer = `http://localhost:${port}`;
 

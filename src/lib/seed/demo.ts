@@ -129,7 +129,47 @@ export async function seedDemo(db: Db, options: DemoOptions): Promise<boolean> {
     await seedTenantPeople(tx, DEMO_TENANTS.demo, DEMO_HIERARCHY, DEMO_USERS, passwordHash);
     await seedTenantPeople(tx, DEMO_TENANTS.acme, ACME_HIERARCHY, ACME_USERS, passwordHash);
     await seedDemoPlans(tx, { growth: [DEMO_TENANTS.demo], starter: [DEMO_TENANTS.acme] });
+    if (process.env.E2E === '1') await seedE2eFixtures(tx, passwordHash);
   });
   await seedDemoHistory(db, [DEMO_TENANTS.demo, DEMO_TENANTS.acme]);
   return true;
+}
+
+/** The lender that the browser tests sign in to through single sign-on (only with E2E=1). */
+export const E2E_SSO_TENANT = { id: 'e2esso-t1', slug: 'sso', name: 'SSO Test Lender' } as const;
+
+/**
+ * Browser-test fixtures, seeded only when the server runs with E2E=1 (playwright.config.ts): accounts
+ * whose state the identity tests change (forced password change, MFA enrolment, reset), so they never
+ * disturb the demo accounts other tests sign in with, and a third lender whose single sign-on points at
+ * the OpenID provider the SSO test starts on E2E_OIDC_ISSUER. Same password as the demo accounts.
+ */
+async function seedE2eFixtures(tx: Tx, passwordHash: string): Promise<void> {
+  const [analyst] = await tx.query<{ id: string }>(`select id from roles where tenant_id = $1 and name = $2`, [DEMO_TENANTS.demo, DEMO_ROLES.analyst.name]);
+  const accounts = [
+    { email: 'e2e.forced@demo.test', forced: true },
+    { email: 'e2e.mfa@demo.test', forced: false },
+    { email: 'e2e.reset@demo.test', forced: false },
+    { email: 'e2e.logout@demo.test', forced: false },
+  ];
+  for (const account of accounts) {
+    const [user] = await tx.query<{ id: string }>(
+      `insert into users (tenant_id, email, display_name, password_hash, password_change_required, session_timeout) values ($1, $2, $3, $4, $5, $6) returning id`,
+      [DEMO_TENANTS.demo, account.email, account.email.split('@')[0], passwordHash, account.forced, DEMO_IDLE_SECONDS],
+    );
+    await tx.query('insert into user_roles (tenant_id, user_id, role_id) values ($1, $2, $3)', [DEMO_TENANTS.demo, user.id, analyst.id]);
+  }
+  const issuer = process.env.E2E_OIDC_ISSUER;
+  if (!issuer) return;
+  const config = {
+    auto_logout: { timeout: DEMO_IDLE_SECONDS },
+    login: { sso: { issuer, client_id: 'lending-e2e', client_secret: 'e2e-client-secret-0123456789abcdef', label: 'Sign in with Test IdP' } },
+  };
+  await tx.query(
+    `insert into tenants (id, slug, name, currency, locale, time_zone, languages, default_language, business_date, config)
+     values ($1, $2, $3, 'EUR', 'en-GB', 'Europe/London', array['en'], 'en', current_date, $4::jsonb)`,
+    [E2E_SSO_TENANT.id, E2E_SSO_TENANT.slug, E2E_SSO_TENANT.name, JSON.stringify(config)],
+  );
+  await seedTenantPeople(tx, E2E_SSO_TENANT.id, { regions: [] }, [{ email: 'sso.user@sso.test', displayName: 'Sasha SSO', language: 'en-US', roles: ['analyst'] }], passwordHash);
+  await seedDemoPlans(tx, { growth: [], starter: [E2E_SSO_TENANT.id] });
 }

@@ -1,0 +1,87 @@
+import { expect, test } from '@playwright/test';
+import { DEMO_PASSWORD, signIn } from './support/auth.ts';
+
+test('[AUTH]: admin signs in with email and password and lands on the home board', async ({ page }) => {
+  await signIn(page, 'admin@demo.test');
+  await expect(page).toHaveURL((url) => url.pathname === '/');
+  await expect(page.getByRole('heading', { level: 1 })).toContainText('Alice Admin');
+});
+
+test('[AUTH]: the login page speaks French for ?lang=fr and for a French browser', async ({ browser }) => {
+  const context = await browser.newContext({ locale: 'fr-FR' });
+  const page = await context.newPage();
+  await page.goto('/user/login');
+  await expect(page.locator('html')).toHaveAttribute('lang', 'fr');
+  await expect(page.getByLabel('Adresse e-mail')).toBeVisible();
+  await expect(page.getByLabel('Mot de passe')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Se connecter' })).toBeVisible();
+  await context.close();
+  const english = await browser.newContext({ locale: 'fr-FR' });
+  const page2 = await english.newPage();
+  await page2.goto('/user/login?lang=en');
+  await expect(page2.getByRole('button', { name: 'Sign in', exact: true })).toBeVisible();
+  await english.close();
+});
+
+test('[AUTH]: a protected page sends to login and back, keeping path, query and hash, with the redirect message', async ({ page }) => {
+  await page.goto('/user/login?message=You%20are%20not%20authorized%20to%20access%20the%20board.');
+  await expect(page.getByRole('status')).toHaveText('You are not authorized to access the board.');
+  await page.goto('/admin/user/profile?tab=security#sessions');
+  await expect(page).toHaveURL(/\/user\/login\?redirect=/);
+  await page.getByLabel('Email').fill('admin@demo.test');
+  await page.getByLabel('Password').fill(DEMO_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await expect(page).toHaveURL((url) => url.pathname === '/admin/user/profile' && url.search === '?tab=security' && url.hash === '#sessions');
+});
+
+test('[AUTH]: a wrong password shows a clear error, and repeated failures are throttled', async ({ browser }) => {
+  // A client address of its own (the e2e server trusts one proxy hop), so the lock hits nobody else.
+  const context = await browser.newContext({ extraHTTPHeaders: { 'x-forwarded-for': '203.0.113.77' } });
+  const page = await context.newPage();
+  await signIn(page, 'collector@demo.test', 'not-the-password');
+  await expect(page.getByRole('alert')).toHaveText('Incorrect email or password.');
+  await expect(page.getByLabel('Email')).toHaveValue('collector@demo.test');
+  for (let i = 0; i < 10; i++) await signIn(page, 'throttle.target@demo.test', `wrong-${i}`);
+  await signIn(page, 'throttle.target@demo.test', 'still wrong');
+  await expect(page.getByRole('alert')).toContainText('Too many failed attempts. Try again in');
+  // The lock is on this address and that account: the collector can still sign in from elsewhere.
+  await context.close();
+});
+
+test('[AUTH]: a user whose password must change is sent to reset-password and cannot go on until it changes', async ({ page }) => {
+  await signIn(page, 'e2e.forced@demo.test');
+  await expect(page).toHaveURL(/\/user\/reset-password/);
+  await expect(page.getByRole('status')).toContainText('Your administrator asks you to choose a new password');
+  await page.goto('/');
+  await expect(page).toHaveURL(/\/user\/reset-password/);
+  await page.getByLabel('Current password').fill(DEMO_PASSWORD);
+  await page.getByLabel('New password', { exact: true }).fill('short');
+  await page.getByLabel('Confirm the new password').fill('short');
+  // The browser's own minlength check would stop this form; submit past it to see the server's message.
+  await page.locator('#new_password').evaluate((input: HTMLInputElement) => input.removeAttribute('minlength'));
+  await page.getByRole('button', { name: 'Save the new password' }).click();
+  await expect(page.getByRole('alert')).toHaveText('The password must be at least 12 characters long.');
+  await page.getByLabel('Current password').fill(DEMO_PASSWORD);
+  await page.getByLabel('New password', { exact: true }).fill('A fresh forced passphrase 7');
+  await page.getByLabel('Confirm the new password').fill('A fresh forced passphrase 7');
+  await page.getByRole('button', { name: 'Save the new password' }).click();
+  await expect(page).toHaveURL((url) => url.pathname === '/');
+});
+
+test('[AUTH]: after logout the old session cookie is refused', async ({ page, context, request }) => {
+  await signIn(page, 'e2e.logout@demo.test');
+  await expect(page).toHaveURL((url) => url.pathname === '/');
+  const cookies = await context.cookies();
+  const session = cookies.find((c) => c.name === 'session');
+  expect(session).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/' });
+  const header = `session=${session!.value}`;
+  expect((await request.get('/v1/users/me', { headers: { cookie: header } })).status()).toBe(200);
+  const out = await page.evaluate(async () => (await fetch('/v1/auth/sign-out', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json());
+  expect(out.redirect).toContain('/user/login');
+  // Replaying the copied cookie: the server-side session is revoked.
+  const replay = await request.get('/v1/users/me', { headers: { cookie: header } });
+  expect(replay.status()).toBe(401);
+  const page2 = await request.get('/', { headers: { cookie: header }, maxRedirects: 0 });
+  expect(page2.status()).toBe(302);
+  expect(page2.headers().location).toContain('/user/login');
+});
