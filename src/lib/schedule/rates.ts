@@ -1,6 +1,5 @@
 import { addDays, daysBetween, daysInMonthOf, daysInYearOf, makeDate, parts } from './dates.ts';
-import { add, type Dec, divSig, fromDouble, fromInt, mul, ONE, parseDec, roundSig, ZERO } from './decimal.ts';
-import { nextRepaymentDate } from './due-dates.ts';
+import { add, type Dec, divSig, fromDouble, fromInt, mul, ONE, roundSig, ZERO } from './decimal.ts';
 import type { DaysInMonth, DaysInYear, InterestCalculationPeriod, RepaymentFrequency, RoundingMode } from './types.ts';
 
 /**
@@ -128,8 +127,6 @@ export function pmtPeriod(disbursementDate: string, frequency: RepaymentFrequenc
   return [start, end];
 }
 
-export { nextRepaymentDate };
-
 /**
  * FinanicalFunctions.pmt, in IEEE doubles exactly as Fineract computes it (Java and JS doubles and
  * Math.pow agree for these inputs): the cumulative EMI is BigDecimal.valueOf(this double).
@@ -199,8 +196,4 @@ export function progressiveRateFactor(
   const actualDays = fromInt(daysBetween(from, to));
   const calculatedDays = fromInt(daysBetween(periodFrom, periodTo));
   return div(ctx, sig(ctx, mul(sig(ctx, mul(rate, perPeriod)), actualDays)), calculatedDays);
-}
-
-export function annualRate(text: string): Dec {
-  return parseDec(text);
 }
