@@ -2,7 +2,8 @@ import { defineMiddleware } from 'astro:middleware';
 import { authenticateApiToken } from '../../lib/auth/api-tokens.ts';
 import { checkSession } from '../../lib/auth/sessions.ts';
 import { getDb } from '../../lib/db/index.ts';
-import { languageOf, type Language } from '../../lib/i18n/index.ts';
+import { languageOf } from '../../lib/i18n/index.ts';
+import { requestedLanguage } from '../../lib/auth/request-language.ts';
 import { findTenant } from '../../lib/tenancy/tenant.ts';
 import { clearSessionCookie, readSessionCookie } from '../session.ts';
 
@@ -42,20 +43,3 @@ export const authenticate = defineMiddleware(async (context, next) => {
   if (!context.locals.principal) context.locals.language = requestedLanguage(context.url, headers.get('accept-language'));
   return next();
 });
-
-/** Signed out: ?lang= (en/fr), else the browser's Accept-Language preference, else English. */
-export function requestedLanguage(url: URL, acceptLanguage: string | null): Language {
-  const asked = url.searchParams.get('lang');
-  if (asked) return languageOf(asked);
-  const ranked = (acceptLanguage ?? '')
-    .split(',')
-    .map((part) => {
-      const [tag, ...params] = part.trim().split(';');
-      const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-      return { tag: tag.toLowerCase(), q: q ? Number(q.slice(2)) || 0 : 1 };
-    })
-    .filter((entry) => entry.tag && entry.q > 0)
-    .sort((a, b) => b.q - a.q);
-  const first = ranked.find((entry) => entry.tag.startsWith('fr') || entry.tag.startsWith('en'));
-  return first ? languageOf(first.tag) : 'en';
-}
