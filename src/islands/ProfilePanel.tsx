@@ -67,9 +67,10 @@ function Sessions({ language }: { language: Language }) {
   useEffect(() => void load(), []);
   const endAll = async () => {
     try {
-      await signOutEverywhere();
+      const next = await signOutEverywhere();
       setNotice(t('profile.signedOutEverywhere'));
-      await load();
+      // This session ended too: leave for the login page.
+      window.location.assign(next);
     } catch (error) {
       setFailure({ ...(await errorMessageOf(error)), error });
     }

@@ -11,12 +11,13 @@ export default function SignOutButton({ label }: { label: string }) {
       disabled={isBusy}
       onClick={async () => {
         setBusy(true);
+        let next = '/user/login';
         try {
-          await signOut();
+          next = await signOut();
         } catch (error) {
           console.warn('sign-out failed', error);
         }
-        window.location.assign('/user/login');
+        window.location.assign(next);
       }}
     >
       {label}

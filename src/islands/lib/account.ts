@@ -21,6 +21,8 @@ export async function listSessions(): Promise<SessionSummary[]> {
   return Array.isArray(data) ? data : (data.items ?? data.sessions ?? []);
 }
 
-export async function signOutEverywhere(): Promise<void> {
-  await api.post(ACCOUNT_PATHS.signOutEverywhere, { json: {} });
+/** Ends every session of the user, this one included; answers where to go (the login page). */
+export async function signOutEverywhere(): Promise<string> {
+  const { redirect } = await api.post(ACCOUNT_PATHS.signOutEverywhere, { json: {} }).json<{ redirect?: string }>();
+  return redirect ?? '/user/login';
 }

@@ -9,7 +9,7 @@ import { ReportErrorButton } from './report-error-button.tsx';
 export function ErrorAlert({ status = 500, message, onRetry, error, module }: { status?: number; message: string; onRetry?: () => void; error?: unknown; module?: string }) {
   const { t } = useTranslation('errors');
   return (
-    <Alert.Root status="error" borderRadius="md" alignItems="flex-start">
+    <Alert.Root status="error" borderRadius="md" alignItems="flex-start" role="alert">
       <Alert.Indicator />
       <Alert.Content gap="2">
         <Alert.Title>{t('status', { status })}</Alert.Title>
