@@ -85,3 +85,19 @@ test('[AUTH]: after logout the old session cookie is refused', async ({ page, co
   expect(page2.status()).toBe(302);
   expect(page2.headers().location).toContain('/user/login');
 });
+
+test('[AUTH]: an API client uses a per-tenant token with x-tenant-id; revoking it applies at once', async ({ page, playwright }) => {
+  await signIn(page, 'admin@demo.test');
+  await expect(page).toHaveURL((url) => url.pathname === '/');
+  const created = await page.request.post('/v1/auth/api-tokens', { data: { name: 'e2e client' } });
+  expect(created.status()).toBe(201);
+  const { id, token } = await created.json();
+  const api = await playwright.request.newContext({ baseURL: new URL(page.url()).origin });
+  const me = await api.get('/v1/users/me', { headers: { authorization: `Bearer ${token}`, 'x-tenant-id': 'demo-eu1' } });
+  expect(me.status()).toBe(200);
+  expect((await me.json()).email).toBe('admin@demo.test');
+  expect((await api.get('/v1/users/me', { headers: { authorization: `Bearer ${token}`, 'x-tenant-id': 'acme-us1' } })).status()).toBe(401);
+  expect((await page.request.delete(`/v1/auth/api-tokens/${id}`)).status()).toBe(204);
+  expect((await api.get('/v1/users/me', { headers: { authorization: `Bearer ${token}`, 'x-tenant-id': 'demo-eu1' } })).status()).toBe(401);
+  await api.dispose();
+});
