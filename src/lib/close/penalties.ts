@@ -39,21 +39,37 @@ export function percentOf(base: bigint, percent: string): bigint {
 /** Applies due overdue penalties as of `asOf` (the new business date); answers how many. */
 export async function applyOverduePenalties(tx: Tx, tenantId: string, asOf: string, actor: string): Promise<number> {
   const closedDay = addDays(asOf, -1);
-  const candidates = await tx.query<Candidate>(
-    `select i.loan_id, i.number, l.currency, pen->>'code' as code, pen->>'name' as name, pen->>'kind' as kind,
-            pen->>'amount' as amount, pen->>'percent' as percent, (i.principal_due + i.interest_due)::int8 as base
-       from loan_products p
-       cross join lateral jsonb_array_elements(p.penalties) pen
-       join loans l on l.tenant_id = p.tenant_id and l.product_id = p.id and l.status = 'ACTIVE'
-       join loan_installments i on i.tenant_id = l.tenant_id and i.loan_id = l.id
-      where jsonb_array_length(p.penalties) > 0 and pen->>'trigger' = 'OVERDUE'
-        and i.obligations_met_on is null and ${INSTALLMENT_OUTSTANDING_SQL} > 0
-        and i.due_date + coalesce((pen->>'graceDays')::int, 0) < $1::date
-        and not exists (select 1 from close_penalties c where c.tenant_id = i.tenant_id and c.loan_id = i.loan_id
-                         and c.installment_number = i.number and c.penalty_code = pen->>'code')
-      order by i.loan_id, i.number, pen->>'code'`,
-    [asOf],
+  // Products' overdue penalties first: most days most tenants have none to consider.
+  const penalties = await tx.query<{ product_id: string; code: string; name: string | null; kind: string; amount: string | null; percent: string | null; grace: number }>(
+    `select p.id as product_id, pen->>'code' as code, pen->>'name' as name, pen->>'kind' as kind, pen->>'amount' as amount,
+            pen->>'percent' as percent, coalesce((pen->>'graceDays')::int, 0) as grace
+       from loan_products p cross join lateral jsonb_array_elements(p.penalties) pen
+      where jsonb_typeof(p.penalties) = 'array' and pen->>'trigger' = 'OVERDUE' and coalesce(pen->>'code', '') <> ''`,
   );
+  if (penalties.length === 0) return 0;
+  const byProduct = new Map<string, typeof penalties>();
+  for (const p of penalties) byProduct.set(p.product_id, [...(byProduct.get(p.product_id) ?? []), p]);
+  // Overdue unpaid installments of active loans (the partial index on unpaid due dates serves the
+  // range), with the penalty codes already charged on each: one pass, no per-row sub-queries.
+  const overdue = await tx.query<{ loan_id: string; product_id: string; number: number; due_date: string; currency: string; base: bigint; charged: string[] | null }>(
+    `with o as materialized (
+       select i.tenant_id, i.loan_id, i.number, i.due_date, (i.principal_due + i.interest_due)::int8 as base, ${INSTALLMENT_OUTSTANDING_SQL} as outstanding
+         from loan_installments i where i.obligations_met_on is null and i.due_date < $1
+     )
+     select o.loan_id, l.product_id, o.number, o.due_date, l.currency, o.base,
+            (select array_agg(c.penalty_code) from close_penalties c where c.tenant_id = o.tenant_id and c.loan_id = o.loan_id and c.installment_number = o.number) as charged
+       from o join loans l on l.tenant_id = o.tenant_id and l.id = o.loan_id
+      where l.status = 'ACTIVE' and o.outstanding > 0 and l.product_id = any($2::uuid[])
+      order by o.loan_id, o.number`,
+    [asOf, [...byProduct.keys()]],
+  );
+  const candidates: Candidate[] = [];
+  for (const i of overdue) {
+    for (const p of byProduct.get(i.product_id) ?? []) {
+      if (addDays(i.due_date, p.grace) >= asOf || i.charged?.includes(p.code)) continue;
+      candidates.push({ loan_id: i.loan_id, number: i.number, currency: i.currency.trim(), code: p.code, name: p.name, kind: p.kind, amount: p.amount, percent: p.percent, base: i.base });
+    }
+  }
   const rows = candidates
     .map((c) => {
       const amount = c.kind === 'FLAT' ? BigInt(c.amount ?? '0') : c.kind === 'PERCENT_OF_INSTALLMENT' ? percentOf(c.base, c.percent ?? '0') : 0n;

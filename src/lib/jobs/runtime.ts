@@ -1,4 +1,5 @@
 import type { Db } from '../db/index.ts';
+import { deleteExpiredIdempotencyKeys } from '../lending/idempotency.ts';
 import { logger } from '../observability/log.ts';
 import { pruneJobs } from './queue.ts';
 import { IDEMPOTENCY_CLEANUP_JOB, JOBS_PRUNE_JOB, startScheduler } from './scheduler.ts';
@@ -12,11 +13,8 @@ export function registerPlatformJobHandlers(): void {
   registerJobHandler(IDEMPOTENCY_CLEANUP_JOB, async ({ db }) => {
     const tenants = await db.system((tx) => tx.query<{ id: string }>('select id from tenants order by id'));
     let removed = 0;
-    for (const { id } of tenants) {
-      // Per tenant, because idempotency_keys is row-secured: the function sees only the bound tenant.
-      const [row] = await db.tenant(id, (tx) => tx.query<{ n: number }>('select delete_expired_idempotency_keys() as n'));
-      removed += Number(row?.n ?? 0);
-    }
+    // Per tenant, because idempotency_keys is row-secured (the lending engine's retention: ≥ 24 h).
+    for (const { id } of tenants) removed += await deleteExpiredIdempotencyKeys(db, id);
     return { removed };
   });
   registerJobHandler(JOBS_PRUNE_JOB, async ({ db }) => ({ removed: await pruneJobs(db) }));

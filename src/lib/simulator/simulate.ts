@@ -149,6 +149,7 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
   });
   const tCustomers = Date.now();
 
+  await refreshStatistics(db);
   const plans = planLoans(rng.fork('loans'), customers, from, today, `${tenant.slug.toUpperCase()}${seed}`);
   const events = new Map<string, Event[]>();
   const at = (day: string, e: Event) => {
@@ -213,7 +214,10 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
       stats.closes++;
     }
     done++;
-    if (done % 30 === 0) options.onProgress?.({ day, done, total: totalDays + 1 });
+    if (done % 30 === 0) {
+      await refreshStatistics(db);
+      options.onProgress?.({ day, done, total: totalDays + 1 });
+    }
     day = addDays(day, 1);
   }
   const tEnd = Date.now();
@@ -332,6 +336,19 @@ async function moveOffer(db: Db, tenantId: string, offerId: string, action: 'not
       [offerId, next, day, action === 'notify'],
     );
   });
+}
+
+/**
+ * The tables grow from nothing to millions of rows within one run, faster than autovacuum's analyze
+ * follows; stale row estimates turn the close's joins into nested loops over "1 row" that is really
+ * 100,000. The simulator is a seeding tool, so it refreshes planner statistics itself (as the owner:
+ * ANALYZE needs table ownership).
+ */
+async function refreshStatistics(db: Db): Promise<void> {
+  await db.owner((tx) =>
+    tx.exec(`analyze loans; analyze loan_installments; analyze loan_transactions; analyze customers; analyze offers;
+             analyze loan_applications; analyze loan_delinquency; analyze close_penalties; analyze journal_entries; analyze journal_lines`),
+  );
 }
 
 async function pool<T>(items: T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
