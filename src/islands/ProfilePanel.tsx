@@ -7,6 +7,8 @@ import { changePassword, listSessions, signOutEverywhere, type SessionSummary } 
 import { errorMessageOf } from './lib/api.ts';
 import { ErrorAlert } from './ui/error-alert.tsx';
 import { IslandProvider } from './ui/provider.tsx';
+import { RequireUser } from './ui/require-user.tsx';
+import type { CurrentUser } from './stores/user.ts';
 
 type Failure = { status: number; message: string; error: unknown };
 
@@ -109,10 +111,10 @@ function Sessions({ language }: { language: Language }) {
 }
 
 /** The interactive parts of /{section}/user/profile: change password and active sessions. */
-export default function ProfilePanel({ language, part }: { language: Language; part: 'password' | 'sessions' }) {
+export default function ProfilePanel({ language, part, user }: { language: Language; part: 'password' | 'sessions'; user: CurrentUser }) {
   return (
     <IslandProvider language={language} module="ProfilePanel">
-      {part === 'password' ? <PasswordForm /> : <Sessions language={language} />}
+      <RequireUser initialUser={user}>{part === 'password' ? <PasswordForm /> : <Sessions language={language} />}</RequireUser>
     </IslandProvider>
   );
 }
