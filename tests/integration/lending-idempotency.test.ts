@@ -210,4 +210,29 @@ describe.each(testDbKinds())('idempotent money commands on %s', (kind) => {
     const bad = await call(listLoansRoute, '/v1/loans?status=NOPE', { principal: officer, params: {}, method: 'GET' });
     expect(bad.status).toBe(400);
   });
+
+  test('hierarchy data permissions: a branch-scoped officer sees and repays only loans of their branch', async () => {
+    const [{ id: branchId }] = await db.owner((tx) =>
+      tx.query<{ id: string }>(`insert into hierarchy_nodes (tenant_id, level, code, name) values ($1, 'branch', 'B-NORTH', 'North') returning id`, [f.tenantId]),
+    );
+    const inBranch = await f.disbursedLoan();
+    const elsewhere = await f.disbursedLoan();
+    // Move the first loan's customer into the branch (a fresh customer, so the other loan stays outside).
+    const [{ id: branchCustomer }] = await db.owner((tx) =>
+      tx.query<{ id: string }>(`insert into customers (tenant_id, first_name, last_name, branch_id) values ($1, 'Bo', 'North', $2) returning id`, [f.tenantId, branchId]),
+    );
+    await db.owner((tx) => tx.query(`update loans set customer_id = $2 where id = $1`, [inBranch.loanId, branchCustomer]));
+    const scoped = { ...principalOf(f, 'north-officer'), dataPermissions: [{ field: 'branch', value: 'B-NORTH' }] };
+    const seen = await call(getLoan, `/v1/loans/${inBranch.loanId}`, { principal: scoped, params: { id: inBranch.loanId }, method: 'GET' });
+    expect(seen.status).toBe(200);
+    const hidden = await call(getLoan, `/v1/loans/${elsewhere.loanId}`, { principal: scoped, params: { id: elsewhere.loanId }, method: 'GET' });
+    expect(hidden.status).toBe(404);
+    const repaid = await call(repay, `/v1/loans/${elsewhere.loanId}/repayments`, { principal: scoped, params: { id: elsewhere.loanId }, key: 'scoped-1', body: { amount: '1.00' } });
+    expect(repaid.status).toBe(404);
+    const list = JSON.parse((await call(listLoansRoute, '/v1/loans?limit=500', { principal: scoped, params: {}, method: 'GET' })).text);
+    expect(list.items.map((i: { id: string }) => i.id)).toEqual([inBranch.loanId]);
+    // A permission naming no existing node allows nothing (fail closed).
+    const nowhere = { ...scoped, dataPermissions: [{ field: 'branch', value: 'NO-SUCH' }] };
+    expect(JSON.parse((await call(listLoansRoute, '/v1/loans', { principal: nowhere, params: {}, method: 'GET' })).text).items).toEqual([]);
+  });
 });

@@ -7,7 +7,8 @@ import { hasPermission, type Requirement } from '../auth/permissions.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import { actorFromPrincipal, type Actor } from './actor.ts';
 import { clientIp } from '../auth/client-ip.ts';
-import { findLoan, getLoanView, loanDigits, transactionJson } from './loans.ts';
+import { findLoan, getLoanView, isLoanInScope, loanDigits, transactionJson } from './loans.ts';
+import { resolveScopeNodes } from '../tenancy/scope.ts';
 import { requestFingerprint, requireIdempotencyKey, runIdempotent, type CommandAnswer, type IdempotencyOptions } from './idempotency.ts';
 
 /**
@@ -67,7 +68,35 @@ export type MoneyCommandSpec<B> = {
   permission: Requirement;
   schema: z.ZodType<B>;
   run: (tx: Tx, actor: Actor, body: B) => Promise<CommandAnswer>;
+  /** When set, the caller's hierarchy data permissions must cover this loan (else 404). */
+  loanId?: string;
 };
+
+const queues = new Map<string, Promise<unknown>>();
+
+/** Runs fn after every earlier fn queued under the same key has settled (in-process FIFO). */
+export async function queueByKey<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  const previous = queues.get(key) ?? Promise.resolve();
+  const run = previous.then(fn, fn);
+  const settled = run.then(() => undefined, () => undefined);
+  queues.set(key, settled);
+  try {
+    return await run;
+  } finally {
+    if (queues.get(key) === settled) queues.delete(key);
+  }
+}
+
+/** Hierarchy nodes the principal may see (data permissions), or null when unrestricted. */
+export function scopeNodesOf(tx: Tx, principal: Principal): Promise<string[] | null> {
+  return resolveScopeNodes(tx, principal, null);
+}
+
+async function assertLoanVisible(tx: Tx, principal: Principal, loanId: string): Promise<void> {
+  if (!(await isLoanInScope(tx, loanId, await scopeNodesOf(tx, principal)))) {
+    throw new AppError('NOT_FOUND', 'Loan not found', { field: 'loanId' });
+  }
+}
 
 /**
  * A money command over HTTP: authorisation, Idempotency-Key (required), body validation, the
@@ -77,14 +106,23 @@ export async function moneyCommand<B>(ctx: ApiContext, spec: MoneyCommandSpec<B>
   const db = await dbOf(ctx);
   let actor: Actor | undefined;
   try {
-    ({ actor } = authorise(ctx, spec.permission));
+    const auth = authorise(ctx, spec.permission);
+    actor = auth.actor;
+    const principal = auth.principal;
     const key = requireIdempotencyKey(ctx.request.headers.get('idempotency-key'));
     const raw = await readBody(ctx.request);
     const body = spec.schema.parse(raw);
     const url = new URL(ctx.request.url);
     const fingerprint = requestFingerprint(ctx.request.method, url.pathname, raw);
     const a = actor;
-    const result = await runIdempotent(db, { tenantId: a.tenantId, userId: a.userId }, key, fingerprint, (tx) => spec.run(tx, a, body), ctx.idempotency);
+    const execute = () => runIdempotent(db, { tenantId: a.tenantId, userId: a.userId }, key, fingerprint, async (tx) => {
+      if (spec.loanId !== undefined) await assertLoanVisible(tx, principal, spec.loanId);
+      return spec.run(tx, a, body);
+    }, ctx.idempotency);
+    // Commands on one loan queue up in this process before taking a pooled connection: they would
+    // wait on the loan's row lock anyway, and waiting there would hold connections others need.
+    // Across processes the row lock (select … for update) is what keeps them one at a time.
+    const result = spec.loanId !== undefined ? await queueByKey(`${a.tenantId}:${spec.loanId}`, execute) : await execute();
     if (result.status >= 400 && !result.isReplayed) {
       await audit(db, a, { action: spec.action, objectType: spec.objectType, objectId: spec.objectId, outcome: result.status === 403 ? 'denied' : 'failed', reason: result.body });
     }
@@ -128,11 +166,19 @@ export async function mutation<B>(ctx: ApiContext, spec: MoneyCommandSpec<B>): P
 }
 
 /** A read: authorised, one tenant transaction, JSON answer. */
-export async function query(ctx: ApiContext, permission: Requirement, run: (tx: Tx, actor: Actor, url: URL) => Promise<unknown>): Promise<Response> {
+export async function query(
+  ctx: ApiContext,
+  permission: Requirement,
+  run: (tx: Tx, actor: Actor, url: URL, principal: Principal) => Promise<unknown>,
+  options: { loanId?: string } = {},
+): Promise<Response> {
   try {
-    const { actor } = authorise(ctx, permission);
+    const { actor, principal } = authorise(ctx, permission);
     const db = await dbOf(ctx);
-    const body = await db.tenant(actor.tenantId, (tx) => run(tx, actor, new URL(ctx.request.url)));
+    const body = await db.tenant(actor.tenantId, async (tx) => {
+      if (options.loanId !== undefined) await assertLoanVisible(tx, principal, options.loanId);
+      return run(tx, actor, new URL(ctx.request.url), principal);
+    });
     return json(body);
   } catch (error) {
     return errorResponse(error, ctx.requestId);

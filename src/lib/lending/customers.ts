@@ -26,12 +26,26 @@ export async function createCustomer(tx: Tx, actor: Actor, input: CustomerInput)
   const firstName = required(input.firstName, 'firstName');
   const lastName = required(input.lastName, 'lastName');
   if (input.email && !/^[^@\s]+@[^@\s]+$/.test(input.email)) throw new AppError('BAD_REQUEST', 'email is not a valid address', { field: 'email' });
+  // A customer created by a loan officer is theirs (and their branch's) unless placed elsewhere, so
+  // the officer's hierarchy data permissions keep covering the customers they bring in.
+  let branchId = input.branchId ?? null;
+  let officerId = input.officerId ?? null;
+  if (!branchId && !officerId) {
+    const own = await tx.query<{ id: string; parent_id: string | null }>(
+      `select id, parent_id from hierarchy_nodes where level = 'officer' and user_id::text = $1 order by code limit 1`,
+      [actor.userId],
+    );
+    if (own[0]) {
+      officerId = own[0].id;
+      branchId = own[0].parent_id;
+    }
+  }
   const [row] = await tx.query<CustomerRow>(
     `insert into customers (tenant_id, external_id, first_name, last_name, national_id, phone, email, date_of_birth, branch_id, officer_id,
        segment, opt_in_status, risk_class)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) returning *`,
     [actor.tenantId, input.externalId ?? null, firstName, lastName, input.nationalId ?? null, input.phone ?? null, input.email ?? null,
-      input.dateOfBirth ?? null, input.branchId ?? null, input.officerId ?? null, input.segment ?? null, input.optInStatus ?? 'opted_in',
+      input.dateOfBirth ?? null, branchId, officerId, input.segment ?? null, input.optInStatus ?? 'opted_in',
       input.riskClass ?? null],
   );
   await tx.query(`insert into customer_opt_in_history (tenant_id, customer_id, status, reason, changed_by) values ($1, $2, $3, 'created', $4)`, [
@@ -90,15 +104,25 @@ export async function setCustomerRiskClass(tx: Tx, actor: Actor, customerId: str
   return row;
 }
 
-export async function listCustomers(tx: Tx, query: { search?: string; limit?: number }): Promise<CustomerRow[]> {
+/** Customers, newest first or by name search; `scopeNodes` (hierarchy data permissions) restricts them. */
+export async function listCustomers(tx: Tx, query: { search?: string; limit?: number; scopeNodes?: string[] | null }): Promise<CustomerRow[]> {
   const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
+  const scope = query.scopeNodes ? `(branch_id = any($1::uuid[]) or officer_id = any($1::uuid[]))` : `$1::uuid[] is null`;
   if (query.search) {
     return tx.query<CustomerRow>(
-      `select * from customers where lower(first_name || ' ' || last_name) like $1 or national_id = $2 order by last_name, first_name, id limit $3`,
-      [`%${query.search.toLowerCase().replace(/[%_\\]/g, (c) => `\\${c}`)}%`, query.search, limit],
+      `select * from customers where ${scope} and (lower(first_name || ' ' || last_name) like $2 or national_id = $3)
+        order by last_name, first_name, id limit $4`,
+      [query.scopeNodes ?? null, `%${query.search.toLowerCase().replace(/[%_\\]/g, (c) => `\\${c}`)}%`, query.search, limit],
     );
   }
-  return tx.query<CustomerRow>(`select * from customers order by created_at desc, id desc limit $1`, [limit]);
+  return tx.query<CustomerRow>(`select * from customers where ${scope} order by created_at desc, id desc limit $2`, [query.scopeNodes ?? null, limit]);
+}
+
+/** Whether the customer is inside the hierarchy scope (null = unrestricted). */
+export async function isCustomerInScope(tx: Tx, customerId: string, scopeNodes: string[] | null): Promise<boolean> {
+  if (scopeNodes === null) return true;
+  const rows = await tx.query(`select 1 from customers where id = $1 and (branch_id = any($2::uuid[]) or officer_id = any($2::uuid[]))`, [customerId, scopeNodes]);
+  return rows.length > 0;
 }
 
 export function customerJson(c: CustomerRow) {

@@ -52,13 +52,23 @@ export function settle(row: InstallmentRow, date: string): void {
   if (!isSettled) row.obligations_met_on = null;
 }
 
+// The settled amounts of each row as loaded, so saveInstallments writes only rows that changed.
+const loaded = new WeakMap<InstallmentRow, string>();
+const fingerprint = (r: InstallmentRow) =>
+  [r.fee_due, r.penalty_due, r.principal_paid, r.interest_paid, r.fee_paid, r.penalty_paid, r.interest_waived, r.fee_waived, r.penalty_waived,
+    r.principal_written_off, r.interest_written_off, r.fee_written_off, r.penalty_written_off, r.obligations_met_on].join('|');
+
 export async function loadInstallments(tx: Tx, loanId: string): Promise<InstallmentRow[]> {
-  return tx.query<InstallmentRow>(`select * from loan_installments where loan_id = $1 order by number`, [loanId]);
+  const rows = await tx.query<InstallmentRow>(`select * from loan_installments where loan_id = $1 order by number`, [loanId]);
+  for (const row of rows) loaded.set(row, fingerprint(row));
+  return rows;
 }
 
 /** Writes every settled/due amount of the given rows back (one statement per changed row). */
 export async function saveInstallments(tx: Tx, rows: InstallmentRow[]): Promise<void> {
   for (const r of rows) {
+    if (loaded.get(r) === fingerprint(r)) continue;
+    loaded.set(r, fingerprint(r));
     await tx.query(
       `update loan_installments set
          fee_due = $2, penalty_due = $3,

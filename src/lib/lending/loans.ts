@@ -201,7 +201,28 @@ export async function getLoanView(tx: Tx, loanId: string) {
   };
 }
 
-export type ListLoansQuery = { status?: LoanStatus; customerId?: string; limit?: number; cursor?: string | null };
+export type ListLoansQuery = {
+  status?: LoanStatus;
+  customerId?: string;
+  limit?: number;
+  cursor?: string | null;
+  /** Hierarchy nodes the caller may see (src/lib/tenancy/scope.ts resolveScopeNodes); null = all. */
+  scopeNodes?: string[] | null;
+};
+
+/** SQL condition: the loan (alias l) is in the hierarchy node set bound as `param` (its officer, or its customer's branch or officer). */
+export function loanScopeSql(param: string): string {
+  return `(l.officer_id = any(${param}::uuid[]) or exists (select 1 from customers c where c.tenant_id = l.tenant_id and c.id = l.customer_id
+            and (c.branch_id = any(${param}::uuid[]) or c.officer_id = any(${param}::uuid[]))))`;
+}
+
+/** Whether the loan is inside the caller's hierarchy scope (null nodes = unrestricted). */
+export async function isLoanInScope(tx: Tx, loanId: string, scopeNodes: string[] | null): Promise<boolean> {
+  if (scopeNodes === null) return true;
+  if (!isUuid(loanId)) return false;
+  const rows = await tx.query(`select 1 from loans l where l.id = $1 and ${loanScopeSql('$2')}`, [loanId, scopeNodes]);
+  return rows.length > 0;
+}
 
 /**
  * Loans newest first, keyset-paginated: `cursor` is the `nextCursor` of the previous page.
@@ -222,6 +243,10 @@ export async function listLoans(tx: Tx, query: ListLoansQuery) {
     assertUuid(query.customerId, 'customerId');
     params.push(query.customerId);
     where.push(`l.customer_id = $${params.length}`);
+  }
+  if (query.scopeNodes) {
+    params.push(query.scopeNodes);
+    where.push(loanScopeSql(`$${params.length}`));
   }
   if (query.cursor) {
     const [at, id] = Buffer.from(query.cursor, 'base64url').toString('utf8').split('|');

@@ -1,12 +1,17 @@
 import type { APIRoute } from 'astro';
 import { z } from 'zod';
-import { apiContext, dateField, mutation, query } from '../../../lib/lending/api.ts';
+import { apiContext, dateField, mutation, query, scopeNodesOf } from '../../../lib/lending/api.ts';
 import { createCustomer, customerJson, listCustomers } from '../../../lib/lending/customers.ts';
 
 /** GET /v1/customers?search=…&limit=N → { items }. */
 export const GET: APIRoute = (context) =>
-  query(apiContext(context), 'loans.customers.view', async (tx, _actor, url) => ({
-    items: (await listCustomers(tx, { search: url.searchParams.get('search') ?? undefined, limit: Number(url.searchParams.get('limit') ?? 50) || 50 })).map(customerJson),
+  query(apiContext(context), 'loans.customers.view', async (tx, _actor, url, principal) => ({
+    items: (
+      await listCustomers(tx, {
+        search: url.searchParams.get('search') ?? undefined, limit: Number(url.searchParams.get('limit') ?? 50) || 50,
+        scopeNodes: await scopeNodesOf(tx, principal),
+      })
+    ).map(customerJson),
   }));
 
 const Body = z.object({

@@ -9,7 +9,7 @@ const Body = z.object({ kind: z.enum(['interest', 'charges']), amount: amountFie
 export const POST: APIRoute = (context) => {
   const loanId = context.params.id ?? '';
   return moneyCommand(apiContext(context), {
-    action: 'loan.waive', objectType: 'loan', objectId: loanId, permission: ADMIN_ONLY, schema: Body,
+    action: 'loan.waive', objectType: 'loan', objectId: loanId, loanId, permission: ADMIN_ONLY, schema: Body,
     run: async (tx, actor, body) => {
       const { transaction } = await waiveLoan(tx, actor, { loanId, ...body });
       return loanAnswer(tx, 201, transaction, loanId);

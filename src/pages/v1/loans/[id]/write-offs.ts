@@ -9,7 +9,7 @@ const Body = z.object({ date: dateField.optional(), note: z.string().max(500).op
 export const POST: APIRoute = (context) => {
   const loanId = context.params.id ?? '';
   return moneyCommand(apiContext(context), {
-    action: 'loan.write_off', objectType: 'loan', objectId: loanId, permission: ADMIN_ONLY, schema: Body,
+    action: 'loan.write_off', objectType: 'loan', objectId: loanId, loanId, permission: ADMIN_ONLY, schema: Body,
     run: async (tx, actor, body) => {
       const { transaction } = await writeOffLoan(tx, actor, { loanId, ...body });
       return loanAnswer(tx, 201, transaction, loanId);
