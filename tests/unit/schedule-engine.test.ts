@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/lib/errors/app-error.ts';
 import { toString } from '../../src/lib/schedule/decimal.ts';
-import { allocatePayment, generateSchedule, parseTerms, previewSchedule } from '../../src/lib/schedule/index.ts';
+import { allocatePayment, generateSchedule, parseCalendar, parseTerms, previewSchedule } from '../../src/lib/schedule/index.ts';
 import type { AllocationStrategyCode, OutstandingInstallment } from '../../src/lib/schedule/index.ts';
 import { progressiveRateFactor, type ProgressiveRateTerms } from '../../src/lib/schedule/rates.ts';
 import { parseDec, setScale } from '../../src/lib/schedule/decimal.ts';
@@ -161,6 +161,12 @@ describe('terms validation names the field', () => {
       expect((error as AppError).message).toContain(field);
     });
   }
+  it('FLAT needs an installment that pays interest after grace and interest-free periods', () => {
+    expect(() => parseTerms({ ...good, numberOfRepayments: 2, interestMethod: 'FLAT', graceOnInterestPaymentPeriods: 1, interestFreePeriods: 1 })).toThrowError(/interestFreePeriods/);
+  });
+  it('a principal that is not a multiple of currencyInMultiplesOf is refused', () => {
+    expect(() => parseTerms({ ...good, currency: 'UGX', principal: '150', currencyInMultiplesOf: 100 })).toThrowError(/multiple of 100/);
+  });
   it('accepts Fineract enum spellings for day counts', () => {
     expect(parseTerms({ ...good, daysInYear: 'DAYS_360', daysInMonth: 'DAYS_30' })).toMatchObject({ daysInYear: 360, daysInMonth: 30 });
     expect(parseTerms({ ...good, daysInYear: 365 })).toMatchObject({ daysInYear: 365, daysInMonth: 'ACTUAL' });
@@ -171,13 +177,24 @@ describe('terms validation names the field', () => {
   });
 });
 
+const CURRENCIES = [
+  { currency: 'USD', digits: 2, multiples: [0] },
+  { currency: 'JPY', digits: 0, multiples: [0, 100] },
+  { currency: 'KWD', digits: 3, multiples: [0] },
+];
+const day = (d: number) => new Date(Date.UTC(2020, 0, 1) + d * 86_400_000).toISOString().slice(0, 10);
+
 const termsArb = fc.record({
-  principal: fc.integer({ min: 100, max: 5_000_000 }).map((c) => (c / 100).toFixed(2)),
+  currencyIndex: fc.integer({ min: 0, max: 2 }),
+  multipleIndex: fc.integer({ min: 0, max: 1 }),
+  units: fc.integer({ min: 1, max: 50_000 }),
   annualInterestRate: fc.integer({ min: 0, max: 3600 }).map((x) => (x / 100).toString()),
   numberOfRepayments: fc.integer({ min: 1, max: 36 }),
   repaymentEvery: fc.integer({ min: 1, max: 3 }),
   repaymentFrequency: fc.constantFrom('DAYS', 'WEEKS', 'MONTHS'),
-  disbursementDate: fc.integer({ min: 0, max: 2000 }).map((d) => new Date(Date.UTC(2020, 0, 1) + d * 86_400_000).toISOString().slice(0, 10)),
+  disbursementDay: fc.integer({ min: 0, max: 2000 }),
+  startEarlier: fc.constantFrom(0, 0, 1, 5),
+  firstRepaymentLater: fc.constantFrom(null, 10, 45),
   scheduleType: fc.constantFrom('CUMULATIVE', 'PROGRESSIVE'),
   interestMethod: fc.constantFrom('DECLINING_BALANCE', 'FLAT'),
   amortization: fc.constantFrom('EQUAL_INSTALLMENTS', 'EQUAL_PRINCIPAL'),
@@ -188,17 +205,38 @@ const termsArb = fc.record({
   roundingMode: fc.constantFrom('HALF_EVEN', 'HALF_UP', 'HALF_DOWN', 'UP', 'DOWN', 'CEILING', 'FLOOR'),
   multiples: fc.constantFrom(null, 1),
   grace: fc.integer({ min: 0, max: 2 }),
+  interestGrace: fc.integer({ min: 0, max: 1 }),
+  interestFree: fc.integer({ min: 0, max: 1 }),
   downPaymentPercent: fc.constantFrom(null, '10', '25'),
-}).map(({ multiples, grace, ...t }) => {
-  const isProgressive = t.scheduleType === 'PROGRESSIVE';
+  withCalendar: fc.boolean(),
+}).map((x) => {
+  const c = CURRENCIES[x.currencyIndex];
+  const multiple = c.multiples[x.multipleIndex % c.multiples.length];
+  const minor = BigInt(x.units) * (multiple > 0 ? BigInt(multiple) : 100n);
+  const text = c.digits === 0 ? minor.toString() : (Number(minor) / 10 ** c.digits).toFixed(c.digits);
+  const isProgressive = x.scheduleType === 'PROGRESSIVE';
+  const disbursementDate = day(x.disbursementDay + 10);
   const terms: Record<string, unknown> = {
-    ...t, currency: 'USD',
-    interestMethod: isProgressive ? 'DECLINING_BALANCE' : t.interestMethod,
-    amortization: isProgressive ? 'EQUAL_INSTALLMENTS' : t.amortization,
-    graceOnPrincipalPeriods: isProgressive ? 0 : Math.min(grace, t.numberOfRepayments - 1),
+    principal: text, currency: c.currency, currencyInMultiplesOf: multiple, annualInterestRate: x.annualInterestRate,
+    numberOfRepayments: x.numberOfRepayments, repaymentEvery: x.repaymentEvery, repaymentFrequency: x.repaymentFrequency,
+    disbursementDate, expectedDisbursementDate: day(x.disbursementDay + 10 - x.startEarlier),
+    scheduleType: x.scheduleType,
+    interestMethod: isProgressive ? 'DECLINING_BALANCE' : x.interestMethod,
+    amortization: isProgressive ? 'EQUAL_INSTALLMENTS' : x.amortization,
+    interestCalculationPeriod: x.interestCalculationPeriod, allowPartialPeriodInterest: x.allowPartialPeriodInterest,
+    daysInYear: x.daysInYear, daysInMonth: x.daysInMonth, roundingMode: x.roundingMode,
+    graceOnPrincipalPeriods: isProgressive ? 0 : Math.min(x.grace, x.numberOfRepayments - 1),
+    graceOnInterestPaymentPeriods: isProgressive ? 0 : Math.min(x.interestGrace, x.numberOfRepayments - 1),
+    interestFreePeriods: isProgressive ? 0 : Math.min(x.interestFree, x.numberOfRepayments),
   };
-  if (multiples !== null) terms.installmentAmountInMultiplesOf = multiples;
-  if (t.downPaymentPercent === null) delete terms.downPaymentPercent;
+  // FLAT must keep one installment that pays interest (parseTerms refuses otherwise).
+  if (terms.interestMethod === 'FLAT') {
+    terms.interestFreePeriods = Math.max(0, Math.min(terms.interestFreePeriods as number, x.numberOfRepayments - 1 - (terms.graceOnInterestPaymentPeriods as number)));
+  }
+  if (x.firstRepaymentLater !== null) terms.firstRepaymentDate = day(x.disbursementDay + 10 + x.firstRepaymentLater);
+  if (x.multiples !== null) terms.installmentAmountInMultiplesOf = x.multiples;
+  if (x.downPaymentPercent !== null) terms.downPaymentPercent = x.downPaymentPercent;
+  if (x.withCalendar) terms.calendar = { nonWorkingWeekdays: [6, 7], holidays: [], rule: 'NEXT_WORKING_DAY' };
   return terms;
 });
 
@@ -207,7 +245,15 @@ describe('schedule properties (fast-check)', () => {
     fc.assert(
       fc.property(termsArb, (input) => {
         const terms = parseTerms(input);
-        const s = generateSchedule(terms);
+        let s;
+        try {
+          s = generateSchedule(terms, parseCalendar(input.calendar));
+        } catch (error) {
+          // Refused terms name the field: a disbursement on or after the first due date, or a down payment
+          // that rounding to the installment multiple pushes to the whole principal.
+          expect(['disbursementDate', 'downPaymentPercent']).toContain((error as AppError).field);
+          return;
+        }
         const sum = s.installments.reduce((acc, i) => acc + i.principal, 0n);
         expect(sum).toBe(terms.principal);
         let balance = terms.principal;

@@ -1,8 +1,8 @@
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parseDec, setScale, toString } from '../../src/lib/schedule/decimal.ts';
 import { progressiveRateFactor, type ProgressiveRateTerms } from '../../src/lib/schedule/rates.ts';
 import { amountText, caseToTerms, type RefCase } from './schedule-case-terms.ts';
@@ -17,20 +17,46 @@ const cli = new URL('../../scripts/schedule.ts', import.meta.url).pathname;
 
 type Out = { currency: string; installments: Record<string, any>[]; totals: Record<string, string> };
 
-function runCli(name: string, terms: unknown): Out {
+/** Runs the CLI on a terms file; resolves with its exit code, stdout and stderr. */
+function cliRun(name: string, terms: unknown): Promise<{ status: number; stdout: string; stderr: string }> {
   const file = join(dir, `${name}.json`);
   writeFileSync(file, JSON.stringify(terms));
-  const result = spawnSync(process.execPath, [cli, file], { encoding: 'utf8' });
+  return new Promise((resolve) => {
+    execFile(process.execPath, [cli, file], { encoding: 'utf8' }, (error, stdout, stderr) => {
+      resolve({ status: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+// Every CLI run starts up front and in parallel (one Node process each), the tests then read the answers.
+const runs = new Map<string, Promise<{ status: number; stdout: string; stderr: string }>>();
+function schedule(name: string, terms: unknown): void {
+  runs.set(name, cliRun(name, terms));
+}
+const answers = new Map<string, { status: number; stdout: string; stderr: string }>();
+function runCli(name: string): Out {
+  const result = answers.get(name)!;
   if (result.status !== 0) throw new Error(`CLI exit ${result.status}: ${result.stderr}`);
   return JSON.parse(result.stdout) as Out;
 }
 
+for (const c of cases.filter((x) => x.kind === 'schedule')) schedule(c.id, caseToTerms(c));
+for (const c of cases.filter((x) => x.kind === 'due_dates')) {
+  const variants = (c.inputs.cases as Record<string, string>[] | undefined) ?? [{}];
+  variants.forEach((variant, index) => {
+    schedule(`${c.id}-${index}`, caseToTerms(c, variant.first_repayment_date ? { firstRepaymentDate: variant.first_repayment_date } : {}));
+  });
+}
+
+beforeAll(async () => {
+  for (const [name, run] of runs) answers.set(name, await run);
+});
+
 describe('Fineract reference cases through the CLI', () => {
   for (const c of cases.filter((x) => x.kind === 'schedule')) {
     it(c.id, () => {
-      const terms = caseToTerms(c);
-      const digits = terms.digitsAfterDecimal as number;
-      const out = runCli(c.id, terms);
+      const digits = caseToTerms(c).digitsAfterDecimal as number;
+      const out = runCli(c.id);
       const expected = c.expected.installments as Record<string, any>[];
       if (!c.expected.partial) expect(out.installments.length).toBe(expected.length);
       for (const e of expected) {
@@ -54,10 +80,9 @@ describe('Fineract reference cases through the CLI', () => {
 
   for (const c of cases.filter((x) => x.kind === 'due_dates')) {
     const variants = (c.inputs.cases as Record<string, string>[] | undefined) ?? [{}];
-    variants.forEach((variant, index) => {
+    variants.forEach((_variant, index) => {
       it(`${c.id} #${index + 1}`, () => {
-        const terms = caseToTerms(c, variant.first_repayment_date ? { firstRepaymentDate: variant.first_repayment_date } : {});
-        const out = runCli(`${c.id}-${index}`, terms);
+        const out = runCli(`${c.id}-${index}`);
         const expectedDates = (c.expected.due_dates_by_case as string[][] | undefined)?.[index] ?? c.expected.due_dates;
         expect(out.installments.filter((i) => !i.downPayment).map((i) => i.dueDate)).toEqual(expectedDates);
       });

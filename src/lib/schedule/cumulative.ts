@@ -1,6 +1,7 @@
+import { AppError } from '../errors/app-error.ts';
 import { addDays, daysBetween, maxDate } from './dates.ts';
 import { cmp, type Dec, divScale, divSig, fromDouble, fromInt, fromMinor, isZero, mul, parseDec, roundSig, setScale, signum, toNumber } from './decimal.ts';
-import { adjustDueDate, nextRepaymentDate } from './due-dates.ts';
+import { dueDateSequence, unadjustedDueDates } from './due-dates.ts';
 import { minus, minor, money, type MoneyContext, plus, roundToMultiple, zero } from './fineract-money.ts';
 import { cumulativePeriodicRate, type CumulativeRateTerms, periodsBetweenDates, periodsInOneYear, pmtDouble, pmtPeriod } from './rates.ts';
 import type { ScheduleInstallment, ScheduleTerms, WorkingCalendar } from './types.ts';
@@ -20,6 +21,11 @@ export function downPaymentAmount(ctx: MoneyContext, principal: Dec, percent: st
   const share = divSig(parseDec(percent), HUNDRED, 19, ctx.mode);
   let amount = money(ctx, roundSig(mul(principal, share), 19, ctx.mode));
   if (ctx.installmentMultiple !== null) amount = roundToMultiple(ctx, amount, ctx.installmentMultiple);
+  if (cmp(amount, principal) >= 0) {
+    throw new AppError('BAD_REQUEST', 'downPaymentPercent: the down payment, rounded to installmentAmountInMultiplesOf, leaves nothing to repay', {
+      field: 'downPaymentPercent',
+    });
+  }
   return amount;
 }
 
@@ -54,16 +60,8 @@ export function generateCumulative(t: ScheduleTerms, ctx: MoneyContext, calendar
     daysInMonth: t.daysInMonth,
     seedDate: seed,
   };
-  const next = (d: string) => nextRepaymentDate(d, t.repaymentFrequency, t.repaymentEvery, seed);
-  const unadjusted: string[] = [];
-  const unadjustedAt = (i: number): string => {
-    while (unadjusted.length <= i) {
-      const prev = unadjusted.length === 0 ? start : unadjusted[unadjusted.length - 1];
-      unadjusted.push(unadjusted.length === 0 && t.firstRepaymentDate ? t.firstRepaymentDate : next(prev));
-    }
-    return unadjusted[i];
-  };
-  const dueAt = (i: number) => adjustDueDate(unadjustedAt(i), calendar, next);
+  const dueAt = dueDateSequence(start, t.firstRepaymentDate, t.repaymentFrequency, t.repaymentEvery, calendar, t.disbursementDate);
+  const unadjustedAt = (i: number) => unadjustedDueDates(start, t.firstRepaymentDate, i + 1, t.repaymentFrequency, t.repaymentEvery)[i];
   const firstRepaymentDate = unadjustedAt(0);
   const idealDisbursementDate = minusUnits(firstRepaymentDate, t);
   const loanEndDate = dueAt(n - 1);

@@ -77,3 +77,43 @@ export function adjustDueDate(
   }
   return current;
 }
+
+/** The first working day after `date` (holidays and non-working weekdays are off). */
+export function nextWorkingDayAfter(date: string, calendar: WorkingCalendar | undefined): string {
+  let current = addDays(date, 1);
+  if (!calendar) return current;
+  for (let guard = 0; guard < 3660 && isDayOff(calendar, current); guard++) current = addDays(current, 1);
+  return current;
+}
+
+/**
+ * Adjusted due dates, computed on demand: each is the unadjusted date moved off days off, and never on
+ * or before the previous due date (nor the disbursement): with daily repayments a Sunday moved to
+ * Monday would otherwise collide with Monday's own due date, so later dates slide to the next working
+ * day (Fineract extends the term the same way for daily repayments).
+ */
+export function dueDateSequence(
+  start: string,
+  firstRepaymentDate: string | null,
+  frequency: RepaymentFrequency,
+  every: number,
+  calendar: WorkingCalendar | undefined,
+  notBefore: string,
+): (index: number) => string {
+  const seed = firstRepaymentDate ?? start;
+  const next = (d: string) => nextRepaymentDate(d, frequency, every, seed);
+  const unadjusted: string[] = [];
+  const adjusted: string[] = [];
+  return (index: number) => {
+    while (adjusted.length <= index) {
+      const k = adjusted.length;
+      const raw = k === 0 ? (firstRepaymentDate ?? next(start)) : next(unadjusted[k - 1]);
+      unadjusted.push(raw);
+      let due = adjustDueDate(raw, calendar, next);
+      const previous = k === 0 ? notBefore : adjusted[k - 1];
+      if (due <= previous) due = nextWorkingDayAfter(previous, calendar);
+      adjusted.push(due);
+    }
+    return adjusted[index];
+  };
+}

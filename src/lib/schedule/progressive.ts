@@ -1,5 +1,5 @@
 import { abs, add, cmp, type Dec, divScale, divSig, fromInt, fromMinor, isZero, mul, ONE, parseDec, roundSig, signum, sub } from './decimal.ts';
-import { adjustDueDate, nextRepaymentDate } from './due-dates.ts';
+import { dueDateSequence } from './due-dates.ts';
 import { downPaymentAmount, row } from './cumulative.ts';
 import { minus, money, type MoneyContext, plus, roundToMultiple, zero } from './fineract-money.ts';
 import { PRECISION, progressiveRateFactor, type ProgressiveRateTerms } from './rates.ts';
@@ -92,8 +92,6 @@ export function progressiveSchedule(
 ): ScheduleInstallment[] {
   const rc = { mode: ctx.mode };
   const start = t.expectedDisbursementDate;
-  const seed = t.firstRepaymentDate ?? start;
-  const next = (d: string) => nextRepaymentDate(d, t.repaymentFrequency, t.repaymentEvery, seed);
   const rateTerms: ProgressiveRateTerms = {
     annualRate: parseDec(t.annualInterestRate),
     frequency: t.repaymentFrequency,
@@ -102,12 +100,8 @@ export function progressiveSchedule(
     daysInMonth: t.daysInMonth,
   };
 
-  const dueDates: string[] = [];
-  let unadjusted = start;
-  for (let i = 0; i < t.numberOfRepayments; i++) {
-    unadjusted = i === 0 && t.firstRepaymentDate ? t.firstRepaymentDate : next(unadjusted);
-    dueDates.push(adjustDueDate(unadjusted, calendar, next));
-  }
+  const dueAt = dueDateSequence(start, t.firstRepaymentDate, t.repaymentFrequency, t.repaymentEvery, calendar, t.disbursementDate);
+  const dueDates = Array.from({ length: t.numberOfRepayments }, (_, i) => dueAt(i));
 
   const principal = money(ctx, fromMinor(t.principal, t.digits));
   const down = downPaymentAmount(ctx, principal, t.downPaymentPercent);

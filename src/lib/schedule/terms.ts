@@ -109,6 +109,10 @@ export function parseTerms(input: unknown): ScheduleTerms {
   if (principalText === undefined) bad('principal', 'is required');
   const principal = toMinorExact(principalText, digits, 'principal');
   if (principal <= 0n) bad('principal', 'must be greater than 0');
+  if (digits === 0 && currencyInMultiplesOf > 0 && principal % BigInt(currencyInMultiplesOf) !== 0n) {
+    // Fineract would silently round the principal itself to the multiple; refusing is clearer.
+    bad('principal', `must be a multiple of ${currencyInMultiplesOf} (currencyInMultiplesOf)`);
+  }
 
   const rate = decimalText(o, 'annualInterestRate');
   if (rate === undefined) bad('annualInterestRate', 'is required (nominal percent per year, e.g. "12")');
@@ -158,6 +162,9 @@ export function parseTerms(input: unknown): ScheduleTerms {
   const graceOnPrincipalPeriods = integer(o, 'graceOnPrincipalPeriods', 0, 0, numberOfRepayments - 1);
   const graceOnInterestPaymentPeriods = integer(o, 'graceOnInterestPaymentPeriods', 0, 0, numberOfRepayments - 1);
   const interestFreePeriods = integer(o, 'interestFreePeriods', 0, 0, numberOfRepayments);
+  if (interestMethod === 'FLAT' && graceOnInterestPaymentPeriods + interestFreePeriods >= numberOfRepayments) {
+    bad('interestFreePeriods', 'with graceOnInterestPaymentPeriods it must leave at least one installment that pays the flat interest');
+  }
   if (scheduleType === 'PROGRESSIVE' && (graceOnPrincipalPeriods || graceOnInterestPaymentPeriods || interestFreePeriods)) {
     const field = graceOnPrincipalPeriods ? 'graceOnPrincipalPeriods' : graceOnInterestPaymentPeriods ? 'graceOnInterestPaymentPeriods' : 'interestFreePeriods';
     bad(field, 'grace periods are supported on CUMULATIVE schedules only');
