@@ -3,6 +3,8 @@ import { createTestDb, testDbKinds } from '../../src/lib/db/testing.ts';
 import type { Db } from '../../src/lib/db/index.ts';
 import { startJobRuntime } from '../../src/lib/jobs/runtime.ts';
 import { addDays } from '../../src/lib/schedule/dates.ts';
+import { jobHandlerNames } from '../../src/lib/jobs/worker.ts';
+import { LIST_EXPORT_JOB } from '../../src/lib/exports/export-job.ts';
 
 describe.each(testDbKinds())('job runtime on %s', (kind) => {
   let db: Db;
@@ -19,6 +21,7 @@ describe.each(testDbKinds())('job runtime on %s', (kind) => {
 
   it('schedules and runs the daily close until the business date reaches the tenant\'s today, then stops cleanly', async () => {
     const runtime = await startJobRuntime(db, { pollMs: 20, schedulerIntervalMs: 50 });
+    expect(jobHandlerNames()).toEqual(expect.arrayContaining(['close.daily', 'idempotency.cleanup', 'jobs.prune', LIST_EXPORT_JOB]));
     try {
       for (let i = 0; i < 200; i++) {
         const [{ business_date }] = await db.system((tx) => tx.query<{ business_date: string }>(`select business_date from tenants where id = 'rt-j1'`));

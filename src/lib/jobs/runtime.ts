@@ -34,6 +34,13 @@ export async function startJobRuntime(db: Db, options: WorkerOptions & { schedul
   registerPlatformJobHandlers();
   const { registerCloseJobHandlers } = await import('../close/jobs.ts');
   registerCloseJobHandlers();
+  // List exports (loans workspace): registered at boot too, so exports queued before a restart resume.
+  try {
+    const { ensureListExportJob } = await import('../exports/register.ts');
+    ensureListExportJob();
+  } catch (error) {
+    logger.warn('list export jobs not registered at boot', { error });
+  }
   const worker = startWorker(db, options);
   const scheduler = startScheduler(db, { intervalMs: options.schedulerIntervalMs, onTick: (r) => { if (r.enqueued.length) worker.wake(); } });
   logger.info('jobs started', { worker: worker.id });
