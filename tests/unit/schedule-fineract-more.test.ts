@@ -130,3 +130,24 @@ describe('cumulative flat with a down payment (LoanDownPayment.feature, LP2_DOWN
     ]);
   });
 });
+
+describe('installment multiples (LoanInstallmentMultiplesOfTest)', () => {
+  const base = { principal: '1250', currency: 'EUR', disbursementDate: '2023-01-01' };
+  it('no interest: 1250 / 4 = 312.5 → 312 (half-even on the multiple of 1), the last takes 314', () => {
+    for (const interestMethod of ['DECLINING_BALANCE', 'FLAT']) {
+      expect(rows({ ...base, annualInterestRate: '0', numberOfRepayments: 4, interestMethod, installmentAmountInMultiplesOf: 1 }).map((r) => r[1])).toEqual(['312.00', '312.00', '312.00', '314.00']);
+    }
+  });
+  it('flat 12%, multiples of 1: principal 417 + 12 − 12.50 = 416.50', () => {
+    expect(rows({ ...base, annualInterestRate: '12', numberOfRepayments: 3, interestMethod: 'FLAT', installmentAmountInMultiplesOf: 1 })).toEqual([
+      ['2023-02-01', '416.50', '12.50', '833.50'],
+      ['2023-03-01', '416.50', '12.50', '417.00'],
+      ['2023-04-01', '417.00', '12.50', '0.00'],
+    ]);
+  });
+  it('flat 12%, multiples of 20: principal 420 + 20 − 12.50 = 427.50, the last 395', () => {
+    expect(rows({ ...base, annualInterestRate: '12', numberOfRepayments: 3, interestMethod: 'FLAT', installmentAmountInMultiplesOf: 20 }).map((r) => [r[1], r[2]])).toEqual([
+      ['427.50', '12.50'], ['427.50', '12.50'], ['395.00', '12.50'],
+    ]);
+  });
+});
