@@ -151,3 +151,32 @@ describe('installment multiples (LoanInstallmentMultiplesOfTest)', () => {
     ]);
   });
 });
+
+describe('progressive partial first period (LoanScheduleGeneratorTest)', () => {
+  it('schedule from 1 Jan, 192.22 disbursed on 15 Jan: the first period earns 17/31 of its interest', () => {
+    expect(rows({
+      principal: '192.22', currency: 'USD', annualInterestRate: '9.99', numberOfRepayments: 6, expectedDisbursementDate: '2024-01-01',
+      disbursementDate: '2024-01-15', scheduleType: 'PROGRESSIVE', daysInYear: 360, daysInMonth: 30,
+    })).toEqual([
+      ['2024-02-01', '31.97', '0.88', '160.25'],
+      ['2024-03-01', '31.52', '1.33', '128.73'],
+      ['2024-04-01', '31.78', '1.07', '96.95'],
+      ['2024-05-01', '32.04', '0.81', '64.91'],
+      ['2024-06-01', '32.31', '0.54', '32.60'],
+      ['2024-07-01', '32.60', '0.27', '0.00'],
+    ]);
+  });
+});
+
+describe('progressive down payment with interest (AdvancedPaymentAllocationLoanRepaymentScheduleTest uc141/uc142)', () => {
+  const base = { principal: '100', currency: 'EUR', numberOfRepayments: 5, disbursementDate: '2024-01-01', scheduleType: 'PROGRESSIVE', daysInYear: 360, daysInMonth: 30, downPaymentPercent: '25' };
+  it('5%: EMI 15.19, interest 0.31 … 0.06', () => {
+    const r = rows({ ...base, annualInterestRate: '5' });
+    expect(r[0]).toEqual(['2024-01-01', '25.00', '0.00', '75.00']);
+    expect(r.slice(1).map((x) => [x[1], x[2]])).toEqual([['14.88', '0.31'], ['14.94', '0.25'], ['15.00', '0.19'], ['15.06', '0.13'], ['15.12', '0.06']]);
+  });
+  it('12.3%: the EMI 15.46 is adjusted to 15.47', () => {
+    const r = rows({ ...base, annualInterestRate: '12.3' });
+    expect(r.slice(1).map((x) => [x[1], x[2]])).toEqual([['14.70', '0.77'], ['14.85', '0.62'], ['15.00', '0.47'], ['15.16', '0.31'], ['15.29', '0.16']]);
+  });
+});
