@@ -1,5 +1,6 @@
 // `npm run seed -- --tenant <slug> --customers N [--months M] [--seed S] [--concurrency C]`
-// Simulates a lender's history into an existing tenant through the lending engine (src/lib/simulator).
+// Simulates a lender's history through the lending engine (src/lib/simulator) into the tenant with that
+// slug, created (id '<slug>-t1', --currency, default EUR) when there is none; the tenant must have no loans yet.
 // Uses DATABASE_URL (Postgres) or the embedded PGlite in DATA_DIR, like the server; PGlite is
 // single-process, so stop the server first when using it.
 import { parseArgs } from 'node:util';
@@ -20,6 +21,7 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '1' },
     concurrency: { type: 'string', default: '8' },
     today: { type: 'string' },
+    currency: { type: 'string', default: 'EUR' },
   },
 });
 if (!values.tenant) fail('--tenant <slug> is required');
@@ -37,8 +39,19 @@ try {
   fail(error instanceof Error ? error.message : String(error));
 }
 try {
-  const [tenant] = await db.system((tx) => tx.query<{ id: string }>('select id from tenants where slug = $1 or id = $1', [values.tenant]));
-  if (!tenant) fail(`no tenant with slug ${values.tenant}`);
+  let [tenant] = await db.system((tx) => tx.query<{ id: string }>('select id from tenants where slug = $1 or id = $1', [values.tenant]));
+  if (!tenant) {
+    // A new lender for the simulation: id '<slug>-t1', business date today (UTC).
+    if (!/^[a-z][a-z0-9-]{1,30}$/.test(values.tenant!)) fail('--tenant must be a slug: lower-case letters, digits and dashes');
+    if (!/^[A-Z]{3}$/.test(values.currency!)) fail('--currency must be an ISO 4217 code such as EUR');
+    [tenant] = await db.system((tx) =>
+      tx.query<{ id: string }>(
+        `insert into tenants (id, slug, name, currency, business_date) values ($1, $2, $3, $4, $5) returning id`,
+        [`${values.tenant}-t1`, values.tenant, `Simulated lender ${values.tenant}`, values.currency, values.today ?? new Date().toISOString().slice(0, 10)],
+      ),
+    );
+    process.stderr.write(`seed: created tenant ${tenant.id}\n`);
+  }
   const started = Date.now();
   const result = await simulatePortfolio(db, {
     tenantId: tenant.id, customers, months, seed: values.seed, today: values.today, concurrency: Number(values.concurrency),
