@@ -22,6 +22,12 @@ describe('progressive rate factors (ProgressiveEMICalculator arithmetic, 12 sign
     expect(factor({ rate: '9.4822', daysInYear: 365 }, '2024-01-01', '2024-02-01')).toBe('0.008053375342');
     expect(factor({ rate: '9.4822', daysInYear: 'ACTUAL' }, '2024-01-01', '2024-02-01')).toBe('0.008031371585');
   });
+  it('each month of 2024 at 9.4822%, DAYS_365 vs ACTUAL (ProgressiveEMICalculatorTest)', () => {
+    const months = ['2024-01-01', '2024-02-01', '2024-03-01', '2024-04-01', '2024-05-01', '2024-06-01', '2024-07-01'];
+    const run = (daysInYear: 365 | 'ACTUAL') => months.slice(0, 6).map((from, i) => factor({ rate: '9.4822', daysInYear }, from, months[i + 1]));
+    expect(run(365)).toEqual(['0.008053375342', '0.007533802740', '0.008053375342', '0.007793589041', '0.008053375342', '0.007793589041']);
+    expect(run('ACTUAL')).toEqual(['0.008031371585', '0.007513218579', '0.008031371585', '0.007772295082', '0.008031371585', '0.007772295082']);
+  });
   it('ACTUAL across 31 December sums the per-year fractions', () => {
     // 19/365 + 12/366 of 9.4822% (Fineract test: 0.008044857759)
     expect(factor({ rate: '9.4822', daysInYear: 'ACTUAL' }, '2023-12-12', '2024-01-12')).toBe('0.008044857759');
