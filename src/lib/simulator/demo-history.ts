@@ -5,13 +5,13 @@ import { simulatePortfolio } from './simulate.ts';
 /**
  * Gives the demo tenants a small simulated history on first start (called once by seedDemo), so
  * every screen has loans, repayments, delinquency and snapshots to show. Kept small because it runs
- * before the server listens: DEMO_HISTORY_CUSTOMERS (default 20) and DEMO_HISTORY_MONTHS (default 4)
+ * before the server listens: DEMO_HISTORY_CUSTOMERS (default 16) and DEMO_HISTORY_MONTHS (default 3)
  * size it; DEMO_HISTORY=0 skips it.
  */
 export async function seedDemoHistory(db: Db, tenantIds: readonly string[]): Promise<void> {
   if (['0', 'false', 'no', 'off'].includes((process.env.DEMO_HISTORY ?? '').toLowerCase())) return;
-  const customers = Number(process.env.DEMO_HISTORY_CUSTOMERS ?? 20);
-  const months = Number(process.env.DEMO_HISTORY_MONTHS ?? 4);
+  const customers = Number(process.env.DEMO_HISTORY_CUSTOMERS ?? 16);
+  const months = Number(process.env.DEMO_HISTORY_MONTHS ?? 3);
   for (const tenantId of tenantIds) {
     const result = await simulatePortfolio(db, { tenantId, customers, months, seed: `demo-${tenantId}` });
     logger.info('demo history simulated', { tenant: tenantId, loans: result.loans, ms: result.ms.total });
