@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { signIn } from './shell-helpers.ts';
+import { appOrigin, signIn } from './shell-helpers.ts';
 
 // The profile page's sessions island calls GET /v1/auth/sessions on load: the test makes that call
 // fail in the browser and watches what the island sends to /v1/error-reports.
@@ -51,8 +51,7 @@ test.describe('[SHELL]: error reporting', () => {
 
   test('the report endpoint refuses oversized and malformed reports, naming the field', async ({ page }) => {
     await signIn(page, 'officer@demo.test');
-    const origin = new URL(page.url() === 'about:blank' ? 'http://localhost:4399' : page.url()).origin;
-    const bad = await page.request.post('/v1/error-reports', { data: { message: '', report_type: 'auto' }, headers: { origin } });
+    const bad = await page.request.post('/v1/error-reports', { data: { message: '', report_type: 'auto' }, headers: { origin: appOrigin() } });
     expect(bad.status()).toBe(400);
     expect((await bad.json()).error.field).toBe('message');
   });

@@ -62,3 +62,31 @@ describe.each(testDbKinds())('home board on %s', (kind) => {
     ]);
   });
 });
+
+describe.each(testDbKinds())('own profile on %s', (kind) => {
+  let db: Db;
+  let drop: () => Promise<void>;
+  beforeAll(async () => {
+    ({ db, drop } = await createTestDb(kind));
+    await db.owner(async (tx) => {
+      await tx.query(`insert into tenants (id, slug, name, currency, business_date) values ('${A}', 'alpha', 'Alpha', 'EUR', '2026-01-15')`);
+      await tx.query(`insert into users (tenant_id, id, email, display_name) values ('${A}', '${OFFICER}', 'officer@alpha.test', 'Officer')`);
+    });
+  });
+  afterAll(() => drop?.());
+
+  it('changes only name and language, with one audit row', async () => {
+    const { updateOwnProfile } = await import('../../src/lib/home/profile.ts');
+    await updateOwnProfile(db, { tenantId: A, userId: OFFICER, input: { display_name: '  Odile Officer ', language: 'fr-FR', email: 'evil@x.test', tenant_id: 'beta-t1' } });
+    const [row] = await db.tenant(A, (tx) => tx.query<{ display_name: string; language: string; email: string }>('select display_name, language, email from users'));
+    expect(row).toEqual({ display_name: 'Odile Officer', language: 'fr-FR', email: 'officer@alpha.test' });
+    const audit = await db.tenant(A, (tx) => tx.query<{ action: string; before: unknown; after: unknown }>('select action, before, after from audit_log'));
+    expect(audit).toEqual([{ action: 'user.update_profile', before: { display_name: 'Officer', language: 'en-US' }, after: { display_name: 'Odile Officer', language: 'fr-FR' } }]);
+  });
+
+  it('refuses an unknown language and an empty name, naming the field', async () => {
+    const { updateOwnProfile } = await import('../../src/lib/home/profile.ts');
+    await expect(updateOwnProfile(db, { tenantId: A, userId: OFFICER, input: { display_name: 'x', language: 'de-DE' } })).rejects.toThrow(/language/);
+    await expect(updateOwnProfile(db, { tenantId: A, userId: OFFICER, input: { display_name: ' ', language: 'en-US' } })).rejects.toThrow(/display_name|name/);
+  });
+});
