@@ -15,8 +15,22 @@ describe('allocation reference cases through allocatePayment', () => {
     const inst = c.inputs.installment;
     for (const [index, k] of (c.expected.cases as Record<string, any>[]).entries()) {
       it(`${c.id} #${index + 1}: ${k.strategy} ${k.timing} ${k.amount}`, () => {
+        // Optional loan charges (not in the shared file today): those due by the transaction date are "already due".
+        const due = { penalties: 0n, fees: 0n };
+        for (const charge of (k.charges ?? c.inputs.charges ?? []) as Record<string, any>[]) {
+          const raw = String(charge.due_date ?? charge.effective_due_date ?? k.transaction_date);
+          const m = /^transaction_date\s*([+-])\s*(\d+)$/.exec(raw);
+          const dueDate = raw === 'transaction_date' ? k.transaction_date : m ? addDays(k.transaction_date, (m[1] === '-' ? -1 : 1) * Number(m[2])) : raw;
+          if (dueDate > k.transaction_date) continue;
+          const isPenalty = charge.is_penalty ?? /penalt/i.test(String(charge.type ?? charge.kind ?? ''));
+          if (isPenalty) due.penalties += cents(charge.amount);
+          else due.fees += cents(charge.amount);
+        }
         const result = allocatePayment({
-          installments: [{ number: 1, fromDate: inst.from_date, dueDate: inst.due_date, principal: cents(inst.principal), interest: cents(inst.interest), fees: cents(inst.fee), penalties: cents(inst.penalty) }],
+          installments: [{
+            number: 1, fromDate: inst.from_date, dueDate: inst.due_date, principal: cents(inst.principal), interest: cents(inst.interest), fees: cents(inst.fee), penalties: cents(inst.penalty),
+            ...(due.penalties ? { duePenalties: due.penalties } : {}), ...(due.fees ? { dueFees: due.fees } : {}),
+          }],
           amount: cents(k.amount),
           date: k.transaction_date,
           strategy: k.strategy as AllocationStrategyCode,
@@ -143,6 +157,18 @@ describe('allocation beyond the reference cases', () => {
       { installmentNumber: 1, principal: 150n, interest: 0n, fees: 0n, penalties: 0n },
       { installmentNumber: 2, principal: 151n, interest: 0n, fees: 0n, penalties: 0n },
     ]);
+  });
+
+  it('due-penalty-fee-…-in-advance: charges already due are paid before principal, then the rest (Fineract processor test)', () => {
+    const strategy = 'due-penalty-fee-interest-principal-in-advance-principal-penalty-fee-interest-strategy';
+    const inst = { number: 1, fromDate: '2023-07-11', dueDate: '2023-07-31', principal: 300n, interest: 200n, fees: 200n, penalties: 400n };
+    // A penalty of 2 due on the transaction date: 2 penalty, 3 principal, then penalty 2, fee 2, interest 1.
+    const one = allocatePayment({ installments: [{ ...inst, duePenalties: 200n }], amount: 1000n, date: '2023-07-11', strategy });
+    expect(one.order.map((o) => `${o.component}:${o.amount}`)).toEqual(['PENALTY:200', 'PRINCIPAL:300', 'PENALTY:200', 'FEE:200', 'INTEREST:100']);
+    // Due penalty and fee larger than the payment: penalty 4, fee 2, principal 2, interest 2.
+    const two = allocatePayment({ installments: [{ ...inst, principal: 200n, duePenalties: 400n, dueFees: 200n }], amount: 1000n, date: '2023-07-11', strategy });
+    expect([two.principal, two.interest, two.fees, two.penalties]).toEqual([200n, 200n, 200n, 400n]);
+    expect(two.order.map((o) => o.component)).toEqual(['PENALTY', 'FEE', 'PRINCIPAL', 'INTEREST']);
   });
 
   it('refuses a non-positive amount naming the field', () => {

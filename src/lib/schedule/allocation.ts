@@ -94,7 +94,11 @@ function pay(w: Work, index: number, component: Component, cap?: bigint): bigint
   let amount = inst[key] < w.remaining ? inst[key] : w.remaining;
   if (cap !== undefined && cap < amount) amount = cap;
   if (amount <= 0n) return 0n;
-  w.inst[index] = { ...inst, [key]: inst[key] - amount };
+  const updated: OutstandingInstallment = { ...inst, [key]: inst[key] - amount };
+  // Keep the optional "already due" charge parts consistent with what is left.
+  if (component === 'PENALTY' && inst.duePenalties !== undefined) updated.duePenalties = inst.duePenalties < updated.penalties ? inst.duePenalties : updated.penalties;
+  if (component === 'FEE' && inst.dueFees !== undefined) updated.dueFees = inst.dueFees < updated.fees ? inst.dueFees : updated.fees;
+  w.inst[index] = updated;
   w.remaining -= amount;
   let part = w.parts.get(inst.number);
   if (!part) {
@@ -137,6 +141,16 @@ function classic(w: Work, strategy: AllocationStrategyCode, date: string): void 
     if (strategy === 'heavensfamily-strategy') {
       const previousDue = w.inst[Math.max(0, idx - 1)].dueDate;
       timing = date < previousDue ? 'ADVANCE' : date > w.inst[idx].dueDate ? 'LATE' : 'DUE';
+    }
+    if (timing === 'ADVANCE' && strategy === 'due-penalty-fee-interest-principal-in-advance-principal-penalty-fee-interest-strategy') {
+      // DuePenFeeIntPriInAdvancePriPenFeeInt: a first pass pays the charges already due (capped at what is
+      // due), then principal; whatever is left reruns penalty → fee → interest → principal.
+      const inst = w.inst[idx];
+      pay(w, idx, 'PENALTY', inst.duePenalties ?? 0n);
+      pay(w, idx, 'FEE', inst.dueFees ?? 0n);
+      pay(w, idx, 'PRINCIPAL');
+      for (const component of PEN_FEE_INT_PRI) pay(w, idx, component);
+      continue;
     }
     for (const component of orders[timing]) pay(w, idx, component);
   }

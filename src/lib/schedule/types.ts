@@ -156,6 +156,13 @@ export type OutstandingInstallment = {
   interest: bigint;
   fees: bigint;
   penalties: bigint;
+  /**
+   * Optional: the part of `penalties` / `fees` whose charge is already due on the transaction date.
+   * Only the due-penalty-fee-interest-principal-in-advance-… strategy uses it: an in-advance payment
+   * settles those due charges before principal (Fineract's first pass). Default 0.
+   */
+  duePenalties?: bigint;
+  dueFees?: bigint;
 };
 
 export type AllocationInput = {
