@@ -14,6 +14,8 @@ async function session(browser: Browser, email: string, baseURL: string): Promis
 }
 
 test('[LENDING]: maker-checker to an active loan, idempotent repayment, loan list and detail', async ({ browser, baseURL }) => {
+  // Two real sign-ins (Argon2id) and a dozen API calls: allow for a busy machine.
+  test.setTimeout(120_000);
   const admin = await session(browser, 'admin@demo.test', baseURL!);
   const officer = await session(browser, 'officer@demo.test', baseURL!);
   const code = `E2E${Date.now() % 1_000_000}`;
