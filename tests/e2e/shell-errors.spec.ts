@@ -49,6 +49,19 @@ test.describe('[SHELL]: error reporting', () => {
     await expect(page.getByText('Failed to send error report')).toBeVisible();
   });
 
+  test('uncaught errors and unhandled rejections are reported with their message', async ({ page }) => {
+    await signIn(page, 'officer@demo.test');
+    await page.goto('/');
+    // ShellKeeper installs the handlers once it hydrates.
+    await page.waitForLoadState('networkidle');
+    const thrown = page.waitForRequest((r) => r.url().endsWith('/v1/error-reports') && r.postDataJSON()?.message === 'boom from a click handler');
+    await page.evaluate(() => setTimeout(() => { throw new Error('boom from a click handler'); }));
+    expect((await thrown).postDataJSON()).toMatchObject({ report_type: 'auto', context: { module: 'shell' } });
+    const rejected = page.waitForRequest((r) => r.url().endsWith('/v1/error-reports') && r.postDataJSON()?.message === 'Unknown error');
+    await page.evaluate(() => void Promise.reject(undefined));
+    expect((await rejected).postDataJSON().report_type).toBe('auto');
+  });
+
   test('the report endpoint refuses oversized and malformed reports, naming the field', async ({ page }) => {
     await signIn(page, 'officer@demo.test');
     const bad = await page.request.post('/v1/error-reports', { data: { message: '', report_type: 'auto' }, headers: { origin: appOrigin() } });
