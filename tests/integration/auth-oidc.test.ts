@@ -97,6 +97,15 @@ describe.each(testDbKinds())('single sign-on against a real OpenID provider on %
     await expect(finishSso(db, { callbackUrl: CALLBACK, query, browserState: state, now: new Date(), ...client })).rejects.toMatchObject({ code: 'UNAUTHORIZED', internal: expect.stringMatching(/nonce/) });
   });
 
+  it('refuses a response that names another issuer (RFC 9207 iss)', async () => {
+    idp.setAccount({ sub: 'idp-officer-1', email: 'officer@demo.test' });
+    const { url, state } = await begin();
+    const query = await browseToCallback(url);
+    expect(query.get('iss')).toBe(idp.issuer);
+    query.set('iss', 'http://localhost:1/evil');
+    await expect(finishSso(db, { callbackUrl: CALLBACK, query, browserState: state, now: new Date(), ...client })).rejects.toMatchObject({ code: 'UNAUTHORIZED', internal: expect.stringMatching(/iss/) });
+  });
+
   it('refuses a reused code (our state is single-use, and the provider refuses the code again)', async () => {
     idp.setAccount({ sub: 'idp-collector-1', email: 'collector@demo.test' });
     const { url, state } = await begin();
