@@ -61,24 +61,12 @@ describe.each(testDbKinds())('home board on %s', (kind) => {
       { key: 'myDownloads', value: 0, href: '/analytics/user/downloads-list' },
     ]);
   });
-});
 
-describe.each(testDbKinds())('own profile on %s', (kind) => {
-  let db: Db;
-  let drop: () => Promise<void>;
-  beforeAll(async () => {
-    ({ db, drop } = await createTestDb(kind));
-    await db.owner(async (tx) => {
-      await tx.query(`insert into tenants (id, slug, name, currency, business_date) values ('${A}', 'alpha', 'Alpha', 'EUR', '2026-01-15')`);
-      await tx.query(`insert into users (tenant_id, id, email, display_name) values ('${A}', '${OFFICER}', 'officer@alpha.test', 'Officer')`);
-    });
-  });
-  afterAll(() => drop?.());
-
+  // Own profile edits (the profile page's form).
   it('changes only name and language, with one audit row', async () => {
     const { updateOwnProfile } = await import('../../src/lib/home/profile.ts');
     await updateOwnProfile(db, { tenantId: A, userId: OFFICER, input: { display_name: '  Odile Officer ', language: 'fr-FR', email: 'evil@x.test', tenant_id: 'beta-t1' } });
-    const [row] = await db.tenant(A, (tx) => tx.query<{ display_name: string; language: string; email: string }>('select display_name, language, email from users'));
+    const [row] = await db.tenant(A, (tx) => tx.query<{ display_name: string; language: string; email: string }>('select display_name, language, email from users where id = $1', [OFFICER]));
     expect(row).toEqual({ display_name: 'Odile Officer', language: 'fr-FR', email: 'officer@alpha.test' });
     const audit = await db.tenant(A, (tx) => tx.query<{ action: string; before: unknown; after: unknown }>('select action, before, after from audit_log'));
     expect(audit).toEqual([{ action: 'user.update_profile', before: { display_name: 'Officer', language: 'en-US' }, after: { display_name: 'Odile Officer', language: 'fr-FR' } }]);
