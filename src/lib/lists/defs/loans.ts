@@ -52,12 +52,17 @@ export const loansList = defineList({
     { name: 'disbursed_this_month', label: 'lists:loans.tabs.disbursed_this_month', help: 'lists:loans.help.disbursed_this_month',
       where: ({ businessDate, bind }) => `l.disbursed_on between date_trunc('month', ${bind(businessDate)}::date)::date and ${bind(businessDate)}::date` },
     { name: 'overdue', label: 'lists:loans.tabs.overdue', help: 'lists:loans.help.overdue',
-      where: ({ businessDate, bind }) => `l.status = 'ACTIVE' and exists (select 1 from loan_installments i where ${OF_LOAN} and i.obligations_met_on is null and i.due_date < ${bind(businessDate)}::date and ${OUTSTANDING} > 0)` },
+      // Uncorrelated INs (hashed once per query) rather than a probe per loan: the tab counts scan
+      // every loan of the tenant, so this is the difference between milliseconds and seconds.
+      where: ({ businessDate, bind }) => `l.status = 'ACTIVE' and l.id in (select i.loan_id from loan_installments i where i.obligations_met_on is null and i.due_date < ${bind(businessDate)}::date and ${OUTSTANDING} > 0)` },
     { name: 'closed_this_month', label: 'lists:loans.tabs.closed_this_month', help: 'lists:loans.help.closed_this_month',
       where: ({ businessDate, bind }) => `l.status in ('CLOSED_OBLIGATIONS_MET', 'OVERPAID', 'CLOSED_WRITTEN_OFF')
         and coalesce(l.closed_on, l.written_off_on) between date_trunc('month', ${bind(businessDate)}::date)::date and ${bind(businessDate)}::date` },
     { name: 'maturing', label: 'lists:loans.tabs.maturing', help: 'lists:loans.help.maturing',
-      where: ({ businessDate, bind }) => `l.status = 'ACTIVE' and ${MATURITY} between ${bind(businessDate)}::date and ${bind(businessDate)}::date + 30` },
+      // The last due date is in [d, d + 30] ⇔ some installment falls due in it and none after it.
+      where: ({ businessDate, bind }) => `l.status = 'ACTIVE'
+        and l.id in (select i.loan_id from loan_installments i where i.due_date between ${bind(businessDate)}::date and ${bind(businessDate)}::date + 30)
+        and l.id not in (select i.loan_id from loan_installments i where i.due_date > ${bind(businessDate)}::date + 30)` },
     { name: 'all_outstanding', label: 'lists:loans.tabs.all_outstanding', help: 'lists:loans.help.all_outstanding', where: () => `l.status = 'ACTIVE'` },
   ],
   defaultTab: 'all_outstanding',
