@@ -13,12 +13,14 @@ import enAuth from './locales/en/auth.json' with { type: 'json' };
 import frAuth from './locales/fr/auth.json' with { type: 'json' };
 import enLending from './locales/en/lending.json' with { type: 'json' };
 import frLending from './locales/fr/lending.json' with { type: 'json' };
+import enFlows from './locales/en/flows.json' with { type: 'json' };
+import frFlows from './locales/fr/flows.json' with { type: 'json' };
 
 export type Resource = { [key: string]: string | Resource };
 
 export const RESOURCES = {
-  en: { common: enCommon, nav: enNav, errors: enErrors, lists: enLists, auth: enAuth, lending: enLending },
-  fr: { common: frCommon, nav: frNav, errors: frErrors, lists: frLists, auth: frAuth, lending: frLending },
+  en: { common: enCommon, nav: enNav, errors: enErrors, lists: enLists, auth: enAuth, lending: enLending, flows: enFlows },
+  fr: { common: frCommon, nav: frNav, errors: frErrors, lists: frLists, auth: frAuth, lending: frLending, flows: frFlows },
 } satisfies Record<string, Record<string, Resource>>;
 
 export type Namespace = keyof (typeof RESOURCES)['en'];

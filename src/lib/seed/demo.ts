@@ -3,6 +3,7 @@ import { DEMO_ROLES, type DemoRole } from '../auth/permissions.ts';
 import { hashPassword } from '../auth/passwords.ts';
 import { seedDemoPlans } from '../plans/plans.ts';
 import { seedDemoHistory } from '../simulator/demo-history.ts';
+import { seedDemoOffers } from './demo-offers.ts';
 
 export type DemoOptions = { password: string };
 
@@ -132,6 +133,8 @@ export async function seedDemo(db: Db, options: DemoOptions): Promise<boolean> {
     if (process.env.E2E === '1') await seedE2eFixtures(tx, passwordHash);
   });
   await seedDemoHistory(db, [DEMO_TENANTS.demo, DEMO_TENANTS.acme]);
+  // Offers for officer@demo.test (branch PAR-01) to notify: the history notifies all of its own.
+  await seedDemoOffers(db, DEMO_TENANTS.demo, { branchCode: 'PAR-01', count: 3 });
   return true;
 }
 
