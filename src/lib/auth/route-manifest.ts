@@ -332,7 +332,13 @@ const need = (permission: PermissionKey | readonly PermissionKey[]): ApiAccess =
 
 export const API_ROUTES: readonly ApiRouteEntry[] = [
   // Identity (brief B1): sign-in, MFA, reset, OIDC must work signed out; each endpoint checks its own state.
-  { pattern: '/v1/auth/**', methods: { GET: PUBLIC, POST: PUBLIC, DELETE: PUBLIC } },
+  { pattern: '/v1/auth/**', methods: { GET: PUBLIC, POST: PUBLIC, PUT: PUBLIC, DELETE: PUBLIC } },
+  // …except what only makes sense signed in: API tokens are administrators' business, sessions a user's own.
+  { pattern: '/v1/auth/api-tokens', methods: { GET: ADMIN, POST: ADMIN } },
+  { pattern: '/v1/auth/api-tokens/:id', methods: { DELETE: ADMIN } },
+  { pattern: '/v1/auth/sessions', methods: { GET: ANY_USER } },
+  { pattern: '/v1/auth/sessions/:id', methods: { DELETE: ANY_USER } },
+  { pattern: '/v1/auth/sign-out-everywhere', methods: { POST: ANY_USER } },
   // Platform (§7).
   { pattern: '/v1/users/me', methods: { GET: ANY_USER } },
   { pattern: '/v1/users/admin', methods: { GET: ANY_USER } },
@@ -357,6 +363,11 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
   { pattern: '/v1/products/**', methods: { GET: need(['loans.loans.view', 'loans.offers.view']), POST: ADMIN, PATCH: ADMIN, PUT: ADMIN, DELETE: ADMIN } },
   { pattern: '/v1/customers', methods: { GET: need('loans.customers.view'), POST: need('loans.customers.view') } },
   { pattern: '/v1/customers/**', methods: { GET: need('loans.customers.view'), POST: need(['loans.customers.opt_in', 'loans.customers.opt_out', 'loans.customers.view_details']), PATCH: need('loans.customers.view_details') } },
+  // Loans workspace lists, exports and custom views: each endpoint checks the list's own permission.
+  { pattern: '/v1/lists/:name', methods: { GET: ANY_USER } },
+  { pattern: '/v1/exports', methods: { POST: ANY_USER } },
+  { pattern: '/v1/custom-views/:list', methods: { GET: need('loans.custom_views.view'), POST: need('loans.custom_views.edit') } },
+  { pattern: '/v1/custom-views/:list/:id', methods: { GET: need('loans.custom_views.view'), PATCH: need('loans.custom_views.edit'), DELETE: need('loans.custom_views.edit') } },
 ];
 
 const COMPILED_API = compile(API_ROUTES);
