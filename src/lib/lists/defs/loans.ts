@@ -22,9 +22,11 @@ export function daysPastDueSql(date: string): string {
 
 export const loansList = defineList({
   name: 'loans',
+  // Left joins on primary keys (the foreign keys guarantee a match): Postgres drops a join whose
+  // columns a query does not use, so the tab counts of an unrestricted viewer read loans alone.
   from: `loans l
-    join customers c on c.tenant_id = l.tenant_id and c.id = l.customer_id
-    join loan_products p on p.tenant_id = l.tenant_id and p.id = l.product_id
+    left join customers c on c.tenant_id = l.tenant_id and c.id = l.customer_id
+    left join loan_products p on p.tenant_id = l.tenant_id and p.id = l.product_id
     left join hierarchy_nodes b on b.tenant_id = c.tenant_id and b.id = c.branch_id`,
   idSql: 'l.id',
   hrefSql: `'/loans/customer/profile/' || l.customer_id || '/loans/' || l.id`,
@@ -61,8 +63,8 @@ export const loansList = defineList({
     { name: 'maturing', label: 'lists:loans.tabs.maturing', help: 'lists:loans.help.maturing',
       // The last due date is in [d, d + 30] ⇔ some installment falls due in it and none after it.
       where: ({ businessDate, bind }) => `l.status = 'ACTIVE'
-        and l.id in (select i.loan_id from loan_installments i where i.due_date between ${bind(businessDate)}::date and ${bind(businessDate)}::date + 30)
-        and l.id not in (select i.loan_id from loan_installments i where i.due_date > ${bind(businessDate)}::date + 30)` },
+        and l.id in (select i.loan_id from loan_installments i where i.due_date between ${bind(businessDate)}::date and ${bind(businessDate)}::date + 30
+          and not exists (select 1 from loan_installments j where j.tenant_id = i.tenant_id and j.loan_id = i.loan_id and j.due_date > ${bind(businessDate)}::date + 30))` },
     { name: 'all_outstanding', label: 'lists:loans.tabs.all_outstanding', help: 'lists:loans.help.all_outstanding', where: () => `l.status = 'ACTIVE'` },
   ],
   defaultTab: 'all_outstanding',

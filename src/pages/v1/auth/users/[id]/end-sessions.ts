@@ -1,0 +1,26 @@
+import type { APIRoute } from 'astro';
+import { z } from 'zod';
+import { requirePrincipal } from '../../../../../lib/auth/principal.ts';
+import { endUserSessions } from '../../../../../lib/auth/sessions.ts';
+import { AppError } from '../../../../../lib/errors/app-error.ts';
+import { getDb } from '../../../../../lib/db/index.ts';
+import { handle, json } from '../../../../../lib/http/respond.ts';
+
+/**
+ * POST /v1/auth/users/{id}/end-sessions → { ended }: an administrator ends every session of a user of
+ * their tenant; the user's next request is refused. (Disabling a user or changing their roles needs
+ * no call: every request re-reads both.)
+ */
+export const POST: APIRoute = (context) =>
+  handle(context.locals.requestId, async () => {
+    const principal = requirePrincipal(context.locals.principal);
+    if (!principal.isAdmin) throw new AppError('FORBIDDEN', "Only administrators can end another user's sessions.");
+    const userId = z.uuid().parse(context.params.id);
+    const db = await getDb();
+    const ended = await db.tenant(principal.tenantId, async (tx) => {
+      const [user] = await tx.query('select 1 from users where tenant_id = $1 and id = $2', [principal.tenantId, userId]);
+      if (!user) throw new AppError('NOT_FOUND', 'This user does not exist.');
+      return endUserSessions(tx, { tenantId: principal.tenantId, userId, now: new Date(), reason: `ended_by_admin:${principal.userId}` });
+    });
+    return json({ ended });
+  });
