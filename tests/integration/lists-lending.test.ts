@@ -9,6 +9,8 @@ import { parseListState } from '../../src/lib/lists/url-state.ts';
 import { createCustomView, deleteCustomView, getCustomView, listCustomViews, updateCustomView, viewHref } from '../../src/lib/lists/custom-views.ts';
 import { loanDelinquency, DEFAULT_DELINQUENCY_RANGES } from '../../src/lib/schedule/index.ts';
 import type { ListDef } from '../../src/lib/lists/definition.ts';
+import { LISTS } from '../../src/lib/lists/registry.ts';
+import { serveList } from '../../src/lib/lists/serve.ts';
 
 const T = 'demo-t1';
 const BD = '2026-03-15';
@@ -173,6 +175,19 @@ describe.each(testDbKinds())('customers and loans lists on %s', (kind) => {
     expect(await allIds(customersList, '', adminR1)).toEqual(inA.map((n) => id('c1000000', n)).sort());
     const officerNode = await inTenant(async (tx) => resolveRowScope(tx, await loadScopeSubject(tx, ADMIN), { hierarchy_level: 'officer', hierarchy_id: OFFICER_A }));
     expect(await allIds(customersList, '', officerNode)).toEqual(inA.filter((n) => n % 4 === 1).map((n) => id('c1000000', n)).sort());
+  });
+
+  it('serves a list page for a viewer: scoped counts, business date; strict mode names a bad parameter', async () => {
+    const viewer = { tenantId: T, userId: OFFICER_USER, isAdmin: false, dataPermissions: [{ field: 'branch', value: 'BA' }], currency: 'EUR' };
+    const served = await serveList(db, viewer, LISTS.customers!, new URLSearchParams('tab=optout&limit=10'));
+    const optOutInA = Array.from({ length: N }, (_, i) => i + 1).filter((n) => n % 6 === 0 && branchOf(n) === BRANCH_A);
+    expect(served.businessDate).toBe(BD);
+    expect(served.total).toBe(optOutInA.length);
+    expect(served.page.rows.map((r) => r.id).sort()).toEqual(optOutInA.map((n) => id('c1000000', n)).sort());
+    await expect(serveList(db, viewer, LISTS.customers!, new URLSearchParams('sort=password'), { isStrict: true })).rejects.toMatchObject({ code: 'BAD_REQUEST', field: 'sort' });
+    const lenient = await serveList(db, viewer, LISTS.customers!, new URLSearchParams('sort=password'));
+    expect(lenient.issues.map((i) => i.param)).toEqual(['sort']);
+    expect(lenient.state.sort).toEqual({ key: 'name', dir: 'asc' });
   });
 
   it('custom views: validated against the list, personal or shared, only the owner edits, audited', async () => {
