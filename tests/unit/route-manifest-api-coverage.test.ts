@@ -12,6 +12,8 @@ const ROOT = path.resolve('src/pages');
 function endpointFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
     const full = path.join(dir, d.name);
+    // Astro does not route files or folders whose name starts with '_' (page helpers).
+    if (d.name.startsWith('_')) return [];
     if (d.isDirectory()) return endpointFiles(full);
     return /\.(ts|js)$/.test(d.name) && !/\.test\.ts$/.test(d.name) ? [full] : [];
   });

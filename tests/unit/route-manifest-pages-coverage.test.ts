@@ -13,6 +13,8 @@ const ROOT = path.resolve('src/pages');
 function pageFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
     const full = path.join(dir, d.name);
+    // Astro does not route files or folders whose name starts with '_' (page helpers).
+    if (d.name.startsWith('_')) return [];
     if (d.isDirectory()) return d.name === 'v1' && dir === ROOT ? [] : pageFiles(full);
     return /\.(astro|ts|js)$/.test(d.name) && !/\.test\.ts$/.test(d.name) ? [full] : [];
   });
