@@ -1,8 +1,7 @@
 import { defineList } from '../definition.ts';
 
 /**
- * /loans/customers. Scope: a customer belongs to its officer node, its branch node and the branch's
- * region (the branch's parent). Tabs (help texts in lists.json say the same in words):
+ * /loans/customers. Scope: a customer belongs to its branch node and its officer node. Tabs (help texts in lists.json say the same in words):
  * - all: every customer;
  * - borrower: has at least one ACTIVE loan (disbursed and not yet repaid or written off);
  * - optout: opted out of offers (opt_in_status = opted_out).
@@ -47,5 +46,7 @@ export const customersList = defineList({
     { sql: 'c.external_id', mode: 'prefix' },
     { sql: 'c.email', mode: 'prefix' },
   ],
-  scopeSql: ['c.branch_id', 'c.officer_id', 'b.parent_id'],
+  // The platform scope (tenancy/scope.ts) expands regions down to their branches and officers, so
+  // the row's own branch and officer nodes are enough.
+  scopeSql: ['c.branch_id', 'c.officer_id'],
 });

@@ -2,8 +2,7 @@ import { LOAN_STATUSES } from '../../lending/lifecycle/loan.ts';
 import { defineList } from '../definition.ts';
 
 /**
- * /loans/loans. A loan is in the scope of its customer's officer, branch and region, and of its own
- * officer. "Outstanding" of an installment = everything due − paid − waived − written off, the same
+ * /loans/loans. A loan is in the scope of its customer's branch and officer, and of its own officer. "Outstanding" of an installment = everything due − paid − waived − written off, the same
  * sum the lending engine keeps. The business date is the tenant's (tabs bind it; the computed
  * columns read it from the tenant row, once per query).
  */
@@ -75,5 +74,6 @@ export const loansList = defineList({
     { sql: 'c.phone', mode: 'prefix' },
     { sql: 'c.national_id', mode: 'prefix' },
   ],
-  scopeSql: ['c.branch_id', 'c.officer_id', 'b.parent_id', 'l.officer_id'],
+  // Regions are expanded down to branches and officers by the platform scope (tenancy/scope.ts).
+  scopeSql: ['c.branch_id', 'c.officer_id', 'l.officer_id'],
 });
