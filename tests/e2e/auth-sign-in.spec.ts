@@ -101,3 +101,24 @@ test('[AUTH]: an API client uses a per-tenant token with x-tenant-id; revoking i
   expect((await api.get('/v1/users/me', { headers: { authorization: `Bearer ${token}`, 'x-tenant-id': 'demo-eu1' } })).status()).toBe(401);
   await api.dispose();
 });
+
+test("[AUTH]: an administrator ends a user's sessions and the user's next request is refused", async ({ browser }) => {
+  const userContext = await browser.newContext();
+  const user = await userContext.newPage();
+  await signIn(user, 'strategist@demo.test');
+  await expect(user).toHaveURL((url) => !url.pathname.startsWith('/user/login'));
+  const me = await user.request.get('/v1/users/me');
+  expect(me.status()).toBe(200);
+  const { id } = await me.json();
+
+  const adminContext = await browser.newContext();
+  const admin = await adminContext.newPage();
+  await signIn(admin, 'admin@demo.test');
+  await expect(admin).toHaveURL((url) => url.pathname === '/');
+  const ended = await admin.request.post(`/v1/auth/users/${id}/end-sessions`, { data: {} });
+  expect(ended.status()).toBe(200);
+  expect((await ended.json()).ended).toBeGreaterThanOrEqual(1);
+  expect((await user.request.get('/v1/users/me')).status()).toBe(401);
+  await userContext.close();
+  await adminContext.close();
+});
