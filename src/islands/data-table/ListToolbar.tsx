@@ -66,9 +66,13 @@ export default function ListToolbar({ listPath, query, columns, visible, filters
 
   useEffect(() => {
     if (!panel) return;
+    const opener = document.activeElement as HTMLElement | null;
     panelRef.current?.querySelector<HTMLElement>('input, select, button')?.focus();
     const onKey = (event: KeyboardEvent) => {
-      if (event.key === 'Escape') setPanel(null);
+      if (event.key !== 'Escape') return;
+      setPanel(null);
+      // Back to the button that opened the panel, so keyboard users keep their place.
+      opener?.focus();
     };
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
