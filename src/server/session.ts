@@ -2,7 +2,7 @@ import type { AstroCookies, AstroCookieSetOptions } from 'astro';
 import { sealData, unsealData } from 'iron-session';
 import { env } from '../lib/config/env.ts';
 import { clientIp } from '../lib/auth/client-ip.ts';
-import { ABSOLUTE_TIMEOUT_MS } from '../lib/auth/sessions.ts';
+import { ABSOLUTE_TIMEOUT_MS, endSession } from '../lib/auth/sessions.ts';
 import { recordEvent } from '../lib/analytics/events.ts';
 import { safeRedirect } from '../lib/auth/redirect.ts';
 import { getDb } from '../lib/db/index.ts';
@@ -108,8 +108,13 @@ export async function finishSignIn(
   context: { cookies: AstroCookies },
   input: { tenantId: string; userId: string; sessionId: string; passwordChangeRequired: boolean; redirect: string | null; method: string },
 ): Promise<string> {
-  await writeSessionCookie(context.cookies, { sessionId: input.sessionId, tenantId: input.tenantId });
   const db = await getDb();
+  // Signing in again in the same browser replaces the old session: end it rather than leave it alive.
+  const previous = await readSessionCookie(context.cookies);
+  if (previous && previous.sessionId !== input.sessionId) {
+    await db.tenant(previous.tenantId, (tx) => endSession(tx, { ...previous, now: new Date(), reason: 'replaced' })).catch(() => undefined);
+  }
+  await writeSessionCookie(context.cookies, { sessionId: input.sessionId, tenantId: input.tenantId });
   const tenant = await findTenant(db, input.tenantId);
   if (tenant) context.cookies.set(LENDER_COOKIE, tenant.slug, { path: '/', httpOnly: true, sameSite: 'lax', secure: isSecureCookies(), maxAge: 365 * 24 * 3600 });
   const target = safeRedirect(input.redirect);

@@ -3,6 +3,7 @@ import { createTestDb, testDbKinds } from '../../src/lib/db/testing.ts';
 import { setDb, type Db } from '../../src/lib/db/index.ts';
 import { DEMO_TENANTS, seedDemo } from '../../src/lib/seed/demo.ts';
 import { signInWithPassword } from '../../src/lib/auth/sign-in.ts';
+import { checkSession } from '../../src/lib/auth/sessions.ts';
 import { finishSignIn } from '../../src/server/session.ts';
 
 process.env.SESSION_SECRET ??= 'a-test-session-secret-that-is-long-enough-0123456789';
@@ -44,6 +45,16 @@ describe.each(testDbKinds())('after sign-in on %s', (kind) => {
 
     const hostile = await finishSignIn({ cookies: fakeCookies() as never }, { ...(await signIn('analyst@demo.test')), redirect: 'https://evil.test/', method: 'password' });
     expect(hostile).toBe('/');
+  });
+
+  it('ends the session a browser had before signing in again', async () => {
+    const cookies = fakeCookies();
+    const first = await signIn('strategist@demo.test');
+    await finishSignIn({ cookies: cookies as never }, { ...first, redirect: null, method: 'password' });
+    const second = await signIn('strategist@demo.test');
+    await finishSignIn({ cookies: cookies as never }, { ...second, redirect: null, method: 'password' });
+    expect((await checkSession(db, { tenantId: first.tenantId, sessionId: first.sessionId, now: new Date() })).status).toBe('ended');
+    expect((await checkSession(db, { tenantId: second.tenantId, sessionId: second.sessionId, now: new Date() })).status).toBe('active');
   });
 
   it('sends a user who must change their password to reset-password first, keeping the origin', async () => {
