@@ -153,7 +153,8 @@ const loanOfficer = [
   'loans.custom_views.view', 'loans.custom_views.edit',
   'loans.offers.view', 'loans.offers.notify', 'loans.offers.reject', 'loans.offers.print', 'loans.offers.request_loan', 'loans.offers.copy_code',
   'loans.offers.simulate_repayment',
-  'loans.loans.view', 'loans.loans.repay', 'loans.loan_applications.view', 'loans.payments.view',
+  // The officer transfers the funds of an approved loan (issue 4 acceptance walk); approving stays with another user.
+  'loans.loans.view', 'loans.loans.repay', 'loans.loans.transfer_funds', 'loans.loan_applications.view', 'loans.payments.view',
   'loans.collaterals.view', 'loans.collaterals.add', 'loans.collaterals.edit',
   'loans.tasks.view', 'loans.tasks.create', 'loans.tasks.edit',
   'customer.profile.view', 'customer.files.view', 'customer.files.upload', 'customer.files.download',

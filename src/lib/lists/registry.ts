@@ -1,6 +1,7 @@
 import type { ListDef } from './definition.ts';
 import { customersList } from './defs/customers.ts';
 import { loansList } from './defs/loans.ts';
+import { offersList } from './defs/offers.ts';
 
 /**
  * Every server-side list by name: the JSON API, the export job and custom views look lists up
@@ -12,6 +13,7 @@ export type ListEntry = { def: ListDef; path: string; permission: string; fileBa
 export const LISTS: Readonly<Record<string, ListEntry>> = {
   customers: { def: customersList, path: '/loans/customers', permission: 'loans.customers.view', fileBaseName: 'customers' },
   loans: { def: loansList, path: '/loans/loans', permission: 'loans.loans.view', fileBaseName: 'loans' },
+  offers: { def: offersList, path: '/loans/offers', permission: 'loans.offers.view', fileBaseName: 'offers' },
 };
 
 export function findList(name: string): ListEntry | undefined {

@@ -1,0 +1,136 @@
+import type { Principal } from '../auth/principal.ts';
+import { hasPermission, type PermissionKey } from '../auth/permissions.ts';
+import type { Db, Tx } from '../db/index.ts';
+import { AppError } from '../errors/app-error.ts';
+import { getApplicationView } from '../lending/applications.ts';
+import { actorFromPrincipal } from '../lending/actor.ts';
+import { getCustomer, isCustomerInScope } from '../lending/customers.ts';
+import { getLoanView, isLoanInScope, isUuid } from '../lending/loans.ts';
+import { getOffer, offerActions, offerJson } from '../lending/offers.ts';
+import { getProduct, loadCalendar, termsFor } from '../lending/products.ts';
+import { currencyDigits, formatMinor } from '../money/money.ts';
+import { resolveScopeNodes } from '../tenancy/scope.ts';
+import { businessDate } from '../tenancy/tenant.ts';
+
+/**
+ * What the offer, application and loan pages of the customer profile show, read through the
+ * lending domain in one tenant transaction. Every loader first checks the customer is inside the
+ * user's data permissions and that the object belongs to that customer: anything else is a 404,
+ * so typing another branch's URL reveals nothing.
+ */
+async function assertCustomer(tx: Tx, principal: Principal, customerId: string) {
+  if (!isUuid(customerId)) throw new AppError('NOT_FOUND', 'Customer not found', { field: 'customerId' });
+  const nodes = await resolveScopeNodes(tx, principal, null);
+  if (!(await isCustomerInScope(tx, customerId, nodes))) throw new AppError('NOT_FOUND', 'Customer not found', { field: 'customerId' });
+  return { customer: await getCustomer(tx, customerId), nodes };
+}
+
+/** Actions a user sees: the lifecycle allows it AND the user holds the permission. */
+export function allowedActions(
+  dryRun: readonly { action: string; allowed: boolean; reason?: string; message?: string }[],
+  principal: Principal,
+  permissions: Record<string, PermissionKey | 'ADMIN'>,
+): Record<string, boolean> {
+  const out: Record<string, boolean> = {};
+  for (const [action, permission] of Object.entries(permissions)) {
+    const entry = dryRun.find((e) => e.action === action);
+    const isPermitted = permission === 'ADMIN' ? principal.isAdmin : hasPermission(principal, permission);
+    out[action] = Boolean(entry?.allowed) && isPermitted;
+  }
+  return out;
+}
+
+export async function loadOfferPage(db: Db, principal: Principal, customerId: string, offerId: string) {
+  return db.tenant(principal.tenantId, async (tx) => {
+    const { customer } = await assertCustomer(tx, principal, customerId);
+    if (!isUuid(offerId)) throw new AppError('NOT_FOUND', 'Offer not found', { field: 'offerId' });
+    const row = await getOffer(tx, offerId);
+    if (row.customer_id !== customerId) throw new AppError('NOT_FOUND', 'Offer not found', { field: 'offerId' });
+    const product = await getProduct(tx, row.product_id);
+    const today = await businessDate(tx, principal.tenantId);
+    const dryRun = (await offerActions(tx, principal.tenantId, row)).map((e) => ({ action: e.action, allowed: e.allowed, reason: e.reason?.code }));
+    const digits = product.digits_after_decimal;
+    const [application] = row.application_id
+      ? await tx.query<{ loan_id: string | null }>(`select loan_id from loan_applications where id = $1`, [row.application_id])
+      : [];
+    return {
+      customer, offer: offerJson(row, digits), product: { id: product.id, name: product.name, currency: product.currency.trim(), digits },
+      limits: {
+        minPrincipal: formatMinor(product.min_principal, digits), maxPrincipal: formatMinor(product.max_principal, digits),
+        minRepayments: product.min_repayments, maxRepayments: product.max_repayments,
+      },
+      // The engine's terms for this offer, disbursed today; the simulation only changes amount and term.
+      baseTerms: { ...termsFor(product, { principal: row.principal, numberOfRepayments: row.number_of_repayments, annualInterestRate: row.annual_interest_rate, disbursementDate: today }), calendar: await loadCalendar(tx) },
+      dryRun,
+      applicationLoanId: application?.loan_id ?? null,
+      businessDate: today,
+    };
+  });
+}
+
+export async function loadApplicationPage(db: Db, principal: Principal, customerId: string, loanId: string) {
+  return db.tenant(principal.tenantId, async (tx) => {
+    const { customer, nodes } = await assertCustomer(tx, principal, customerId);
+    if (!isUuid(loanId) || !(await isLoanInScope(tx, loanId, nodes))) throw new AppError('NOT_FOUND', 'Loan not found', { field: 'loanId' });
+    const [row] = await tx.query<{ id: string; customer_id: string }>(`select id, customer_id from loan_applications where loan_id = $1`, [loanId]);
+    if (!row || row.customer_id !== customerId) throw new AppError('NOT_FOUND', 'Loan application not found', { field: 'loanId' });
+    const application = await getApplicationView(tx, actorFromPrincipal(principal), row.id);
+    const product = await getProduct(tx, application.productId);
+    const names = await tx.query<{ id: string; display_name: string }>(`select id, display_name from users where id = any($1::uuid[])`,
+      [[application.submittedBy, application.decidedBy].filter((v): v is string => Boolean(v))]);
+    return { customer, application, productName: product.name, userNames: Object.fromEntries(names.map((n) => [n.id, n.display_name])) };
+  });
+}
+
+export type CollateralView = { id: string; type: string; description: string; value: string; currency: string; valuationDate: string };
+export type DelinquencyView = { date: string; from: string | null; to: string | null; reason: string; pastDueDays: number; amount: string };
+
+export async function loadLoanPage(db: Db, principal: Principal, customerId: string, loanId: string) {
+  return db.tenant(principal.tenantId, async (tx) => {
+    const { customer, nodes } = await assertCustomer(tx, principal, customerId);
+    if (!isUuid(loanId) || !(await isLoanInScope(tx, loanId, nodes))) throw new AppError('NOT_FOUND', 'Loan not found', { field: 'loanId' });
+    const loan = await getLoanView(tx, loanId);
+    if (loan.customerId !== customerId) throw new AppError('NOT_FOUND', 'Loan not found', { field: 'loanId' });
+    const product = await getProduct(tx, loan.productId);
+    const digits = product.digits_after_decimal;
+    const collaterals = await tx.query<{ id: string; type: string; description: string; value: bigint; currency: string; valuation_date: string }>(
+      `select c.id, c.type, c.description, c.value, c.currency, c.valuation_date from loan_collaterals lc
+         join collaterals c on c.tenant_id = lc.tenant_id and c.id = lc.collateral_id where lc.loan_id = $1 order by c.valuation_date desc, c.id`,
+      [loanId],
+    );
+    const history = await tx.query<{ business_date: string; from_classification: string | null; to_classification: string | null; reason: string; past_due_days: number; delinquent_amount: bigint }>(
+      `select business_date, from_classification, to_classification, reason, past_due_days, delinquent_amount
+         from loan_delinquency_history where loan_id = $1 order by business_date desc, created_at desc limit 200`,
+      [loanId],
+    );
+    return {
+      customer, loan, productName: product.name, digits, businessDate: await businessDate(tx, principal.tenantId),
+      collaterals: collaterals.map((c): CollateralView => ({
+        id: c.id, type: c.type, description: c.description, currency: c.currency.trim(), value: formatMinor(c.value, currencyDigits(c.currency.trim())), valuationDate: c.valuation_date,
+      })),
+      delinquency: history.map((h): DelinquencyView => ({
+        date: h.business_date, from: h.from_classification, to: h.to_classification, reason: h.reason, pastDueDays: h.past_due_days, amount: formatMinor(h.delinquent_amount, digits),
+      })),
+    };
+  });
+}
+
+type LoanPage = Awaited<ReturnType<typeof loadLoanPage>>;
+
+/**
+ * The loan page's action set: each action needs its permission AND the lifecycle's dry run. The
+ * API keeps reversal and write-off to administrators (lending/api.ts ADMIN_ONLY), so the page does too.
+ */
+export function loanActionsFor(data: LoanPage, principal: Principal) {
+  const can = allowedActions(data.loan.actions, principal, {
+    disburse: 'loans.loans.transfer_funds', repay: 'loans.loans.repay', writeOff: 'ADMIN', reverseTransaction: 'ADMIN',
+  });
+  const next = data.loan.installments.find((i) => i.outstanding.total !== formatMinor(0n, data.digits));
+  return {
+    can: { transfer: can.disburse, repay: can.repay, writeOff: can.writeOff, reverse: can.reverseTransaction },
+    suggestedAmount: next?.outstanding.total ?? '',
+    reversible: data.loan.transactions
+      .filter((t) => !t.isReversed && ['REPAYMENT', 'WAIVE_INTEREST', 'WAIVE_CHARGES', 'WRITE_OFF', 'FEE_APPLIED', 'PENALTY_APPLIED'].includes(t.type))
+      .map((t) => ({ id: t.id, label: `${t.date} · ${t.type} · ${t.amount} ${t.currency}` })),
+  };
+}
