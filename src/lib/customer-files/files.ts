@@ -31,6 +31,10 @@ export const FILE_RULES: Record<FileKind, FileRule> = {
   bank_statement: { contentTypes: ['text/csv', 'text/plain', 'application/vnd.ms-excel'], extensions: ['.csv'], maxBytes: 2 * MB },
 };
 
+const TYPE_BY_EXTENSION: Record<string, string> = {
+  '.pdf': 'application/pdf', '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.csv': 'text/csv', '.txt': 'text/plain',
+};
+
 export type CustomerFileRow = {
   id: string; customer_id: string; kind: FileKind; file_name: string; content_type: string; size_bytes: number; sha256: string;
   storage_key: string; extracted_text: string | null; uploaded_by: string; created_at: Date;
@@ -59,8 +63,10 @@ export function checkUploadMeta(meta: UploadMeta): { kind: FileKind; fileName: s
   if (!isFileKind(meta.kind)) throw new AppError('BAD_REQUEST', `kind must be one of ${FILE_KINDS.join(', ')}`, { field: 'kind' });
   const rule = FILE_RULES[meta.kind];
   const fileName = cleanFileName(meta.fileName);
-  const contentType = meta.contentType.split(';')[0].trim().toLowerCase();
   const extension = path.extname(fileName).toLowerCase();
+  let contentType = meta.contentType.split(';')[0].trim().toLowerCase();
+  // Browsers send no or a generic type for some files: then the extension decides.
+  if (contentType === '' || contentType === 'application/octet-stream') contentType = TYPE_BY_EXTENSION[extension] ?? contentType;
   if (!rule.contentTypes.includes(contentType) || !rule.extensions.includes(extension)) {
     throw new AppError('BAD_REQUEST', `This file type is not accepted here (allowed: ${rule.extensions.join(', ')})`, { field: 'file' });
   }

@@ -15,12 +15,14 @@ import enLending from './locales/en/lending.json' with { type: 'json' };
 import frLending from './locales/fr/lending.json' with { type: 'json' };
 import enFlows from './locales/en/flows.json' with { type: 'json' };
 import frFlows from './locales/fr/flows.json' with { type: 'json' };
+import enProfile from './locales/en/profile.json' with { type: 'json' };
+import frProfile from './locales/fr/profile.json' with { type: 'json' };
 
 export type Resource = { [key: string]: string | Resource };
 
 export const RESOURCES = {
-  en: { common: enCommon, nav: enNav, errors: enErrors, lists: enLists, auth: enAuth, lending: enLending, flows: enFlows },
-  fr: { common: frCommon, nav: frNav, errors: frErrors, lists: frLists, auth: frAuth, lending: frLending, flows: frFlows },
+  en: { common: enCommon, nav: enNav, errors: enErrors, lists: enLists, auth: enAuth, lending: enLending, flows: enFlows, profile: enProfile },
+  fr: { common: frCommon, nav: frNav, errors: frErrors, lists: frLists, auth: frAuth, lending: frLending, flows: frFlows, profile: frProfile },
 } satisfies Record<string, Record<string, Resource>>;
 
 export type Namespace = keyof (typeof RESOURCES)['en'];
