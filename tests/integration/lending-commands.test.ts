@@ -140,6 +140,14 @@ describe.each(testDbKinds())('loan money commands on %s', (kind) => {
     expect(loan.outstanding.total).toBe('1249.42');
   });
 
+  test('the chart of accounts is seeded', async () => {
+    const rows = await db.owner((tx) => tx.query<{ code: string }>('select code from ledger_accounts order by code'));
+    expect(rows.map((r) => r.code)).toEqual([
+      'FEE_INCOME', 'FEE_RECEIVABLE', 'FUND_SOURCE', 'INTEREST_INCOME', 'INTEREST_RECEIVABLE', 'LOAN_PORTFOLIO',
+      'OVERPAYMENT_LIABILITY', 'PENALTY_INCOME', 'PENALTY_RECEIVABLE', 'WRITE_OFF_EXPENSE',
+    ]);
+  });
+
   test('posted rows cannot be changed or deleted, even through the runtime role', async () => {
     const { loanId } = await f.disbursedLoan();
     for (const sql of [

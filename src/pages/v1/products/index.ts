@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { apiContext, mutation, query } from '../../../lib/lending/api.ts';
 import { createProduct, listProducts, productJson } from '../../../lib/lending/products.ts';
 import { parseMinor } from '../../../lib/money/money.ts';
+import { auditSuccess } from '../../../lib/lending/commands/common.ts';
 
 /** GET /v1/products → { items }. */
 export const GET: APIRoute = (context) =>
@@ -36,6 +37,7 @@ export const POST: APIRoute = (context) =>
         ...body, minPrincipal: parseMinor(body.minPrincipal, d, 'minPrincipal'), maxPrincipal: parseMinor(body.maxPrincipal, d, 'maxPrincipal'),
         allocationStrategy: body.allocationStrategy as never,
       });
+      await auditSuccess(tx, actor, 'product.create', 'loan_product', product.id, null, productJson(product));
       return { status: 201, body: productJson(product) };
     },
   });
