@@ -23,7 +23,7 @@ test.describe('[SHELL]: languages', () => {
     await page.goto('/loans/user/profile');
     await expect(page.locator('html')).toHaveAttribute('lang', 'fr');
     await expect(page.getByRole('heading', { level: 1, name: 'Profil' })).toBeVisible();
-    await expect(page.getByText('Français')).toBeVisible();
+    await expect(page.getByLabel('Langue')).toHaveValue('fr-FR');
   });
 
   test('French 403 and 404 pages with their statuses', async ({ page }) => {
