@@ -13,8 +13,9 @@ import {
   deleteCustomerFile, getCustomerFile, listCustomerFiles, readCustomerFile, uploadCustomerFile,
 } from '../../src/lib/customer-files/files.ts';
 import { importBankStatement, listStatementImports } from '../../src/lib/bank-statements/import.ts';
-import { creditAnalysis, repaymentBehaviour, transactionMetrics } from '../../src/lib/customer-analytics/analytics.ts';
+import { creditAnalysis, optInHistory, repaymentBehaviour, transactionMetrics } from '../../src/lib/customer-analytics/analytics.ts';
 import { findDuplicateCustomers } from '../../src/lib/customer-analytics/duplicates.ts';
+import { addCustomer, type NewCustomerForm } from '../../src/lib/customer-analytics/intake.ts';
 import { createLendingFixture, setBusinessDate, type LendingFixture } from '../support/lending-fixtures.ts';
 
 async function refused(run: Promise<unknown>): Promise<AppError> {
@@ -163,5 +164,46 @@ describe.each(testDbKinds())('customer files, bank statements and analytics on %
     expect(found).toEqual([expect.objectContaining({ id: f.customerId, field: 'nationalId' })]);
     expect(await t((tx) => findDuplicateCustomers(tx, { phone: '+33 1 00 00 00 00' }))).toEqual([expect.objectContaining({ id: f.customerId, field: 'phone' })]);
     expect(await t((tx) => findDuplicateCustomers(tx, { phone: '+33 9 99', nationalId: 'nope' }))).toEqual([]);
+  });
+});
+
+describe.each(testDbKinds())('adding a customer on %s', (kind) => {
+  let db: Db;
+  let drop: () => Promise<void>;
+  let f: LendingFixture;
+  beforeAll(async () => {
+    ({ db, drop } = await createTestDb(kind));
+    f = await createLendingFixture(db, { businessDate: '2026-01-15' });
+  });
+  afterAll(() => drop());
+  const form = (patch: Partial<NewCustomerForm> = {}): NewCustomerForm => ({
+    firstName: 'Grace', lastName: 'Hopper', nationalId: '', phone: '', email: '', dateOfBirth: '', segment: '', isOptedOut: false, optOutReason: '',
+    isDuplicateConfirmed: false, ...patch,
+  });
+
+  test('each invalid field is named; nothing is created', async () => {
+    expect(await refused(addCustomer(db, f.maker, form({ firstName: ' ' })))).toMatchObject({ field: 'firstName' });
+    expect(await refused(addCustomer(db, f.maker, form()))).toMatchObject({ field: 'phone', message: 'Give a phone number or a national ID' });
+    expect(await refused(addCustomer(db, f.maker, form({ phone: 'call me' })))).toMatchObject({ field: 'phone' });
+    expect(await refused(addCustomer(db, f.maker, form({ phone: '+1 555 0100', email: 'nope' })))).toMatchObject({ field: 'email' });
+    expect(await refused(addCustomer(db, f.maker, form({ phone: '+1 555 0100', dateOfBirth: '2026-02-30' })))).toMatchObject({ field: 'dateOfBirth' });
+    expect(await refused(addCustomer(db, f.maker, form({ phone: '+1 555 0100', dateOfBirth: '2026-01-15' })))).toMatchObject({ field: 'dateOfBirth' });
+    expect(await refused(addCustomer(db, f.maker, form({ phone: '+1 555 0100', isOptedOut: true })))).toMatchObject({ field: 'optOutReason' });
+    const [{ count }] = await db.tenant(f.tenantId, (tx) => tx.query<{ count: number }>(`select count(*)::int as count from customers`));
+    expect(count).toBe(1);
+  });
+
+  test('a used national ID is refused; a shared phone asks for confirmation; opting out keeps the reason in the history', async () => {
+    expect(await refused(addCustomer(db, f.maker, form({ nationalId: `nid-${f.tenantId}` })))).toMatchObject({ code: 'ALREADY_EXISTS', field: 'nationalId' });
+    const asked = await addCustomer(db, f.maker, form({ phone: '+33 1 00 00 00 00' }));
+    expect(asked).toEqual({ kind: 'duplicates', matches: [expect.objectContaining({ id: f.customerId, field: 'phone' })] });
+    const created = await addCustomer(db, f.maker, form({ phone: '+33 1 00 00 00 00', isDuplicateConfirmed: true, isOptedOut: true, optOutReason: 'Asked by phone' }));
+    if (created.kind !== 'created') throw new Error('expected a customer');
+    expect(created.customer).toMatchObject({ first_name: 'Grace', opt_in_status: 'opted_out', phone: '+33 1 00 00 00 00' });
+    const history = await db.tenant(f.tenantId, (tx) => optInHistory(tx, created.customer.id));
+    // Both rows are written in one transaction (same timestamp), so compare them as a set.
+    expect(history.map((h) => [h.status, h.reason]).sort()).toEqual([['opted_in', 'created'], ['opted_out', 'Asked by phone']]);
+    const trail = await db.tenant(f.tenantId, (tx) => listAudit(tx, 'customer', created.customer.id));
+    expect(trail.map((a) => a.action).sort()).toEqual(['customer.create', 'customer.opt_out']);
   });
 });
