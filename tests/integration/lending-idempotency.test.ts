@@ -16,7 +16,7 @@ import { createLendingFixture, type LendingFixture } from '../support/lending-fi
 
 const principalOf = (f: LendingFixture, userId: string, authorities: string[] = ['loans.loans.repay', 'loans.loans.view']): Principal => ({
   tenantId: f.tenantId, userId, displayName: userId, email: `${userId}@example.test`, isAdmin: false, authorities, dataPermissions: [],
-  language: 'en', via: 'session', sessionId: null,
+  language: 'en', via: 'session', sessionId: null, passwordChangeRequired: false, sessionTimeout: 3600, idleTimeout: 3600,
 });
 
 type Call = { status: number; text: string; replayed: string | null };

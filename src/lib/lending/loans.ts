@@ -112,7 +112,7 @@ function componentsJson(c: Components, digits: number) {
   };
 }
 
-export function loanSummaryJson(loan: LoanRow, outstanding?: Components) {
+export function loanSummaryJson(loan: LoanRow, outstanding: Components) {
   const d = loanDigits(loan);
   return {
     id: loan.id,
@@ -132,7 +132,7 @@ export function loanSummaryJson(loan: LoanRow, outstanding?: Components) {
     closedOn: loan.closed_on,
     writtenOffOn: loan.written_off_on,
     creditBalance: formatMinor(loan.credit_balance, d),
-    ...(outstanding ? { outstanding: componentsJson(outstanding, d) } : {}),
+    outstanding: componentsJson(outstanding, d),
     version: loan.version,
   };
 }
