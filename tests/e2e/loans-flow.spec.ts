@@ -1,0 +1,119 @@
+import { expect, test, type Browser, type Page } from '@playwright/test';
+import { signIn } from './support/auth.ts';
+
+// Issue 4, first acceptance line: the officer's day from an offer to a repaid installment, through
+// the real pages, islands and API of the built server (freshly seeded demo: the seed gives branch
+// PAR-01 offers to propose).
+
+async function signedIn(browser: Browser, baseURL: string, email: string): Promise<Page> {
+  const context = await browser.newContext({ baseURL, extraHTTPHeaders: { origin: baseURL } });
+  const page = await context.newPage();
+  await signIn(page, email);
+  return page;
+}
+
+test('[LOANS]: officer notifies an offer, simulates, requests the loan; admin approves; officer transfers and repays once (double click)', async ({ browser, baseURL }) => {
+  test.setTimeout(180_000);
+  const officer = await signedIn(browser, baseURL!, 'officer@demo.test');
+
+  // Find a customer with an offer to propose, in the officer's branch.
+  await officer.goto('/loans/offers?tab=to_propose');
+  const row = officer.locator('table.data-table tbody tr').first();
+  await expect(row).toBeVisible();
+  const customerName = (await row.locator('td').nth(1).innerText()).trim();
+  const lastName = customerName.split(' ')[0];
+  await officer.goto(`/loans/customers?q=${encodeURIComponent(lastName)}`);
+  await expect(officer.locator('table.data-table tbody')).toContainText(lastName);
+
+  // Open the offer.
+  await officer.goto('/loans/offers?tab=to_propose');
+  await officer.locator('table.data-table tbody tr').first().locator('a').first().click();
+  await expect(officer).toHaveURL(/\/loans\/customer\/profile\/[0-9a-f-]{36}\/offers\/[0-9a-f-]{36}$/);
+  const offerUrl = new URL(officer.url());
+  const customerId = offerUrl.pathname.split('/')[4];
+  await expect(officer.getByTestId('offer-status')).toHaveText('To propose');
+
+  // Notify: refused without Channel; feedback and comment only for PhoneCall / InPerson / Other, then required.
+  await officer.getByRole('button', { name: 'Notify' }).click();
+  const dialog = officer.getByRole('dialog');
+  await expect(dialog.getByText('How did you propose the offer to your customer?')).toBeVisible();
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await expect(dialog.getByText('How did you propose the offer to your customer? is required')).toBeVisible();
+  await expect(dialog.getByText('What was their level of interest?')).toHaveCount(0);
+  await dialog.getByText('Message', { exact: true }).click();
+  await expect(dialog.getByText('What was their level of interest?')).toHaveCount(0);
+  await expect(dialog.getByText('Customer comments (optional)')).toHaveCount(0);
+  for (const channel of ['In person', 'Other', 'Phone call']) {
+    await dialog.getByText(channel, { exact: true }).click();
+    await expect(dialog.getByText('What was their level of interest?')).toBeVisible();
+    await expect(dialog.getByText('Customer comments (optional)')).toBeVisible();
+  }
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await expect(dialog.getByText('What was their level of interest? is required')).toBeVisible();
+  await dialog.getByText('Interested', { exact: true }).click();
+  await dialog.getByRole('textbox').fill('Wants it before the summer');
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await expect(officer.getByTestId('offer-status')).toHaveText('Pending');
+  await expect(officer.locator('.facts')).toContainText('Phone call');
+  await expect(officer.locator('.facts')).toContainText('Wants it before the summer');
+
+  // Simulate repayment with the engine.
+  await officer.getByRole('button', { name: 'Simulate repayment' }).click();
+  await officer.getByRole('button', { name: 'Calculate' }).click();
+  await expect(officer.getByTestId('simulation-total')).toContainText('EUR');
+  await expect(officer.getByRole('table', { name: 'Repayment schedule' }).locator('tbody tr').first()).toContainText('1');
+
+  // Request the loan (the application form), landing on the processing loan.
+  await officer.getByRole('link', { name: 'Request loan' }).click();
+  await officer.getByLabel('Purpose of the loan').fill('Shop refit');
+  await officer.getByRole('button', { name: 'Submit the loan application' }).click();
+  await expect(officer).toHaveURL(/\/processing-loans\/[0-9a-f-]{36}$/);
+  const processingUrl = new URL(officer.url()).pathname;
+  const loanId = processingUrl.split('/').pop()!;
+  await expect(officer.getByTestId('application-status')).toHaveText('Submitted');
+  // The officer cannot approve their own application, and the page says why (the dry run's reason).
+  await expect(officer.getByTestId('approval-refusal')).toHaveText('You submitted this application, so another user must approve it.');
+  await expect(officer.getByRole('button', { name: 'Approve' })).toHaveCount(0);
+
+  // The administrator approves it.
+  const admin = await signedIn(browser, baseURL!, 'admin@demo.test');
+  await admin.goto(processingUrl);
+  await admin.getByRole('button', { name: 'Approve' }).click();
+  await expect(admin.getByTestId('application-status')).toHaveText('Approved');
+
+  // The officer transfers the funds.
+  const loanPath = `/loans/customer/profile/${customerId}/loans/${loanId}`;
+  await officer.goto(`${loanPath}/transfer`);
+  await officer.getByRole('button', { name: 'Transfer funds' }).click();
+  await expect(officer).toHaveURL(new RegExp(`${loanPath}$`));
+  await expect(officer.getByTestId('loan-status')).toHaveText('Active');
+
+  // A repayment of the first installment with a double click: one payment.
+  const keys: string[] = [];
+  officer.on('request', (request) => {
+    if (request.method() === 'POST' && request.url().endsWith(`/v1/loans/${loanId}/repayments`)) keys.push(request.headers()['idempotency-key'] ?? '');
+  });
+  const firstInstallment = officer.locator('tr[data-installment="1"]');
+  const firstTotal = (await firstInstallment.locator('td').nth(6).innerText()).trim();
+  const repayForm = officer.getByRole('form', { name: 'Record a repayment' });
+  await expect(repayForm.getByRole('textbox', { name: /Amount/ })).toHaveValue(firstTotal);
+  await repayForm.getByRole('button', { name: 'Repay' }).dblclick();
+  await officer.waitForLoadState('load');
+  await expect(officer.locator('table[aria-label="Transactions"] tbody tr[data-type="REPAYMENT"]')).toHaveCount(1);
+  expect(keys.length).toBeGreaterThanOrEqual(1);
+  expect(new Set(keys).size).toBe(1);
+  await expect(firstInstallment).toHaveAttribute('data-state', 'paid');
+  await expect(firstInstallment.locator('td').nth(7)).toHaveText(firstTotal);
+
+  // The API agrees: exactly one repayment of that amount.
+  const loan = await (await officer.request.get(`/v1/loans/${loanId}`)).json();
+  const repayments = loan.transactions.filter((t: { type: string }) => t.type === 'REPAYMENT');
+  expect(repayments).toHaveLength(1);
+  expect(repayments[0].amount).toBe(firstTotal);
+
+  // The customer profile shows the loan and the payment.
+  await officer.goto(`/loans/customer/profile/${customerId}/loans`);
+  await expect(officer.locator('main')).toContainText(loan.accountNo);
+  await officer.goto(`/loans/customer/profile/${customerId}/transactions`);
+  await expect(officer.locator('main')).toContainText(firstTotal);
+});
