@@ -78,7 +78,17 @@ async function bulkFill(db: Db, customers: number): Promise<string> {
         from loans l, generate_series(1, 6) k`, [tenantId]);
     await tx.query(`update loan_installments set obligations_met_on = due_date where principal_paid = principal_due and interest_paid = interest_due`);
   });
-  await db.owner((tx) => tx.exec('analyze customers; analyze loans; analyze loan_installments; analyze hierarchy_nodes'));
+  // VACUUM cannot run in a transaction (db.owner opens one): a bare client. Without it the partial
+  // index on unpaid installments still points at the pre-update row versions and the tabs read bloat
+  // that autovacuum would have cleaned in a live system.
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('vacuum analyze customers, loans, loan_installments, hierarchy_nodes');
+  } finally {
+    await client.end();
+  }
   process.stderr.write(`bulk-filled ${customers} customers into ${tenantId} in ${Math.round((Date.now() - started) / 1000)} s\n`);
   return tenantId;
 }
