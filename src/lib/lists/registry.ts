@@ -2,6 +2,8 @@ import type { ListDef } from './definition.ts';
 import { customersList } from './defs/customers.ts';
 import { loansList } from './defs/loans.ts';
 import { offersList } from './defs/offers.ts';
+import { paymentsList } from './defs/payments.ts';
+import { applicationsList } from './defs/applications.ts';
 
 /**
  * Every server-side list by name: the JSON API, the export job and custom views look lists up
@@ -14,6 +16,8 @@ export const LISTS: Readonly<Record<string, ListEntry>> = {
   customers: { def: customersList, path: '/loans/customers', permission: 'loans.customers.view', fileBaseName: 'customers' },
   loans: { def: loansList, path: '/loans/loans', permission: 'loans.loans.view', fileBaseName: 'loans' },
   offers: { def: offersList, path: '/loans/offers', permission: 'loans.offers.view', fileBaseName: 'offers' },
+  payments: { def: paymentsList, path: '/loans/payments', permission: 'loans.payments.view', fileBaseName: 'payments' },
+  applications: { def: applicationsList, path: '/loans/loan-applications', permission: 'loans.loan_applications.view', fileBaseName: 'loan-applications' },
 };
 
 export function findList(name: string): ListEntry | undefined {

@@ -1,0 +1,50 @@
+import { defineList } from '../definition.ts';
+
+/**
+ * /loans/payments (spec §2): the installments of active loans with something still to pay.
+ * "Late" = due before the tenant's business date; "expected" = due on or after it. The date range
+ * is the due-date filter (f.due_date=from..to). Outstanding is the lending engine's sum (due − paid −
+ * waived − written off); a row opens the loan's repay page, to record a payment from the row.
+ */
+const OUTSTANDING = `(i.principal_due + i.interest_due + i.fee_due + i.penalty_due
+  - i.principal_paid - i.interest_paid - i.fee_paid - i.penalty_paid
+  - i.interest_waived - i.fee_waived - i.penalty_waived
+  - i.principal_written_off - i.interest_written_off - i.fee_written_off - i.penalty_written_off)`;
+const BUSINESS_DATE = `(select t.business_date from tenants t where t.id = app_tenant())`;
+
+export const paymentsList = defineList({
+  name: 'payments',
+  from: `loan_installments i
+    join loans l on l.tenant_id = i.tenant_id and l.id = i.loan_id
+    join customers c on c.tenant_id = l.tenant_id and c.id = l.customer_id
+    join loan_products p on p.tenant_id = l.tenant_id and p.id = l.product_id
+    left join hierarchy_nodes b on b.tenant_id = c.tenant_id and b.id = c.branch_id`,
+  idSql: 'i.id',
+  baseWhere: `l.status = 'ACTIVE' and i.obligations_met_on is null and ${OUTSTANDING} > 0`,
+  hrefSql: `'/loans/customer/profile/' || l.customer_id || '/loans/' || l.id || '/repay'`,
+  columns: [
+    { key: 'account_no', label: 'lists:payments.columns.account_no', sql: 'l.account_no', type: 'text', isSortable: true, isNotNull: true, filter: 'text', isRequired: true },
+    { key: 'customer', label: 'lists:payments.columns.customer', sql: `c.last_name || ' ' || c.first_name`, sortSql: `lower(c.last_name || ' ' || c.first_name)`,
+      type: 'text', isSortable: true, isNotNull: true, filter: 'text', isDefault: true },
+    { key: 'installment', label: 'lists:payments.columns.installment', sql: 'i.number', type: 'number', isSortable: true, isNotNull: true, isDefault: true },
+    { key: 'due_date', label: 'lists:payments.columns.due_date', sql: 'i.due_date', type: 'date', isSortable: true, isNotNull: true, filter: 'date-range', isDefault: true },
+    { key: 'amount_due', label: 'lists:payments.columns.amount_due', sql: `${OUTSTANDING}`, currencySql: 'l.currency', type: 'money', isSortable: true, isNotNull: true, isDefault: true },
+    { key: 'days_late', label: 'lists:payments.columns.days_late', sql: `greatest(${BUSINESS_DATE} - i.due_date, 0)`, type: 'number', isSortable: true, isNotNull: true, isDefault: true },
+    { key: 'phone', label: 'lists:payments.columns.phone', sql: 'c.phone', type: 'text', filter: 'text', isDefault: true },
+    { key: 'product', label: 'lists:payments.columns.product', sql: 'p.name', type: 'text', isSortable: true, isNotNull: true, filter: 'text' },
+    { key: 'branch', label: 'lists:payments.columns.branch', sql: 'b.name', type: 'text', isSortable: true, filter: 'text' },
+  ],
+  defaultSort: { key: 'due_date', dir: 'asc' },
+  tabs: [
+    { name: 'late', label: 'lists:payments.tabs.late', help: 'lists:payments.help.late', where: ({ businessDate, bind }) => `i.due_date < ${bind(businessDate)}::date` },
+    { name: 'expected', label: 'lists:payments.tabs.expected', help: 'lists:payments.help.expected', where: ({ businessDate, bind }) => `i.due_date >= ${bind(businessDate)}::date` },
+  ],
+  defaultTab: 'late',
+  searchColumns: [
+    { sql: 'l.account_no', mode: 'prefix' },
+    { sql: 'c.last_name', mode: 'contains' },
+    { sql: 'c.first_name', mode: 'contains' },
+    { sql: 'c.phone', mode: 'prefix' },
+  ],
+  scopeSql: ['c.branch_id', 'c.officer_id', 'b.parent_id', 'l.officer_id'],
+});
