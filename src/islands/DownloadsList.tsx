@@ -1,9 +1,10 @@
 import { Badge, Box, Link, Progress, Table, Text } from '@chakra-ui/react';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Language } from '../lib/i18n/index.ts';
 import { formatBytes, formatDateTime } from '../lib/i18n/format.ts';
 import { createApi, errorMessageOf } from './lib/api.ts';
+import { startPolling } from './lib/poll.ts';
 import { ErrorAlert } from './ui/error-alert.tsx';
 import { IslandProvider } from './ui/provider.tsx';
 
@@ -14,6 +15,7 @@ export type DownloadItem = {
 
 const api = createApi({ module: 'DownloadsList' });
 export const POLL_MS = 3000;
+const isInProgress = (d: DownloadItem) => d.status === 'queued' || d.status === 'running';
 
 const COLOR: Record<DownloadItem['status'], string> = { queued: 'gray', running: 'blue', done: 'green', failed: 'red' };
 
@@ -21,29 +23,33 @@ function List({ initial, language, timeZone }: { initial: DownloadItem[]; langua
   const { t } = useTranslation('common');
   const [items, setItems] = useState(initial);
   const [failure, setFailure] = useState<{ status: number; message: string; error: unknown } | null>(null);
-  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-
+  const load = useCallback(
+    // x-background: polling is not user activity, so it does not keep an idle session alive.
+    () => api.get('downloads', { headers: { 'x-background': '1' } }).json<{ items: DownloadItem[] }>().then((data) => data.items),
+    [],
+  );
   const refresh = useCallback(async () => {
     try {
-      // x-background: polling is not user activity, so it does not keep an idle session alive.
-      const data = await api.get('downloads', { headers: { 'x-background': '1' } }).json<{ items: DownloadItem[] }>();
-      setItems(data.items);
+      setItems(await load());
       setFailure(null);
     } catch (error) {
       setFailure({ ...(await errorMessageOf(error)), error });
     }
-  }, []);
+  }, [load]);
 
-  const isPending = items.some((d) => d.status === 'queued' || d.status === 'running');
+  const isPending = items.some(isInProgress);
   useEffect(() => {
-    // Poll only while something is being prepared and the tab is visible.
+    // Poll only while something is being prepared (and only while the tab is visible).
     if (!isPending || failure) return;
-    timer.current = setTimeout(() => {
-      if (document.visibilityState === 'visible') void refresh();
-      else timer.current = setTimeout(() => void refresh(), POLL_MS);
-    }, POLL_MS);
-    return () => clearTimeout(timer.current);
-  }, [items, isPending, failure, refresh]);
+    return startPolling({
+      intervalMs: POLL_MS,
+      doc: document,
+      load,
+      onResult: setItems,
+      onError: (error) => void errorMessageOf(error).then((m) => setFailure({ ...m, error })),
+      shouldContinue: (list) => list.some(isInProgress),
+    });
+  }, [isPending, failure, load]);
 
   if (failure) return <ErrorAlert status={failure.status} message={failure.message} error={failure.error} onRetry={() => void refresh()} module="DownloadsList" />;
   if (items.length === 0) return <Box className="empty-state">{t('downloads.empty')}</Box>;
