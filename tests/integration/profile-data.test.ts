@@ -16,6 +16,8 @@ import { importBankStatement, listStatementImports } from '../../src/lib/bank-st
 import { creditAnalysis, optInHistory, repaymentBehaviour, transactionMetrics } from '../../src/lib/customer-analytics/analytics.ts';
 import { findDuplicateCustomers } from '../../src/lib/customer-analytics/duplicates.ts';
 import { addCustomer, type NewCustomerForm } from '../../src/lib/customer-analytics/intake.ts';
+import { collateralSummary, customerCollaterals, deleteCollateral, listCollateralsPage, updateCollateral, visibleCollateral } from '../../src/lib/customer-analytics/collaterals.ts';
+import { createCollateral, linkCollateral } from '../../src/lib/lending/collaterals.ts';
 import { createLendingFixture, setBusinessDate, type LendingFixture } from '../support/lending-fixtures.ts';
 
 async function refused(run: Promise<unknown>): Promise<AppError> {
@@ -205,5 +207,39 @@ describe.each(testDbKinds())('adding a customer on %s', (kind) => {
     expect(history.map((h) => [h.status, h.reason]).sort()).toEqual([['opted_in', 'created'], ['opted_out', 'Asked by phone']]);
     const trail = await db.tenant(f.tenantId, (tx) => listAudit(tx, 'customer', created.customer.id));
     expect(trail.map((a) => a.action).sort()).toEqual(['customer.create', 'customer.opt_out']);
+  });
+});
+
+describe.each(testDbKinds())('collaterals on %s', (kind) => {
+  let db: Db;
+  let drop: () => Promise<void>;
+  let f: LendingFixture;
+  beforeAll(async () => {
+    ({ db, drop } = await createTestDb(kind));
+    f = await createLendingFixture(db, { businessDate: '2026-01-15' });
+  });
+  afterAll(() => drop());
+  const t = <T>(fn: (tx: Tx) => Promise<T>) => db.tenant(f.tenantId, fn);
+
+  test('loan-to-value from the active linked loan; edit audited with before and after; delete refused while it secures an open loan', async () => {
+    const c = await t((tx) => createCollateral(tx, f.maker, { customerId: f.customerId, type: 'vehicle', currency: 'USD', value: '2400.00', valuationDate: '2026-01-10' }));
+    const { loanId } = await f.disbursedLoan({ principal: '1200.00', numberOfRepayments: 12 });
+    await t((tx) => linkCollateral(tx, f.maker, loanId, c.id));
+    expect(await t((tx) => customerCollaterals(tx, f.customerId))).toEqual([expect.objectContaining({ id: c.id, linked_loans: 1, secured_principal: 120_000n, ltv_bp: 5000 })]);
+    expect(await refused(t((tx) => updateCollateral(tx, f.maker, c.id, { type: 'boat', description: '', value: '1', valuationDate: '2026-01-10' }, '2026-01-15')))).toMatchObject({ field: 'type' });
+    expect(await refused(t((tx) => updateCollateral(tx, f.maker, c.id, { type: 'vehicle', description: '', value: '1.001', valuationDate: '2026-01-10' }, '2026-01-15')))).toMatchObject({ field: 'value' });
+    expect(await refused(t((tx) => updateCollateral(tx, f.maker, c.id, { type: 'vehicle', description: '', value: '10', valuationDate: '2026-02-01' }, '2026-01-15')))).toMatchObject({ field: 'valuationDate' });
+    await t((tx) => updateCollateral(tx, f.maker, c.id, { type: 'vehicle', description: 'Van', value: '1600.00', valuationDate: '2026-01-14' }, '2026-01-15'));
+    expect(await t((tx) => collateralSummary(tx, c.id))).toMatchObject({ value: 160_000n, description: 'Van', valuation_date: '2026-01-14', ltv_bp: 7500 });
+    const trail = await t((tx) => listAudit(tx, 'collateral', c.id));
+    expect(trail.find((a) => a.action === 'collateral.update')).toMatchObject({ before: { value: '240000', type: 'vehicle' }, after: { value: '160000', description: 'Van' } });
+    expect(await refused(t((tx) => deleteCollateral(tx, f.maker, c.id)))).toMatchObject({ code: 'CONFLICT' });
+    expect(await t((tx) => visibleCollateral(tx, c.id, ['00000000-0000-4000-8000-000000000001']))).toBeNull();
+    const page = await t((tx) => listCollateralsPage(tx, { scopeNodes: null, search: 'lovelace' }));
+    expect(page).toMatchObject({ total: 1, rows: [expect.objectContaining({ id: c.id, customer_name: 'Ada Lovelace' })] });
+    const spare = await t((tx) => createCollateral(tx, f.maker, { customerId: f.customerId, type: 'deposit', currency: 'USD', value: '50.00', valuationDate: '2026-01-10' }));
+    await t((tx) => deleteCollateral(tx, f.maker, spare.id));
+    expect(await t((tx) => collateralSummary(tx, spare.id))).toBeNull();
+    expect((await t((tx) => listAudit(tx, 'collateral', spare.id))).map((a) => a.action)).toContain('collateral.delete');
   });
 });

@@ -1,4 +1,8 @@
 import type { Tx } from '../db/index.ts';
+import { AppError } from '../errors/app-error.ts';
+import { recordAudit } from '../audit/record-audit.ts';
+import type { Actor } from '../lending/actor.ts';
+import { currencyDigits, parseMinor } from '../money/money.ts';
 
 export type CollateralSummary = {
   id: string; customer_id: string; type: string; description: string; currency: string; value: bigint; valuation_date: string; created_at: Date;
@@ -33,4 +37,85 @@ export async function customerCollaterals(tx: Tx, customerId: string): Promise<C
 export async function collateralSummary(tx: Tx, collateralId: string): Promise<CollateralSummary | null> {
   const rows = withLtv(await tx.query(`${SELECT} where c.id = $1 group by c.id, c.tenant_id`, [collateralId]));
   return rows[0] ?? null;
+}
+
+
+export const COLLATERAL_TYPES = ['vehicle', 'real_estate', 'deposit', 'guarantee', 'equipment', 'other'] as const;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The collateral, if it exists and its customer is inside the hierarchy scope (null nodes = all). */
+export async function visibleCollateral(tx: Tx, collateralId: string, scopeNodes: string[] | null): Promise<CollateralSummary | null> {
+  if (!UUID.test(collateralId)) return null;
+  const rows = await tx.query(
+    `select 1 from collaterals c join customers cu on cu.tenant_id = c.tenant_id and cu.id = c.customer_id
+      where c.id = $1 and ($2::uuid[] is null or cu.branch_id = any($2::uuid[]) or cu.officer_id = any($2::uuid[]))`, [collateralId, scopeNodes]);
+  return rows[0] ? collateralSummary(tx, collateralId) : null;
+}
+
+export type CollateralEdit = { type: string; description: string; value: string; valuationDate: string };
+
+/** Checks the editable fields (type from the list, value a positive amount in the currency, a real date not after the business date). */
+export function parseCollateralEdit(input: CollateralEdit, currency: string, businessDate: string): { type: string; description: string; value: bigint; valuationDate: string } {
+  if (!(COLLATERAL_TYPES as readonly string[]).includes(input.type)) throw new AppError('BAD_REQUEST', `type must be one of ${COLLATERAL_TYPES.join(', ')}`, { field: 'type' });
+  const value = parseMinor(input.value, currencyDigits(currency), 'value');
+  if (value <= 0n) throw new AppError('BAD_REQUEST', 'value must be greater than 0', { field: 'value' });
+  const d = input.valuationDate.trim();
+  const date = new Date(`${d}T00:00:00Z`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(d) || Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== d) {
+    throw new AppError('BAD_REQUEST', 'valuationDate must be a date YYYY-MM-DD', { field: 'valuationDate' });
+  }
+  if (d > businessDate) throw new AppError('BAD_REQUEST', 'valuationDate cannot be after the business date', { field: 'valuationDate' });
+  if (input.description.length > 1000) throw new AppError('BAD_REQUEST', 'description is too long (1000 characters at most)', { field: 'description' });
+  return { type: input.type, description: input.description.trim(), value, valuationDate: d };
+}
+
+/** Edits a collateral; the audit keeps before and after. */
+export async function updateCollateral(tx: Tx, actor: Actor, collateralId: string, input: CollateralEdit, businessDate: string): Promise<void> {
+  const before = await collateralSummary(tx, collateralId);
+  if (!before) throw new AppError('NOT_FOUND', 'Collateral not found', { field: 'collateralId' });
+  const next = parseCollateralEdit(input, before.currency, businessDate);
+  await tx.query(`update collaterals set type = $2, description = $3, value = $4, valuation_date = $5 where id = $1`,
+    [collateralId, next.type, next.description, next.value, next.valuationDate]);
+  await recordAudit(tx, {
+    tenantId: actor.tenantId, actorId: actor.userId, actorKind: actor.kind ?? 'user', action: 'collateral.update', objectType: 'collateral', objectId: collateralId,
+    before: { type: before.type, description: before.description, value: before.value, valuationDate: before.valuation_date },
+    after: next, ip: actor.ip, requestId: actor.requestId, outcome: 'success',
+  });
+}
+
+/** Deletes a collateral that secures no active loan (its loan links go with it); audited with what it was. */
+export async function deleteCollateral(tx: Tx, actor: Actor, collateralId: string): Promise<void> {
+  const before = await collateralSummary(tx, collateralId);
+  if (!before) throw new AppError('NOT_FOUND', 'Collateral not found', { field: 'collateralId' });
+  const active = await tx.query(
+    `select 1 from loan_collaterals lc join loans l on l.tenant_id = lc.tenant_id and l.id = lc.loan_id
+      where lc.collateral_id = $1 and l.status in ('SUBMITTED_AND_PENDING_APPROVAL', 'APPROVED', 'ACTIVE')`, [collateralId]);
+  if (active[0]) throw new AppError('CONFLICT', 'This collateral secures a loan that is not closed; unlink it when the loan closes', { field: 'collateralId' });
+  await tx.query(`delete from collaterals where id = $1`, [collateralId]);
+  await recordAudit(tx, {
+    tenantId: actor.tenantId, actorId: actor.userId, actorKind: actor.kind ?? 'user', action: 'collateral.delete', objectType: 'collateral', objectId: collateralId,
+    before: { customerId: before.customer_id, type: before.type, value: before.value, currency: before.currency, valuationDate: before.valuation_date },
+    ip: actor.ip, requestId: actor.requestId, outcome: 'success',
+  });
+}
+
+export type CollateralListRow = CollateralSummary & { customer_name: string };
+
+/** One page of collaterals in the caller's scope, newest first, optionally filtered by customer name. */
+export async function listCollateralsPage(tx: Tx, query: { scopeNodes: string[] | null; search?: string; offset?: number; limit?: number }): Promise<{ rows: CollateralListRow[]; total: number }> {
+  const limit = Math.min(Math.max(query.limit ?? 50, 1), 200);
+  const search = query.search?.trim() ? `%${query.search.trim().toLowerCase().replace(/[%_\\]/g, (c) => `\\${c}`)}%` : null;
+  const where = `($1::uuid[] is null or cu.branch_id = any($1::uuid[]) or cu.officer_id = any($1::uuid[]))
+      and ($2::text is null or lower(cu.first_name || ' ' || cu.last_name) like $2)`;
+  const [{ total }] = await tx.query<{ total: number }>(
+    `select count(*)::int as total from collaterals c join customers cu on cu.tenant_id = c.tenant_id and cu.id = c.customer_id where ${where}`,
+    [query.scopeNodes, search]);
+  const ids = await tx.query<{ id: string; customer_name: string }>(
+    `select c.id, cu.first_name || ' ' || cu.last_name as customer_name from collaterals c join customers cu on cu.tenant_id = c.tenant_id and cu.id = c.customer_id
+      where ${where} order by c.created_at desc, c.id desc limit $3 offset $4`,
+    [query.scopeNodes, search, limit, Math.max(query.offset ?? 0, 0)]);
+  const rows: CollateralListRow[] = [];
+  for (const r of ids) rows.push({ ...(await collateralSummary(tx, r.id))!, customer_name: r.customer_name });
+  return { rows, total };
 }
