@@ -116,4 +116,26 @@ test('[LOANS]: officer notifies an offer, simulates, requests the loan; admin ap
   await expect(officer.locator('main')).toContainText(loan.accountNo);
   await officer.goto(`/loans/customer/profile/${customerId}/transactions`);
   await expect(officer.locator('main')).toContainText(firstTotal);
+
+  // The lists show it too: the application is approved, the next installment is an expected payment.
+  await officer.goto('/loans/loan-applications?tab=approved');
+  await expect(officer.locator('table.data-table tbody')).toContainText(lastName);
+  await officer.goto(`/loans/payments?tab=expected&q=${encodeURIComponent(loan.accountNo)}`);
+  await expect(officer.locator('table.data-table tbody tr').first()).toContainText(loan.accountNo);
+});
+
+test('[LOANS]: offer pages in French, and the offer letter as a PDF', async ({ browser, baseURL }) => {
+  const agent = await signedIn(browser, baseURL!, 'agent.fr@demo.test');
+  await agent.goto('/loans/offers?tab=total_active');
+  await expect(agent.getByRole('heading', { level: 1 })).toHaveText('Offres');
+  await agent.locator('table.data-table tbody tr').first().locator('a').first().click();
+  await expect(agent.getByRole('heading', { level: 1 })).toContainText('Offre ');
+  await expect(agent.getByRole('button', { name: 'Simuler le remboursement' })).toBeVisible();
+  const offerId = new URL(agent.url()).pathname.split('/').pop()!;
+  const letter = await agent.request.get(`/v1/offers/${offerId}/letter?lang=fr`);
+  expect(letter.status()).toBe(200);
+  expect(letter.headers()['content-type']).toBe('application/pdf');
+  const text = (await letter.body()).toString('latin1');
+  expect(text.startsWith('%PDF-1.4')).toBe(true);
+  expect(text).toContain('(Lettre d\'offre ');
 });
