@@ -10,6 +10,7 @@ import { writeOffLoan } from '../../src/lib/lending/commands/write-off-loan.ts';
 import { applyLoanCharge } from '../../src/lib/lending/commands/apply-loan-charge.ts';
 import { reverseLoanTransaction } from '../../src/lib/lending/commands/reverse-loan-transaction.ts';
 import { getLoanView } from '../../src/lib/lending/loans.ts';
+import { refundCreditBalance } from '../../src/lib/lending/commands/refund-credit-balance.ts';
 import { checkLedger } from '../../src/lib/lending/ledger/check-ledger.ts';
 import { listAudit } from '../../src/lib/audit/record-audit.ts';
 import { createLendingFixture, setBusinessDate, type LendingFixture } from '../support/lending-fixtures.ts';
@@ -100,6 +101,20 @@ describe.each(testDbKinds())('loan money commands on %s', (kind) => {
     expect(loan.transactions[2].reversesId).toBe(transaction.id);
     expect((await refused(db.tenant(f.tenantId, (tx) => reverseLoanTransaction(tx, f.admin, { loanId, transactionId: transaction.id })))).details).toEqual({ reason: 'already_reversed' });
     expect((await refused(db.tenant(f.tenantId, (tx) => reverseLoanTransaction(tx, f.admin, { loanId, transactionId: loan.transactions[0].id })))).details).toEqual({ reason: 'not_reversible' });
+  });
+
+  test('refunding the credit balance closes an overpaid loan; a repayment reversal then waits for the refund reversal', async () => {
+    const { loanId } = await f.disbursedLoan({ principal: '100.00', numberOfRepayments: 1 });
+    const pay = await db.tenant(f.tenantId, (tx) => repayLoan(tx, f.checker, { loanId, amount: '121.00' }));
+    expect((await refused(db.tenant(f.tenantId, (tx) => refundCreditBalance(tx, f.admin, { loanId, amount: '20.01' })))).field).toBe('amount');
+    await db.tenant(f.tenantId, (tx) => refundCreditBalance(tx, f.admin, { loanId, amount: '5.00' }));
+    expect(await view(loanId)).toMatchObject({ status: 'OVERPAID', creditBalance: '15.00' });
+    const refund = await db.tenant(f.tenantId, (tx) => refundCreditBalance(tx, f.admin, { loanId }));
+    expect(refund.transaction).toMatchObject({ type: 'CREDIT_BALANCE_REFUND', amount: 1500n });
+    expect(await view(loanId)).toMatchObject({ status: 'CLOSED_OBLIGATIONS_MET', creditBalance: '0.00' });
+    expect((await refused(db.tenant(f.tenantId, (tx) => reverseLoanTransaction(tx, f.admin, { loanId, transactionId: pay.transaction.id })))).details).toEqual({ reason: 'refund_first' });
+    await db.tenant(f.tenantId, (tx) => reverseLoanTransaction(tx, f.admin, { loanId, transactionId: refund.transaction.id }));
+    expect(await view(loanId)).toMatchObject({ status: 'OVERPAID', creditBalance: '15.00' });
   });
 
   test('reversing an earlier repayment replays the later ones and reallocates in the ledger', async () => {

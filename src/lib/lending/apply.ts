@@ -101,6 +101,12 @@ export function replay(rows: InstallmentRow[], live: TransactionRow[], strategy:
     else if (t.type === 'WAIVE_INTEREST' || t.type === 'WAIVE_CHARGES') {
       applyWaiver(rows, { interest: t.interest_portion, fees: t.fee_portion, penalties: t.penalty_portion }, t.transaction_date);
     } else if (t.type === 'WRITE_OFF') applyWriteOff(rows, t.transaction_date);
+    else if (t.type === 'CREDIT_BALANCE_REFUND') {
+      credit -= t.amount;
+      if (credit < 0n) {
+        throw new AppError('CONFLICT', 'Reverse the credit balance refund first', { details: { reason: 'refund_first' } });
+      }
+    }
   }
   for (const row of rows) if (row.obligations_met_on === null) settle(row, live.at(-1)?.transaction_date ?? row.due_date);
   return credit;

@@ -21,9 +21,11 @@ export const LOAN_TRANSACTION_TYPES = {
   PENALTY_APPLIED: 'PENALTY_APPLIED',
   /** Undoes the transaction named by reverses_id; its journal entry mirrors the original one. */
   REVERSAL: 'REVERSAL',
+  /** Pays (part of) an overpaid loan's credit balance back to the borrower; the loan closes when none is left. */
+  CREDIT_BALANCE_REFUND: 'CREDIT_BALANCE_REFUND',
 } as const;
 
 export type LoanTransactionType = keyof typeof LOAN_TRANSACTION_TYPES;
 
 /** Kinds a user may reverse (disbursement is undone by other means; reversals are not reversed). */
-export const REVERSIBLE_TYPES: readonly LoanTransactionType[] = ['REPAYMENT', 'WAIVE_INTEREST', 'WAIVE_CHARGES', 'WRITE_OFF', 'FEE_APPLIED', 'PENALTY_APPLIED'];
+export const REVERSIBLE_TYPES: readonly LoanTransactionType[] = ['REPAYMENT', 'WAIVE_INTEREST', 'WAIVE_CHARGES', 'WRITE_OFF', 'FEE_APPLIED', 'PENALTY_APPLIED', 'CREDIT_BALANCE_REFUND'];

@@ -4,7 +4,7 @@ import { LOAN_ACTIONS, LOAN_STATUSES, dryRunLoan, transitionLoan, type LoanConte
 import { APPLICATION_ACTIONS, APPLICATION_STATUSES, dryRunApplication, transitionApplication, type ApplicationContext } from './application.ts';
 import { OFFER_ACTIONS, OFFER_STATUSES, dryRunOffer, transitionOffer, type OfferContext } from './offer.ts';
 
-const owing: LoanContext = { outstanding: 10_000n, interestOutstanding: 500n, chargesOutstanding: 200n, hasReversibleTransactions: true };
+const owing: LoanContext = { outstanding: 10_000n, interestOutstanding: 500n, chargesOutstanding: 200n, hasReversibleTransactions: true, creditBalance: 300n };
 
 // The full transition table written out by hand: [state, action] → target state (absent = refused).
 const LOAN_TABLE: Record<string, LoanStatus> = {
@@ -22,6 +22,7 @@ const LOAN_TABLE: Record<string, LoanStatus> = {
   'CLOSED_OBLIGATIONS_MET reverseTransaction': 'ACTIVE',
   'OVERPAID reverseTransaction': 'ACTIVE',
   'CLOSED_WRITTEN_OFF reverseTransaction': 'ACTIVE',
+  'OVERPAID refundCredit': 'ACTIVE',
 };
 
 describe('loan state machine', () => {
@@ -55,6 +56,12 @@ describe('loan state machine', () => {
     expect(byAction.writeOff.reason?.code).toBe('nothing_outstanding');
     expect(byAction.waiveInterest.reason?.code).toBe('no_interest_outstanding');
     expect(byAction.waiveCharges.reason?.code).toBe('no_charges_outstanding');
+  });
+  test('refunding the whole credit balance closes an overpaid loan; part of it keeps it OVERPAID; none is refused', () => {
+    const overpaid: LoanContext = { outstanding: 0n, interestOutstanding: 0n, chargesOutstanding: 0n, hasReversibleTransactions: true, creditBalance: 300n };
+    expect(transitionLoan('OVERPAID', 'refundCredit', { ...overpaid, creditBalanceAfter: 0n })).toBe('CLOSED_OBLIGATIONS_MET');
+    expect(transitionLoan('OVERPAID', 'refundCredit', { ...overpaid, creditBalanceAfter: 100n })).toBe('OVERPAID');
+    expect(dryRunLoan('OVERPAID', { ...overpaid, creditBalance: 0n }).find((e) => e.action === 'refundCredit')?.reason?.code).toBe('no_credit_balance');
   });
   test('reversal with nothing to reverse is refused', () => {
     const entry = dryRunLoan('ACTIVE', { ...owing, hasReversibleTransactions: false }).find((e) => e.action === 'reverseTransaction')!;

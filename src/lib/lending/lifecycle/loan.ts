@@ -15,7 +15,7 @@ export type LoanStatus = (typeof LOAN_STATUSES)[number];
 
 export const LOAN_ACTIONS = [
   'approve', 'reject', 'withdraw', 'undoApproval', 'disburse', 'repay', 'waiveInterest', 'waiveCharges',
-  'applyCharge', 'writeOff', 'reverseTransaction',
+  'applyCharge', 'writeOff', 'reverseTransaction', 'refundCredit',
 ] as const;
 export type LoanAction = (typeof LOAN_ACTIONS)[number];
 
@@ -31,6 +31,8 @@ export type LoanContext = {
   creditBalanceAfter?: bigint;
   /** Non-reversed transactions other than the disbursement exist. */
   hasReversibleTransactions: boolean;
+  /** Overpaid money the lender holds for the borrower (minor units). */
+  creditBalance?: bigint;
 };
 
 const refuse = (code: string, message: string): Refusal => ({ code, message, kind: 'CONFLICT' });
@@ -71,6 +73,11 @@ export const loanMachine: Machine<LoanStatus, LoanAction, LoanContext> = {
       from: ['ACTIVE'],
       to: 'CLOSED_WRITTEN_OFF',
       guard: (c) => (c.outstanding > 0n ? null : refuse('nothing_outstanding', 'Nothing is outstanding on this loan')),
+    },
+    refundCredit: {
+      from: ['OVERPAID'],
+      to: settledState,
+      guard: (c) => ((c.creditBalance ?? 0n) > 0n ? null : refuse('no_credit_balance', 'This loan has no credit balance to refund')),
     },
     reverseTransaction: {
       from: ['ACTIVE', 'CLOSED_OBLIGATIONS_MET', 'OVERPAID', 'CLOSED_WRITTEN_OFF'],

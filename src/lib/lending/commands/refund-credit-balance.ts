@@ -1,0 +1,37 @@
+import { AppError } from '../../errors/app-error.ts';
+import type { Tx } from '../../db/index.ts';
+import type { Actor } from '../actor.ts';
+import { transitionLoan } from '../lifecycle/loan.ts';
+import { loanContextOf } from '../loans.ts';
+import { postJournalEntry } from '../ledger/post-entry.ts';
+import { parseMinor } from '../../money/money.ts';
+import { auditSnapshot, auditSuccess, closedOnFor, commandDate, insertTransaction, lastTransactionDate, openLoanForCommand, updateLoan } from './common.ts';
+
+export type RefundCreditInput = { loanId: string; amount?: string | bigint | null; date?: string; note?: string | null };
+
+/**
+ * Pays an overpaid loan's credit balance (all of it by default) back to the borrower: Dr
+ * OVERPAYMENT_LIABILITY / Cr FUND_SOURCE. With nothing left the loan closes (CLOSED_OBLIGATIONS_MET).
+ */
+export async function refundCreditBalance(tx: Tx, actor: Actor, input: RefundCreditInput) {
+  const { loan, installments, transactions, today, digits } = await openLoanForCommand(tx, actor, input.loanId);
+  const context = { ...loanContextOf(installments, transactions), creditBalance: loan.credit_balance };
+  transitionLoan(loan.status, 'refundCredit', context);
+  const amount = input.amount === undefined || input.amount === null ? loan.credit_balance : typeof input.amount === 'bigint' ? input.amount : parseMinor(input.amount, digits, 'amount');
+  if (amount <= 0n || amount > loan.credit_balance) {
+    throw new AppError('BAD_REQUEST', 'amount must be greater than 0 and at most the credit balance', { field: 'amount' });
+  }
+  const date = commandDate(input.date, today, lastTransactionDate(transactions) ?? loan.disbursed_on);
+  const creditBalance = loan.credit_balance - amount;
+  const status = transitionLoan(loan.status, 'refundCredit', { ...context, outstandingAfter: context.outstanding, creditBalanceAfter: creditBalance });
+  const before = auditSnapshot(loan, installments);
+  const transaction = await insertTransaction(tx, actor, loan, { type: 'CREDIT_BALANCE_REFUND', date, amount, overpayment: amount, note: input.note });
+  await postJournalEntry(tx, {
+    tenantId: actor.tenantId, date, currency: loan.currency, loanId: loan.id, transactionId: transaction.id, postedBy: actor.userId,
+    description: `Credit balance refund on loan ${loan.account_no}`,
+    lines: [{ account: 'OVERPAYMENT_LIABILITY', debit: amount }, { account: 'FUND_SOURCE', credit: amount }],
+  });
+  const updated = await updateLoan(tx, loan, { status, credit_balance: creditBalance, closed_on: closedOnFor(status, loan.closed_on, date) });
+  await auditSuccess(tx, actor, 'loan.refund_credit', 'loan', loan.id, before, { ...auditSnapshot(updated, installments), transactionId: transaction.id });
+  return { transaction, loan: updated };
+}
