@@ -1,0 +1,68 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createTestDb, testDbKinds } from '../../src/lib/db/testing.ts';
+import type { Db } from '../../src/lib/db/index.ts';
+import type { Principal } from '../../src/lib/auth/principal.ts';
+import { downloadFileHttp, listFilesHttp, uploadFileHttp, type FilesApiContext } from '../../src/lib/customer-files/http.ts';
+import { listAudit } from '../../src/lib/audit/record-audit.ts';
+import { createLendingFixture, type LendingFixture } from '../support/lending-fixtures.ts';
+
+const principalOf = (f: LendingFixture, authorities: string[]): Principal => ({
+  tenantId: f.tenantId, userId: 'officer', displayName: 'Officer', email: 'officer@example.test', isAdmin: false, authorities, dataPermissions: [],
+  language: 'en', via: 'session', sessionId: null, passwordChangeRequired: false, sessionTimeout: 3600, idleTimeout: 3600,
+} as Principal);
+
+describe.each(testDbKinds())('customer files API on %s', (kind) => {
+  let db: Db;
+  let drop: () => Promise<void>;
+  let f: LendingFixture;
+  let root: string;
+  beforeAll(async () => {
+    ({ db, drop } = await createTestDb(kind));
+    f = await createLendingFixture(db);
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'files-api-'));
+  });
+  afterAll(async () => {
+    await drop();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+  const ctx = (authorities: string[], request: Request, fileId?: string): FilesApiContext => ({
+    request, principal: principalOf(f, authorities), requestId: 'req-1', ip: '127.0.0.1', db, customerId: f.customerId, fileId, root,
+  });
+  const all = ['customer.files.view', 'customer.files.upload', 'customer.files.download'];
+  const upload = (query: string, body: BodyInit, headers: Record<string, string>) =>
+    new Request(`http://localhost/v1/customers/${f.customerId}/files?${query}`, { method: 'POST', body, headers, duplex: 'half' } as RequestInit);
+
+  test('uploads are refused by type (400) or declared size (413) before reading, and without permission (403)', async () => {
+    const denied = await uploadFileHttp(ctx(['customer.files.view'], upload('kind=document&name=a.txt', 'x', { 'content-type': 'text/plain' })));
+    expect(denied.status).toBe(403);
+    const badType = await uploadFileHttp(ctx(all, upload('kind=document&name=a.exe', 'MZ', { 'content-type': 'application/x-msdownload' })));
+    expect(badType.status).toBe(400);
+    expect(await badType.json()).toMatchObject({ error: { code: 'BAD_REQUEST', field: 'file' } });
+    let pulled = 0;
+    const stream = new ReadableStream<Uint8Array>({ pull(c) { pulled++; c.enqueue(new Uint8Array(1024)); } }, { highWaterMark: 0 });
+    const tooBig = await uploadFileHttp(ctx(all, upload('kind=bureau_pdf&name=b.pdf', stream, { 'content-type': 'application/pdf', 'content-length': String(20 * 1024 * 1024) })));
+    expect(tooBig.status).toBe(413);
+    expect(await tooBig.json()).toMatchObject({ error: { code: 'PAYLOAD_TOO_LARGE', field: 'file', maxBytes: 10 * 1024 * 1024 } });
+    expect(pulled).toBe(0);
+  });
+
+  test('upload 201, list, download with its headers (audited), 404 for a file of nobody', async () => {
+    const created = await uploadFileHttp(ctx(all, upload('kind=document&name=note%20%C3%A9t%C3%A9.txt', 'hello world', { 'content-type': 'text/plain' })));
+    expect(created.status).toBe(201);
+    const file = await created.json();
+    expect(file).toMatchObject({ kind: 'document', fileName: 'note été.txt', sizeBytes: 11, hasExtractedText: false });
+    const list = await listFilesHttp(ctx(all, new Request(`http://localhost/v1/customers/${f.customerId}/files`)));
+    expect((await list.json()).items.map((x: { id: string }) => x.id)).toEqual([file.id]);
+    const download = await downloadFileHttp(ctx(all, new Request('http://localhost/'), file.id));
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-disposition')).toBe("attachment; filename*=UTF-8''note%20%C3%A9t%C3%A9.txt");
+    expect(download.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(await download.text()).toBe('hello world');
+    expect((await db.tenant(f.tenantId, (tx) => listAudit(tx, 'customer_file', file.id))).map((a) => a.action)).toEqual(['customer_file.upload', 'customer_file.download']);
+    expect((await downloadFileHttp(ctx(['customer.files.view'], new Request('http://localhost/'), file.id))).status).toBe(403);
+    expect((await downloadFileHttp(ctx(all, new Request('http://localhost/'), '00000000-0000-4000-8000-000000000000'))).status).toBe(404);
+  });
+});
