@@ -107,6 +107,7 @@ describe.each(testDbKinds())('loan money commands on %s', (kind) => {
     const { loanId } = await f.disbursedLoan({ principal: '100.00', numberOfRepayments: 1 });
     const pay = await db.tenant(f.tenantId, (tx) => repayLoan(tx, f.checker, { loanId, amount: '121.00' }));
     expect((await refused(db.tenant(f.tenantId, (tx) => refundCreditBalance(tx, f.admin, { loanId, amount: '20.01' })))).field).toBe('amount');
+    expect((await view(loanId)).actions.find((a) => a.action === 'refundCredit')).toMatchObject({ allowed: true });
     await db.tenant(f.tenantId, (tx) => refundCreditBalance(tx, f.admin, { loanId, amount: '5.00' }));
     expect(await view(loanId)).toMatchObject({ status: 'OVERPAID', creditBalance: '15.00' });
     const refund = await db.tenant(f.tenantId, (tx) => refundCreditBalance(tx, f.admin, { loanId }));

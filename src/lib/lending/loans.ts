@@ -195,7 +195,7 @@ export async function getLoanView(tx: Tx, loanId: string) {
     ...loanSummaryJson(loan, loanOutstanding(installments)),
     installments: installments.map((row) => installmentJson(row, d)),
     transactions: transactions.map((t) => transactionJson(t, d)),
-    actions: dryRunLoan(loan.status, loanContextOf(installments, transactions)).map((e) => ({
+    actions: dryRunLoan(loan.status, { ...loanContextOf(installments, transactions), creditBalance: loan.credit_balance }).map((e) => ({
       action: e.action, allowed: e.allowed, ...(e.reason ? { reason: e.reason.code, message: e.reason.message } : {}),
     })),
   };
