@@ -94,3 +94,17 @@ test.describe('[PROFILE]: customer profile subpages', () => {
     await admin.close();
   });
 });
+
+test('[PROFILE]: a French user gets the profile in French', async ({ page }) => {
+  await signIn(page, 'agent.fr@demo.test');
+  const [customer] = await customers(page);
+  const response = await page.goto(`/loans/customer/profile/${customer.id}/transaction-metrics`);
+  expect(response?.status()).toBe(200);
+  const tabs = page.getByRole('navigation', { name: 'Rubriques de la fiche' });
+  for (const name of ['Résumé', 'Indicateurs de transactions', 'Fichiers', 'Garanties', 'Comportement de remboursement', 'Relevés bancaires']) {
+    await expect(tabs.getByRole('link', { name, exact: true })).toBeVisible();
+  }
+  await expect(page.getByRole('img', { name: 'Entrées, sorties et solde de clôture par mois' })).toBeVisible();
+  await page.goto(`/loans/customer/profile/${customer.id}/repayment-behavior`);
+  await expect(page.getByText(/Échéances arrivées à terme/)).toBeVisible();
+});
