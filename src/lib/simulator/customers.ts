@@ -1,6 +1,6 @@
 import type { Db } from '../db/index.ts';
 import { addDays } from '../schedule/dates.ts';
-import { makePerson, RISK_CLASSES, SEGMENTS } from './people.ts';
+import { makePerson, RISK_CLASSES, SEGMENTS, type Person } from './people.ts';
 import type { Rng } from './prng.ts';
 import type { SimOfficer } from './setup.ts';
 
@@ -30,7 +30,7 @@ export async function createCustomers(
   const customers: SimCustomer[] = [];
   const prefix = input.currency === 'EUR' ? '+33' : '+1';
   for (let start = 0; start < input.count; start += BATCH) {
-    const rows = [];
+    const rows: { index: number; person: Person; officer: SimOfficer; segment: string; riskClass: string; isOptedOut: boolean; monthlyIncome: number }[] = [];
     for (let k = start; k < Math.min(input.count, start + BATCH); k++) {
       const index = input.offset + k + 1;
       const person = makePerson(input.rng, index, input.slug, prefix);
