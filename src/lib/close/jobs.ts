@@ -1,5 +1,5 @@
 import { registerJobHandler } from '../jobs/worker.ts';
-import { DAILY_CLOSE_JOB } from '../jobs/scheduler.ts';
+import { DAILY_CLOSE_JOB, schedulerTick } from '../jobs/scheduler.ts';
 import { PermanentJobError } from '../jobs/worker.ts';
 import { runDailyClose } from './daily-close.ts';
 
@@ -12,6 +12,8 @@ export function registerCloseJobHandlers(): void {
     if (!tenantId) throw new PermanentJobError('close.daily needs a tenant');
     const businessDate = typeof payload.businessDate === 'string' ? payload.businessDate : undefined;
     const result = await runDailyClose(db, tenantId, { businessDate });
+    // A tenant several days behind (server was down) gets its next close queued now, not at the next tick.
+    if (!result.wasAlreadyClosed) await schedulerTick(db);
     return { businessDate: result.businessDate, newBusinessDate: result.newBusinessDate, wasAlreadyClosed: result.wasAlreadyClosed, stats: result.stats };
   });
 }
