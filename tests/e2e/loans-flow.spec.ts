@@ -139,3 +139,23 @@ test('[LOANS]: offer pages in French, and the offer letter as a PDF', async ({ b
   expect(text.startsWith('%PDF-1.4')).toBe(true);
   expect(text).toContain('(Lettre d\'offre ');
 });
+
+test('[LOANS]: a loan application without an offer: required fields named, then submitted for another user', async ({ browser, baseURL }) => {
+  const officer = await signedIn(browser, baseURL!, 'officer@demo.test');
+  const customers = await (await officer.request.get('/v1/customers?limit=1')).json();
+  const customerId = (customers.items ?? customers)[0].id;
+  await officer.goto(`/loans/loan-applications/new/${customerId}`);
+  await officer.getByRole('button', { name: 'Submit the loan application' }).click();
+  await expect(officer.getByText('Purpose of the loan is required')).toBeVisible();
+  const amountLabel = await officer.getByText(/^Amount \(/).innerText();
+  const [, min] = /Amount \((\S+) to/.exec(amountLabel)!;
+  const repaymentsLabel = await officer.getByText(/^Number of repayments \(/).innerText();
+  const [, minRepayments] = /\((\d+) to/.exec(repaymentsLabel)!;
+  await officer.getByRole('textbox', { name: /^Amount/ }).fill(min);
+  await officer.getByRole('textbox', { name: /^Number of repayments/ }).fill(minRepayments);
+  await officer.getByLabel('Purpose of the loan').fill('Working capital');
+  await officer.getByRole('button', { name: 'Submit the loan application' }).click();
+  await expect(officer).toHaveURL(/\/processing-loans\/[0-9a-f-]{36}$/);
+  await expect(officer.getByTestId('application-status')).toHaveText('Submitted');
+  await expect(officer.getByTestId('approval-refusal')).toBeVisible();
+});

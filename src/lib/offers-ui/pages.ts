@@ -7,7 +7,7 @@ import { actorFromPrincipal } from '../lending/actor.ts';
 import { getCustomer, isCustomerInScope } from '../lending/customers.ts';
 import { getLoanView, isLoanInScope, isUuid } from '../lending/loans.ts';
 import { getOffer, offerActions, offerJson } from '../lending/offers.ts';
-import { getProduct, loadCalendar, termsFor } from '../lending/products.ts';
+import { getProduct, listProducts, loadCalendar, termsFor } from '../lending/products.ts';
 import { currencyDigits, formatMinor } from '../money/money.ts';
 import { resolveScopeNodes } from '../tenancy/scope.ts';
 import { businessDate } from '../tenancy/tenant.ts';
@@ -133,4 +133,16 @@ export function loanActionsFor(data: LoanPage, principal: Principal) {
       .filter((t) => !t.isReversed && ['REPAYMENT', 'WAIVE_INTEREST', 'WAIVE_CHARGES', 'WRITE_OFF', 'FEE_APPLIED', 'PENALTY_APPLIED'].includes(t.type))
       .map((t) => ({ id: t.id, label: `${t.date} · ${t.type} · ${t.amount} ${t.currency}` })),
   };
+}
+
+/** The new-application page: the customer (in scope) and the active products with their limits. */
+export async function loadNewApplicationPage(db: Db, principal: Principal, customerId: string) {
+  return db.tenant(principal.tenantId, async (tx) => {
+    const { customer } = await assertCustomer(tx, principal, customerId);
+    const products = (await listProducts(tx)).filter((p) => p.is_active).map((p) => ({
+      id: p.id, name: p.name, currency: p.currency.trim(), minPrincipal: formatMinor(p.min_principal, p.digits_after_decimal),
+      maxPrincipal: formatMinor(p.max_principal, p.digits_after_decimal), minRepayments: p.min_repayments, maxRepayments: p.max_repayments,
+    }));
+    return { customer, products, businessDate: await businessDate(tx, principal.tenantId) };
+  });
 }

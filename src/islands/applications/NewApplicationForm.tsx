@@ -1,0 +1,92 @@
+import { Box, Button, Field, Input, NativeSelect, Stack, Textarea } from '@chakra-ui/react';
+import { useState, type FormEvent } from 'react';
+import type { Language } from '../../lib/i18n/index.ts';
+import { api, errorMessageOf } from '../lib/api.ts';
+import { ErrorAlert } from '../ui/error-alert.tsx';
+import { IslandProvider } from '../ui/provider.tsx';
+import { label, type Labels } from '../loans/labels.ts';
+import type { Failure } from '../loans/use-command.ts';
+
+export type ProductChoice = { id: string; name: string; currency: string; minPrincipal: string; maxPrincipal: string; minRepayments: number; maxRepayments: number };
+type Props = { language: Language; customerId: string; customerBase: string; businessDate: string; products: ProductChoice[]; labels: Labels };
+
+/**
+ * The application form without an offer (the fields a loan needs now: product, amount, term,
+ * expected disbursement date, purpose). Limits come from the product; the server checks them again
+ * and names the field it refuses.
+ */
+function Form(props: Props) {
+  const { labels, products } = props;
+  const [productId, setProductId] = useState(products[0]?.id ?? '');
+  const product = products.find((p) => p.id === productId);
+  const [principal, setPrincipal] = useState('');
+  const [repayments, setRepayments] = useState('');
+  const [date, setDate] = useState(props.businessDate);
+  const [purpose, setPurpose] = useState('');
+  const [missing, setMissing] = useState<string[]>([]);
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<Failure | null>(null);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const absent = [['principal', principal], ['repayments', repayments], ['purpose', purpose]].filter(([, v]) => !v.trim()).map(([k]) => k);
+    setMissing(absent);
+    if (absent.length || !product || busy) return;
+    setBusy(true);
+    setFailure(null);
+    try {
+      const answer = await api.post('applications', {
+        json: { customerId: props.customerId, productId, principal: principal.trim().replace(',', '.'), numberOfRepayments: Number(repayments),
+          expectedDisbursementDate: date, formData: { purpose: purpose.trim() } },
+      }).json<{ loanId: string }>();
+      window.location.assign(`${props.customerBase}/processing-loans/${answer.loanId}`);
+    } catch (error) {
+      setFailure({ ...(await errorMessageOf(error)), error });
+      setBusy(false);
+    }
+  };
+  const required = (key: string, text: string) => (missing.includes(key) ? <Field.ErrorText>{label(labels, 'common.required', { field: text })}</Field.ErrorText> : null);
+  return (
+    <Box asChild maxW="560px"><form onSubmit={submit} noValidate>
+      <Stack gap="4">
+        <Field.Root required>
+          <Field.Label>{label(labels, 'offer.product')}</Field.Label>
+          <NativeSelect.Root>
+            <NativeSelect.Field value={productId} onChange={(e) => setProductId(e.target.value)}>
+              {products.map((p) => <option key={p.id} value={p.id}>{p.name} ({p.currency})</option>)}
+            </NativeSelect.Field>
+            <NativeSelect.Indicator />
+          </NativeSelect.Root>
+        </Field.Root>
+        <Field.Root required invalid={missing.includes('principal')}>
+          <Field.Label>{label(labels, 'offer.amountWithin', { min: product?.minPrincipal ?? '', max: product?.maxPrincipal ?? '' })}</Field.Label>
+          <Input name="principal" inputMode="decimal" value={principal} onChange={(e) => setPrincipal(e.target.value)} />
+          {required('principal', label(labels, 'offer.principal'))}
+        </Field.Root>
+        <Field.Root required invalid={missing.includes('repayments')}>
+          <Field.Label>{label(labels, 'offer.repaymentsWithin', { min: product?.minRepayments ?? '', max: product?.maxRepayments ?? '' })}</Field.Label>
+          <Input name="numberOfRepayments" inputMode="numeric" value={repayments} onChange={(e) => setRepayments(e.target.value)} />
+          {required('repayments', label(labels, 'offer.term'))}
+        </Field.Root>
+        <Field.Root required>
+          <Field.Label>{label(labels, 'offer.expectedDisbursementDate')}</Field.Label>
+          <Input type="date" min={props.businessDate} value={date} onChange={(e) => setDate(e.target.value)} />
+        </Field.Root>
+        <Field.Root required invalid={missing.includes('purpose')}>
+          <Field.Label>{label(labels, 'offer.purpose')}</Field.Label>
+          <Textarea rows={3} maxLength={500} value={purpose} onChange={(e) => setPurpose(e.target.value)} />
+          {required('purpose', label(labels, 'offer.purpose'))}
+        </Field.Root>
+        {failure ? <ErrorAlert status={failure.status} message={failure.message} error={failure.error} module="NewApplicationForm" /> : null}
+        <Box><Button type="submit" colorPalette="brand" loading={busy}>{label(labels, 'offer.submitRequest')}</Button></Box>
+      </Stack>
+    </form></Box>
+  );
+}
+
+export default function NewApplicationForm(props: Props) {
+  return (
+    <IslandProvider language={props.language} module="NewApplicationForm">
+      <Form {...props} />
+    </IslandProvider>
+  );
+}
