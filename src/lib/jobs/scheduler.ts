@@ -28,7 +28,8 @@ export type TickResult = { enqueued: string[] };
  * One scheduler pass at `now`:
  * - the daily close of every active tenant whose business date is behind its local calendar date
  *   (the tenant's local midnight has passed). The close advances the business date by one day, so a
- *   tenant that is several days behind is caught up one close per tick, each its own job;
+ *   tenant that is several days behind is caught up one close at a time, each its own job (the close
+ *   job ticks again when it finishes);
  * - the idempotency-key cleanup, hourly;
  * - pruning of old finished jobs, daily.
  */
