@@ -16,7 +16,8 @@ function bureauPdf(): Buffer {
 test.describe('[PROFILE]: customer profile subpages', () => {
   test('officer: every tab opens with engine data, uploads and statements work without JavaScript, unknown subpaths are 404', async ({ page }) => {
     await signIn(page, 'officer@demo.test');
-    const [customer] = await customers(page);
+    // The oldest customer in scope is a seeded one with the simulator's bank history (other tests add new customers).
+    const customer = (await customers(page)).at(-1)!;
     const base = `/loans/customer/profile/${customer.id}`;
     const resume = await page.goto(base);
     expect(resume?.status()).toBe(200);
@@ -91,13 +92,17 @@ test.describe('[PROFILE]: customer profile subpages', () => {
     const response = await admin.goto(`/loans/customer/profile/${all[0].id}/credit-analysis`);
     expect(response?.status()).toBe(200);
     await expect(admin.getByRole('heading', { name: 'Affordability' })).toBeVisible();
+    // The same profile under another section's layout, and that section's 404 for an unknown subpath.
+    expect((await admin.goto(`/admin/customer/profile/${all[0].id}/class`))?.status()).toBe(200);
+    await expect(admin.getByRole('heading', { level: 1, name: `${all[0].firstName} ${all[0].lastName}` })).toBeVisible();
+    expect((await admin.goto(`/analytics/customer/profile/${all[0].id}/nope`))?.status()).toBe(404);
     await admin.close();
   });
 });
 
 test('[PROFILE]: a French user gets the profile in French', async ({ page }) => {
   await signIn(page, 'agent.fr@demo.test');
-  const [customer] = await customers(page);
+  const customer = (await customers(page)).at(-1)!;
   const response = await page.goto(`/loans/customer/profile/${customer.id}/transaction-metrics`);
   expect(response?.status()).toBe(200);
   const tabs = page.getByRole('navigation', { name: 'Rubriques de la fiche' });
