@@ -111,11 +111,11 @@ export async function listCollateralsPage(tx: Tx, query: { scopeNodes: string[] 
   const [{ total }] = await tx.query<{ total: number }>(
     `select count(*)::int as total from collaterals c join customers cu on cu.tenant_id = c.tenant_id and cu.id = c.customer_id where ${where}`,
     [query.scopeNodes, search]);
-  const ids = await tx.query<{ id: string; customer_name: string }>(
-    `select c.id, cu.first_name || ' ' || cu.last_name as customer_name from collaterals c join customers cu on cu.tenant_id = c.tenant_id and cu.id = c.customer_id
-      where ${where} order by c.created_at desc, c.id desc limit $3 offset $4`,
-    [query.scopeNodes, search, limit, Math.max(query.offset ?? 0, 0)]);
-  const rows: CollateralListRow[] = [];
-  for (const r of ids) rows.push({ ...(await collateralSummary(tx, r.id))!, customer_name: r.customer_name });
+  // One query for the page: the summary select, joined to the customer for the name and the scope.
+  const pageSql = SELECT.replace('from collaterals c', 'from collaterals c join customers cu on cu.tenant_id = c.tenant_id and cu.id = c.customer_id')
+    .replace('select c.id,', `select cu.first_name || ' ' || cu.last_name as customer_name, c.id,`);
+  const rows = withLtv(await tx.query(
+    `${pageSql} where ${where} group by c.id, c.tenant_id, cu.first_name, cu.last_name order by c.created_at desc, c.id desc limit $3 offset $4`,
+    [query.scopeNodes, search, limit, Math.max(query.offset ?? 0, 0)])) as CollateralListRow[];
   return { rows, total };
 }
