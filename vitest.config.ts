@@ -7,5 +7,8 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Each integration file opens its own PGlite (~0.6 GB); keep the machine's 2 cores and memory sane.
     maxWorkers: 2,
+    // Integration tests that seed the demo tenants need their accounts, not months of simulated
+    // history; the simulator has its own tests.
+    env: { DEMO_HISTORY: '0' },
   },
 });
