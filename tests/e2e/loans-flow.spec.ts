@@ -122,6 +122,11 @@ test('[LOANS]: officer notifies an offer, simulates, requests the loan; admin ap
   await expect(officer.locator('table.data-table tbody')).toContainText(lastName);
   await officer.goto(`/loans/payments?tab=expected&q=${encodeURIComponent(loan.accountNo)}`);
   await expect(officer.locator('table.data-table tbody tr').first()).toContainText(loan.accountNo);
+
+  // The same loan page lives under every section's customer profile (here the admin section's).
+  await admin.goto(`/admin/customer/profile/${customerId}/loans/${loanId}`);
+  await expect(admin.getByTestId('loan-status')).toHaveText('Active');
+  await expect(admin.locator('tr[data-installment="1"]')).toHaveAttribute('data-state', 'paid');
 });
 
 test('[LOANS]: offer pages in French, and the offer letter as a PDF', async ({ browser, baseURL }) => {
