@@ -21,7 +21,7 @@ export async function readUploadForm(request: Request, kind: FileKind, maxBytes:
   const bytes = await readLimited(request.body, limit).catch((error) => {
     throw error instanceof AppError && error.code === 'PAYLOAD_TOO_LARGE' ? tooLarge(maxBytes) : error;
   });
-  const form = await new Response(bytes, { headers: { 'content-type': type } }).formData();
+  const form = await new Response(new Uint8Array(bytes), { headers: { 'content-type': type } }).formData();
   const fields = new Map<string, string>();
   let file: FormUpload['file'] = null;
   for (const [name, value] of form.entries()) {
