@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTestDb, testDbKinds } from '../../src/lib/db/testing.ts';
 import type { Db } from '../../src/lib/db/index.ts';
 import type { Principal } from '../../src/lib/auth/principal.ts';
-import { downloadFileHttp, listFilesHttp, uploadFileHttp, type FilesApiContext } from '../../src/lib/customer-files/http.ts';
+import { analyticsHttp, downloadFileHttp, importStatementHttp, listFilesHttp, uploadFileHttp, type FilesApiContext } from '../../src/lib/customer-files/http.ts';
 import { listAudit } from '../../src/lib/audit/record-audit.ts';
 import { createLendingFixture, type LendingFixture } from '../support/lending-fixtures.ts';
 
@@ -64,5 +64,45 @@ describe.each(testDbKinds())('customer files API on %s', (kind) => {
     expect((await db.tenant(f.tenantId, (tx) => listAudit(tx, 'customer_file', file.id))).map((a) => a.action)).toEqual(['customer_file.upload', 'customer_file.download']);
     expect((await downloadFileHttp(ctx(['customer.files.view'], new Request('http://localhost/'), file.id))).status).toBe(403);
     expect((await downloadFileHttp(ctx(all, new Request('http://localhost/'), '00000000-0000-4000-8000-000000000000'))).status).toBe(404);
+  });
+});
+
+describe.each(testDbKinds())('bank statement and analytics API on %s', (kind) => {
+  let db: Db;
+  let drop: () => Promise<void>;
+  let f: LendingFixture;
+  let root: string;
+  beforeAll(async () => {
+    ({ db, drop } = await createTestDb(kind));
+    f = await createLendingFixture(db, { businessDate: '2026-04-10' });
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'statements-api-'));
+  });
+  afterAll(async () => {
+    await drop();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+  const ctx = (authorities: string[], request: Request): FilesApiContext => ({
+    request, principal: principalOf(f, authorities), requestId: 'req-2', ip: '127.0.0.1', db, customerId: f.customerId, root,
+  });
+  const post = (csv: string) => new Request(`http://localhost/v1/customers/${f.customerId}/bank-statements?name=q1.csv`, { method: 'POST', body: csv, headers: { 'content-type': 'text/csv' } });
+  const may = ['customer.files.upload', 'customer.bank_statements.view', 'customer.profile.view'];
+
+  test('422 with the faulty rows and nothing stored; 201 then 409 for the same file; analytics reflect it', async () => {
+    const bad = await importStatementHttp(ctx(may, post('date,amount\n2026-01-01,10\n2026-01-02,ten\n')));
+    expect(bad.status).toBe(422);
+    expect(await bad.json()).toEqual({ error: { code: 'UNPROCESSABLE', message: 'The statement was not imported: 1 row(s) have errors', field: 'file', errorCount: 1,
+      rows: [{ row: 3, field: 'amount', message: 'amount must be a decimal number such as 10.50' }] } });
+    const csv = 'date,amount\n2026-01-01,1000.00\n2026-01-03,-250.10\n2026-02-01,1000.00\n2026-03-01,1000.00\n2026-03-02,-99.99\n';
+    const ok = await importStatementHttp(ctx(may, post(csv)));
+    expect(ok.status).toBe(201);
+    expect(await ok.json()).toMatchObject({ rowCount: 5, firstDate: '2026-01-01', lastDate: '2026-03-02', currency: 'USD' });
+    expect((await importStatementHttp(ctx(may, post(csv)))).status).toBe(409);
+    expect((await importStatementHttp(ctx(['customer.bank_statements.view'], post(csv)))).status).toBe(403);
+    const analytics = await analyticsHttp(ctx(may, new Request('http://localhost/')));
+    const body = await analytics.json();
+    expect(body.metrics).toMatchObject({ averageInflow: '100000', averageOutflow: '11669', averageNetFlow: '88330', lastBalance: '264991', regularityBp: 10000 });
+    expect(body.creditAnalysis).toBeNull();
+    const withCredit = await (await analyticsHttp(ctx([...may, 'customer.credit_analysis.view'], new Request('http://localhost/')))).json();
+    expect(withCredit.creditAnalysis).toMatchObject({ monthsAnalysed: 3, monthlyDebtService: '0', affordableInstallment: '40000', verdict: 'affordable' });
   });
 });

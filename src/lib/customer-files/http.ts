@@ -6,6 +6,8 @@ import { hasPermission, type PermissionKey } from '../auth/permissions.ts';
 import { actorFromPrincipal } from '../lending/actor.ts';
 import { apiContext, type ApiContext } from '../lending/api.ts';
 import { resolveScopeNodes } from '../tenancy/scope.ts';
+import { importBankStatement } from '../bank-statements/import.ts';
+import { creditAnalysis, repaymentBehaviour, riskClassHistory, transactionMetrics } from '../customer-analytics/analytics.ts';
 import { assertCustomerVisible, auditDownload, customerFileJson, getCustomerFile, listCustomerFiles, readCustomerFile, uploadCustomerFile, isFileKind } from './files.ts';
 
 /**
@@ -87,4 +89,51 @@ export async function downloadFileHttp(ctx: FilesApiContext): Promise<Response> 
 
 export function filesContext(context: Parameters<typeof apiContext>[0] & { params: Record<string, string | undefined> }): FilesApiContext {
   return { ...apiContext(context), customerId: context.params.id ?? '', fileId: context.params.fileId };
+}
+
+/** POST /v1/customers/{id}/bank-statements?name=… (raw CSV body): 201 the import, 422 with details.rows, 409 if already imported. */
+export async function importStatementHttp(ctx: FilesApiContext): Promise<Response> {
+  try {
+    const { principal, actor } = authorise(ctx, 'customer.files.upload');
+    if (!hasPermission(principal, 'customer.bank_statements.view')) throw new AppError('FORBIDDEN', 'You do not have permission to do this');
+    const db = await dbOf(ctx);
+    const url = new URL(ctx.request.url);
+    const length = ctx.request.headers.get('content-length');
+    const scopeNodes = await db.tenant(principal.tenantId, (tx) => resolveScopeNodes(tx, principal, null));
+    const { import: created, file } = await importBankStatement(db, actor, {
+      customerId: ctx.customerId, fileName: url.searchParams.get('name') ?? 'statement.csv', contentType: ctx.request.headers.get('content-type') ?? '',
+      declaredLength: length === null ? null : Number(length), body: ctx.request.body,
+    }, { scopeNodes, root: ctx.root });
+    return json({
+      id: created.id, fileId: file.id, rowCount: created.row_count, firstDate: created.first_date, lastDate: created.last_date, currency: created.currency.trim(),
+    }, { status: 201 });
+  } catch (error) {
+    return errorResponse(error, ctx.requestId);
+  }
+}
+
+/**
+ * GET /v1/customers/{id}/analytics → the profile's computed views as JSON (money as minor-unit strings):
+ * transaction metrics and repayment behaviour (customer.profile.view), and the credit analysis when the
+ * caller has customer.credit_analysis.view.
+ */
+export async function analyticsHttp(ctx: FilesApiContext): Promise<Response> {
+  try {
+    const { principal } = authorise(ctx, 'customer.profile.view');
+    const db = await dbOf(ctx);
+    const body = await db.tenant(principal.tenantId, async (tx) => {
+      await assertCustomerVisible(tx, ctx.customerId, await resolveScopeNodes(tx, principal, null));
+      const [tenant] = await tx.query<{ business_date: string }>(`select to_char(business_date, 'YYYY-MM-DD') as business_date from tenants where id = $1`, [principal.tenantId]);
+      return {
+        businessDate: tenant.business_date,
+        metrics: await transactionMetrics(tx, ctx.customerId, { untilDate: tenant.business_date }),
+        repaymentBehaviour: await repaymentBehaviour(tx, ctx.customerId, tenant.business_date),
+        riskClassHistory: await riskClassHistory(tx, ctx.customerId),
+        creditAnalysis: hasPermission(principal, 'customer.credit_analysis.view') ? await creditAnalysis(tx, ctx.customerId, tenant.business_date) : null,
+      };
+    });
+    return json(body);
+  } catch (error) {
+    return errorResponse(error, ctx.requestId);
+  }
 }
