@@ -10,6 +10,7 @@ const stamp = path.join(root, 'dist', 'server', 'entry.mjs');
 
 function newest(dir) {
   let latest = 0;
+  if (!fs.existsSync(dir)) return latest;
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
     latest = Math.max(latest, entry.isDirectory() ? newest(full) : fs.statSync(full).mtimeMs);
