@@ -5,6 +5,12 @@ import { signIn } from './support/auth.ts';
 // the real pages, islands and API of the built server (freshly seeded demo: the seed gives branch
 // PAR-01 offers to propose).
 
+/** Waits until every island of the page is hydrated, so a click reaches React and not the bare markup. */
+async function hydrated(page: Page): Promise<void> {
+  await page.waitForLoadState('load');
+  await page.waitForFunction(() => [...document.querySelectorAll('astro-island')].every((island) => !island.hasAttribute('ssr')));
+}
+
 async function signedIn(browser: Browser, baseURL: string, email: string): Promise<Page> {
   const context = await browser.newContext({ baseURL, extraHTTPHeaders: { origin: baseURL } });
   const page = await context.newPage();
@@ -32,6 +38,7 @@ test('[LOANS]: officer notifies an offer, simulates, requests the loan; admin ap
   const offerUrl = new URL(officer.url());
   const customerId = offerUrl.pathname.split('/')[4];
   await expect(officer.getByTestId('offer-status')).toHaveText('To propose');
+  await hydrated(officer);
 
   // Notify: refused without Channel; feedback and comment only for PhoneCall / InPerson / Other, then required.
   await officer.getByRole('button', { name: 'Notify' }).click();
@@ -56,6 +63,7 @@ test('[LOANS]: officer notifies an offer, simulates, requests the loan; admin ap
   await expect(officer.getByTestId('offer-status')).toHaveText('Pending');
   await expect(officer.locator('.facts')).toContainText('Phone call');
   await expect(officer.locator('.facts')).toContainText('Wants it before the summer');
+  await hydrated(officer);
 
   // Simulate repayment with the engine.
   await officer.getByRole('button', { name: 'Simulate repayment' }).click();
@@ -65,6 +73,8 @@ test('[LOANS]: officer notifies an offer, simulates, requests the loan; admin ap
 
   // Request the loan (the application form), landing on the processing loan.
   await officer.getByRole('link', { name: 'Request loan' }).click();
+  await expect(officer).toHaveURL(/\/request$/);
+  await hydrated(officer);
   await officer.getByLabel('Purpose of the loan').fill('Shop refit');
   await officer.getByRole('button', { name: 'Submit the loan application' }).click();
   await expect(officer).toHaveURL(/\/processing-loans\/[0-9a-f-]{36}$/);
@@ -78,15 +88,18 @@ test('[LOANS]: officer notifies an offer, simulates, requests the loan; admin ap
   // The administrator approves it.
   const admin = await signedIn(browser, baseURL!, 'admin@demo.test');
   await admin.goto(processingUrl);
+  await hydrated(admin);
   await admin.getByRole('button', { name: 'Approve' }).click();
   await expect(admin.getByTestId('application-status')).toHaveText('Approved');
 
   // The officer transfers the funds.
   const loanPath = `/loans/customer/profile/${customerId}/loans/${loanId}`;
   await officer.goto(`${loanPath}/transfer`);
+  await hydrated(officer);
   await officer.getByRole('button', { name: 'Transfer funds' }).click();
   await expect(officer).toHaveURL(new RegExp(`${loanPath}$`));
   await expect(officer.getByTestId('loan-status')).toHaveText('Active');
+  await hydrated(officer);
 
   // A repayment of the first installment with a double click: one payment.
   const keys: string[] = [];
@@ -126,7 +139,16 @@ test('[LOANS]: officer notifies an offer, simulates, requests the loan; admin ap
   // The same loan page lives under every section's customer profile (here the admin section's).
   await admin.goto(`/admin/customer/profile/${customerId}/loans/${loanId}`);
   await expect(admin.getByTestId('loan-status')).toHaveText('Active');
+  await hydrated(admin);
   await expect(admin.locator('tr[data-installment="1"]')).toHaveAttribute('data-state', 'paid');
+  // The officer has no reversal (administrators only); the admin reverses the repayment.
+  await officer.goto(loanPath);
+  await hydrated(officer);
+  await expect(officer.getByRole('button', { name: 'Repay' })).toBeVisible();
+  await expect(officer.getByRole('button', { name: 'Reverse' })).toHaveCount(0);
+  await admin.getByRole('button', { name: 'Reverse' }).click();
+  await expect(admin.locator('table[aria-label="Transactions"] tbody')).toContainText('(Reversed)');
+  await expect(admin.locator('tr[data-installment="1"]')).not.toHaveAttribute('data-state', 'paid');
 });
 
 test('[LOANS]: offer pages in French, and the offer letter as a PDF', async ({ browser, baseURL }) => {
@@ -150,6 +172,7 @@ test('[LOANS]: a loan application without an offer: required fields named, then 
   const customers = await (await officer.request.get('/v1/customers?limit=1')).json();
   const customerId = (customers.items ?? customers)[0].id;
   await officer.goto(`/loans/loan-applications/new/${customerId}`);
+  await hydrated(officer);
   await officer.getByRole('button', { name: 'Submit the loan application' }).click();
   await expect(officer.getByText('Purpose of the loan is required')).toBeVisible();
   const amountLabel = await officer.getByText(/^Amount \(/).innerText();
