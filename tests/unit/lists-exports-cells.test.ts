@@ -4,9 +4,10 @@ import { csvField } from '../../src/lib/exports/csv-writer.ts';
 import { listAccess } from '../../src/lib/lists/access.ts';
 import type { Principal } from '../../src/lib/auth/principal.ts';
 import type { ColumnDef } from '../../src/lib/lists/definition.ts';
+import type { ListRow } from '../../src/lib/lists/query.ts';
 
 const t = (key: string) => `<${key}>`;
-const row = (value: unknown, currency?: string) => ({ id: 'x', href: null, values: { v: value }, currencies: currency ? { v: currency } : {} });
+const row = (value: unknown, currency?: string): ListRow => ({ id: 'x', href: null, values: { v: value }, currencies: currency ? { v: currency } : {} });
 const col = (type: ColumnDef['type'], extra: Partial<ColumnDef> = {}): ColumnDef => ({ key: 'v', label: 'l', sql: 'v', type, ...extra });
 
 describe('export cells', () => {
