@@ -141,6 +141,9 @@ export async function seedDemo(db: Db, options: DemoOptions): Promise<boolean> {
 /** The lender that the browser tests sign in to through single sign-on (only with E2E=1). */
 export const E2E_SSO_TENANT = { id: 'e2esso-t1', slug: 'sso', name: 'SSO Test Lender' } as const;
 
+/** The lender with a short idle timeout for the idle-logout browser test (only with E2E=1). */
+export const E2E_IDLE_TENANT = { id: 'e2eidle-t1', slug: 'idle', name: 'Idle Test Lender', idleSeconds: 4 } as const;
+
 /**
  * Browser-test fixtures, seeded only when the server runs with E2E=1 (playwright.config.ts): accounts
  * whose state the identity tests change (forced password change, MFA enrolment, reset), so they never
@@ -162,6 +165,15 @@ async function seedE2eFixtures(tx: Tx, passwordHash: string): Promise<void> {
     );
     await tx.query('insert into user_roles (tenant_id, user_id, role_id) values ($1, $2, $3)', [DEMO_TENANTS.demo, user.id, analyst.id]);
   }
+  // A lender whose staff are signed out after a few idle seconds, so the idle-logout test runs on a
+  // short configured timeout in real time, browser and server alike.
+  await tx.query(
+    `insert into tenants (id, slug, name, currency, locale, time_zone, languages, default_language, business_date, config)
+     values ($1, $2, $3, 'EUR', 'en-GB', 'Europe/London', array['en'], 'en', current_date, $4::jsonb)`,
+    [E2E_IDLE_TENANT.id, E2E_IDLE_TENANT.slug, E2E_IDLE_TENANT.name, JSON.stringify({ auto_logout: { timeout: E2E_IDLE_TENANT.idleSeconds } })],
+  );
+  await seedTenantPeople(tx, E2E_IDLE_TENANT.id, { regions: [] }, [{ email: 'idle.user@idle.test', displayName: 'Ida Idle', language: 'en-US', roles: ['analyst'] }], passwordHash);
+  await seedDemoPlans(tx, { growth: [], starter: [E2E_IDLE_TENANT.id] });
   const issuer = process.env.E2E_OIDC_ISSUER;
   if (!issuer) return;
   const config = {
