@@ -5,12 +5,14 @@ import { ROUTES, type RouteEntry } from '../../src/lib/auth/route-manifest.ts';
 // Security goal 2 against the running server: every route of the manifest, signed out and as each
 // demo role, gets exactly the answer its permissions say (login redirect / 403 / through).
 const PASSWORD = process.env.DEMO_PASSWORD || 'Demo-Lender-2026!';
-// Three roles keep the suite quick (about 20 s per role); tests/unit/route-manifest-guard.test.ts walks
-// every role through the same guard step exhaustively.
-const ACCOUNTS: Partial<Record<DemoRole, string>> = {
+// Every demo role, each through its demo account; tests/unit/route-manifest-guard.test.ts also walks
+// them through the guard step directly.
+const ACCOUNTS: Record<DemoRole, string> = {
   administrator: 'admin@demo.test',
   loan_officer: 'officer@demo.test',
   analyst: 'analyst@demo.test',
+  collector: 'collector@demo.test',
+  strategist: 'strategist@demo.test',
 };
 
 /** The 403/404/500 result pages, standalone and per section. */

@@ -14,11 +14,24 @@ export function testDbKinds(): TestDbKind[] {
  * A fresh, migrated database for one test file: in-memory PGlite, or a new database created on the
  * TEST_DATABASE_URL server and dropped again by `drop()`.
  */
-export async function createTestDb(kind: TestDbKind): Promise<{ db: Db; drop: () => Promise<void> }> {
+export async function createTestDb(
+  kind: TestDbKind,
+  options: { checkLedgerOnDrop?: boolean } = {},
+): Promise<{ db: Db; drop: () => Promise<void> }> {
+  const verify = options.checkLedgerOnDrop === false ? async () => {} : assertLedgerBalanced;
   if (kind === 'pglite') {
     const db = await openPglite(undefined);
     await migrate(db);
-    return { db, drop: () => db.close() };
+    return {
+      db,
+      async drop() {
+        try {
+          await verify(db);
+        } finally {
+          await db.close();
+        }
+      },
+    };
   }
   const base = process.env.TEST_DATABASE_URL;
   if (!base) throw new Error('TEST_DATABASE_URL is not set');
@@ -42,8 +55,25 @@ export async function createTestDb(kind: TestDbKind): Promise<{ db: Db; drop: ()
   return {
     db,
     async drop() {
-      await db.close();
+      try {
+        await verify(db);
+      } finally {
+        await db.close();
+      }
       await adminQuery(`drop database if exists ${name} with (force)`);
     },
   };
+}
+
+/**
+ * Every test database is ledger-checked before it is dropped: whatever a test did through the money
+ * commands, debits must equal credits and loan balances must equal their ledger accounts. A test that
+ * corrupts the ledger on purpose opts out with `checkLedgerOnDrop: false`.
+ */
+async function assertLedgerBalanced(db: Db): Promise<void> {
+  const { checkLedger, formatLedgerReport } = await import('../lending/ledger/check-ledger.ts');
+  const report = await checkLedger(db);
+  if (report.differences.length > 0) {
+    throw new Error(`ledger check failed when dropping the test database:\n${formatLedgerReport(report)}`);
+  }
 }
