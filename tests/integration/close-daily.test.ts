@@ -5,6 +5,7 @@ import { createTestDb, testDbKinds } from '../../src/lib/db/testing.ts';
 import type { Db, Tx } from '../../src/lib/db/index.ts';
 import { closeUntil, isMonthEnd, runDailyClose } from '../../src/lib/close/daily-close.ts';
 import { percentOf } from '../../src/lib/close/penalties.ts';
+import { postJournalEntry } from '../../src/lib/lending/ledger/post-entry.ts';
 
 /**
  * The daily close against Fineract's delinquency reference case: a 1000 loan at 0% with a 25% down
@@ -44,6 +45,13 @@ async function insertLoan(tx: Tx, input: {
     );
     from = i.due;
   }
+  // The loan is inserted ACTIVE without the disburse command, so post its disbursement's ledger side
+  // here (principal still outstanding), as the engine would: the ledger check must hold for it.
+  const outstanding = input.installments.reduce((sum, i) => sum + i.principal - (i.principalPaid ?? 0n), 0n);
+  await postJournalEntry(tx, {
+    tenantId: T, date: input.disbursedOn, currency: 'USD', loanId: id, description: `Disbursement of loan ${input.accountNo} (test fixture)`,
+    lines: [{ account: 'LOAN_PORTFOLIO', debit: outstanding }, { account: 'FUND_SOURCE', credit: outstanding }],
+  });
   return id;
 }
 
@@ -151,7 +159,7 @@ describe.each(testDbKinds())('daily close on %s', (kind) => {
     const [inst] = await db.tenant(T, (tx) => tx.query(`select penalty_due from loan_installments where loan_id = $1 and number = 1`, [penaltyLoan]));
     expect(inst).toEqual({ penalty_due: 875n });
     const ledger = await db.tenant(T, (tx) =>
-      tx.query(`select account_code, sum(debit)::int8 as debit, sum(credit)::int8 as credit from journal_lines where loan_id = $1 group by account_code order by account_code`, [penaltyLoan]),
+      tx.query(`select account_code, sum(debit)::int8 as debit, sum(credit)::int8 as credit from journal_lines where loan_id = $1 and account_code like 'PENALTY%' group by account_code order by account_code`, [penaltyLoan]),
     );
     expect(ledger).toEqual([
       { account_code: 'PENALTY_INCOME', debit: 0n, credit: 3500n },
@@ -180,7 +188,15 @@ describe.each(testDbKinds())('daily close on %s', (kind) => {
   });
 
   it('records a cure when the overdue amount is repaid', async () => {
-    await db.tenant(T, (tx) => tx.query(`update loan_installments set principal_paid = principal_due, obligations_met_on = '2023-12-16' where loan_id = $1`, [paidLoan]));
+    await db.tenant(T, async (tx) => {
+      // Repaid outside the commands (a fixture), with the repayment's ledger side so the ledger check holds.
+      const [{ rest }] = await tx.query<{ rest: bigint }>(`select sum(principal_due - principal_paid)::int8 as rest from loan_installments where loan_id = $1`, [paidLoan]);
+      await tx.query(`update loan_installments set principal_paid = principal_due, obligations_met_on = '2023-12-16' where loan_id = $1`, [paidLoan]);
+      await postJournalEntry(tx, {
+        tenantId: T, date: '2023-12-16', currency: 'USD', loanId: paidLoan, description: 'Repayment of loan PAID-1 (test fixture)',
+        lines: [{ account: 'FUND_SOURCE', debit: rest }, { account: 'LOAN_PORTFOLIO', credit: rest }],
+      });
+    });
     await db.tenant(T, (tx) => tx.query(`update loans set status = 'CLOSED_OBLIGATIONS_MET', closed_on = '2023-12-16' where id = $1`, [paidLoan]));
     const result = await runDailyClose(db, T);
     expect(result).toMatchObject({ businessDate: '2023-12-16', newBusinessDate: '2023-12-17', wasAlreadyClosed: false });
