@@ -24,6 +24,8 @@ export type ListQueryOptions = {
   /** Minor-unit digits of the tenant's currency, to read money filters typed in major units. */
   currencyDigits: number;
   rowScope: RowScope;
+  /** Where tab counts stop (default COUNT_CAP). */
+  countCap?: number;
 };
 
 export type ListRow = {
@@ -255,28 +257,57 @@ export async function loadPage(tx: Tx, def: ListDef, state: ListState, options: 
   };
 }
 
-/** Builds the one query that counts every tab under the state's filters, search and scope. */
-export function buildCountsQuery(def: ListDef, state: ListState, options: ListQueryOptions): Sql {
+/**
+ * Tab counts stop at this many rows: "10,000+" is as useful to a loan officer as 73,412, and an exact
+ * count of a big tab reads every matching row (hundreds of milliseconds on a 100,000-customer tenant)
+ * while a capped one stops after the cap. Counts under the cap are exact, so a scoped user (one
+ * branch, one officer) almost always sees exact figures. The UI shows a capped count as "10,000+".
+ */
+export const COUNT_CAP = 10_000;
+
+export type CountResult = {
+  counts: TabCounts;
+  /** Tabs whose count reached the cap: the real number is at least `counts[tab]`. */
+  cappedTabs: string[];
+};
+
+/**
+ * Builds the one statement that counts every tab under the state's filters, search and scope: one
+ * scalar subquery per tab, each reading at most `cap + 1` matching rows (a LIMIT the planner can push
+ * into an index or a scan that stops early), so no tab costs more than the cap however big it is.
+ */
+export function buildCountsQuery(def: ListDef, state: ListState, options: ListQueryOptions, cap = COUNT_CAP): Sql {
   const params: unknown[] = [];
   const bind = binder(params);
-  const where = commonWhere(def, state, options, bind);
   const ctx: ListContext = { businessDate: options.businessDate, bind };
+  const limit = bind(cap + 1);
   const counts = def.tabs.map((tab, i) => {
+    const where = commonWhere(def, state, options, bind);
     const predicate = tab.where ? tab.where(ctx) : null;
-    return predicate ? `count(*) filter (where ${predicate})::int as "t${i}"` : `count(*)::int as "t${i}"`;
+    if (predicate) where.push(`(${predicate})`);
+    const rows = `select 1 from ${def.from}${where.length ? ` where ${where.join(' and ')}` : ''} limit ${limit}`;
+    return `(select count(*)::int from (${rows}) s) as "t${i}"`;
   });
-  const text = `select ${counts.join(', ')} from ${def.from}${where.length ? ` where ${where.join(' and ')}` : ''}`;
-  return { text, params };
+  return { text: `select ${counts.join(', ')}`, params };
 }
 
-export async function countTabs(tx: Tx, def: ListDef, state: ListState, options: ListQueryOptions): Promise<TabCounts> {
-  const query = buildCountsQuery(def, state, options);
+/** Every tab's count (a capped tab holds the cap) and which tabs reached the cap. */
+export async function countTabsCapped(tx: Tx, def: ListDef, state: ListState, options: ListQueryOptions, cap = COUNT_CAP): Promise<CountResult> {
+  const query = buildCountsQuery(def, state, options, cap);
   const [row] = await tx.query<Record<string, number>>(query.text, query.params);
   const counts: TabCounts = {};
+  const cappedTabs: string[] = [];
   def.tabs.forEach((tab, i) => {
-    counts[tab.name] = Number(row?.[`t${i}`] ?? 0);
+    const n = Number(row?.[`t${i}`] ?? 0);
+    if (n > cap) cappedTabs.push(tab.name);
+    counts[tab.name] = Math.min(n, cap);
   });
-  return counts;
+  return { counts, cappedTabs };
+}
+
+/** The counts alone, for callers that know their tabs stay under the cap (tests, small tenants). */
+export async function countTabs(tx: Tx, def: ListDef, state: ListState, options: ListQueryOptions, cap = COUNT_CAP): Promise<TabCounts> {
+  return (await countTabsCapped(tx, def, state, options, cap)).counts;
 }
 
 /**
@@ -288,11 +319,11 @@ export async function noJit(tx: Tx): Promise<void> {
 }
 
 /** A page and the tab counts together: what a list page and GET /v1/lists/:name answer. */
-export async function loadList(tx: Tx, def: ListDef, state: ListState, options: ListQueryOptions): Promise<{ page: ListPage; counts: TabCounts }> {
+export async function loadList(tx: Tx, def: ListDef, state: ListState, options: ListQueryOptions): Promise<{ page: ListPage } & CountResult> {
   await noJit(tx);
   const page = await loadPage(tx, def, state, options);
-  const counts = await countTabs(tx, def, state, options);
-  return { page, counts };
+  const { counts, cappedTabs } = await countTabsCapped(tx, def, state, options, options.countCap ?? COUNT_CAP);
+  return { page, counts, cappedTabs };
 }
 
 /** Opens one short tenant transaction (e.g. `(fn) => db.tenant(tenantId, fn)`). */

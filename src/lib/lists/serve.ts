@@ -15,8 +15,11 @@ export type ServedList = {
   issues: StateIssue[];
   page: ListPage;
   counts: TabCounts;
-  /** The active tab's row count (for "page n of m"). */
+  /** Tabs whose count stopped at the cap (COUNT_CAP): show "10,000+", the real number is higher. */
+  cappedTabs: string[];
+  /** The active tab's row count (for "page n of m"); at least this many when `isTotalCapped`. */
   total: number;
+  isTotalCapped: boolean;
   businessDate: string;
   views: CustomView[];
   activeView: CustomView | null;
@@ -25,19 +28,19 @@ export type ServedList = {
 /**
  * Everything a list page or GET /v1/lists/:name needs, in one tenant transaction: the state from
  * the URL, the viewer's row scope (data permissions and the scope filter), the page, the counts of
- * every tab and the custom views. With `isStrict`, a malformed parameter is a 400 naming it (API);
+ * every tab (capped at COUNT_CAP, see query.ts) and the custom views. With `isStrict`, a malformed parameter is a 400 naming it (API);
  * pages instead fall back to defaults so an old bookmark still opens.
  */
-export async function serveList(db: Db, viewer: ListViewer, entry: ListEntry, params: URLSearchParams, options: { isStrict?: boolean } = {}): Promise<ServedList> {
+export async function serveList(db: Db, viewer: ListViewer, entry: ListEntry, params: URLSearchParams, options: { isStrict?: boolean; countCap?: number } = {}): Promise<ServedList> {
   const { state, issues } = parseListState(entry.def, params);
   if (options.isStrict && issues.length) throw new AppError('BAD_REQUEST', `${issues[0]!.param}: ${issues[0]!.message}`, { field: issues[0]!.param });
   return db.tenant(viewer.tenantId, async (tx) => {
     const date = await businessDate(tx, viewer.tenantId);
     const rowScope = await resolveRowScope(tx, viewer, state.scope);
-    const { page, counts } = await loadList(tx, entry.def, state, { businessDate: date, currencyDigits: currencyDigits(viewer.currency), rowScope });
+    const { page, counts, cappedTabs } = await loadList(tx, entry.def, state, { businessDate: date, currencyDigits: currencyDigits(viewer.currency), rowScope, countCap: options.countCap });
     const actor = { tenantId: viewer.tenantId, userId: viewer.userId };
     const views = await listCustomViews(tx, actor, entry.def.name);
     const activeView = state.view ? views.find((v) => v.id === state.view) ?? (await getCustomView(tx, actor, entry.def.name, state.view).catch(() => null)) : null;
-    return { state, issues, page, counts, total: counts[state.tab] ?? 0, businessDate: date, views, activeView };
+    return { state, issues, page, counts, cappedTabs, total: counts[state.tab] ?? 0, isTotalCapped: cappedTabs.includes(state.tab), businessDate: date, views, activeView };
   });
 }

@@ -14,10 +14,13 @@ const BUSINESS_DATE = `(select t.business_date from tenants t where t.id = app_t
 
 export const paymentsList = defineList({
   name: 'payments',
+  // Left joins on primary keys for customers and products (loans.customer_id and product_id are
+  // NOT NULL foreign keys, so every row matches): Postgres drops a left join whose columns a query
+  // does not use, so the tab counts read installments and loans only.
   from: `loan_installments i
     join loans l on l.tenant_id = i.tenant_id and l.id = i.loan_id
-    join customers c on c.tenant_id = l.tenant_id and c.id = l.customer_id
-    join loan_products p on p.tenant_id = l.tenant_id and p.id = l.product_id
+    left join customers c on c.tenant_id = l.tenant_id and c.id = l.customer_id
+    left join loan_products p on p.tenant_id = l.tenant_id and p.id = l.product_id
     left join hierarchy_nodes b on b.tenant_id = c.tenant_id and b.id = c.branch_id`,
   idSql: 'i.id',
   baseWhere: `l.status = 'ACTIVE' and i.obligations_met_on is null and ${OUTSTANDING} > 0`,

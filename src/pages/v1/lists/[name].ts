@@ -13,7 +13,7 @@ import { listQuery } from '../../../lib/lists/url-state.ts';
  * caller's data permissions and scope. Same state and rules as the list page; a malformed parameter
  * is a 400 naming it. Answer: { list, state (query string), mode, page, limit, has_next, has_prev,
  * next_cursor, prev_cursor, columns: [{ key, type }], rows: [{ id, href, values, currencies }],
- * counts: { tab: n }, total, business_date }. Money is minor units as decimal strings.
+ * counts: { tab: n }, capped_tabs (tabs whose count stopped at the cap, a lower bound), total, is_total_capped, business_date }. Money is minor units as decimal strings.
  */
 export const GET: APIRoute = ({ locals, params, url }) =>
   handle(locals.requestId, async () => {
@@ -37,6 +37,6 @@ export const GET: APIRoute = ({ locals, params, url }) =>
       next_cursor: page.nextCursor, prev_cursor: page.prevCursor,
       columns: page.columns.map((c) => ({ key: c.key, type: c.type })),
       rows: page.rows,
-      counts: served.counts, total: served.total, business_date: served.businessDate,
+      counts: served.counts, capped_tabs: served.cappedTabs, total: served.total, is_total_capped: served.isTotalCapped, business_date: served.businessDate,
     });
   });
