@@ -63,7 +63,9 @@ describe.each(testDbKinds())('daily close on %s', (kind) => {
   let penaltyLoan: string;
 
   beforeAll(async () => {
-    ({ db, drop } = await createTestDb(kind));
+    // The reference-case loans are written as rows (Fineract's test states, not our disbursement
+    // command), so their ledger is not built; the close's own postings are checked in the tests below.
+    ({ db, drop } = await createTestDb(kind, { checkLedgerOnDrop: false }));
     const start = refCase.inputs.disbursement_date;
     await db.owner((tx) => tx.query(`insert into tenants (id, slug, name, currency, business_date) values ($1, 'close', 'Close', 'USD', $2)`, [T, start]));
     await db.tenant(T, async (tx) => {
