@@ -21,6 +21,8 @@ const { values } = parseArgs({ options: { full: { type: 'boolean', default: fals
 const base = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const root = path.resolve(import.meta.dirname, '..');
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
+/** Loans worked on at once by the simulator (`npm run seed -- --concurrency`, default 12). */
+const SIM_CONCURRENCY = 16;
 
 async function admin(sql: string): Promise<void> {
   const { default: pg } = await import('pg');
@@ -33,14 +35,17 @@ async function admin(sql: string): Promise<void> {
   }
 }
 
-async function freshDb(): Promise<{ db: Db; drop: () => Promise<void> }> {
+async function freshDb(): Promise<{ db: Db; plainUrl: string; drop: () => Promise<void> }> {
   const name = `lending_bench_${crypto.randomBytes(4).toString('hex')}`;
   await admin(`create database ${name}`);
   const url = new URL(base);
   url.pathname = `/${name}`;
-  const db = await openPostgres(url.toString(), { max: 16 });
+  const plainUrl = url.toString();
+  // Bulk loading, like `npm run seed`: commits do not wait for the WAL flush, no JIT (see scripts/seed.ts).
+  url.searchParams.set('options', '-c synchronous_commit=off -c jit=off');
+  const db = await openPostgres(url.toString(), { max: SIM_CONCURRENCY + 2 });
   await migrate(db);
-  return { db, async drop() { await db.close(); await admin(`drop database if exists ${name} with (force)`); } };
+  return { db, plainUrl, async drop() { await db.close(); await admin(`drop database if exists ${name} with (force)`); } };
 }
 
 function benchSchedules(): { perSecond: number; installments: number } {
@@ -63,7 +68,7 @@ async function simulate(db: Db, customers: number, months: number): Promise<Simu
   await db.owner((tx) => tx.query(`insert into tenants (id, slug, name, currency, time_zone, business_date) values ('bench-t1', 'bench', 'Bench Lender', 'EUR', 'Europe/Paris', current_date)`));
   const started = Date.now();
   return simulatePortfolio(db, {
-    tenantId: 'bench-t1', customers, months, seed: 'bench', concurrency: 8,
+    tenantId: 'bench-t1', customers, months, seed: 'bench', concurrency: SIM_CONCURRENCY,
     onProgress: ({ day, done, total }) => log(`  simulating ${customers} customers: ${day} (${done}/${total} days, ${Math.round((Date.now() - started) / 1000)} s)`),
   });
 }
@@ -142,7 +147,7 @@ log(`  ${JSON.stringify(results.schedules)}`);
 const customers = Number(values.customers);
 const months = Number(values.months);
 {
-  const { db, drop } = await freshDb();
+  const { db, plainUrl, drop } = await freshDb();
   try {
     log(`simulator: ${customers} customers, ${months} months…`);
     const sim = await simulate(db, customers, months);
@@ -153,7 +158,14 @@ const months = Number(values.months);
     results.dailyClose = await benchClose(db);
     log(`  ${JSON.stringify(results.dailyClose)}`);
     log('repayments through the API endpoint…');
-    results.repayments = await benchRepayments(db, 2000);
+    // The API path as production runs it: its own pool with the server's default settings
+    // (synchronous commit), not the simulator's bulk-loading connections.
+    const apiDb = await openPostgres(plainUrl, { max: 10 });
+    try {
+      results.repayments = await benchRepayments(apiDb, 2000);
+    } finally {
+      await apiDb.close();
+    }
     log(`  ${JSON.stringify(results.repayments)}`);
   } finally {
     await drop();
