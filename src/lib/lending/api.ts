@@ -9,6 +9,8 @@ import { actorFromPrincipal, type Actor } from './actor.ts';
 import { clientIp } from '../auth/client-ip.ts';
 import { findLoan, getLoanView, isLoanInScope, loanDigits, transactionJson } from './loans.ts';
 import { resolveScopeNodes } from '../tenancy/scope.ts';
+import { isOfferInScope } from './offers.ts';
+import { isApplicationInScope } from './applications.ts';
 import { requestFingerprint, requireIdempotencyKey, runIdempotent, type CommandAnswer, type IdempotencyOptions } from './idempotency.ts';
 
 /**
@@ -70,7 +72,13 @@ export type MoneyCommandSpec<B> = {
   run: (tx: Tx, actor: Actor, body: B) => Promise<CommandAnswer>;
   /** When set, the caller's hierarchy data permissions must cover this loan (else 404). */
   loanId?: string;
+  /** When set, the caller's data permissions must cover this offer's customer (else 404). */
+  offerId?: string;
+  /** When set, the caller's data permissions must cover this loan application's customer (else 404). */
+  applicationId?: string;
 };
+
+type Visibility = { loanId?: string; offerId?: string; applicationId?: string };
 
 const queues = new Map<string, Promise<unknown>>();
 
@@ -98,6 +106,17 @@ async function assertLoanVisible(tx: Tx, principal: Principal, loanId: string): 
   }
 }
 
+/** Another branch's loan, offer or application answers exactly like a missing one: 404. */
+async function assertVisible(tx: Tx, principal: Principal, on: Visibility): Promise<void> {
+  if (on.loanId !== undefined) await assertLoanVisible(tx, principal, on.loanId);
+  if (on.offerId !== undefined && !(await isOfferInScope(tx, on.offerId, await scopeNodesOf(tx, principal)))) {
+    throw new AppError('NOT_FOUND', 'Offer not found', { field: 'offerId' });
+  }
+  if (on.applicationId !== undefined && !(await isApplicationInScope(tx, on.applicationId, await scopeNodesOf(tx, principal)))) {
+    throw new AppError('NOT_FOUND', 'Loan application not found', { field: 'applicationId' });
+  }
+}
+
 /**
  * A money command over HTTP: authorisation, Idempotency-Key (required), body validation, the
  * command in one transaction with its stored answer, and an audit row for refusals and failures.
@@ -116,7 +135,7 @@ export async function moneyCommand<B>(ctx: ApiContext, spec: MoneyCommandSpec<B>
     const fingerprint = requestFingerprint(ctx.request.method, url.pathname, raw);
     const a = actor;
     const execute = () => runIdempotent(db, { tenantId: a.tenantId, userId: a.userId }, key, fingerprint, async (tx) => {
-      if (spec.loanId !== undefined) await assertLoanVisible(tx, principal, spec.loanId);
+      await assertVisible(tx, principal, spec);
       return spec.run(tx, a, body);
     }, ctx.idempotency);
     // Commands on one loan queue up in this process before taking a pooled connection: they would
@@ -147,10 +166,14 @@ export async function mutation<B>(ctx: ApiContext, spec: MoneyCommandSpec<B>): P
   const db = await dbOf(ctx);
   let actor: Actor | undefined;
   try {
-    ({ actor } = authorise(ctx, spec.permission));
+    const auth = authorise(ctx, spec.permission);
+    actor = auth.actor;
     const body = spec.schema.parse(await readBody(ctx.request));
     const a = actor;
-    const answer = await db.tenant(a.tenantId, (tx) => spec.run(tx, a, body));
+    const answer = await db.tenant(a.tenantId, async (tx) => {
+      await assertVisible(tx, auth.principal, spec);
+      return spec.run(tx, a, body);
+    });
     return new Response(stringify(answer.body), { status: answer.status, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } });
   } catch (error) {
     const who = actor ?? (error as { actor?: Actor }).actor;
@@ -170,13 +193,13 @@ export async function query(
   ctx: ApiContext,
   permission: Requirement,
   run: (tx: Tx, actor: Actor, url: URL, principal: Principal) => Promise<unknown>,
-  options: { loanId?: string } = {},
+  options: Visibility = {},
 ): Promise<Response> {
   try {
     const { actor, principal } = authorise(ctx, permission);
     const db = await dbOf(ctx);
     const body = await db.tenant(actor.tenantId, async (tx) => {
-      if (options.loanId !== undefined) await assertLoanVisible(tx, principal, options.loanId);
+      await assertVisible(tx, principal, options);
       return run(tx, actor, new URL(ctx.request.url), principal);
     });
     return json(body);

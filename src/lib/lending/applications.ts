@@ -5,7 +5,7 @@ import type { Actor } from './actor.ts';
 import { applicationContext } from './commands/decide-application.ts';
 import type { ApplicationRow } from './commands/submit-application.ts';
 import { dryRunApplication, APPLICATION_STATUSES, type ApplicationStatus } from './lifecycle/application.ts';
-import { assertUuid } from './loans.ts';
+import { assertUuid, isUuid } from './loans.ts';
 
 export function applicationJson(row: ApplicationRow) {
   const currency = row.currency.trim();
@@ -32,13 +32,41 @@ export async function getApplicationView(tx: Tx, actor: Actor, applicationId: st
   };
 }
 
-export async function listApplications(tx: Tx, query: { status?: string; limit?: number }) {
+/** SQL condition: the application (alias a) belongs to a customer in the node set bound as `param`. */
+function applicationScopeSql(param: string): string {
+  return `exists (select 1 from customers c where c.tenant_id = a.tenant_id and c.id = a.customer_id
+            and (c.branch_id = any(${param}::uuid[]) or c.officer_id = any(${param}::uuid[])))`;
+}
+
+/** Whether the application's customer is inside the hierarchy scope (null nodes = unrestricted); unknown ids are not. */
+export async function isApplicationInScope(tx: Tx, applicationId: string, scopeNodes: string[] | null): Promise<boolean> {
+  if (!isUuid(applicationId)) return false;
+  if (scopeNodes === null) return true;
+  const rows = await tx.query(`select 1 from loan_applications a where a.id = $1 and ${applicationScopeSql('$2')}`, [applicationId, scopeNodes]);
+  return rows.length > 0;
+}
+
+/** Applications newest first; `scopeNodes` (hierarchy data permissions, null = all) restricts them to the caller's customers. */
+export async function listApplications(tx: Tx, query: { status?: string; limit?: number; scopeNodes?: string[] | null }) {
   if (query.status && !(APPLICATION_STATUSES as readonly string[]).includes(query.status)) {
     throw new AppError('BAD_REQUEST', `status must be one of ${APPLICATION_STATUSES.join(', ')}`, { field: 'status' });
   }
   const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
-  const rows = query.status
-    ? await tx.query<ApplicationRow>(`select * from loan_applications where status = $1 order by submitted_at desc, id desc limit $2`, [query.status as ApplicationStatus, limit])
-    : await tx.query<ApplicationRow>(`select * from loan_applications order by submitted_at desc, id desc limit $1`, [limit]);
+  const params: unknown[] = [];
+  const where: string[] = [];
+  if (query.status) {
+    params.push(query.status as ApplicationStatus);
+    where.push(`a.status = $${params.length}`);
+  }
+  if (query.scopeNodes) {
+    params.push(query.scopeNodes);
+    where.push(applicationScopeSql(`$${params.length}`));
+  }
+  params.push(limit);
+  const rows = await tx.query<ApplicationRow>(
+    `select a.* from loan_applications a ${where.length ? `where ${where.join(' and ')}` : ''}
+      order by a.submitted_at desc, a.id desc limit $${params.length}`,
+    params,
+  );
   return { items: rows.map(applicationJson) };
 }

@@ -7,7 +7,8 @@ import type { Actor } from './actor.ts';
 import { auditSuccess, positiveAmount } from './commands/common.ts';
 import { submitApplication } from './commands/submit-application.ts';
 import { dryRunOffer, transitionOffer, type OfferAction, type OfferStatus } from './lifecycle/offer.ts';
-import { assertUuid } from './loans.ts';
+import { assertUuid, isUuid } from './loans.ts';
+import { parseStoredConfig, type FormDefinition, type FormField } from '../tenancy/config.ts';
 import { assertWithinProduct, getProduct } from './products.ts';
 
 export type OfferRow = {
@@ -15,6 +16,7 @@ export type OfferRow = {
   annual_interest_rate: string; expires_on: string; status: OfferStatus; notified_at: Date | null; notified_by: string | null;
   notify_channel: string | null; notify_feedback: string | null; notify_comment: string | null; rejected_reason: string | null;
   application_id: string | null; loan_id: string | null; created_at: Date; updated_at: Date; version: number;
+  notify_form: Record<string, string> | null;
 };
 
 export const NOTIFY_CHANNELS = ['Message', 'PhoneCall', 'InPerson', 'Other'] as const;
@@ -61,31 +63,69 @@ async function moveOffer(tx: Tx, actor: Actor, offer: OfferRow, action: OfferAct
   return transitionOffer(offer.status, action, { businessDate: today, expiresOn: offer.expires_on });
 }
 
+/** The tenant's configuration (spec §3), read in the command's transaction so a command sees one version of it. */
+export async function tenantConfigIn(tx: Tx, tenantId: string) {
+  const rows = await tx.query<{ config: Record<string, unknown> }>(`select config from tenants where id = $1`, [tenantId]);
+  if (!rows[0]) throw new AppError('NOT_FOUND', 'Unknown tenant');
+  return parseStoredConfig(rows[0].config);
+}
+
+export type NotifyValues = Record<string, string | null | undefined>;
+
+function isVisible(field: FormField, values: NotifyValues): boolean {
+  return !field.visibleWhen || field.visibleWhen.in.includes((values[field.visibleWhen.field] ?? '').trim());
+}
+
 /**
- * Records that the customer was told about the offer (spec notification form): Channel required;
- * Client_Feedback required unless the channel is Message; Comment optional. to_propose → pending.
+ * Checks submitted values against a notification form definition (the tenant's
+ * notify_customer_modal_config.form): a field hidden by its `visibleWhen` rule is dropped, a visible
+ * required field must have a value, a field with options must hold one of them. Returns the kept
+ * values (visible, non-empty, trimmed). Throws BAD_REQUEST naming the first failing field.
  */
-export async function notifyOffer(
-  tx: Tx,
-  actor: Actor,
-  offerId: string,
-  form: { channel: string; feedback?: string | null; comment?: string | null },
-): Promise<OfferRow> {
-  if (!(NOTIFY_CHANNELS as readonly string[]).includes(form.channel)) {
-    throw new AppError('BAD_REQUEST', `Channel must be one of ${NOTIFY_CHANNELS.join(', ')}`, { field: 'Channel' });
+export function validateNotifyForm(form: FormDefinition, values: NotifyValues): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const field of form.fields) {
+    if (!isVisible(field, values)) continue;
+    const value = (values[field.name] ?? '').trim();
+    if (!value) {
+      if (field.required) throw new AppError('BAD_REQUEST', `${field.name} is required`, { field: field.name });
+      continue;
+    }
+    if (field.options && !field.options.some((o) => o.value === value)) {
+      throw new AppError('BAD_REQUEST', `${field.name} must be one of ${field.options.map((o) => o.value).join(', ')}`, { field: field.name });
+    }
+    if (value.length > 2000) throw new AppError('BAD_REQUEST', `${field.name} must be at most 2000 characters`, { field: field.name });
+    kept[field.name] = value;
   }
-  const asksFeedback = form.channel !== 'Message';
-  if (asksFeedback && !(NOTIFY_FEEDBACK as readonly string[]).includes(form.feedback ?? '')) {
-    throw new AppError('BAD_REQUEST', `Client_Feedback must be one of ${NOTIFY_FEEDBACK.join(', ')}`, { field: 'Client_Feedback' });
-  }
+  return kept;
+}
+
+/**
+ * Records that the customer was told about the offer through the tenant's notification form
+ * (notify_customer_modal_config.form; by default spec §3: Channel required; Client_Feedback required
+ * and Comment optional, both only for PhoneCall, InPerson or Other). to_propose → pending.
+ * `form` holds the form's values by field name; `channel`, `feedback` and `comment` are accepted as
+ * aliases of Channel, Client_Feedback and Comment.
+ */
+export async function notifyOffer(tx: Tx, actor: Actor, offerId: string, form: NotifyValues): Promise<OfferRow> {
+  const { channel, feedback, comment, ...rest } = form;
+  const values: NotifyValues = { ...rest };
+  if (channel !== undefined) values.Channel = channel;
+  if (feedback !== undefined) values.Client_Feedback = feedback;
+  if (comment !== undefined) values.Comment = comment;
+  const config = await tenantConfigIn(tx, actor.tenantId);
+  const kept = validateNotifyForm(config.notify_customer_modal_config.form, values);
   const offer = await lockOffer(tx, offerId);
   const status = await moveOffer(tx, actor, offer, 'notify');
+  // The typed columns keep the default form's vocabulary (their check constraints); every value is in notify_form.
+  const knownChannel = (NOTIFY_CHANNELS as readonly string[]).includes(kept.Channel ?? '') ? kept.Channel : null;
+  const knownFeedback = (NOTIFY_FEEDBACK as readonly string[]).includes(kept.Client_Feedback ?? '') ? kept.Client_Feedback : null;
   const [row] = await tx.query<OfferRow>(
     `update offers set status = $2, notified_at = now(), notified_by = $3, notify_channel = $4, notify_feedback = $5, notify_comment = $6,
-       updated_at = now(), version = version + 1 where id = $1 returning *`,
-    [offer.id, status, actor.userId, form.channel, asksFeedback ? form.feedback : null, asksFeedback ? (form.comment?.trim() || null) : null],
+       notify_form = $7::jsonb, updated_at = now(), version = version + 1 where id = $1 returning *`,
+    [offer.id, status, actor.userId, knownChannel, knownFeedback, kept.Comment ?? null, JSON.stringify(kept)],
   );
-  await auditSuccess(tx, actor, 'offer.notify', 'offer', offer.id, { status: offer.status }, { status, channel: form.channel, feedback: row.notify_feedback });
+  await auditSuccess(tx, actor, 'offer.notify', 'offer', offer.id, { status: offer.status }, { status, form: kept });
   return row;
 }
 
@@ -102,6 +142,10 @@ export async function rejectOffer(tx: Tx, actor: Actor, offerId: string, reason?
 
 /** The customer asks for the loan: the offer becomes 'requested' and a loan application is submitted for it. */
 export async function requestOfferLoan(tx: Tx, actor: Actor, offerId: string, formData: Record<string, unknown> = {}) {
+  const config = await tenantConfigIn(tx, actor.tenantId);
+  if (!config.offer.requestLoan) {
+    throw new AppError('FORBIDDEN', 'Requesting a loan from an offer is turned off for this tenant (offer.requestLoan)', { field: 'offer.requestLoan' });
+  }
   const offer = await lockOffer(tx, offerId);
   const status = await moveOffer(tx, actor, offer, 'request');
   const product = await getProduct(tx, offer.product_id);
@@ -136,15 +180,35 @@ export async function getOffer(tx: Tx, offerId: string) {
   return rows[0];
 }
 
+/** Whether the offer's customer is inside the hierarchy scope (null nodes = unrestricted); unknown ids are not. */
+export async function isOfferInScope(tx: Tx, offerId: string, scopeNodes: string[] | null): Promise<boolean> {
+  if (!isUuid(offerId)) return false;
+  if (scopeNodes === null) return true;
+  const rows = await tx.query(
+    `select 1 from offers o join customers c on c.tenant_id = o.tenant_id and c.id = o.customer_id
+      where o.id = $1 and (c.branch_id = any($2::uuid[]) or c.officer_id = any($2::uuid[]))`,
+    [offerId, scopeNodes],
+  );
+  return rows.length > 0;
+}
+
 export async function offerActions(tx: Tx, tenantId: string, offer: OfferRow) {
   const today = await businessDate(tx, tenantId);
   return dryRunOffer(offer.status, { businessDate: today, expiresOn: offer.expires_on });
 }
 
-export async function listOffers(tx: Tx, query: { status?: OfferStatus; customerId?: string; limit?: number }): Promise<OfferRow[]> {
+export async function listOffers(
+  tx: Tx,
+  query: { status?: OfferStatus; customerId?: string; limit?: number; scopeNodes?: string[] | null },
+): Promise<OfferRow[]> {
   const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
   const params: unknown[] = [];
   const where: string[] = [];
+  if (query.scopeNodes) {
+    params.push(query.scopeNodes);
+    where.push(`exists (select 1 from customers c where c.tenant_id = offers.tenant_id and c.id = offers.customer_id
+      and (c.branch_id = any($${params.length}::uuid[]) or c.officer_id = any($${params.length}::uuid[])))`);
+  }
   if (query.status) {
     params.push(query.status);
     where.push(`status = $${params.length}`);
@@ -163,7 +227,7 @@ export function offerJson(row: OfferRow, digits: number) {
     id: row.id, code: row.code, status: row.status, customerId: row.customer_id, productId: row.product_id, currency: row.currency.trim(),
     principal: formatMinor(row.principal, digits), numberOfRepayments: row.number_of_repayments, annualInterestRate: row.annual_interest_rate,
     expiresOn: row.expires_on, notifiedAt: row.notified_at, notifiedBy: row.notified_by, channel: row.notify_channel,
-    feedback: row.notify_feedback, comment: row.notify_comment, rejectedReason: row.rejected_reason, applicationId: row.application_id,
+    feedback: row.notify_feedback, comment: row.notify_comment, notifyForm: row.notify_form, rejectedReason: row.rejected_reason, applicationId: row.application_id,
     loanId: row.loan_id, createdAt: row.created_at, version: row.version,
   };
 }

@@ -1,13 +1,16 @@
 import type { APIRoute } from 'astro';
 import { z } from 'zod';
-import { amountField, apiContext, dateField, mutation, query } from '../../../lib/lending/api.ts';
+import { amountField, apiContext, dateField, mutation, query, scopeNodesOf } from '../../../lib/lending/api.ts';
 import { applicationJson, listApplications } from '../../../lib/lending/applications.ts';
 import { submitApplication } from '../../../lib/lending/commands/submit-application.ts';
 
 /** GET /v1/applications?status=submitted&limit=N → { items }. */
 export const GET: APIRoute = (context) =>
-  query(apiContext(context), 'loans.loan_applications.view', (tx, _actor, url) =>
-    listApplications(tx, { status: url.searchParams.get('status') ?? undefined, limit: Number(url.searchParams.get('limit') ?? 50) || 50 }),
+  query(apiContext(context), 'loans.loan_applications.view', async (tx, _actor, url, principal) =>
+    listApplications(tx, {
+      status: url.searchParams.get('status') ?? undefined, limit: Number(url.searchParams.get('limit') ?? 50) || 50,
+      scopeNodes: await scopeNodesOf(tx, principal),
+    }),
   );
 
 const Body = z.object({

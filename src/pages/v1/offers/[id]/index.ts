@@ -12,4 +12,4 @@ export const GET: APIRoute = (context) =>
       ...offerJson(offer, currencyDigits(offer.currency.trim())),
       actions: actions.map((e) => ({ action: e.action, allowed: e.allowed, ...(e.reason ? { reason: e.reason.code, message: e.reason.message } : {}) })),
     };
-  });
+  }, { offerId: context.params.id ?? '' });

@@ -4,15 +4,17 @@ import { apiContext, mutation } from '../../../../lib/lending/api.ts';
 import { notifyOffer, offerJson } from '../../../../lib/lending/offers.ts';
 import { currencyDigits } from '../../../../lib/money/money.ts';
 
-const Body = z.object({ Channel: z.string(), Client_Feedback: z.string().optional(), Comment: z.string().max(2000).optional() });
+// The fields are the tenant's notify_customer_modal_config.form (by default Channel, Client_Feedback, Comment);
+// notifyOffer checks them against that form.
+const Body = z.record(z.string().max(100), z.string().max(2000));
 
-/** POST /v1/offers/{id}/notify { Channel, Client_Feedback?, Comment? } (the spec's notification form) → the offer. */
+/** POST /v1/offers/{id}/notify { Channel, Client_Feedback?, Comment?, …the tenant form's fields } → the offer. */
 export const POST: APIRoute = (context) => {
   const offerId = context.params.id ?? '';
   return mutation(apiContext(context), {
-    action: 'offer.notify', objectType: 'offer', objectId: offerId, permission: 'loans.offers.notify', schema: Body,
+    action: 'offer.notify', objectType: 'offer', objectId: offerId, offerId, permission: 'loans.offers.notify', schema: Body,
     run: async (tx, actor, body) => {
-      const row = await notifyOffer(tx, actor, offerId, { channel: body.Channel, feedback: body.Client_Feedback, comment: body.Comment });
+      const row = await notifyOffer(tx, actor, offerId, body);
       return { status: 200, body: offerJson(row, currencyDigits(row.currency.trim())) };
     },
   });
