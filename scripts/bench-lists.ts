@@ -4,6 +4,8 @@
 //
 //   DATABASE_URL=postgres://… npm run bench:lists -- --tenant demo [--runs 30] [--user officer@demo.test]
 //   DATABASE_URL=postgres://… npm run bench:lists -- --bulk 100000     # creates tenant 'bench-lists'
+//   … --branch R1-B1            # a viewer whose data permission is that one branch (scoped counts)
+//   … --list loans --cap 1000   # only some lists; another tab-count cap than COUNT_CAP
 //
 // The tenant should be seeded by `npm run seed -- --tenant <slug> --customers 100000` (the lending
 // engine's own simulator). As that takes long, `--bulk N` instead fills a dedicated tenant
@@ -11,11 +13,13 @@
 // same shape (hierarchy, products, active / overdue / closed loans); the report says which was used.
 // Results go to bench/results/lists.json.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { openDatabase, type Db } from '../src/lib/db/index.ts';
 import { LISTS } from '../src/lib/lists/registry.ts';
 import { serveList, type ListViewer } from '../src/lib/lists/serve.ts';
+import { COUNT_CAP } from '../src/lib/lists/query.ts';
 
 const { values } = parseArgs({
   options: {
@@ -23,6 +27,9 @@ const { values } = parseArgs({
     bulk: { type: 'string' },
     runs: { type: 'string', default: '30' },
     user: { type: 'string' },
+    branch: { type: 'string' },
+    list: { type: 'string', multiple: true },
+    cap: { type: 'string' },
     out: { type: 'string', default: 'bench/results/lists.json' },
   },
 });
@@ -40,7 +47,10 @@ async function bulkFill(db: Db, customers: number): Promise<string> {
                     on conflict (id) do nothing`, [tenantId]);
   });
   const [{ n }] = await db.tenant(tenantId, (tx) => tx.query<{ n: number }>('select count(*)::int as n from customers'));
-  if (n >= customers) return tenantId;
+  if (n >= customers) {
+    await fillWorkspace(tenantId);
+    return tenantId;
+  }
   const started = Date.now();
   await db.tenant(tenantId, async (tx) => {
     await tx.query(`insert into hierarchy_nodes (tenant_id, level, code, name)
@@ -78,19 +88,68 @@ async function bulkFill(db: Db, customers: number): Promise<string> {
         from loans l, generate_series(1, 6) k`, [tenantId]);
     await tx.query(`update loan_installments set obligations_met_on = due_date where principal_paid = principal_due and interest_paid = interest_due`);
   });
-  // VACUUM cannot run in a transaction (db.owner opens one): a bare client. Without it the partial
-  // index on unpaid installments still points at the pre-update row versions and the tabs read bloat
-  // that autovacuum would have cleaned in a live system.
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query('vacuum analyze customers, loans, loan_installments, hierarchy_nodes');
-  } finally {
-    await client.end();
-  }
+  await fillWorkspace(tenantId, false);
+  await vacuumAnalyze('customers, loans, loan_installments, hierarchy_nodes, offers, loan_applications, collaterals, loan_collaterals');
   process.stderr.write(`bulk-filled ${customers} customers into ${tenantId} in ${Math.round((Date.now() - started) / 1000)} s\n`);
   return tenantId;
+
+  // VACUUM cannot run in a transaction (db.owner opens one): a bare client. Without it the partial
+  // indexes on unpaid installments still point at the pre-update row versions and the tabs read bloat
+  // that autovacuum would have cleaned in a live system.
+  async function vacuumAnalyze(tables: string): Promise<void> {
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(`vacuum analyze ${tables}`);
+    } finally {
+      await client.end();
+    }
+  }
+
+  /**
+   * The rest of the loans workspace, so every list has rows at scale: offers (about one customer in
+   * two; all lifecycle states, most still open), loan applications (one per loan plus the offers
+   * being requested: submitted, approved, rejected, withdrawn) and collaterals (about one customer in
+   * three, linked to the customer's loan). Added to an already-filled tenant that lacks them.
+   */
+  async function fillWorkspace(id: string, shouldVacuum = true): Promise<void> {
+    const [{ offers }] = await db.tenant(id, (tx) => tx.query<{ offers: number }>('select count(*)::int as offers from offers'));
+    if (offers > 0) return;
+    const began = Date.now();
+    await db.tenant(id, async (tx) => {
+      await tx.query(`
+        insert into offers (tenant_id, code, customer_id, product_id, currency, principal, number_of_repayments, annual_interest_rate, expires_on, status, notify_channel, created_at)
+        select $1, 'OF' || lpad(row_number() over (order by c.created_at)::text, 9, '0'), c.id, p.id, 'EUR', 50000 + (h % 40) * 10000, 6 + h % 7, 18,
+               date '2026-06-15' + (h % 60) - 10,
+               (array['to_propose','to_propose','to_propose','pending','pending','requested','disbursed','disbursed','rejected','expired'])[1 + h % 10],
+               case when h % 10 between 3 and 7 then (array['Message','PhoneCall','InPerson','Other'])[1 + h % 4] end,
+               c.created_at + interval '2 days'
+          from customers c cross join lateral (select abs(hashtext(c.id::text || 'offer')) as h) x, loan_products p
+         where h % 2 = 0`, [id]);
+      await tx.query(`
+        insert into loan_applications (tenant_id, customer_id, product_id, currency, principal, number_of_repayments, annual_interest_rate, expected_disbursement_date, status, submitted_by, submitted_at, loan_id)
+        select $1, l.customer_id, l.product_id, 'EUR', l.principal, l.number_of_repayments, 18, coalesce(l.disbursed_on, date '2026-06-15'), 'approved', 'bench', l.created_at - interval '1 day', l.id
+          from loans l`, [id]);
+      await tx.query(`
+        insert into loan_applications (tenant_id, customer_id, product_id, offer_id, currency, principal, number_of_repayments, annual_interest_rate, expected_disbursement_date, status, submitted_by, submitted_at)
+        select $1, o.customer_id, o.product_id, o.id, 'EUR', o.principal, o.number_of_repayments, 18, date '2026-06-20',
+               (array['submitted','submitted','rejected','withdrawn'])[1 + abs(hashtext(o.id::text)) % 4], 'bench', o.created_at + interval '1 day'
+          from offers o where o.status in ('requested', 'rejected')`, [id]);
+      await tx.query(`
+        insert into collaterals (tenant_id, customer_id, type, description, currency, value, valuation_date, created_at)
+        select $1, c.id, (array['vehicle','real_estate','deposit','guarantee'])[1 + h % 4], 'Bench collateral ' || h % 1000, 'EUR',
+               200000 + (h % 90) * 10000, date '2026-06-15' - (h % 700), c.created_at + interval '3 days'
+          from customers c cross join lateral (select abs(hashtext(c.id::text || 'collateral')) as h) x
+         where h % 3 = 0`, [id]);
+      await tx.query(`
+        insert into loan_collaterals (tenant_id, loan_id, collateral_id)
+        select distinct on (k.id) $1, l.id, k.id from collaterals k join loans l on l.tenant_id = k.tenant_id and l.customer_id = k.customer_id
+         order by k.id, l.created_at desc`, [id]);
+    });
+    if (shouldVacuum) await vacuumAnalyze('offers, loan_applications, collaterals, loan_collaterals');
+    process.stderr.write(`filled offers, loan applications and collaterals of ${id} in ${Math.round((Date.now() - began) / 1000)} s\n`);
+  }
 }
 
 const db = await openDatabase({ databaseUrl: url });
@@ -108,29 +167,35 @@ try {
     const permissions = await db.tenant(tenantId, (tx) => tx.query<{ field: string; value: string }>('select field, value from user_data_permissions where user_id = $1', [user.id]));
     viewer = { ...viewer, userId: user.id, isAdmin: false, dataPermissions: permissions };
   }
-  const results: { list: string; query: string; medianMs: number; p95Ms: number; rows: number }[] = [];
+  if (values.branch) viewer = { ...viewer, isAdmin: false, dataPermissions: [{ field: 'branch', value: values.branch }] };
+  const countCap = values.cap ? Number(values.cap) : COUNT_CAP;
+  const results: { list: string; query: string; medianMs: number; p95Ms: number; rows: number; counts: Record<string, string> }[] = [];
   for (const entry of Object.values(LISTS)) {
+    if (values.list?.length && !values.list.includes(entry.def.name)) continue;
     const queries = ['', ...entry.def.tabs.filter((t) => t.name !== entry.def.defaultTab).map((t) => `tab=${t.name}`), 'q=dia', `sort=-${entry.def.columns.find((c) => c.isSortable && c.isNotNull && !c.isRequired)?.key ?? entry.def.defaultSort.key}`];
     for (const query of queries) {
       const times: number[] = [];
       let rows = 0;
+      let counts: Record<string, string> = {};
       for (let i = 0; i < runs + 2; i++) {
         const started = process.hrtime.bigint();
-        const served = await serveList(db, viewer, entry, new URLSearchParams(query));
+        const served = await serveList(db, viewer, entry, new URLSearchParams(query), { countCap });
         const ms = Number(process.hrtime.bigint() - started) / 1e6;
         if (i >= 2) times.push(ms); // two warm-up runs
         rows = served.page.rows.length;
+        counts = Object.fromEntries(Object.entries(served.counts).map(([tab, n]) => [tab, `${n}${served.cappedTabs.includes(tab) ? '+' : ''}`]));
       }
       times.sort((a, b) => a - b);
       const median = times[Math.floor(times.length / 2)]!;
       const p95 = times[Math.min(times.length - 1, Math.ceil(times.length * 0.95) - 1)]!;
-      results.push({ list: entry.def.name, query: query || '(default)', medianMs: Math.round(median * 10) / 10, p95Ms: Math.round(p95 * 10) / 10, rows });
-      console.log(`${entry.path.padEnd(16)} ${(query || '(default)').padEnd(28)} median ${median.toFixed(1).padStart(7)} ms   p95 ${p95.toFixed(1).padStart(7)} ms   ${rows} rows`);
+      results.push({ list: entry.def.name, query: query || '(default)', medianMs: Math.round(median * 10) / 10, p95Ms: Math.round(p95 * 10) / 10, rows, counts });
+      console.log(`${entry.path.padEnd(24)} ${(query || '(default)').padEnd(28)} median ${median.toFixed(1).padStart(7)} ms   p95 ${p95.toFixed(1).padStart(7)} ms   ${rows} rows   ${Object.entries(counts).map(([t, n]) => `${t}=${n}`).join(' ')}`);
     }
   }
   const report = {
     measuredAt: new Date().toISOString(), tenantId, data: isBulk ? 'bulk SQL fill (--bulk)' : 'existing tenant (npm run seed)', ...sizes,
-    viewer: values.user ?? 'unrestricted', runs, targetMedianMs: 100, isWithinTarget: results.every((r) => r.medianMs < 100), results,
+    viewer: values.user ?? (values.branch ? `data permission branch ${values.branch}` : 'unrestricted'), countCap, runs,
+    machine: { cpus: os.cpus().length, loadAverage: os.loadavg().map((n) => Math.round(n * 10) / 10) }, targetMedianMs: 100, isWithinTarget: results.every((r) => r.medianMs < 100), results,
   };
   fs.mkdirSync(path.dirname(values.out!), { recursive: true });
   fs.writeFileSync(values.out!, `${JSON.stringify(report, null, 2)}\n`);

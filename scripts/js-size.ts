@@ -27,7 +27,13 @@ const { values } = parseArgs({
 });
 const base = values.url!.replace(/\/$/, '');
 const budgetBytes = Number(values['budget-kb']) * 1000;
-const PAGES = values.page?.length ? values.page : ['/loans/customers', '/loans/customers?tab=borrower&sort=-created_at', '/loans/loans', '/loans/loans?tab=overdue'];
+// Every list page of the loans workspace (and a tab / sort variant of the two busiest), as the
+// README's budget line says "list pages ship at most 170 KB".
+const PAGES = values.page?.length ? values.page : [
+  '/loans/customers', '/loans/customers?tab=borrower&sort=-created_at',
+  '/loans/loans', '/loans/loans?tab=overdue',
+  '/loans/offers', '/loans/payments', '/loans/loan-applications', '/loans/collaterals',
+];
 
 type Fetched = { status: number; headers: http.IncomingHttpHeaders; wireBytes: number; body: Buffer };
 

@@ -80,7 +80,7 @@ describe.each(testDbKinds())('capped tab counts on %s', (kind) => {
     expect(result.cappedTabs).toEqual(['all']);
     expect(result.page.rows.map((r) => r.id)).toEqual(rows.slice(0, 10).map((r) => idOf(r.n)));
     const byDefault = await db.tenant(TENANT, (tx) => loadList(tx, peopleList, stateOf('limit=10'), options));
-    expect(COUNT_CAP).toBe(10_000);
+    expect(COUNT_CAP).toBe(1_000);
     expect(byDefault.cappedTabs).toEqual([]);
     expect(byDefault.counts.all).toBe(40);
   });

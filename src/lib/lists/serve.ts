@@ -15,7 +15,7 @@ export type ServedList = {
   issues: StateIssue[];
   page: ListPage;
   counts: TabCounts;
-  /** Tabs whose count stopped at the cap (COUNT_CAP): show "10,000+", the real number is higher. */
+  /** Tabs whose count stopped at the cap (COUNT_CAP): show "1,000+", the real number is higher. */
   cappedTabs: string[];
   /** The active tab's row count (for "page n of m"); at least this many when `isTotalCapped`. */
   total: number;

@@ -7,9 +7,11 @@ import { defineList } from '../definition.ts';
  */
 export const applicationsList = defineList({
   name: 'applications',
+  // Left joins on primary keys (customer_id and product_id are NOT NULL foreign keys, so every
+  // application matches): Postgres drops a left join a query does not use (tab counts).
   from: `loan_applications a
-    join customers c on c.tenant_id = a.tenant_id and c.id = a.customer_id
-    join loan_products p on p.tenant_id = a.tenant_id and p.id = a.product_id
+    left join customers c on c.tenant_id = a.tenant_id and c.id = a.customer_id
+    left join loan_products p on p.tenant_id = a.tenant_id and p.id = a.product_id
     left join hierarchy_nodes b on b.tenant_id = c.tenant_id and b.id = c.branch_id
     left join users u on u.tenant_id = a.tenant_id and u.id::text = a.submitted_by`,
   idSql: 'a.id',

@@ -9,9 +9,11 @@ import { defineList } from '../definition.ts';
  */
 export const offersList = defineList({
   name: 'offers',
+  // Left joins on primary keys (offers.customer_id and product_id are NOT NULL foreign keys, so
+  // every offer matches): Postgres drops a left join a query does not use, so tab counts read offers alone.
   from: `offers o
-    join customers c on c.tenant_id = o.tenant_id and c.id = o.customer_id
-    join loan_products p on p.tenant_id = o.tenant_id and p.id = o.product_id
+    left join customers c on c.tenant_id = o.tenant_id and c.id = o.customer_id
+    left join loan_products p on p.tenant_id = o.tenant_id and p.id = o.product_id
     left join hierarchy_nodes b on b.tenant_id = c.tenant_id and b.id = c.branch_id`,
   idSql: 'o.id',
   hrefSql: `'/loans/customer/profile/' || o.customer_id || '/offers/' || o.id`,
