@@ -35,6 +35,23 @@ async function admin(sql: string): Promise<void> {
   }
 }
 
+/** VACUUM (ANALYZE) outside a transaction, on the database of `db` (see SimulateOptions.vacuum). */
+const dbUrls = new WeakMap<Db, string>();
+function vacuumHook(db: Db) {
+  const url = dbUrls.get(db);
+  if (!url) return undefined;
+  return async (tables: readonly string[]) => {
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(`vacuum (analyze) ${tables.join(', ')}`);
+    } finally {
+      await client.end();
+    }
+  };
+}
+
 async function freshDb(): Promise<{ db: Db; plainUrl: string; drop: () => Promise<void> }> {
   const name = `lending_bench_${crypto.randomBytes(4).toString('hex')}`;
   await admin(`create database ${name}`);
@@ -44,6 +61,7 @@ async function freshDb(): Promise<{ db: Db; plainUrl: string; drop: () => Promis
   // Bulk loading, like `npm run seed`: commits do not wait for the WAL flush, no JIT (see scripts/seed.ts).
   url.searchParams.set('options', '-c synchronous_commit=off -c jit=off');
   const db = await openPostgres(url.toString(), { max: SIM_CONCURRENCY + 2 });
+  dbUrls.set(db, url.toString());
   await migrate(db);
   return { db, plainUrl, async drop() { await db.close(); await admin(`drop database if exists ${name} with (force)`); } };
 }
@@ -68,6 +86,7 @@ async function simulate(db: Db, customers: number, months: number): Promise<Simu
   await db.owner((tx) => tx.query(`insert into tenants (id, slug, name, currency, time_zone, business_date) values ('bench-t1', 'bench', 'Bench Lender', 'EUR', 'Europe/Paris', current_date)`));
   const started = Date.now();
   return simulatePortfolio(db, {
+    vacuum: vacuumHook(db),
     tenantId: 'bench-t1', customers, months, seed: 'bench', concurrency: SIM_CONCURRENCY,
     onProgress: ({ day, done, total }) => log(`  simulating ${customers} customers: ${day} (${done}/${total} days, ${Math.round((Date.now() - started) / 1000)} s)`),
   });

@@ -69,7 +69,21 @@ try {
     process.stderr.write(`seed: created tenant ${tenant.id}\n`);
   }
   const started = Date.now();
+  // VACUUM cannot run inside a transaction: a plain connection of its own (Postgres only).
+  const vacuum = databaseUrl
+    ? async (tables: readonly string[]) => {
+      const { default: pg } = await import('pg');
+      const client = new pg.Client({ connectionString: databaseUrl });
+      await client.connect();
+      try {
+        await client.query(`vacuum (analyze) ${tables.join(', ')}`);
+      } finally {
+        await client.end();
+      }
+    }
+    : undefined;
   const result = await simulatePortfolio(db, {
+    vacuum,
     tenantId: tenant.id, customers, months, seed: values.seed, today: values.today, concurrency,
     onProgress: ({ day, done, total, commandsMs, closeMs, loans, repayments }) =>
       process.stderr.write(

@@ -39,6 +39,13 @@ export type SimulateOptions = {
   concurrency?: number;
   /** Months of bank history per customer (default 3). */
   bankMonths?: number;
+  /**
+   * Runs `VACUUM (ANALYZE)` on the given tables outside any transaction (Postgres: a plain
+   * connection). The history updates loans, installments and delinquency rows hundreds of thousands
+   * of times; without vacuum (or with autovacuum off or behind) every close scans the dead versions
+   * too and gets slower day after day. Without this hook statistics are refreshed with ANALYZE only.
+   */
+  vacuum?: (tables: readonly string[]) => Promise<void>;
   onProgress?: (info: { day: string; done: number; total: number; commandsMs: number; closeMs: number; loans: number; repayments: number }) => void;
 };
 
@@ -150,7 +157,7 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
   });
   const tCustomers = Date.now();
 
-  await refreshStatistics(db, ALL_TABLES);
+  await refreshStatistics(db, ALL_TABLES, options.vacuum);
   const plans = planLoans(rng.fork('loans'), customers, from, today, `${tenant.slug.toUpperCase()}${seed}`);
   const events = new Map<string, Event[]>();
   const at = (day: string, e: Event) => {
@@ -230,12 +237,12 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
     msClose += Date.now() - tClose;
     done++;
     if (done % 30 === 0) {
-      await refreshStatistics(db);
+      await refreshStatistics(db, CLOSE_TABLES, options.vacuum);
       options.onProgress?.({ day, done, total: totalDays + 1, commandsMs: msCommands, closeMs: msClose, ...stats });
     }
     day = addDays(day, 1);
   }
-  await refreshStatistics(db, ALL_TABLES);
+  await refreshStatistics(db, ALL_TABLES, options.vacuum);
   const tEnd = Date.now();
   const result: SimulateResult = {
     tenantId, from, to: today, customers: customers.length, ...stats,
@@ -370,12 +377,15 @@ async function moveOffer(tx: Tx, offerId: string, action: 'notify' | 'request' |
  * commands' plans depend on are refreshed (sampling the ever-growing journal at every refresh costs
  * minutes at 100,000 customers and changes no plan); everything is analysed once at the end.
  */
-const CLOSE_TABLES = ['loans', 'loan_installments', 'loan_transactions', 'loan_delinquency', 'close_penalties'] as const;
-const ALL_TABLES = [...CLOSE_TABLES, 'customers', 'offers', 'loan_applications', 'journal_entries', 'journal_lines'] as const;
-async function refreshStatistics(db: Db, tables: readonly string[] = CLOSE_TABLES): Promise<void> {
-  await db.owner((tx) =>
-    tx.exec(tables.map((t) => `analyze ${t};`).join(' ')),
-  );
+const CLOSE_TABLES = ['loans', 'loan_installments', 'loan_transactions', 'loan_delinquency', 'close_penalties', 'offers', 'loan_applications', 'tenants'] as const;
+const ALL_TABLES = [...CLOSE_TABLES, 'customers', 'journal_entries', 'journal_lines'] as const;
+/** Tables whose rows the history rewrites (dead versions pile up): vacuumed when a vacuum hook is given. */
+const UPDATED_TABLES = new Set(['loans', 'loan_installments', 'loan_delinquency', 'offers', 'loan_applications', 'tenants']);
+async function refreshStatistics(db: Db, tables: readonly string[], vacuum?: (tables: readonly string[]) => Promise<void>): Promise<void> {
+  const toVacuum = vacuum ? tables.filter((t) => UPDATED_TABLES.has(t)) : [];
+  if (vacuum && toVacuum.length) await vacuum(toVacuum);
+  const toAnalyze = tables.filter((t) => !toVacuum.includes(t));
+  if (toAnalyze.length) await db.owner((tx) => tx.exec(toAnalyze.map((t) => `analyze ${t};`).join(' ')));
 }
 
 async function pool<T>(items: T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
