@@ -46,7 +46,7 @@ function inputFromForm(entry: ListEntry, data: FormData): CustomViewInput {
 
 export async function loadCustomViewPage(Astro: AstroGlobal, listName: string, viewId: string | null): Promise<CustomViewPageResult> {
   const entry = findList(listName);
-  if (!entry) return { kind: 'status', status: 404 };
+  if (!entry || !entry.hasCustomViews) return { kind: 'status', status: 404 };
   const { principal, tenant } = Astro.locals;
   if (!principal || !tenant) return { kind: 'redirect', location: `/user/login?redirect=${encodeURIComponent(Astro.url.pathname)}` };
   if (!hasPermission(principal, 'loans.custom_views.edit')) return { kind: 'status', status: 403 };

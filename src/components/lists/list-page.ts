@@ -55,7 +55,7 @@ export async function loadListPage(Astro: AstroGlobal, listName: string): Promis
     );
     return {
       kind: 'ok', entry, served, currency: tenant.currency, timeZone: tenant.timeZone, notice,
-      canEditViews: hasPermission(principal, 'loans.custom_views.edit'),
+      canEditViews: entry.hasCustomViews && hasPermission(principal, 'loans.custom_views.edit'),
     };
   } catch (error) {
     const status = error instanceof AppError ? error.status : 500;
