@@ -192,14 +192,21 @@ try {
       console.log(`${entry.path.padEnd(24)} ${(query || '(default)').padEnd(28)} median ${median.toFixed(1).padStart(7)} ms   p95 ${p95.toFixed(1).padStart(7)} ms   ${rows} rows   ${Object.entries(counts).map(([t, n]) => `${t}=${n}`).join(' ')}`);
     }
   }
+  const firstPages = results.filter((r) => r.query === '(default)');
   const report = {
     measuredAt: new Date().toISOString(), tenantId, data: isBulk ? 'bulk SQL fill (--bulk)' : 'existing tenant (npm run seed)', ...sizes,
     viewer: values.user ?? (values.branch ? `data permission branch ${values.branch}` : 'unrestricted'), countCap, runs,
-    machine: { cpus: os.cpus().length, loadAverage: os.loadavg().map((n) => Math.round(n * 10) / 10) }, targetMedianMs: 100, isWithinTarget: results.every((r) => r.medianMs < 100), results,
+    machine: { cpus: os.cpus().length, loadAverage: os.loadavg().map((n) => Math.round(n * 10) / 10) },
+    // The acceptance target: the first page of each list (default tab, sort and columns) under 100 ms.
+    targetMedianMs: 100,
+    firstPages: firstPages.map((r) => ({ list: r.list, medianMs: r.medianMs, p95Ms: r.p95Ms, isWithinTarget: r.medianMs < 100 })),
+    areFirstPagesWithinTarget: firstPages.every((r) => r.medianMs < 100),
+    // Every measured view (other tabs, a search, another sort), for information.
+    isWithinTarget: results.every((r) => r.medianMs < 100), results,
   };
   fs.mkdirSync(path.dirname(values.out!), { recursive: true });
   fs.writeFileSync(values.out!, `${JSON.stringify(report, null, 2)}\n`);
-  console.log(`\n${sizes!.customers} customers, ${sizes!.loans} loans; ${report.isWithinTarget ? 'every' : 'NOT every'} first page under 100 ms at the median; written to ${values.out}`);
+  console.log(`\n${sizes!.customers} customers, ${sizes!.loans} loans; ${report.areFirstPagesWithinTarget ? 'every' : 'NOT every'} first page under 100 ms at the median (over: ${firstPages.filter((r) => r.medianMs >= 100).map((r) => r.list).join(', ') || 'none'}); written to ${values.out}`);
 } finally {
   await db.close();
 }
