@@ -30,7 +30,7 @@ export async function decideApplication(
   tx: Tx,
   actor: Actor,
   applicationId: string,
-  action: ApplicationAction,
+  action: Exclude<ApplicationAction, 'edit'>,
   note?: string | null,
 ): Promise<ApplicationRow> {
   const application = await lockApplication(tx, applicationId);

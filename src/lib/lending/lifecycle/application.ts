@@ -2,7 +2,7 @@ import { dryRunMachine, transitionMachine, type DryRunEntry, type Machine } from
 
 export const APPLICATION_STATUSES = ['submitted', 'approved', 'rejected', 'withdrawn'] as const;
 export type ApplicationStatus = (typeof APPLICATION_STATUSES)[number];
-export const APPLICATION_ACTIONS = ['approve', 'reject', 'withdraw'] as const;
+export const APPLICATION_ACTIONS = ['approve', 'reject', 'withdraw', 'edit'] as const;
 export type ApplicationAction = (typeof APPLICATION_ACTIONS)[number];
 
 export type ApplicationContext = {
@@ -36,6 +36,8 @@ export const applicationMachine: Machine<ApplicationStatus, ApplicationAction, A
     },
     reject: { from: ['submitted'], to: 'rejected' },
     withdraw: { from: ['submitted'], to: 'withdrawn' },
+    // Amount, term and form fields may change until someone decides; the application stays submitted.
+    edit: { from: ['submitted'], to: 'submitted' },
   },
 };
 

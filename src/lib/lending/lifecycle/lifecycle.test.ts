@@ -83,7 +83,9 @@ const app = (over: Partial<ApplicationContext> = {}): ApplicationContext => ({
 });
 
 describe('application state machine', () => {
-  const TABLE: Record<string, string> = { 'submitted approve': 'approved', 'submitted reject': 'rejected', 'submitted withdraw': 'withdrawn' };
+  const TABLE: Record<string, string> = {
+    'submitted approve': 'approved', 'submitted reject': 'rejected', 'submitted withdraw': 'withdrawn', 'submitted edit': 'submitted',
+  };
   for (const state of APPLICATION_STATUSES) {
     for (const action of APPLICATION_ACTIONS) {
       const expected = TABLE[`${state} ${action}`];
@@ -106,9 +108,9 @@ describe('application state machine', () => {
     expect(dryRunApplication('submitted', app({ principal: 500_000n }))[0]).toMatchObject({ allowed: true });
     expect(dryRunApplication('submitted', app({ principal: 10n ** 12n, adminThreshold: null }))[0]).toMatchObject({ allowed: true });
   });
-  test('the submitter may still reject or withdraw', () => {
+  test('the submitter may still reject, withdraw or edit', () => {
     const entries = dryRunApplication('submitted', app({ actorId: 'maker' }));
-    expect(entries.filter((e) => e.allowed).map((e) => e.action)).toEqual(['reject', 'withdraw']);
+    expect(entries.filter((e) => e.allowed).map((e) => e.action)).toEqual(['reject', 'withdraw', 'edit']);
   });
 });
 

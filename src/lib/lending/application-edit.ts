@@ -1,0 +1,78 @@
+import type { Principal } from '../auth/principal.ts';
+import type { Db } from '../db/index.ts';
+import { AppError } from '../errors/app-error.ts';
+import { formatMinor } from '../money/money.ts';
+import { resolveScopeNodes } from '../tenancy/scope.ts';
+import { actorFromPrincipal } from './actor.ts';
+import { applicationJson } from './applications.ts';
+import { applicationContext } from './commands/decide-application.ts';
+import { editApplication } from './commands/edit-application.ts';
+import type { ApplicationRow } from './commands/submit-application.ts';
+import { getCustomer, isCustomerInScope } from './customers.ts';
+import { dryRunApplication } from './lifecycle/application.ts';
+import { isUuid } from './loans.ts';
+import { getProduct } from './products.ts';
+
+/**
+ * What /loans/loan-applications/edit/:customerId/:loanId shows and saves. The customer must be in
+ * the user's data permissions and the loan must be that customer's application loan; otherwise 404.
+ */
+async function findApplication(tx: Parameters<Parameters<Db['tenant']>[1]>[0], principal: Principal, customerId: string, loanId: string) {
+  if (!isUuid(customerId) || !isUuid(loanId)) throw new AppError('NOT_FOUND', 'Loan application not found', { field: 'loanId' });
+  if (!(await isCustomerInScope(tx, customerId, await resolveScopeNodes(tx, principal, null)))) {
+    throw new AppError('NOT_FOUND', 'Loan application not found', { field: 'loanId' });
+  }
+  const rows = await tx.query<ApplicationRow>(`select * from loan_applications where loan_id = $1 and customer_id = $2`, [loanId, customerId]);
+  if (!rows[0]) throw new AppError('NOT_FOUND', 'Loan application not found', { field: 'loanId' });
+  return { ...rows[0], currency: rows[0].currency.trim() };
+}
+
+export async function loadApplicationEdit(db: Db, principal: Principal, customerId: string, loanId: string) {
+  return db.tenant(principal.tenantId, async (tx) => {
+    const application = await findApplication(tx, principal, customerId, loanId);
+    const customer = await getCustomer(tx, customerId);
+    const product = await getProduct(tx, application.product_id);
+    const edit = dryRunApplication(application.status, await applicationContext(tx, actorFromPrincipal(principal), application)).find((e) => e.action === 'edit');
+    return {
+      customer: { firstName: customer.first_name, lastName: customer.last_name },
+      application: applicationJson(application),
+      product: {
+        name: product.name, currency: product.currency.trim(),
+        minPrincipal: formatMinor(product.min_principal, product.digits_after_decimal), maxPrincipal: formatMinor(product.max_principal, product.digits_after_decimal),
+        minRepayments: product.min_repayments, maxRepayments: product.max_repayments,
+      },
+      canEdit: edit?.allowed === true,
+    };
+  });
+}
+
+/** Form fields of the application as text (the built-in form has `purpose`; other stored string fields are kept editable). */
+export function editableFormFields(formData: Record<string, unknown>): string[] {
+  const keys = Object.keys(formData).filter((k) => typeof formData[k] === 'string' && /^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(k));
+  return keys.includes('purpose') ? keys : ['purpose', ...keys];
+}
+
+export async function saveApplicationEdit(
+  db: Db,
+  principal: Principal,
+  customerId: string,
+  loanId: string,
+  input: { principal: string; numberOfRepayments: string; expectedVersion: string; fields: Record<string, string> },
+  request: { ip?: string | null; requestId?: string | null } = {},
+) {
+  const repayments = Number(input.numberOfRepayments);
+  if (!/^\d{1,4}$/.test(input.numberOfRepayments.trim())) {
+    throw new AppError('BAD_REQUEST', 'numberOfRepayments must be a whole number', { field: 'numberOfRepayments' });
+  }
+  const version = /^\d+$/.test(input.expectedVersion) ? Number(input.expectedVersion) : undefined;
+  return db.tenant(principal.tenantId, async (tx) => {
+    const application = await findApplication(tx, principal, customerId, loanId);
+    const formData: Record<string, unknown> = { ...application.form_data };
+    for (const [key, value] of Object.entries(input.fields)) {
+      if (editableFormFields(application.form_data).includes(key)) formData[key] = value.trim().slice(0, 2000);
+    }
+    return editApplication(tx, actorFromPrincipal(principal, request), loanId, {
+      principal: input.principal.trim(), numberOfRepayments: repayments, formData, expectedVersion: version,
+    });
+  });
+}

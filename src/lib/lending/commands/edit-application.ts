@@ -1,0 +1,66 @@
+import type { Tx } from '../../db/index.ts';
+import { AppError } from '../../errors/app-error.ts';
+import type { Actor } from '../actor.ts';
+import { dryRunApplication } from '../lifecycle/application.ts';
+import { assertUuid, lockLoan } from '../loans.ts';
+import { assertWithinProduct, getProduct, termsFor } from '../products.ts';
+import { auditSuccess, positiveAmount } from './common.ts';
+import { applicationContext } from './decide-application.ts';
+import { lockApplication, type ApplicationRow } from './submit-application.ts';
+
+export type EditApplicationInput = {
+  /** Decimal string ("5000.00") or minor units. */
+  principal: string | bigint;
+  numberOfRepayments: number;
+  /** The application's form fields (replaces the stored ones). */
+  formData?: Record<string, unknown>;
+  /** The version the user edited; a different stored version means someone changed it meanwhile (409). */
+  expectedVersion?: number;
+};
+
+/**
+ * Changes a submitted application before anyone decides it (spec §2 /loans/loan-applications/edit):
+ * amount, number of repayments and form fields, checked against the product's limits. The
+ * application lifecycle's dry run says whether 'edit' is allowed (only while submitted); its loan,
+ * still pending approval, gets the same principal, term and recomputed terms. Audited with before
+ * and after. `loanId` is the application's loan (the page's URL names the loan).
+ */
+export async function editApplication(tx: Tx, actor: Actor, loanId: string, input: EditApplicationInput): Promise<ApplicationRow> {
+  assertUuid(loanId, 'loanId');
+  const found = await tx.query<{ id: string }>(`select id from loan_applications where loan_id = $1`, [loanId]);
+  if (!found[0]) throw new AppError('NOT_FOUND', 'Loan application not found', { field: 'loanId' });
+  const application = await lockApplication(tx, found[0].id);
+  const edit = dryRunApplication(application.status, await applicationContext(tx, actor, application)).find((e) => e.action === 'edit');
+  if (!edit?.allowed) {
+    throw new AppError('CONFLICT', 'This application has been decided and can no longer be edited', { field: 'status', details: { reason: 'wrong_state' } });
+  }
+  if (input.expectedVersion !== undefined && input.expectedVersion !== application.version) {
+    throw new AppError('CONFLICT', 'The application was changed by someone else; reload it and try again', { field: 'version' });
+  }
+  const product = await getProduct(tx, application.product_id);
+  const principal = positiveAmount(input.principal, product.digits_after_decimal, 'principal');
+  if (!Number.isInteger(input.numberOfRepayments)) throw new AppError('BAD_REQUEST', 'numberOfRepayments must be a whole number', { field: 'numberOfRepayments' });
+  assertWithinProduct(product, principal, input.numberOfRepayments);
+  const formData = input.formData ?? application.form_data;
+  const [updated] = await tx.query<ApplicationRow>(
+    `update loan_applications set principal = $2, number_of_repayments = $3, form_data = $4::jsonb, version = version + 1
+      where id = $1 returning *`,
+    [application.id, principal, input.numberOfRepayments, JSON.stringify(formData)],
+  );
+  const loan = await lockLoan(tx, loanId);
+  if (loan.status !== 'SUBMITTED_AND_PENDING_APPROVAL') {
+    throw new AppError('CONFLICT', 'The loan of this application is no longer pending approval', { field: 'status', details: { reason: 'wrong_state' } });
+  }
+  const terms = termsFor(product, {
+    principal, numberOfRepayments: input.numberOfRepayments, annualInterestRate: application.annual_interest_rate,
+    disbursementDate: application.expected_disbursement_date,
+  });
+  await tx.query(
+    `update loans set principal = $2, number_of_repayments = $3, terms = $4::jsonb, version = version + 1, updated_at = now() where id = $1`,
+    [loanId, principal, input.numberOfRepayments, JSON.stringify(terms)],
+  );
+  await auditSuccess(tx, actor, 'application.edit', 'loan_application', application.id,
+    { principal: application.principal, numberOfRepayments: application.number_of_repayments, formData: application.form_data },
+    { principal, numberOfRepayments: input.numberOfRepayments, formData });
+  return { ...updated, currency: updated.currency.trim() };
+}

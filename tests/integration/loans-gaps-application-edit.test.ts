@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createTestDb, testDbKinds } from '../../src/lib/db/testing.ts';
+import type { Db, Tx } from '../../src/lib/db/index.ts';
+import type { Principal } from '../../src/lib/auth/principal.ts';
+import { AppError } from '../../src/lib/errors/app-error.ts';
+import { createCustomer } from '../../src/lib/lending/customers.ts';
+import { submitApplication } from '../../src/lib/lending/commands/submit-application.ts';
+import { editApplication } from '../../src/lib/lending/commands/edit-application.ts';
+import { approveApplication } from '../../src/lib/lending/commands/approve-application.ts';
+import { getLoanView } from '../../src/lib/lending/loans.ts';
+import { listAudit } from '../../src/lib/audit/record-audit.ts';
+import { loadApplicationEdit, saveApplicationEdit } from '../../src/lib/lending/application-edit.ts';
+import { createLendingFixture, type LendingFixture } from '../support/lending-fixtures.ts';
+
+// Editing a submitted loan application (amount, term, form fields) through editApplication: the
+// lifecycle's dry run allows it only while submitted; the pending loan follows; product limits
+// hold; audited before/after; the page loader applies data permissions.
+
+async function refused(run: Promise<unknown>): Promise<AppError> {
+  try {
+    await run;
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe.each(testDbKinds())('loan application edit on %s', (kind) => {
+  let db: Db;
+  let drop: () => Promise<void>;
+  let f: LendingFixture;
+  const ids = { customerA: '', customerB: '' };
+  const t = <T>(fn: (tx: Tx) => Promise<T>) => db.tenant(f.tenantId, fn);
+  const submit = (customerId: string) =>
+    t((tx) => submitApplication(tx, f.maker, { customerId, productId: f.productId, principal: '1000.00', numberOfRepayments: 6, formData: { purpose: 'shop' } }));
+  const officer = (over: Partial<Principal> = {}): Principal => ({
+    tenantId: f.tenantId, userId: f.maker.userId, displayName: 'Maker', email: 'm@test', isAdmin: false,
+    authorities: ['loans.offers.request_loan', 'loans.loan_applications.view'], dataPermissions: [{ field: 'branch', value: 'EDIT-A' }],
+    language: 'en', via: 'session', sessionId: null, passwordChangeRequired: false, sessionTimeout: 3600, idleTimeout: 900, ...over,
+  });
+
+  beforeAll(async () => {
+    ({ db, drop } = await createTestDb(kind));
+    f = await createLendingFixture(db, { businessDate: '2026-01-15' });
+    await t(async (tx) => {
+      const [a] = await tx.query<{ id: string }>(`insert into hierarchy_nodes (tenant_id, level, code, name) values ($1, 'branch', 'EDIT-A', 'A') returning id`, [f.tenantId]);
+      const [b] = await tx.query<{ id: string }>(`insert into hierarchy_nodes (tenant_id, level, code, name) values ($1, 'branch', 'EDIT-B', 'B') returning id`, [f.tenantId]);
+      ids.customerA = (await createCustomer(tx, f.admin, { firstName: 'Anna', lastName: 'Alpha', branchId: a.id })).id;
+      ids.customerB = (await createCustomer(tx, f.admin, { firstName: 'Bruno', lastName: 'Beta', branchId: b.id })).id;
+    });
+  });
+  afterAll(async () => drop());
+
+  test('a submitted application takes a new amount, term and purpose; its pending loan follows; audited before and after', async () => {
+    const { application, loanId } = await submit(ids.customerA);
+    const edited = await t((tx) => editApplication(tx, f.maker, loanId, { principal: '1500.50', numberOfRepayments: 12, formData: { purpose: 'stock' }, expectedVersion: application.version }));
+    expect(edited).toMatchObject({ status: 'submitted', principal: 150_050n, number_of_repayments: 12, form_data: { purpose: 'stock' }, version: application.version + 1 });
+    const loan = await t((tx) => getLoanView(tx, loanId));
+    expect(loan).toMatchObject({ status: 'SUBMITTED_AND_PENDING_APPROVAL', principal: '1500.50', numberOfRepayments: 12 });
+    const audit = await t((tx) => listAudit(tx, 'loan_application', application.id));
+    expect(audit.find((e) => e.action === 'application.edit')).toMatchObject({
+      outcome: 'success', before: { principal: '100000', numberOfRepayments: 6, formData: { purpose: 'shop' } }, after: { principal: '150050', numberOfRepayments: 12 },
+    });
+    // A stale version (someone else saved meanwhile) is a conflict, nothing changes.
+    expect((await refused(t((tx) => editApplication(tx, f.maker, loanId, { principal: '900.00', numberOfRepayments: 6, expectedVersion: application.version })))).status).toBe(409);
+    // Product limits and amounts to the cent, with the field named.
+    expect((await refused(t((tx) => editApplication(tx, f.maker, loanId, { principal: '10.001', numberOfRepayments: 6 })))).field).toBe('principal');
+    expect((await refused(t((tx) => editApplication(tx, f.maker, loanId, { principal: '100.00', numberOfRepayments: 99 })))).field).toBe('numberOfRepayments');
+    expect(await t((tx) => getLoanView(tx, loanId))).toMatchObject({ principal: '1500.50', numberOfRepayments: 12 });
+  });
+
+  test('refused once decided (the lifecycle says no), and the decided amount stays', async () => {
+    const { application, loanId } = await submit(ids.customerA);
+    await t((tx) => approveApplication(tx, f.checker, application.id));
+    const error = await refused(t((tx) => editApplication(tx, f.maker, loanId, { principal: '900.00', numberOfRepayments: 6 })));
+    expect(error).toMatchObject({ status: 409, details: { reason: 'wrong_state' } });
+    expect(await t((tx) => getLoanView(tx, loanId))).toMatchObject({ status: 'APPROVED', principal: '1000.00' });
+    const page = await loadApplicationEdit(db, officer(), ids.customerA, loanId);
+    expect(page).toMatchObject({ canEdit: false, application: { status: 'approved' } });
+  });
+
+  test("the page's loader and save apply data permissions: another branch's customer, or a loan not the customer's, is a 404", async () => {
+    const mine = await submit(ids.customerA);
+    const theirs = await submit(ids.customerB);
+    const page = await loadApplicationEdit(db, officer(), ids.customerA, mine.loanId);
+    expect(page).toMatchObject({ canEdit: true, application: { principal: '1000.00', numberOfRepayments: 6, formData: { purpose: 'shop' } }, product: { minPrincipal: '10.00' } });
+    expect((await refused(loadApplicationEdit(db, officer(), ids.customerB, theirs.loanId))).status).toBe(404);
+    expect((await refused(loadApplicationEdit(db, officer(), ids.customerA, theirs.loanId))).status).toBe(404);
+    expect((await refused(loadApplicationEdit(db, officer(), ids.customerA, 'nope'))).status).toBe(404);
+    const input = { principal: '700.00', numberOfRepayments: '3', expectedVersion: String(mine.application.version), fields: { purpose: ' repairs ', injected: 'x' } };
+    expect((await refused(saveApplicationEdit(db, officer(), ids.customerB, theirs.loanId, input))).status).toBe(404);
+    const saved = await saveApplicationEdit(db, officer(), ids.customerA, mine.loanId, input);
+    expect(saved).toMatchObject({ principal: 70_000n, number_of_repayments: 3, form_data: { purpose: 'repairs' } });
+    expect(saved.form_data).not.toHaveProperty('injected');
+    expect((await refused(saveApplicationEdit(db, officer(), ids.customerA, mine.loanId, { ...input, numberOfRepayments: 'two', expectedVersion: '' }))).field).toBe('numberOfRepayments');
+  });
+});
