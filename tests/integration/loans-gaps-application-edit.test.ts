@@ -10,6 +10,8 @@ import { approveApplication } from '../../src/lib/lending/commands/approve-appli
 import { getLoanView } from '../../src/lib/lending/loans.ts';
 import { listAudit } from '../../src/lib/audit/record-audit.ts';
 import { loadApplicationEdit, saveApplicationEdit } from '../../src/lib/lending/application-edit.ts';
+import { setDb } from '../../src/lib/db/index.ts';
+import { PATCH as patchApplication } from '../../src/pages/v1/applications/[id]/index.ts';
 import { createLendingFixture, type LendingFixture } from '../support/lending-fixtures.ts';
 
 // Editing a submitted loan application (amount, term, form fields) through editApplication: the
@@ -42,6 +44,7 @@ describe.each(testDbKinds())('loan application edit on %s', (kind) => {
 
   beforeAll(async () => {
     ({ db, drop } = await createTestDb(kind));
+    setDb(db);
     f = await createLendingFixture(db, { businessDate: '2026-01-15' });
     await t(async (tx) => {
       const [a] = await tx.query<{ id: string }>(`insert into hierarchy_nodes (tenant_id, level, code, name) values ($1, 'branch', 'EDIT-A', 'A') returning id`, [f.tenantId]);
@@ -94,5 +97,22 @@ describe.each(testDbKinds())('loan application edit on %s', (kind) => {
     expect(saved).toMatchObject({ principal: 70_000n, number_of_repayments: 3, form_data: { purpose: 'repairs' } });
     expect(saved.form_data).not.toHaveProperty('injected');
     expect((await refused(saveApplicationEdit(db, officer(), ids.customerA, mine.loanId, { ...input, numberOfRepayments: 'two', expectedVersion: '' }))).field).toBe('numberOfRepayments');
+  });
+
+  test('PATCH /v1/applications/{id}: own branch edits, another branch is a 404, a decided one a 409', async () => {
+    const patch = async (id: string, body: unknown, who = officer()) => {
+      const request = new Request(`http://localhost/v1/applications/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const response = await patchApplication({ request, params: { id }, locals: { principal: who, requestId: 'test' }, clientAddress: '127.0.0.1' } as never);
+      return { status: response.status, body: JSON.parse(await response.text()) };
+    };
+    const mine = await submit(ids.customerA);
+    const theirs = await submit(ids.customerB);
+    expect(await patch(mine.application.id, { principal: '250.00', numberOfRepayments: 4, formData: { purpose: 'tools' } })).toMatchObject({
+      status: 200, body: { principal: '250.00', numberOfRepayments: 4, formData: { purpose: 'tools' }, status: 'submitted' },
+    });
+    expect((await patch(theirs.application.id, { principal: '250.00', numberOfRepayments: 4 })).status).toBe(404);
+    expect((await patch(mine.application.id, { principal: '250.001', numberOfRepayments: 4 })).body).toMatchObject({ error: { field: 'principal' } });
+    await t((tx) => approveApplication(tx, f.checker, mine.application.id));
+    expect(await patch(mine.application.id, { principal: '300.00', numberOfRepayments: 4 })).toMatchObject({ status: 409, body: { error: { reason: 'wrong_state' } } });
   });
 });

@@ -64,3 +64,11 @@ export async function editApplication(tx: Tx, actor: Actor, loanId: string, inpu
     { principal, numberOfRepayments: input.numberOfRepayments, formData });
   return { ...updated, currency: updated.currency.trim() };
 }
+
+/** editApplication addressed by the application's id (the JSON API's URL names the application). */
+export async function editApplicationById(tx: Tx, actor: Actor, applicationId: string, input: EditApplicationInput): Promise<ApplicationRow> {
+  assertUuid(applicationId, 'applicationId');
+  const rows = await tx.query<{ loan_id: string | null }>(`select loan_id from loan_applications where id = $1`, [applicationId]);
+  if (!rows[0]?.loan_id) throw new AppError('NOT_FOUND', 'Loan application not found', { field: 'applicationId' });
+  return editApplication(tx, actor, rows[0].loan_id, input);
+}

@@ -1,9 +1,25 @@
 import type { APIRoute } from 'astro';
-import { apiContext, query } from '../../../../lib/lending/api.ts';
-import { getApplicationView } from '../../../../lib/lending/applications.ts';
+import { z } from 'zod';
+import { amountField, apiContext, mutation, query } from '../../../../lib/lending/api.ts';
+import { applicationJson, getApplicationView } from '../../../../lib/lending/applications.ts';
+import { editApplicationById } from '../../../../lib/lending/commands/edit-application.ts';
 
 /** GET /v1/applications/{id} → the application with the actions the caller may take. */
 export const GET: APIRoute = (context) =>
   query(apiContext(context), 'loans.loan_applications.view', (tx, actor) => getApplicationView(tx, actor, context.params.id ?? ''), {
     applicationId: context.params.id ?? '',
   });
+
+const Body = z.object({
+  principal: amountField, numberOfRepayments: z.number().int(), formData: z.record(z.string(), z.unknown()).optional(),
+  expectedVersion: z.number().int().optional(),
+});
+
+/** PATCH /v1/applications/{id} { principal, numberOfRepayments, formData?, expectedVersion? } → the edited application (409 once decided). */
+export const PATCH: APIRoute = (context) => {
+  const applicationId = context.params.id ?? '';
+  return mutation(apiContext(context), {
+    action: 'application.edit', objectType: 'loan_application', objectId: applicationId, applicationId, permission: 'loans.offers.request_loan', schema: Body,
+    run: async (tx, actor, body) => ({ status: 200, body: applicationJson(await editApplicationById(tx, actor, applicationId, body)) }),
+  });
+};
