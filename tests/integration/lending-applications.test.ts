@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTestDb, testDbKinds } from '../../src/lib/db/testing.ts';
 import type { Db } from '../../src/lib/db/index.ts';
-import { AppError } from '../../src/lib/errors/app-error.ts';
 import { submitApplication } from '../../src/lib/lending/commands/submit-application.ts';
 import { approveApplication } from '../../src/lib/lending/commands/approve-application.ts';
 import { rejectApplication } from '../../src/lib/lending/commands/reject-application.ts';
@@ -9,16 +8,8 @@ import { withdrawApplication } from '../../src/lib/lending/commands/withdraw-app
 import { findLoan } from '../../src/lib/lending/loans.ts';
 import { listAudit } from '../../src/lib/audit/record-audit.ts';
 import { createLendingFixture, type LendingFixture } from '../support/lending-fixtures.ts';
+import { refused } from '../support/refused.ts';
 
-async function refused(run: Promise<unknown>): Promise<AppError> {
-  try {
-    await run;
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected the command to be refused');
-}
 
 describe.each(testDbKinds())('loan applications on %s', (kind) => {
   let db: Db;

@@ -14,16 +14,8 @@ import { refundCreditBalance } from '../../src/lib/lending/commands/refund-credi
 import { checkLedger } from '../../src/lib/lending/ledger/check-ledger.ts';
 import { listAudit } from '../../src/lib/audit/record-audit.ts';
 import { createLendingFixture, setBusinessDate, type LendingFixture } from '../support/lending-fixtures.ts';
+import { refused } from '../support/refused.ts';
 
-async function refused(run: Promise<unknown>): Promise<AppError> {
-  try {
-    await run;
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected the command to be refused');
-}
 
 describe.each(testDbKinds())('loan money commands on %s', (kind) => {
   let db: Db;

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTestDb, testDbKinds } from '../../src/lib/db/testing.ts';
 import type { Db } from '../../src/lib/db/index.ts';
-import { AppError } from '../../src/lib/errors/app-error.ts';
 import { createOffer, expireOffers, getOffer, notifyOffer, offerActions, rejectOffer, requestOfferLoan } from '../../src/lib/lending/offers.ts';
 import { approveApplication } from '../../src/lib/lending/commands/approve-application.ts';
 import { rejectApplication } from '../../src/lib/lending/commands/reject-application.ts';
@@ -13,16 +12,8 @@ import { createCollateral, linkCollateral, listLoanCollaterals } from '../../src
 import { deleteExpiredIdempotencyKeys } from '../../src/lib/lending/idempotency.ts';
 import { checkLedger } from '../../src/lib/lending/ledger/check-ledger.ts';
 import { createLendingFixture, setBusinessDate, type LendingFixture } from '../support/lending-fixtures.ts';
+import { refused } from '../support/refused.ts';
 
-async function refused(run: Promise<unknown>): Promise<AppError> {
-  try {
-    await run;
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe.each(testDbKinds())('offers, customers, days off on %s', (kind) => {
   let db: Db;

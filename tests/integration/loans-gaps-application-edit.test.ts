@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTestDb, testDbKinds } from '../../src/lib/db/testing.ts';
 import type { Db, Tx } from '../../src/lib/db/index.ts';
 import type { Principal } from '../../src/lib/auth/principal.ts';
-import { AppError } from '../../src/lib/errors/app-error.ts';
 import { createCustomer } from '../../src/lib/lending/customers.ts';
 import { submitApplication } from '../../src/lib/lending/commands/submit-application.ts';
 import { editApplication } from '../../src/lib/lending/commands/edit-application.ts';
@@ -13,20 +12,12 @@ import { loadApplicationEdit, saveApplicationEdit } from '../../src/lib/lending/
 import { setDb } from '../../src/lib/db/index.ts';
 import { PATCH as patchApplication } from '../../src/pages/v1/applications/[id]/index.ts';
 import { createLendingFixture, type LendingFixture } from '../support/lending-fixtures.ts';
+import { refused } from '../support/refused.ts';
 
 // Editing a submitted loan application (amount, term, form fields) through editApplication: the
 // lifecycle's dry run allows it only while submitted; the pending loan follows; product limits
 // hold; audited before/after; the page loader applies data permissions.
 
-async function refused(run: Promise<unknown>): Promise<AppError> {
-  try {
-    await run;
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe.each(testDbKinds())('loan application edit on %s', (kind) => {
   let db: Db;

@@ -5,7 +5,6 @@ import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTestDb, testDbKinds } from '../../src/lib/db/testing.ts';
 import type { Db, Tx } from '../../src/lib/db/index.ts';
-import { AppError } from '../../src/lib/errors/app-error.ts';
 import { createCustomer } from '../../src/lib/lending/customers.ts';
 import { repayLoan } from '../../src/lib/lending/commands/repay-loan.ts';
 import { listAudit } from '../../src/lib/audit/record-audit.ts';
@@ -19,16 +18,8 @@ import { addCustomer, type NewCustomerForm } from '../../src/lib/customer-analyt
 import { collateralSummary, customerCollaterals, deleteCollateral, listCollateralsPage, updateCollateral, visibleCollateral } from '../../src/lib/customer-analytics/collaterals.ts';
 import { createCollateral, linkCollateral } from '../../src/lib/lending/collaterals.ts';
 import { createLendingFixture, setBusinessDate, type LendingFixture } from '../support/lending-fixtures.ts';
+import { refused } from '../support/refused.ts';
 
-async function refused(run: Promise<unknown>): Promise<AppError> {
-  try {
-    await run;
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
 
 function body(text: string | Buffer, chunk = 64 * 1024): ReadableStream<Uint8Array> {
   const bytes = typeof text === 'string' ? Buffer.from(text) : text;

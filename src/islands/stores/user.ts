@@ -1,19 +1,9 @@
 import { map } from 'nanostores';
 
-/** The current user exactly as GET /v1/users/me returns it (spec §3). */
-export type CurrentUser = {
-  id: string;
-  display_name: string;
-  email: string;
-  tenant_id: string;
-  roles: { name: string }[];
-  data_permissions: { field: string; value: string }[];
-  is_admin: boolean;
-  authorities: string[];
-  language: string;
-  session_timeout: number;
-  password_change_required: boolean;
-};
+/** The current user exactly as GET /v1/users/me returns it (spec §3); one type for server and islands. */
+import type { CurrentUser } from '../../lib/tenancy/users.ts';
+
+export type { CurrentUser };
 
 export type UserState = {
   isLoading: boolean;
