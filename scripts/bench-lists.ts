@@ -172,7 +172,7 @@ try {
   const results: { list: string; query: string; medianMs: number; p95Ms: number; rows: number; counts: Record<string, string> }[] = [];
   for (const entry of Object.values(LISTS)) {
     if (values.list?.length && !values.list.includes(entry.def.name)) continue;
-    const queries = ['', ...entry.def.tabs.filter((t) => t.name !== entry.def.defaultTab).map((t) => `tab=${t.name}`), 'q=dia', `sort=-${entry.def.columns.find((c) => c.isSortable && c.isNotNull && !c.isRequired)?.key ?? entry.def.defaultSort.key}`];
+    const queries = ['', ...entry.def.tabs.filter((t) => t.name !== entry.def.defaultTab).map((t) => `tab=${t.name}`), 'q=dia', 'q=12345', `sort=-${entry.def.columns.find((c) => c.isSortable && c.isNotNull && !c.isRequired)?.key ?? entry.def.defaultSort.key}`];
     for (const query of queries) {
       const times: number[] = [];
       let rows = 0;

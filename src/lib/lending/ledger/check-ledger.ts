@@ -4,7 +4,9 @@ import type { Db, Tx } from '../../db/index.ts';
 export type LedgerDifference =
   | { kind: 'currency_unbalanced'; tenantId: string; currency: string; debits: bigint; credits: bigint }
   | { kind: 'entry_unbalanced'; tenantId: string; entryId: string; debits: bigint; credits: bigint }
-  | { kind: 'loan_mismatch'; tenantId: string; loanId: string; account: string; loanBalance: bigint; ledgerBalance: bigint };
+  | { kind: 'loan_mismatch'; tenantId: string; loanId: string; account: string; loanBalance: bigint; ledgerBalance: bigint }
+  /** A figure the database keeps on the loan row (migration 0370) that disagrees with its installments. */
+  | { kind: 'loan_summary_mismatch'; tenantId: string; loanId: string; field: string; stored: string | null; actual: string | null };
 
 export type LedgerReport = { tenants: number; loans: number; entries: number; differences: LedgerDifference[] };
 
@@ -69,6 +71,27 @@ export async function checkTenantLedger(tx: Tx, tenantId: string): Promise<Omit<
       }
     }
   }
+  const summaries = await tx.query<{ loan_id: string; field: string; stored: string | null; actual: string | null }>(
+    `with actual as (
+       select l.id as loan_id, l.outstanding, l.oldest_unpaid_due_date, l.maturity_date,
+              coalesce(sum(x.amount), 0)::int8 as a_outstanding,
+              min(i.due_date) filter (where x.amount > 0) as a_oldest_unpaid,
+              max(i.due_date) as a_maturity
+         from loans l
+         left join loan_installments i on i.tenant_id = l.tenant_id and i.loan_id = l.id
+         left join lateral (select i.principal_due + i.interest_due + i.fee_due + i.penalty_due
+              - i.principal_paid - i.interest_paid - i.fee_paid - i.penalty_paid
+              - i.interest_waived - i.fee_waived - i.penalty_waived
+              - i.principal_written_off - i.interest_written_off - i.fee_written_off - i.penalty_written_off as amount) x on true
+        group by l.id, l.outstanding, l.oldest_unpaid_due_date, l.maturity_date)
+     select loan_id, f.field, f.stored, f.actual
+       from actual, lateral (values
+         ('outstanding', outstanding::text, a_outstanding::text),
+         ('oldest_unpaid_due_date', oldest_unpaid_due_date::text, a_oldest_unpaid::text),
+         ('maturity_date', maturity_date::text, a_maturity::text)) as f(field, stored, actual)
+      where f.stored is distinct from f.actual`,
+  );
+  for (const d of summaries) differences.push({ kind: 'loan_summary_mismatch', tenantId, loanId: d.loan_id, field: d.field, stored: d.stored, actual: d.actual });
   const [{ n: loanCount }] = await tx.query<{ n: number }>(`select count(*)::int as n from loans`);
   return { loans: loanCount, entries: entryCount, differences };
 }
@@ -89,10 +112,11 @@ export async function checkLedger(db: Db, tenantIds?: string[]): Promise<LedgerR
 /** Human-readable report lines. */
 export function formatLedgerReport(report: LedgerReport): string {
   const head = `ledger check: ${report.tenants} tenant(s), ${report.loans} loan(s), ${report.entries} journal entr${report.entries === 1 ? 'y' : 'ies'}`;
-  if (report.differences.length === 0) return `${head}: OK, debits equal credits and every loan matches its ledger accounts`;
+  if (report.differences.length === 0) return `${head}: OK, debits equal credits and every loan matches its ledger accounts and its installments`;
   const lines = report.differences.map((d) => {
     if (d.kind === 'currency_unbalanced') return `  tenant ${d.tenantId} ${d.currency}: debits ${d.debits} ≠ credits ${d.credits} (minor units)`;
     if (d.kind === 'entry_unbalanced') return `  tenant ${d.tenantId} entry ${d.entryId}: debits ${d.debits} ≠ credits ${d.credits}`;
+    if (d.kind === 'loan_summary_mismatch') return `  tenant ${d.tenantId} loan ${d.loanId} ${d.field}: loan row says ${d.stored ?? 'nothing'}, installments say ${d.actual ?? 'nothing'}`;
     return `  tenant ${d.tenantId} loan ${d.loanId} ${d.account}: loan says ${d.loanBalance}, ledger says ${d.ledgerBalance}`;
   });
   return [`${head}: ${report.differences.length} difference(s)`, ...lines].join('\n');

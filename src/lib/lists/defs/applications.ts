@@ -14,6 +14,12 @@ export const applicationsList = defineList({
     left join loan_products p on p.tenant_id = a.tenant_id and p.id = a.product_id
     left join hierarchy_nodes b on b.tenant_id = c.tenant_id and b.id = c.branch_id
     left join users u on u.tenant_id = a.tenant_id and u.id::text = a.submitted_by`,
+  pageFrom: `loan_applications a
+    join customers c on c.tenant_id = a.tenant_id and c.id = a.customer_id
+    left join loan_products p on p.tenant_id = a.tenant_id and p.id = a.product_id
+    left join hierarchy_nodes b on b.tenant_id = c.tenant_id and b.id = c.branch_id
+    left join users u on u.tenant_id = a.tenant_id and u.id::text = a.submitted_by`,
+  countFrom: { sql: 'loan_applications a', aliases: ['a'] },
   idSql: 'a.id',
   hrefSql: `'/loans/customer/profile/' || a.customer_id || '/processing-loans/' || a.loan_id`,
   columns: [
@@ -36,10 +42,11 @@ export const applicationsList = defineList({
     { name: 'all', label: 'lists:applications.tabs.all', help: 'lists:applications.help.all', where: null },
   ],
   defaultTab: 'to_decide',
+  customerIdSql: 'a.customer_id',
   searchColumns: [
-    { sql: 'c.last_name', mode: 'contains' },
-    { sql: 'c.first_name', mode: 'contains' },
-    { sql: 'c.phone', mode: 'prefix' },
+    { sql: 'c.last_name', mode: 'contains', isOnCustomer: true },
+    { sql: 'c.first_name', mode: 'contains', isOnCustomer: true },
+    { sql: 'c.phone', mode: 'prefix', isOnCustomer: true },
   ],
-  scopeSql: ['c.branch_id', 'c.officer_id', 'b.parent_id'],
+  scopeSql: ['a.customer_branch_id', 'a.customer_officer_id'],
 });

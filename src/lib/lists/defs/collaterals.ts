@@ -23,6 +23,11 @@ export const collateralsList = defineList({
   from: `collaterals k
     left join customers c on c.tenant_id = k.tenant_id and c.id = k.customer_id
     left join hierarchy_nodes b on b.tenant_id = c.tenant_id and b.id = c.branch_id`,
+  pageFrom: `collaterals k
+    join customers c on c.tenant_id = k.tenant_id and c.id = k.customer_id
+    left join hierarchy_nodes b on b.tenant_id = c.tenant_id and b.id = c.branch_id`,
+  // lc and l: the aliases of the "securing" tab's own subquery.
+  countFrom: { sql: 'collaterals k', aliases: ['k', 'lc', 'l'] },
   idSql: 'k.id',
   hrefSql: `'/loans/collaterals/' || k.id`,
   columns: [
@@ -52,11 +57,12 @@ export const collateralsList = defineList({
         where lc.tenant_id = k.tenant_id and lc.collateral_id = k.id and l.status = 'ACTIVE')` },
   ],
   defaultTab: 'all',
+  customerIdSql: 'k.customer_id',
   searchColumns: [
-    { sql: 'c.last_name', mode: 'contains' },
-    { sql: 'c.first_name', mode: 'contains' },
+    { sql: 'c.last_name', mode: 'contains', isOnCustomer: true },
+    { sql: 'c.first_name', mode: 'contains', isOnCustomer: true },
     { sql: 'k.description', mode: 'contains' },
-    { sql: 'c.phone', mode: 'prefix' },
+    { sql: 'c.phone', mode: 'prefix', isOnCustomer: true },
   ],
-  scopeSql: ['c.branch_id', 'c.officer_id', 'b.parent_id'],
+  scopeSql: ['k.customer_branch_id', 'k.customer_officer_id'],
 });

@@ -15,6 +15,11 @@ export const offersList = defineList({
     left join customers c on c.tenant_id = o.tenant_id and c.id = o.customer_id
     left join loan_products p on p.tenant_id = o.tenant_id and p.id = o.product_id
     left join hierarchy_nodes b on b.tenant_id = c.tenant_id and b.id = c.branch_id`,
+  pageFrom: `offers o
+    join customers c on c.tenant_id = o.tenant_id and c.id = o.customer_id
+    left join loan_products p on p.tenant_id = o.tenant_id and p.id = o.product_id
+    left join hierarchy_nodes b on b.tenant_id = c.tenant_id and b.id = c.branch_id`,
+  countFrom: { sql: 'offers o', aliases: ['o'] },
   idSql: 'o.id',
   hrefSql: `'/loans/customer/profile/' || o.customer_id || '/offers/' || o.id`,
   columns: [
@@ -40,11 +45,12 @@ export const offersList = defineList({
     { name: 'disbursed', label: 'lists:offers.tabs.disbursed', help: 'lists:offers.help.disbursed', where: () => `o.status = 'disbursed'` },
   ],
   defaultTab: 'total_active',
+  customerIdSql: 'o.customer_id',
   searchColumns: [
-    { sql: 'o.code', mode: 'prefix' },
-    { sql: 'c.last_name', mode: 'contains' },
-    { sql: 'c.first_name', mode: 'contains' },
-    { sql: 'c.phone', mode: 'prefix' },
+    { sql: 'o.code', mode: 'code-prefix' },
+    { sql: 'c.last_name', mode: 'contains', isOnCustomer: true },
+    { sql: 'c.first_name', mode: 'contains', isOnCustomer: true },
+    { sql: 'c.phone', mode: 'prefix', isOnCustomer: true },
   ],
-  scopeSql: ['c.branch_id', 'c.officer_id', 'b.parent_id'],
+  scopeSql: ['o.customer_branch_id', 'o.customer_officer_id'],
 });

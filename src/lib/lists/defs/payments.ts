@@ -22,6 +22,13 @@ export const paymentsList = defineList({
     left join customers c on c.tenant_id = l.tenant_id and c.id = l.customer_id
     left join loan_products p on p.tenant_id = l.tenant_id and p.id = l.product_id
     left join hierarchy_nodes b on b.tenant_id = c.tenant_id and b.id = c.branch_id`,
+  pageFrom: `loan_installments i
+    join loans l on l.tenant_id = i.tenant_id and l.id = i.loan_id
+    join customers c on c.tenant_id = l.tenant_id and c.id = l.customer_id
+    left join loan_products p on p.tenant_id = l.tenant_id and p.id = l.product_id
+    left join hierarchy_nodes b on b.tenant_id = c.tenant_id and b.id = c.branch_id`,
+  countFrom: { sql: 'loan_installments i join loans l on l.tenant_id = i.tenant_id and l.id = i.loan_id', aliases: ['i', 'l'] },
+  countsAvoidTableScans: true,
   idSql: 'i.id',
   baseWhere: `l.status = 'ACTIVE' and i.obligations_met_on is null and ${OUTSTANDING} > 0`,
   hrefSql: `'/loans/customer/profile/' || l.customer_id || '/loans/' || l.id || '/repay'`,
@@ -43,11 +50,12 @@ export const paymentsList = defineList({
     { name: 'expected', label: 'lists:payments.tabs.expected', help: 'lists:payments.help.expected', where: ({ businessDate, bind }) => `i.due_date >= ${bind(businessDate)}::date` },
   ],
   defaultTab: 'late',
+  customerIdSql: 'l.customer_id',
   searchColumns: [
-    { sql: 'l.account_no', mode: 'prefix' },
-    { sql: 'c.last_name', mode: 'contains' },
-    { sql: 'c.first_name', mode: 'contains' },
-    { sql: 'c.phone', mode: 'prefix' },
+    { sql: 'l.account_no', mode: 'code-prefix' },
+    { sql: 'c.last_name', mode: 'contains', isOnCustomer: true },
+    { sql: 'c.first_name', mode: 'contains', isOnCustomer: true },
+    { sql: 'c.phone', mode: 'prefix', isOnCustomer: true },
   ],
-  scopeSql: ['c.branch_id', 'c.officer_id', 'b.parent_id', 'l.officer_id'],
+  scopeSql: ['l.customer_branch_id', 'l.customer_officer_id', 'l.officer_id'],
 });
