@@ -52,7 +52,7 @@ test.describe('[SHELL]: error reporting', () => {
   test('uncaught errors and unhandled rejections are reported with their message', async ({ page }) => {
     await signIn(page, 'officer@demo.test');
     await page.goto('/');
-    // ShellKeeper installs the handlers once it hydrates.
+    // The shell keeper installs the handlers once its module script has run.
     await page.waitForLoadState('networkidle');
     const thrown = page.waitForRequest((r) => r.url().endsWith('/v1/error-reports') && r.postDataJSON()?.message === 'boom from a click handler');
     await page.evaluate(() => setTimeout(() => { throw new Error('boom from a click handler'); }));
