@@ -33,7 +33,7 @@ test('[LOANS]: officer edits a submitted loan application (amount, term, purpose
   await officer.getByRole('button', { name: 'Save the application' }).click();
   await expect(officer).toHaveURL(new RegExp(`/processing-loans/${application.loanId}`));
   await expect(officer.getByText('Stock for the season')).toBeVisible();
-  await expect(officer.getByText(/1234\.56/)).toBeVisible();
+  await expect(officer.getByText('€1,234.56')).toBeVisible();
 
   const admin = await signedIn(browser, baseURL!, 'admin@demo.test');
   const approved = await admin.request.post(`/v1/applications/${application.id}/approve`, { data: {}, headers: { 'Idempotency-Key': `edit-approve-${application.id}` } });

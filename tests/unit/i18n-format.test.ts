@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatDate, formatDateTime, formatMoney, formatNumber, formatTime } from '../../src/lib/i18n/format.ts';
+import { formatBytes, formatDate, formatDateTime, formatDecimalMoney, formatMoney, formatNumber, formatTime } from '../../src/lib/i18n/format.ts';
 import { getT, languageOf } from '../../src/lib/i18n/index.ts';
 import { money } from '../../src/lib/money/money.ts';
 
@@ -29,6 +29,12 @@ describe('numbers and money through Intl', () => {
     expect(plain(formatMoney(money(123456789012345678n, 'EUR'), 'fr'))).toBe('1 234 567 890 123 456,78 €');
     expect(formatMoney(money(-1050n, 'USD'), 'en')).toBe('-$10.50');
     expect(plain(formatMoney(money(1500n, 'XOF'), 'fr'))).toBe('1 500 F CFA');
+  });
+  it('decimal strings from the API, in their currency, no float', () => {
+    expect(formatDecimalMoney('9350.00', 'EUR', 'en')).toBe('€9,350.00');
+    expect(plain(formatDecimalMoney('90071992547409.93', 'EUR', 'fr'))).toBe('90 071 992 547 409,93 €');
+    expect(plain(formatDecimalMoney('1500', 'XOF', 'fr'))).toBe('1 500 F CFA');
+    expect(formatDecimalMoney(undefined, 'EUR', 'en')).toBe('—');
   });
   it('numbers', () => {
     expect(plain(formatNumber(1234567.5, 'fr'))).toBe('1 234 567,5');

@@ -3,7 +3,7 @@ import utc from 'dayjs/plugin/utc.js';
 import timezone from 'dayjs/plugin/timezone.js';
 // Bundled, not fetched from a CDN (the original product loaded its day locale script from one).
 import 'dayjs/locale/fr.js';
-import { toDecimalString, type Money } from '../money/money.ts';
+import { currencyDigits, parseMinor, toDecimalString, type Money } from '../money/money.ts';
 import type { Language } from './index.ts';
 
 dayjs.extend(utc);
@@ -56,6 +56,15 @@ export function formatNumber(value: number | bigint, language: Language, options
 export function formatMoney(amount: Money, language: Language): string {
   const format = new Intl.NumberFormat(INTL_LOCALE[language], { style: 'currency', currency: amount.currency });
   return format.format(toDecimalString(amount) as unknown as number);
+}
+
+/**
+ * An amount the API gives as a decimal string ("9350.00") in a currency, formatted like formatMoney;
+ * '—' when there is none.
+ */
+export function formatDecimalMoney(value: string | null | undefined, currency: string, language: Language): string {
+  if (value == null || value === '') return '—';
+  return formatMoney({ minor: parseMinor(value, currencyDigits(currency)), currency }, language);
 }
 
 export function formatPercent(value: number, language: Language, fractionDigits = 0): string {
