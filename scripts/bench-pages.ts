@@ -99,7 +99,7 @@ const { tenantId, branch, sizes } = await prepareUsers();
 const port = await freePort();
 const origin = `http://127.0.0.1:${port}`;
 const server = spawn(process.execPath, ['scripts/server.mjs'], {
-  env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', SEED_DEMO: 'false', RUN_JOBS: 'false', PUBLIC_URL: origin, LOG_LEVEL: 'info' },
+  env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', SEED_DEMO: 'false', JOBS_ENABLED: '0', PUBLIC_URL: origin, LOG_LEVEL: 'info' },
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 // Server time of each request, by request id, from the access log (JSON lines on stdout).

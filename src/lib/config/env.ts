@@ -17,8 +17,6 @@ export type Env = {
   publicUrl: string | undefined;
   smtpUrl: string | undefined;
   seedDemo: boolean;
-  /** Whether this server runs the background jobs (daily close, exports, cleanups) besides requests. */
-  runJobs: boolean;
   demoPassword: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   isProduction: boolean;
@@ -43,7 +41,6 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
     publicUrl: source.PUBLIC_URL || undefined,
     smtpUrl: source.SMTP_URL || undefined,
     seedDemo: flag(source.SEED_DEMO, true),
-    runJobs: flag(source.RUN_JOBS, true),
     demoPassword: source.DEMO_PASSWORD || DEFAULT_DEMO_PASSWORD,
     logLevel: (['debug', 'info', 'warn', 'error'].includes(level) ? level : 'info') as Env['logLevel'],
     isProduction: source.NODE_ENV === 'production',

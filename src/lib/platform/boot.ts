@@ -21,13 +21,8 @@ export async function boot(): Promise<Db> {
     const seeded = await seedDemo(db, { password: config.demoPassword });
     if (seeded) logger.info('demo tenants seeded', { ms: Date.now() - started });
   }
-  // Background jobs (daily close, exports, cleanups), unless RUN_JOBS=0 makes this a request-only
-  // server (other servers on the same Postgres run them). Shutdown closes the database, so stop the
+  // Background jobs (daily close, exports, cleanups). Shutdown closes the database, so stop the
   // worker first: running jobs finish (or their leases expire and are retried) before the pool goes.
-  if (!config.runJobs) {
-    logger.info('background jobs off on this server (RUN_JOBS=0)');
-    return db;
-  }
   const jobs = await startJobRuntime(db);
   const closeDb = db.close.bind(db);
   db.close = async () => {
