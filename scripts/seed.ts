@@ -1,4 +1,4 @@
-// `npm run seed -- --tenant <slug> --customers N [--months M] [--seed S] [--concurrency C]`
+// `npm run seed -- --tenant <slug> --customers N [--months M] [--seed S] [--concurrency C] [--bank-months B]`
 // Simulates a lender's history through the lending engine (src/lib/simulator) into the tenant with that
 // slug, created (id '<slug>-t1', --currency, default EUR) when there is none; the tenant must have no loans yet.
 // Uses DATABASE_URL (Postgres) or the embedded PGlite in DATA_DIR, like the server; PGlite is
@@ -30,6 +30,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '12' },
     today: { type: 'string' },
     currency: { type: 'string', default: 'EUR' },
+    'bank-months': { type: 'string', default: '3' },
   },
 });
 if (!values.tenant) fail('--tenant <slug> is required');
@@ -37,6 +38,8 @@ const customers = Number(values.customers);
 if (!Number.isInteger(customers) || customers < 1) fail('--customers must be a whole number ≥ 1');
 const months = Number(values.months);
 if (!Number.isInteger(months) || months < 1 || months > 120) fail('--months must be a whole number from 1 to 120');
+const bankMonths = Number(values['bank-months']);
+if (!Number.isInteger(bankMonths) || bankMonths < 1 || bankMonths > 60) fail('--bank-months must be a whole number from 1 to 60');
 if (values.today && !/^\d{4}-\d{2}-\d{2}$/.test(values.today)) fail('--today must be a date YYYY-MM-DD');
 
 const config = env();
@@ -84,7 +87,7 @@ try {
     : undefined;
   const result = await simulatePortfolio(db, {
     vacuum,
-    tenantId: tenant.id, customers, months, seed: values.seed, today: values.today, concurrency,
+    tenantId: tenant.id, customers, months, seed: values.seed, today: values.today, concurrency, bankMonths,
     onProgress: ({ day, done, total, commandsMs, closeMs, loans, repayments }) =>
       process.stderr.write(
         `  ${day}  ${done}/${total} days  ${Math.round((Date.now() - started) / 1000)} s  (commands ${Math.round(commandsMs / 1000)} s, close ${Math.round(closeMs / 1000)} s; ${loans} loans, ${repayments} repayments)\n`,
