@@ -34,6 +34,16 @@ function hashSeed(text: string): [number, number, number, number] {
   return [(h1 ^ h2 ^ h3 ^ h4) >>> 0, (h2 ^ h1) >>> 0, (h3 ^ h1) >>> 0, (h4 ^ h1) >>> 0];
 }
 
+/**
+ * A short label for a seed, for codes people read and type (offer codes): a seed of up to four
+ * letters or digits as it is, any other seed as four base-36 characters of its hash.
+ */
+export function seedTag(seed: string | number): string {
+  const text = String(seed);
+  if (/^[A-Za-z0-9]{1,4}$/.test(text)) return text.toUpperCase();
+  return (hashSeed(text)[0] % 36 ** 4).toString(36).toUpperCase().padStart(4, '0');
+}
+
 export function createRng(seed: string | number): Rng {
   const label = String(seed);
   let [a, b, c, d] = hashSeed(label);

@@ -14,7 +14,7 @@ import type { ProductRow } from '../lending/products.ts';
 import { runDailyClose } from '../close/daily-close.ts';
 import { INSTALLMENT_OUTSTANDING_SQL } from '../close/sql.ts';
 import { createCustomers, type SimCustomer } from './customers.ts';
-import { createRng, type Rng } from './prng.ts';
+import { createRng, seedTag, type Rng } from './prng.ts';
 import { prepareLender, type SimSetup } from './setup.ts';
 
 /**
@@ -139,6 +139,9 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
     tx.query<{ slug: string; currency: string; business_date: string }>(`select slug, currency, business_date from tenants where id = $1`, [tenantId]),
   );
   if (!tenant) throw new AppError('NOT_FOUND', `Unknown tenant ${tenantId}`, { field: 'tenant' });
+  // Offer codes read like BIG1-0000001 (seed 1) or DEMO-ETTI-0000001 (a longer seed, four characters of its hash).
+  const tag = seedTag(seed);
+  const codeLabel = `${tenant.slug.toUpperCase()}${tag === seed.toUpperCase() ? '' : '-'}${tag}`;
   const today = options.today ?? tenant.business_date;
   const from = addMonths(today, -months);
   const [{ n: existing }] = await db.tenant(tenantId, (tx) => tx.query<{ n: number }>(`select count(*)::int as n from loans`));
@@ -158,7 +161,7 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
   const tCustomers = Date.now();
 
   await refreshStatistics(db, ALL_TABLES, options.vacuum);
-  const plans = planLoans(rng.fork('loans'), customers, from, today, `${tenant.slug.toUpperCase()}${seed}`);
+  const plans = planLoans(rng.fork('loans'), customers, from, today, codeLabel);
   const events = new Map<string, Event[]>();
   const at = (day: string, e: Event) => {
     if (day > today) return;
@@ -181,7 +184,7 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
     customer: c,
     created: addDays(from, offerRng.int(0, Math.max(0, totalDays - 1))),
     fate: offerRng.weighted([['pending', 35], ['rejected', 30], ['expired', 35]] as const),
-    code: `${tenant.slug.toUpperCase()}${seed}-O${String(i + 1).padStart(7, '0')}`,
+    code: `${codeLabel}-O${String(i + 1).padStart(7, '0')}`,
     productKey: offerRng.pick(['emi', 'micro', 'bullet'] as const),
   }));
   const offersByDay = new Map<string, typeof offerPlans>();
