@@ -39,5 +39,9 @@ describe('translations', () => {
       const mismatched = [...en.entries()].filter(([key, text]) => fr.has(key) && names(text).join() !== names(fr.get(key)!).join()).map(([key]) => key);
       expect(mismatched).toEqual([]);
     });
+
+    it('French uses one apostrophe, the typographic one (l’export, not l\'export)', () => {
+      expect([...fr.entries()].filter(([, text]) => /\p{L}'\p{L}/u.test(text)).map(([key]) => key)).toEqual([]);
+    });
   });
 });
