@@ -48,7 +48,8 @@ test('[LOANS]: a one-branch officer exports the customers list to CSV and XLSX t
 
   await page.goto('/loans/customers?tab=all&sort=name');
   const workbook = new ExcelJS.Workbook();
-  await workbook.xlsx.load(await exportList(page, 'xlsx'));
+  const xlsx = await exportList(page, 'xlsx');
+  await workbook.xlsx.load(xlsx.buffer.slice(xlsx.byteOffset, xlsx.byteOffset + xlsx.byteLength) as ArrayBuffer);
   const sheet = workbook.worksheets[0]!;
   expect(sheet.rowCount).toBe(mine + 1);
   let formulas = 0;
