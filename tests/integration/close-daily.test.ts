@@ -6,6 +6,7 @@ import type { Db, Tx } from '../../src/lib/db/index.ts';
 import { closeUntil, isMonthEnd, runDailyClose } from '../../src/lib/close/daily-close.ts';
 import { percentOf } from '../../src/lib/close/penalties.ts';
 import { postJournalEntry } from '../../src/lib/lending/ledger/post-entry.ts';
+import { addDays } from '../../src/lib/schedule/dates.ts';
 
 /**
  * The daily close against Fineract's delinquency reference case: a 1000 loan at 0% with a 25% down
@@ -99,6 +100,16 @@ describe.each(testDbKinds())('daily close on %s', (kind) => {
         [T, paidLoan, start],
       );
       penaltyLoan = await insertLoan(tx, { productId: withPenalty, customerId, accountNo: 'PEN-1', principal: 100000n, disbursedOn: start, installments });
+      // Offers: two still open to the customer whose last valid day is the day after the start, one
+      // requested (the customer already accepted it) past its date, one pending valid for years.
+      const lastDay = addDays(start, 1);
+      for (const [code, status, expiresOn] of [['EXP-A', 'to_propose', lastDay], ['EXP-B', 'pending', lastDay], ['KEEP-REQ', 'requested', start], ['KEEP-LATER', 'pending', '2099-01-01']]) {
+        await tx.query(
+          `insert into offers (tenant_id, code, customer_id, product_id, currency, principal, number_of_repayments, annual_interest_rate, expires_on, status)
+           values ($1, $2, $3, $4, 'USD', 100000, 3, 0, $5, $6)`,
+          [T, code, customerId, lp2, expiresOn, status],
+        );
+      }
     });
   });
   afterAll(() => drop?.());
@@ -135,6 +146,29 @@ describe.each(testDbKinds())('daily close on %s', (kind) => {
       { business_date: '2023-10-08', from_classification: 'RANGE_1', to_classification: 'RANGE_3', reason: 'classified', past_due_days: 7, delinquent_days: 4, delinquent_amount: 25000n },
       { business_date: '2023-11-04', from_classification: 'RANGE_3', to_classification: 'RANGE_30', reason: 'classified', past_due_days: 34, delinquent_days: 31, delinquent_amount: 75000n },
       { business_date: '2023-12-04', from_classification: 'RANGE_30', to_classification: 'RANGE_60', reason: 'classified', past_due_days: 64, delinquent_days: 61, delinquent_amount: 100000n },
+    ]);
+  });
+
+  it('expires the offers still open to the customer once their last valid day has been closed, with an audit row each', async () => {
+    const start = refCase.inputs.disbursement_date;
+    const offers = await db.tenant(T, (tx) => tx.query<{ code: string; status: string }>(`select code, status from offers order by code`));
+    expect(offers).toEqual([
+      { code: 'EXP-A', status: 'expired' }, { code: 'EXP-B', status: 'expired' },
+      { code: 'KEEP-LATER', status: 'pending' }, { code: 'KEEP-REQ', status: 'requested' },
+    ]);
+    const runs = await db.tenant(T, (tx) =>
+      tx.query<{ business_date: string; expired: number }>(`select business_date, (stats->>'offersExpired')::int as expired from close_runs where (stats->>'offersExpired')::int > 0`),
+    );
+    // Valid through start + 1: the close of that day (new business date start + 2) expires them.
+    expect(runs).toEqual([{ business_date: addDays(start, 1), expired: 2 }]);
+    const audit = await db.tenant(T, (tx) =>
+      tx.query<{ actor_id: string; actor_kind: string; before: unknown; after: unknown }>(
+        `select actor_id, actor_kind, before, after from audit_log where action = 'offer.expire' order by before->>'status' desc`,
+      ),
+    );
+    expect(audit).toEqual([
+      { actor_id: 'system:close', actor_kind: 'system', before: { status: 'to_propose' }, after: { status: 'expired', expiresOn: addDays(start, 1), businessDate: addDays(start, 2) } },
+      { actor_id: 'system:close', actor_kind: 'system', before: { status: 'pending' }, after: { status: 'expired', expiresOn: addDays(start, 1), businessDate: addDays(start, 2) } },
     ]);
   });
 

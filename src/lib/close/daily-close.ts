@@ -4,6 +4,7 @@ import { logger } from '../observability/log.ts';
 import { addDays } from '../schedule/dates.ts';
 import { loanDelinquency } from '../schedule/delinquency.ts';
 import type { DelinquencyInstallment, DelinquencyRange, LoanDelinquency } from '../schedule/types.ts';
+import { expireOffers } from '../lending/offers.ts';
 import { applyOverduePenalties } from './penalties.ts';
 import { INSTALLMENT_OUTSTANDING_SQL } from './sql.ts';
 
@@ -16,9 +17,10 @@ import { INSTALLMENT_OUTSTANDING_SQL } from './sql.ts';
  *     loanDelinquency — the same numbers Fineract shows after its COB for D), marks loans whose last
  *     due date has passed as matured, stores that state in loan_delinquency and appends a
  *     loan_delinquency_history row for every change of bucket;
- *  3. when D is a month's last day, writes a month-end snapshot per loan (outstanding by component,
+ *  3. expires the offers still open to their customer whose expiry date is before D+1;
+ *  4. when D is a month's last day, writes a month-end snapshot per loan (outstanding by component,
  *     days past due, bucket, amounts paid in the month);
- *  4. records the run in close_runs and moves the tenant's business date to D+1.
+ *  5. records the run in close_runs and moves the tenant's business date to D+1.
  * All in ONE transaction holding the tenant row lock, so a close is all-or-nothing and a re-run for
  * the same date (a retried job, a second server) finds the business date already moved and does
  * nothing. Reads and writes are set-based (a few statements per close, not per loan) so the close
@@ -32,6 +34,8 @@ export type CloseStats = {
   bucketChanges: number;
   penaltiesApplied: number;
   maturedLoans: number;
+  /** Offers still open to the customer whose expiry date had passed. */
+  offersExpired: number;
   snapshots: number;
   ms: number;
 };
@@ -92,6 +96,7 @@ export async function runDailyClose(db: Db, tenantId: string, options: CloseOpti
 
     stats.penaltiesApplied = await applyOverduePenalties(tx, tenantId, next, options.actor ?? 'system:close');
     await classifyLoans(tx, tenantId, next, stats);
+    stats.offersExpired = await expireOffers(tx, tenantId, next, options.actor ?? 'system:close');
     if (isMonthEnd(day)) stats.snapshots = await writeMonthEndSnapshots(tx, tenantId, day);
 
     stats.ms = Date.now() - started;
@@ -119,7 +124,7 @@ export async function closeUntil(db: Db, tenantId: string, until: string, option
 }
 
 function emptyStats(): CloseStats {
-  return { activeLoans: 0, overdueLoans: 0, delinquentLoans: 0, bucketChanges: 0, penaltiesApplied: 0, maturedLoans: 0, snapshots: 0, ms: 0 };
+  return { activeLoans: 0, overdueLoans: 0, delinquentLoans: 0, bucketChanges: 0, penaltiesApplied: 0, maturedLoans: 0, offersExpired: 0, snapshots: 0, ms: 0 };
 }
 
 async function classifyLoans(tx: Tx, tenantId: string, asOf: string, stats: CloseStats): Promise<void> {

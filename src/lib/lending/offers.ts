@@ -162,14 +162,27 @@ export async function requestOfferLoan(tx: Tx, actor: Actor, offerId: string, fo
   return { offer: row, application, loanId };
 }
 
-/** Marks every offer past its expiry as expired (the daily close calls this); returns how many. */
-export async function expireOffers(tx: Tx, tenantId: string, asOf: string): Promise<number> {
+/**
+ * Marks every offer still open to the customer (to propose or pending) whose expiry date is before
+ * `asOf` as expired, with one audit row each (before and after status); the daily close calls it for
+ * the new business date. Set-based: one statement whatever the number of offers. Returns how many.
+ */
+export async function expireOffers(tx: Tx, tenantId: string, asOf: string, actorId = 'system:close'): Promise<number> {
   const rows = await tx.query<{ id: string }>(
-    `update offers set status = 'expired', updated_at = now(), version = version + 1
-      where status in ('to_propose', 'pending') and expires_on < $1 returning id`,
-    [asOf],
+    `with due as (
+       select id, status from offers where tenant_id = $1 and status in ('to_propose', 'pending') and expires_on < $2 for update
+     ), expired as (
+       update offers o set status = 'expired', updated_at = now(), version = o.version + 1
+         from due where o.tenant_id = $1 and o.id = due.id
+       returning o.id, due.status as before_status, o.expires_on
+     )
+     insert into audit_log (tenant_id, actor_id, actor_kind, action, object_type, object_id, before, after, outcome)
+     select $1, $3, 'system', 'offer.expire', 'offer', e.id::text, jsonb_build_object('status', e.before_status),
+            jsonb_build_object('status', 'expired', 'expiresOn', e.expires_on::text, 'businessDate', $2::text), 'success'
+       from expired e
+     returning object_id as id`,
+    [tenantId, asOf, actorId],
   );
-  void tenantId;
   return rows.length;
 }
 

@@ -90,7 +90,7 @@ type Event =
   | { kind: 'originate'; plan: LoanPlan }
   | { kind: 'pay'; plan: LoanPlan; upTo: number | 'all' }
   | { kind: 'write_off'; plan: LoanPlan }
-  | { kind: 'offer'; offerId: string; action: 'notify' | 'reject' | 'expire' };
+  | { kind: 'offer'; offerId: string; action: 'notify' | 'reject' };
 
 /** Pure and deterministic: the loans the customers take over the window. */
 export function planLoans(rng: Rng, customers: SimCustomer[], from: string, to: string, seedLabel: string): LoanPlan[] {
@@ -172,7 +172,8 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
   for (const plan of plans) at(plan.disburseOn, { kind: 'originate', plan });
   const stats = { offers: 0, applications: 0, rejectedApplications: 0, loans: 0, repayments: 0, writeOffs: 0, closes: 0 };
 
-  // Offers that never became loans: notified and left pending, rejected, or expired.
+  // Offers that never became loans: notified, then rejected or left pending until the daily close
+  // expires them 30 days on (those of the last 30 days are still pending at the end).
   const offerRng = rng.fork('offers');
   const spareOffers = customers.filter(() => offerRng.chance(0.25));
   const maker: Actor = { tenantId, userId: setup.makerUserId, isAdmin: false, kind: 'system' };
@@ -183,7 +184,7 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
   const offerPlans = spareOffers.map((c, i) => ({
     customer: c,
     created: addDays(from, offerRng.int(0, Math.max(0, totalDays - 1))),
-    fate: offerRng.weighted([['pending', 35], ['rejected', 30], ['expired', 35]] as const),
+    fate: offerRng.weighted([['pending', 70], ['rejected', 30]] as const),
     code: `${codeLabel}-O${String(i + 1).padStart(7, '0')}`,
     productKey: offerRng.pick(['emi', 'micro', 'bullet'] as const),
   }));
@@ -210,7 +211,6 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
         stats.offers++;
         at(addDays(day, 2), { kind: 'offer', offerId, action: 'notify' });
         if (o.fate === 'rejected') at(addDays(day, 9), { kind: 'offer', offerId, action: 'reject' });
-        if (o.fate === 'expired') at(addDays(day, 31), { kind: 'offer', offerId, action: 'expire' });
       });
     }
     const todays = events.get(day) ?? [];
@@ -357,7 +357,7 @@ async function createOffer(
 }
 
 /** Moves an offer through its lifecycle with the engine's offer state machine (refusals throw). */
-async function moveOffer(tx: Tx, offerId: string, action: 'notify' | 'request' | 'reject' | 'expire', day: string): Promise<void> {
+async function moveOffer(tx: Tx, offerId: string, action: 'notify' | 'request' | 'reject', day: string): Promise<void> {
   {
     const [offer] = await tx.query<{ status: OfferStatus; expires_on: string }>(`select status, expires_on from offers where id = $1 for update`, [offerId]);
     const next = transitionOffer(offer.status, action, { businessDate: day, expiresOn: offer.expires_on });
