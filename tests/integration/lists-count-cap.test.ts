@@ -75,6 +75,19 @@ describe.each(testDbKinds())('capped tab counts on %s', (kind) => {
     expect(await count('f.dpd=1..', 5)).toEqual({ counts: { all: 5, overdue: 5, opened_this_month: 3 }, cappedTabs: ['all', 'overdue'] });
   });
 
+  it('a list that avoids table scans and merge joins for scoped counts counts the same and restores the planner settings', async () => {
+    const inA = { ...options, rowScope: [[BRANCH_A]] };
+    const avoiding = { ...peopleList, countsAvoid: { tableScans: true, mergeJoins: true } };
+    const result = await db.tenant(TENANT, async (tx) => {
+      await tx.query(`select set_config('enable_mergejoin', 'on', true), set_config('enable_seqscan', 'on', true)`);
+      const counts = await countTabsCapped(tx, avoiding, stateOf(''), inA, 5);
+      const [after] = await tx.query<{ seqscan: string; mergejoin: string }>(`select current_setting('enable_seqscan') as seqscan, current_setting('enable_mergejoin') as mergejoin`);
+      return { counts, after };
+    });
+    expect(result.counts).toEqual({ counts: { all: 5, overdue: 5, opened_this_month: 5 }, cappedTabs: ['all', 'overdue'] });
+    expect(result.after).toEqual({ seqscan: 'on', mergejoin: 'on' });
+  });
+
   it('loadList passes the cap through and reports capped tabs with the page', async () => {
     const result = await db.tenant(TENANT, (tx) => loadList(tx, peopleList, stateOf('limit=10'), { ...options, countCap: 25 }));
     expect(result.counts).toEqual({ all: 25, overdue: 13, opened_this_month: 10 });

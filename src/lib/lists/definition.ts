@@ -123,10 +123,11 @@ export type ListDef = {
    */
   countFrom?: { sql: string; aliases: readonly string[] };
   /**
-   * Whether a scoped viewer's capped counts should avoid table scans (query.ts, withoutTableScans):
-   * for lists of active loans, whose rows sit at the end of the table.
+   * Plans a scoped viewer's capped counts should avoid (query.ts, withPlansAvoided): table scans for
+   * lists of active loans, whose rows sit at the end of the table; merge joins where Postgres would
+   * walk the loans' primary key to meet a few matching rows (payments).
    */
-  countsAvoidTableScans?: boolean;
+  countsAvoid?: { tableScans?: boolean; mergeJoins?: boolean };
   /** Row identity: unique and not null; the tie-breaker of every sort and the key of the row link. */
   idSql: string;
   /** Extra fixed predicate (e.g. a kind of row); null for none. */

@@ -23,7 +23,7 @@ export const loansList = defineList({
     left join loan_products p on p.tenant_id = l.tenant_id and p.id = l.product_id
     left join hierarchy_nodes b on b.tenant_id = c.tenant_id and b.id = c.branch_id`,
   countFrom: { sql: 'loans l', aliases: ['l'] },
-  countsAvoidTableScans: true,
+  countsAvoid: { tableScans: true },
   idSql: 'l.id',
   hrefSql: `'/loans/customer/profile/' || l.customer_id || '/loans/' || l.id`,
   columns: [

@@ -28,7 +28,7 @@ export const paymentsList = defineList({
     left join loan_products p on p.tenant_id = l.tenant_id and p.id = l.product_id
     left join hierarchy_nodes b on b.tenant_id = c.tenant_id and b.id = c.branch_id`,
   countFrom: { sql: 'loan_installments i join loans l on l.tenant_id = i.tenant_id and l.id = i.loan_id', aliases: ['i', 'l'] },
-  countsAvoidTableScans: true,
+  countsAvoid: { tableScans: true, mergeJoins: true },
   idSql: 'i.id',
   baseWhere: `l.status = 'ACTIVE' and i.obligations_met_on is null and ${OUTSTANDING} > 0`,
   hrefSql: `'/loans/customer/profile/' || l.customer_id || '/loans/' || l.id || '/repay'`,
