@@ -55,7 +55,7 @@ describe.each(testDbKinds())('customer files, bank statements and analytics on %
     fs.rmSync(root, { recursive: true, force: true });
   });
   const t = <T>(fn: (tx: Tx) => Promise<T>) => db.tenant(f.tenantId, fn);
-  const opts = () => ({ root, scopeNodes: null });
+  const opts = () => ({ root });
 
   test('type and declared size are refused before the body is read; a body over the limit is cut at the limit; nothing is stored', async () => {
     let pulled = 0;
@@ -94,8 +94,9 @@ describe.each(testDbKinds())('customer files, bank statements and analytics on %
 
   test('a customer outside the caller\'s hierarchy scope is not found for files', async () => {
     const other = await t((tx) => createCustomer(tx, f.admin, { firstName: 'Out', lastName: 'Side' }));
-    const noNode = '00000000-0000-4000-8000-000000000001';
-    expect(await refused(uploadCustomerFile(db, f.maker, { customerId: other.id, kind: 'document', fileName: 'a.txt', contentType: 'text/plain', declaredLength: 1, body: body('a') }, { root, scopeNodes: [noNode] })))
+    // A branch data permission naming a code that exists nowhere allows nothing (fail closed).
+    const scoped = { ...f.maker, dataPermissions: [{ field: 'branch', value: 'NO-SUCH-BRANCH' }] };
+    expect(await refused(uploadCustomerFile(db, scoped, { customerId: other.id, kind: 'document', fileName: 'a.txt', contentType: 'text/plain', declaredLength: 1, body: body('a') }, { root })))
       .toMatchObject({ code: 'NOT_FOUND' });
   });
 

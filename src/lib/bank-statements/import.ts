@@ -3,9 +3,10 @@ import { AppError } from '../errors/app-error.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import type { Actor } from '../lending/actor.ts';
 import {
-  assertCustomerVisible, checkUploadMeta, readLimited, storeCustomerFile, type CustomerFileRow, type StoreOptions, type UploadMeta,
+  checkUploadMeta, readLimited, storeCustomerFile, type CustomerFileRow, type StoreOptions, type UploadMeta,
 } from '../customer-files/files.ts';
 import { parseStatementCsv, type StatementRow } from './csv.ts';
+import { assertInScope } from '../auth/data-permissions.ts';
 
 export type StatementImport = {
   id: string; customer_id: string; file_id: string; currency: string; row_count: number; first_date: string; last_date: string;
@@ -19,13 +20,13 @@ export type StatementImport = {
  * with a 422 listing each fault (details.rows); the same file twice is refused (409).
  */
 export async function importBankStatement(
-  db: Db, actor: Actor, input: Omit<UploadMeta, 'kind'> & { customerId: string; body: ReadableStream<Uint8Array> | null }, options: StoreOptions,
+  db: Db, actor: Actor, input: Omit<UploadMeta, 'kind'> & { customerId: string; body: ReadableStream<Uint8Array> | null }, options: StoreOptions = {},
 ): Promise<{ import: StatementImport; file: CustomerFileRow }> {
   const meta = checkUploadMeta({ ...input, kind: 'bank_statement' });
   const bytes = await readLimited(input.body, meta.rule.maxBytes);
   const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
   const currency = await db.tenant(actor.tenantId, async (tx) => {
-    await assertCustomerVisible(tx, input.customerId, options.scopeNodes);
+    await assertInScope(tx, actor, 'customer', input.customerId);
     const [tenant] = await tx.query<{ currency: string }>(`select currency from tenants where id = $1`, [actor.tenantId]);
     return tenant.currency.trim();
   });

@@ -3,6 +3,7 @@ import { AppError } from '../errors/app-error.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import type { Actor } from '../lending/actor.ts';
 import { currencyDigits, parseMinor } from '../money/money.ts';
+import { assertInScope } from '../auth/data-permissions.ts';
 
 export type CollateralSummary = {
   id: string; customer_id: string; type: string; description: string; currency: string; value: bigint; valuation_date: string; created_at: Date;
@@ -72,6 +73,7 @@ export function parseCollateralEdit(input: CollateralEdit, currency: string, bus
 
 /** Edits a collateral; the audit keeps before and after. */
 export async function updateCollateral(tx: Tx, actor: Actor, collateralId: string, input: CollateralEdit, businessDate: string): Promise<void> {
+  await assertInScope(tx, actor, 'collateral', collateralId);
   const before = await collateralSummary(tx, collateralId);
   if (!before) throw new AppError('NOT_FOUND', 'Collateral not found', { field: 'collateralId' });
   const next = parseCollateralEdit(input, before.currency, businessDate);
@@ -86,6 +88,7 @@ export async function updateCollateral(tx: Tx, actor: Actor, collateralId: strin
 
 /** Deletes a collateral that secures no active loan (its loan links go with it); audited with what it was. */
 export async function deleteCollateral(tx: Tx, actor: Actor, collateralId: string): Promise<void> {
+  await assertInScope(tx, actor, 'collateral', collateralId);
   const before = await collateralSummary(tx, collateralId);
   if (!before) throw new AppError('NOT_FOUND', 'Collateral not found', { field: 'collateralId' });
   const active = await tx.query(

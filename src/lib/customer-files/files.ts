@@ -8,6 +8,7 @@ import { env } from '../config/env.ts';
 import type { Actor } from '../lending/actor.ts';
 import { assertUuid } from '../lending/loans.ts';
 import { extractPdfText } from './pdf-text.ts';
+import { assertInScope, isInNodes, notFoundError } from '../auth/data-permissions.ts';
 
 /**
  * Customer files (spec §2 profile "files" and "upload-bureau-pdf", §6 customer.files.*): the bytes live
@@ -99,11 +100,7 @@ export async function readLimited(body: ReadableStream<Uint8Array> | null, maxBy
 
 export async function assertCustomerVisible(tx: Tx, customerId: string, scopeNodes: string[] | null): Promise<void> {
   assertUuid(customerId, 'customerId');
-  const rows = await tx.query(
-    `select 1 from customers where id = $1 and ($2::uuid[] is null or branch_id = any($2::uuid[]) or officer_id = any($2::uuid[]))`,
-    [customerId, scopeNodes],
-  );
-  if (!rows[0]) throw new AppError('NOT_FOUND', 'Customer not found', { field: 'customerId' });
+  if (!(await isInNodes(tx, 'customer', customerId, scopeNodes))) throw notFoundError('customer');
 }
 
 function storagePath(root: string, key: string): string {
@@ -112,7 +109,8 @@ function storagePath(root: string, key: string): string {
   return full;
 }
 
-export type StoreOptions = { root?: string; scopeNodes: string[] | null };
+/** Where the bytes go (tests); the customer is checked against the actor's data permissions. */
+export type StoreOptions = { root?: string };
 
 /**
  * Writes the bytes to disk, then inside `within` (the caller's tenant transaction) records the row and
@@ -121,10 +119,10 @@ export type StoreOptions = { root?: string; scopeNodes: string[] | null };
  */
 export async function storeCustomerFile<T = undefined>(
   db: Db, actor: Actor, input: { customerId: string; kind: FileKind; fileName: string; contentType: string; bytes: Buffer },
-  options: StoreOptions, extra?: (tx: Tx, file: CustomerFileRow) => Promise<T>,
+  options: StoreOptions = {}, extra?: (tx: Tx, file: CustomerFileRow) => Promise<T>,
 ): Promise<{ file: CustomerFileRow; extra: T | undefined }> {
   const root = options.root ?? filesRoot();
-  await db.tenant(actor.tenantId, (tx) => assertCustomerVisible(tx, input.customerId, options.scopeNodes));
+  await db.tenant(actor.tenantId, (tx) => assertInScope(tx, actor, 'customer', input.customerId));
   let extractedText: string | null = null;
   if (input.kind === 'bureau_pdf' || input.contentType === 'application/pdf') {
     if (input.bytes.subarray(0, 5).toString('latin1') !== '%PDF-') throw new AppError('BAD_REQUEST', 'The file is not a PDF', { field: 'file' });
@@ -159,7 +157,7 @@ export async function storeCustomerFile<T = undefined>(
 
 /** Upload from a request body: checks, bounded read, store. */
 export async function uploadCustomerFile(
-  db: Db, actor: Actor, input: UploadMeta & { customerId: string; body: ReadableStream<Uint8Array> | null }, options: StoreOptions,
+  db: Db, actor: Actor, input: UploadMeta & { customerId: string; body: ReadableStream<Uint8Array> | null }, options: StoreOptions = {},
 ): Promise<CustomerFileRow> {
   const meta = checkUploadMeta(input);
   const bytes = await readLimited(input.body, meta.rule.maxBytes);
@@ -204,10 +202,11 @@ export async function auditDownload(tx: Tx, actor: Actor, file: CustomerFileRow)
  * Deletes a file: the row (with its audit) first, then the bytes. An imported bank statement stays,
  * because the transactions it produced point at it.
  */
-export async function deleteCustomerFile(db: Db, actor: Actor, customerId: string, fileId: string, options: StoreOptions): Promise<void> {
+export async function deleteCustomerFile(db: Db, actor: Actor, customerId: string, fileId: string, options: StoreOptions = {}): Promise<void> {
   const root = options.root ?? filesRoot();
   const file = await db.tenant(actor.tenantId, async (tx) => {
-    const row = await getCustomerFile(tx, customerId, fileId, options.scopeNodes);
+    await assertInScope(tx, actor, 'customer', customerId);
+    const row = await getCustomerFile(tx, customerId, fileId, null);
     const used = await tx.query(`select 1 from bank_statement_imports where file_id = $1`, [row.id]);
     if (used[0]) throw new AppError('CONFLICT', 'An imported bank statement cannot be deleted: its transactions refer to it', { field: 'fileId' });
     await tx.query(`delete from customer_files where id = $1`, [row.id]);

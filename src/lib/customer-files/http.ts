@@ -48,15 +48,14 @@ export async function listFilesHttp(ctx: FilesApiContext): Promise<Response> {
 
 export async function uploadFileHttp(ctx: FilesApiContext): Promise<Response> {
   try {
-    const { principal, actor } = authorise(ctx, 'customer.files.upload');
+    const { actor } = authorise(ctx, 'customer.files.upload');
     const db = await dbOf(ctx);
     const url = new URL(ctx.request.url);
     const length = ctx.request.headers.get('content-length');
-    const scopeNodes = await db.tenant(principal.tenantId, (tx) => resolveScopeNodes(tx, principal, null));
     const file = await uploadCustomerFile(db, actor, {
       customerId: ctx.customerId, kind: url.searchParams.get('kind') ?? 'document', fileName: url.searchParams.get('name') ?? '',
       contentType: ctx.request.headers.get('content-type') ?? '', declaredLength: length === null ? null : Number(length), body: ctx.request.body,
-    }, { scopeNodes, root: ctx.root });
+    }, { root: ctx.root });
     return json(customerFileJson(file), { status: 201 });
   } catch (error) {
     return errorResponse(error, ctx.requestId);
@@ -99,11 +98,10 @@ export async function importStatementHttp(ctx: FilesApiContext): Promise<Respons
     const db = await dbOf(ctx);
     const url = new URL(ctx.request.url);
     const length = ctx.request.headers.get('content-length');
-    const scopeNodes = await db.tenant(principal.tenantId, (tx) => resolveScopeNodes(tx, principal, null));
     const { import: created, file } = await importBankStatement(db, actor, {
       customerId: ctx.customerId, fileName: url.searchParams.get('name') ?? 'statement.csv', contentType: ctx.request.headers.get('content-type') ?? '',
       declaredLength: length === null ? null : Number(length), body: ctx.request.body,
-    }, { scopeNodes, root: ctx.root });
+    }, { root: ctx.root });
     return json({
       id: created.id, fileId: file.id, rowCount: created.row_count, firstDate: created.first_date, lastDate: created.last_date, currency: created.currency.trim(),
     }, { status: 201 });

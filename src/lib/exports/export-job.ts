@@ -13,6 +13,7 @@ import { businessDate } from '../tenancy/tenant.ts';
 import type { ListDef } from '../lists/definition.ts';
 import { loadScopeSubject, resolveRowScope } from '../lists/row-scope.ts';
 import { parseListState } from '../lists/url-state.ts';
+import { assertScopeParamInScope } from '../auth/data-permissions.ts';
 import { CONTENT_TYPES, EXPORT_FORMATS, writeListExport, type ExportFormat } from './write-list-export.ts';
 
 /**
@@ -41,8 +42,10 @@ export async function requestListExport(
   args: { tenantId: string; userId: string; def: ListDef; query: string; format: ExportFormat; language: string; fileBaseName: string; businessDate: string },
 ): Promise<Download> {
   // Validate the state now, so a bad link fails the request rather than the job.
-  const { issues } = parseListState(args.def, new URLSearchParams(args.query));
+  const { state, issues } = parseListState(args.def, new URLSearchParams(args.query));
   if (issues.length) throw new AppError('BAD_REQUEST', `${issues[0]!.param}: ${issues[0]!.message}`, { field: issues[0]!.param });
+  // A scope naming another branch is refused now (403 on 'scope'), not turned into an empty file.
+  await db.tenant(args.tenantId, async (tx) => assertScopeParamInScope(tx, { ...(await loadScopeSubject(tx, args.userId)), language: args.language }, state.scope));
   const download = await createDownload(db, {
     tenantId: args.tenantId,
     userId: args.userId,

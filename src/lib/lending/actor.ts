@@ -1,6 +1,6 @@
-import type { Principal } from '../auth/principal.ts';
+import type { DataPermission, Principal } from '../auth/principal.ts';
 
-/** Who runs a lending command, and from where (for maker-checker and the audit trail). */
+/** Who runs a lending command, and from where (for maker-checker, data permissions and the audit trail). */
 export type Actor = {
   tenantId: string;
   userId: string;
@@ -8,6 +8,13 @@ export type Actor = {
   kind?: 'user' | 'token' | 'system';
   ip?: string | null;
   requestId?: string | null;
+  /**
+   * The caller's data permissions (spec §3): commands load their objects and check placement fields
+   * through them (src/lib/auth/data-permissions.ts). Absent for system actors (jobs, simulator, seeds).
+   */
+  dataPermissions?: readonly DataPermission[];
+  /** Locale such as 'fr-FR', for messages a command words for the caller. */
+  language?: string | null;
 };
 
 export function actorFromPrincipal(principal: Principal, request: { ip?: string | null; requestId?: string | null } = {}): Actor {
@@ -18,5 +25,7 @@ export function actorFromPrincipal(principal: Principal, request: { ip?: string 
     kind: principal.via === 'token' ? 'token' : 'user',
     ip: request.ip ?? null,
     requestId: request.requestId ?? null,
+    dataPermissions: principal.dataPermissions,
+    language: principal.language,
   };
 }

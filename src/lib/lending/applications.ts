@@ -6,6 +6,7 @@ import { applicationContext } from './commands/decide-application.ts';
 import type { ApplicationRow } from './commands/submit-application.ts';
 import { dryRunApplication, APPLICATION_STATUSES, type ApplicationStatus } from './lifecycle/application.ts';
 import { assertUuid, isUuid } from './loans.ts';
+import { isInNodes } from '../auth/data-permissions.ts';
 
 export function applicationJson(row: ApplicationRow) {
   const currency = row.currency.trim();
@@ -42,8 +43,7 @@ function applicationScopeSql(param: string): string {
 export async function isApplicationInScope(tx: Tx, applicationId: string, scopeNodes: string[] | null): Promise<boolean> {
   if (!isUuid(applicationId)) return false;
   if (scopeNodes === null) return true;
-  const rows = await tx.query(`select 1 from loan_applications a where a.id = $1 and ${applicationScopeSql('$2')}`, [applicationId, scopeNodes]);
-  return rows.length > 0;
+  return isInNodes(tx, 'application', applicationId, scopeNodes);
 }
 
 /** Applications newest first; `scopeNodes` (hierarchy data permissions, null = all) restricts them to the caller's customers. */

@@ -4,6 +4,7 @@ import type { Actor } from './actor.ts';
 import { auditSuccess, positiveAmount } from './commands/common.ts';
 import { currencyDigits } from '../money/money.ts';
 import { assertUuid } from './loans.ts';
+import { assertInScope, assertPlacementInScope } from '../auth/data-permissions.ts';
 
 export type CollateralRow = {
   id: string; customer_id: string; type: string; description: string; currency: string; value: bigint; valuation_date: string; created_at: Date;
@@ -15,6 +16,7 @@ export async function createCollateral(
   input: { customerId: string; type: string; description?: string; currency: string; value: string | bigint; valuationDate: string },
 ): Promise<CollateralRow> {
   assertUuid(input.customerId, 'customerId');
+  await assertPlacementInScope(tx, actor, { customerId: input.customerId });
   if (!input.type.trim()) throw new AppError('BAD_REQUEST', 'type is required', { field: 'type' });
   if (!/^\d{4}-\d{2}-\d{2}$/.test(input.valuationDate)) throw new AppError('BAD_REQUEST', 'valuationDate must be a date YYYY-MM-DD', { field: 'valuationDate' });
   const currency = input.currency.toUpperCase();
@@ -31,6 +33,8 @@ export async function createCollateral(
 export async function linkCollateral(tx: Tx, actor: Actor, loanId: string, collateralId: string): Promise<void> {
   assertUuid(loanId, 'loanId');
   assertUuid(collateralId, 'collateralId');
+  await assertInScope(tx, actor, 'collateral', collateralId);
+  await assertInScope(tx, actor, 'loan', loanId);
   const rows = await tx.query<{ loan_customer: string; collateral_customer: string }>(
     `select l.customer_id as loan_customer, c.customer_id as collateral_customer from loans l, collaterals c where l.id = $1 and c.id = $2`,
     [loanId, collateralId],

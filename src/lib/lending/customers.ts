@@ -3,6 +3,7 @@ import type { Tx } from '../db/index.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import type { Actor } from './actor.ts';
 import { assertUuid } from './loans.ts';
+import { assertInScope, assertPlacementInScope, isInNodes } from '../auth/data-permissions.ts';
 
 export type CustomerRow = {
   id: string; external_id: string | null; first_name: string; last_name: string; national_id: string | null; phone: string | null;
@@ -26,6 +27,8 @@ export async function createCustomer(tx: Tx, actor: Actor, input: CustomerInput)
   const firstName = required(input.firstName, 'firstName');
   const lastName = required(input.lastName, 'lastName');
   if (input.email && !/^[^@\s]+@[^@\s]+$/.test(input.email)) throw new AppError('BAD_REQUEST', 'email is not a valid address', { field: 'email' });
+  // Placed only where the caller's data permissions reach (403 naming the field otherwise).
+  await assertPlacementInScope(tx, actor, { branchId: input.branchId, officerId: input.officerId });
   // A customer created by a loan officer is theirs (and their branch's) unless placed elsewhere, so
   // the officer's hierarchy data permissions keep covering the customers they bring in.
   let branchId = input.branchId ?? null;
@@ -40,6 +43,8 @@ export async function createCustomer(tx: Tx, actor: Actor, input: CustomerInput)
       branchId = own[0].parent_id;
     }
   }
+  // …and never where the caller could no longer see it (a one-branch officer without an officer node).
+  await assertPlacementInScope(tx, actor, { branchId, officerId }, { mustLand: true });
   const [row] = await tx.query<CustomerRow>(
     `insert into customers (tenant_id, external_id, first_name, last_name, national_id, phone, email, date_of_birth, branch_id, officer_id,
        segment, opt_in_status, risk_class)
@@ -72,6 +77,7 @@ export async function getCustomer(tx: Tx, customerId: string): Promise<CustomerR
 
 /** Opts a customer in or out of offers; every change is kept with its reason. */
 export async function setCustomerOptIn(tx: Tx, actor: Actor, customerId: string, status: 'opted_in' | 'opted_out', reason: string): Promise<CustomerRow> {
+  await assertInScope(tx, actor, 'customer', customerId);
   const why = required(reason, 'reason');
   const before = await getCustomer(tx, customerId);
   const [row] = await tx.query<CustomerRow>(
@@ -90,6 +96,7 @@ export async function setCustomerOptIn(tx: Tx, actor: Actor, customerId: string,
 
 /** Changes a customer's risk class and keeps the history. */
 export async function setCustomerRiskClass(tx: Tx, actor: Actor, customerId: string, riskClass: string | null, reason = ''): Promise<CustomerRow> {
+  await assertInScope(tx, actor, 'customer', customerId);
   const before = await getCustomer(tx, customerId);
   const [row] = await tx.query<CustomerRow>(
     `update customers set risk_class = $2, updated_at = now(), version = version + 1 where id = $1 returning *`, [customerId, riskClass],
@@ -121,8 +128,7 @@ export async function listCustomers(tx: Tx, query: { search?: string; limit?: nu
 /** Whether the customer is inside the hierarchy scope (null = unrestricted). */
 export async function isCustomerInScope(tx: Tx, customerId: string, scopeNodes: string[] | null): Promise<boolean> {
   if (scopeNodes === null) return true;
-  const rows = await tx.query(`select 1 from customers where id = $1 and (branch_id = any($2::uuid[]) or officer_id = any($2::uuid[]))`, [customerId, scopeNodes]);
-  return rows.length > 0;
+  return isInNodes(tx, 'customer', customerId, scopeNodes);
 }
 
 export function customerJson(c: CustomerRow) {

@@ -5,6 +5,7 @@ import { dryRunLoan, LOAN_STATUSES, type LoanContext, type LoanStatus } from './
 import { loadInstallments, loanOutstanding, outstandingOf, totalOf, type Components, type InstallmentRow } from './installments.ts';
 import type { LoanTransactionType } from './transaction-types.ts';
 import { REVERSIBLE_TYPES } from './transaction-types.ts';
+import { isInNodes } from '../auth/data-permissions.ts';
 
 export type LoanRow = {
   tenant_id: string;
@@ -219,9 +220,7 @@ export function loanScopeSql(param: string): string {
 /** Whether the loan is inside the caller's hierarchy scope (null nodes = unrestricted). */
 export async function isLoanInScope(tx: Tx, loanId: string, scopeNodes: string[] | null): Promise<boolean> {
   if (scopeNodes === null) return true;
-  if (!isUuid(loanId)) return false;
-  const rows = await tx.query(`select 1 from loans l where l.id = $1 and ${loanScopeSql('$2')}`, [loanId, scopeNodes]);
-  return rows.length > 0;
+  return isInNodes(tx, 'loan', loanId, scopeNodes);
 }
 
 /**

@@ -10,6 +10,7 @@ import { dryRunOffer, transitionOffer, type OfferAction, type OfferStatus } from
 import { assertUuid, isUuid } from './loans.ts';
 import { parseStoredConfig, type FormDefinition, type FormField } from '../tenancy/config.ts';
 import { assertWithinProduct, getProduct } from './products.ts';
+import { assertInScope, assertPlacementInScope, isInNodes } from '../auth/data-permissions.ts';
 
 export type OfferRow = {
   id: string; code: string; customer_id: string; product_id: string; currency: string; principal: bigint; number_of_repayments: number;
@@ -34,6 +35,7 @@ export async function createOffer(
   input: { customerId: string; productId: string; principal: string | bigint; numberOfRepayments: number; annualInterestRate?: string; expiresOn: string },
 ): Promise<OfferRow> {
   assertUuid(input.customerId, 'customerId');
+  await assertPlacementInScope(tx, actor, { customerId: input.customerId });
   const product = await getProduct(tx, input.productId);
   const principal = positiveAmount(input.principal, product.digits_after_decimal, 'principal');
   assertWithinProduct(product, principal, input.numberOfRepayments);
@@ -51,8 +53,10 @@ export async function createOffer(
   return row;
 }
 
-async function lockOffer(tx: Tx, offerId: string): Promise<OfferRow> {
+/** Reads and row-locks the offer, loaded through the actor's data permissions (another branch's offer is not found). */
+async function lockOffer(tx: Tx, actor: Actor, offerId: string): Promise<OfferRow> {
   assertUuid(offerId, 'offerId');
+  await assertInScope(tx, actor, 'offer', offerId);
   const rows = await tx.query<OfferRow>(`select * from offers where id = $1 for update`, [offerId]);
   if (!rows[0]) throw new AppError('NOT_FOUND', 'Offer not found', { field: 'offerId' });
   return rows[0];
@@ -115,7 +119,7 @@ export async function notifyOffer(tx: Tx, actor: Actor, offerId: string, form: N
   if (comment !== undefined) values.Comment = comment;
   const config = await tenantConfigIn(tx, actor.tenantId);
   const kept = validateNotifyForm(config.notify_customer_modal_config.form, values);
-  const offer = await lockOffer(tx, offerId);
+  const offer = await lockOffer(tx, actor, offerId);
   const status = await moveOffer(tx, actor, offer, 'notify');
   // The typed columns keep the default form's vocabulary (their check constraints); every value is in notify_form.
   const knownChannel = (NOTIFY_CHANNELS as readonly string[]).includes(kept.Channel ?? '') ? kept.Channel : null;
@@ -130,7 +134,7 @@ export async function notifyOffer(tx: Tx, actor: Actor, offerId: string, form: N
 }
 
 export async function rejectOffer(tx: Tx, actor: Actor, offerId: string, reason?: string | null): Promise<OfferRow> {
-  const offer = await lockOffer(tx, offerId);
+  const offer = await lockOffer(tx, actor, offerId);
   const status = await moveOffer(tx, actor, offer, 'reject');
   const [row] = await tx.query<OfferRow>(
     `update offers set status = $2, rejected_reason = $3, updated_at = now(), version = version + 1 where id = $1 returning *`,
@@ -146,7 +150,7 @@ export async function requestOfferLoan(tx: Tx, actor: Actor, offerId: string, fo
   if (!config.offer.requestLoan) {
     throw new AppError('FORBIDDEN', 'Requesting a loan from an offer is turned off for this tenant (offer.requestLoan)', { field: 'offer.requestLoan' });
   }
-  const offer = await lockOffer(tx, offerId);
+  const offer = await lockOffer(tx, actor, offerId);
   const status = await moveOffer(tx, actor, offer, 'request');
   const product = await getProduct(tx, offer.product_id);
   const { application, loanId } = await submitApplication(tx, actor, {
@@ -197,12 +201,7 @@ export async function getOffer(tx: Tx, offerId: string) {
 export async function isOfferInScope(tx: Tx, offerId: string, scopeNodes: string[] | null): Promise<boolean> {
   if (!isUuid(offerId)) return false;
   if (scopeNodes === null) return true;
-  const rows = await tx.query(
-    `select 1 from offers o join customers c on c.tenant_id = o.tenant_id and c.id = o.customer_id
-      where o.id = $1 and (c.branch_id = any($2::uuid[]) or c.officer_id = any($2::uuid[]))`,
-    [offerId, scopeNodes],
-  );
-  return rows.length > 0;
+  return isInNodes(tx, 'offer', offerId, scopeNodes);
 }
 
 export async function offerActions(tx: Tx, tenantId: string, offer: OfferRow) {

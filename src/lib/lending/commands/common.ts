@@ -7,6 +7,7 @@ import type { Actor } from '../actor.ts';
 import { loadInstallments, loanOutstanding, type InstallmentRow } from '../installments.ts';
 import { loadTransactions, lockLoan, loanDigits, type LoanRow, type TransactionRow } from '../loans.ts';
 import { getProduct, type ProductRow } from '../products.ts';
+import { assertInScope } from '../../auth/data-permissions.ts';
 import type { LoanStatus } from '../lifecycle/loan.ts';
 import type { LoanTransactionType } from '../transaction-types.ts';
 import { COMPONENT_ACCOUNT, type AccountCode } from '../ledger/accounts.ts';
@@ -22,7 +23,9 @@ export type LoanCommandState = {
   digits: number;
 };
 
+/** Loads the loan through the actor's data permissions (another branch's loan is not found), then locks it. */
 export async function openLoanForCommand(tx: Tx, actor: Actor, loanId: string): Promise<LoanCommandState> {
+  await assertInScope(tx, actor, 'loan', loanId);
   const loan = await lockLoan(tx, loanId);
   // Sequential: a transaction is one connection, and pg refuses overlapping queries on it.
   const product = await getProduct(tx, loan.product_id);

@@ -33,7 +33,7 @@ export async function decideApplication(
   action: Exclude<ApplicationAction, 'edit'>,
   note?: string | null,
 ): Promise<ApplicationRow> {
-  const application = await lockApplication(tx, applicationId);
+  const application = await lockApplication(tx, actor, applicationId);
   const next = transitionApplication(application.status, action, await applicationContext(tx, actor, application));
   const today = await businessDate(tx, actor.tenantId);
   if (application.loan_id) {

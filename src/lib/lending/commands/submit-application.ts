@@ -6,6 +6,7 @@ import type { Actor } from '../actor.ts';
 import { assertUuid } from '../loans.ts';
 import { assertWithinProduct, getProduct, termsFor } from '../products.ts';
 import { auditSuccess, positiveAmount } from './common.ts';
+import { assertInScope, assertPlacementInScope } from '../../auth/data-permissions.ts';
 
 export type SubmitApplicationInput = {
   customerId: string;
@@ -36,6 +37,8 @@ const RATE = /^\d{1,3}(\.\d{1,6})?$/;
  */
 export async function submitApplication(tx: Tx, actor: Actor, input: SubmitApplicationInput): Promise<{ application: ApplicationRow; loanId: string }> {
   assertUuid(input.customerId, 'customerId');
+  await assertPlacementInScope(tx, actor, { customerId: input.customerId });
+  if (input.offerId) await assertInScope(tx, actor, 'offer', input.offerId);
   const product = await getProduct(tx, input.productId);
   if (!product.is_active) throw new AppError('CONFLICT', 'This loan product is no longer offered', { field: 'productId' });
   const principal = positiveAmount(input.principal, product.digits_after_decimal, 'principal');
@@ -69,8 +72,10 @@ export async function submitApplication(tx: Tx, actor: Actor, input: SubmitAppli
   return { application: { ...linked, currency: linked.currency.trim() }, loanId: loan.id };
 }
 
-export async function lockApplication(tx: Tx, applicationId: string): Promise<ApplicationRow> {
+/** Reads and row-locks the application, loaded through the actor's data permissions (another branch's is not found). */
+export async function lockApplication(tx: Tx, actor: Actor, applicationId: string): Promise<ApplicationRow> {
   assertUuid(applicationId, 'applicationId');
+  await assertInScope(tx, actor, 'application', applicationId);
   const rows = await tx.query<ApplicationRow>(`select * from loan_applications where id = $1 for update`, [applicationId]);
   if (!rows[0]) throw new AppError('NOT_FOUND', 'Loan application not found', { field: 'applicationId' });
   return { ...rows[0], currency: rows[0].currency.trim() };

@@ -102,7 +102,6 @@ function need(ctx: ProfileContext, permission: PermissionKey): void {
 export async function handleProfilePost(Astro: AstroGlobal, ctx: ProfileContext, tab: string): Promise<PostOutcome> {
   if (Astro.request.method !== 'POST') return {};
   const back = (notice: string) => ({ redirect: `${ctx.base}/${tab}?done=${notice}` });
-  const opts = { scopeNodes: ctx.scopeNodes };
   try {
     if (tab === 'resume') {
       const form = await Astro.request.formData();
@@ -118,14 +117,14 @@ export async function handleProfilePost(Astro: AstroGlobal, ctx: ProfileContext,
         const form = await Astro.request.formData();
         if (form.get('_action') !== 'delete') throw new AppError('BAD_REQUEST', 'Choose a file to upload', { field: 'file' });
         need(ctx, 'customer.files.delete');
-        await deleteCustomerFile(ctx.db, ctx.actor, ctx.customer.id, String(form.get('fileId') ?? ''), opts);
+        await deleteCustomerFile(ctx.db, ctx.actor, ctx.customer.id, String(form.get('fileId') ?? ''));
         return back('deleted');
       }
       need(ctx, 'customer.files.upload');
       const kind = tab === 'files' ? 'document' : 'bureau_pdf';
       const upload = await readUploadForm(Astro.request, kind, FILE_RULES[kind].maxBytes);
       if (!upload.file) throw new AppError('BAD_REQUEST', 'Choose a file to upload', { field: 'file' });
-      await storeCustomerFile(ctx.db, ctx.actor, { customerId: ctx.customer.id, kind, ...upload.file }, opts);
+      await storeCustomerFile(ctx.db, ctx.actor, { customerId: ctx.customer.id, kind, ...upload.file });
       return back('uploaded');
     }
     if (tab === 'bank-statements') {
@@ -134,7 +133,7 @@ export async function handleProfilePost(Astro: AstroGlobal, ctx: ProfileContext,
       if (!upload.file) throw new AppError('BAD_REQUEST', 'Choose a file to upload', { field: 'file' });
       const file = upload.file;
       const body = new Blob([new Uint8Array(file.bytes)]).stream();
-      await importBankStatement(ctx.db, ctx.actor, { customerId: ctx.customer.id, fileName: file.fileName, contentType: file.contentType, declaredLength: file.bytes.length, body }, opts);
+      await importBankStatement(ctx.db, ctx.actor, { customerId: ctx.customer.id, fileName: file.fileName, contentType: file.contentType, declaredLength: file.bytes.length, body });
       return back('imported');
     }
     throw new AppError('BAD_REQUEST', 'Nothing to submit on this page');
