@@ -44,6 +44,8 @@ export async function loadListPage(Astro: AstroGlobal, listName: string): Promis
     } catch (error) {
       logger.warn('list export refused', { list: listName, request_id: Astro.locals.requestId, error: String(error) });
       notice = 'lists:common.exportFailed';
+      // A refused export answers with its status (403 for a scope outside the data permissions), the list below it.
+      if (error instanceof AppError && error.status < 500) Astro.response.status = error.status;
     }
   }
   try {
