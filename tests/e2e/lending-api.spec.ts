@@ -1,23 +1,16 @@
-import { expect, test, type APIRequestContext, type Browser } from '@playwright/test';
-import { signIn } from './support/auth.ts';
+import { expect, test } from '@playwright/test';
+import { apiSession } from './support/auth.ts';
 
 // The lending JSON API against the built server: the contract outside checks use
 // (GET /v1/loans, GET /v1/loans/{id}, POST /v1/loans/{id}/repayments with Idempotency-Key) and the
 // maker-checker path that leads to an active loan, all through the real middleware.
 
-async function session(browser: Browser, email: string, baseURL: string): Promise<APIRequestContext> {
-  const context = await browser.newContext({ baseURL, extraHTTPHeaders: { origin: baseURL } });
-  const page = await context.newPage();
-  await signIn(page, email);
-  await expect(page).not.toHaveURL(/\/user\/login/);
-  return context.request;
-}
 
 test('[LENDING]: maker-checker to an active loan, idempotent repayment, loan list and detail', async ({ browser, baseURL }) => {
   // Two real sign-ins (Argon2id) and a dozen API calls: allow for a busy machine.
   test.setTimeout(120_000);
-  const admin = await session(browser, 'admin@demo.test', baseURL!);
-  const officer = await session(browser, 'officer@demo.test', baseURL!);
+  const admin = await apiSession(browser, 'admin@demo.test', baseURL!);
+  const officer = await apiSession(browser, 'officer@demo.test', baseURL!);
   const code = `E2E${Date.now() % 1_000_000}`;
 
   const product = await admin.post('/v1/products', {

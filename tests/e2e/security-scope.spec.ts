@@ -1,5 +1,5 @@
-import { expect, test, type APIRequestContext, type APIResponse, type Browser } from '@playwright/test';
-import { signIn } from './support/auth.ts';
+import { expect, test, type APIRequestContext, type APIResponse } from '@playwright/test';
+import { apiSession } from './support/auth.ts';
 import { CASES, idSpellings, mutatingRoutes, SCOPE_FREE, type ForeignIds, type Probe } from './support/payloads-scope.ts';
 
 // Branch scope on writes (issue 9, class 2), against the built server: officer@demo.test may work
@@ -11,13 +11,6 @@ import { CASES, idSpellings, mutatingRoutes, SCOPE_FREE, type ForeignIds, type P
 
 type Node = { id: string; level: string; code: string; parent_id: string | null; children?: Node[] };
 
-async function session(browser: Browser, email: string, baseURL: string): Promise<APIRequestContext> {
-  const context = await browser.newContext({ baseURL, extraHTTPHeaders: { origin: baseURL } });
-  const page = await context.newPage();
-  await signIn(page, email);
-  await expect(page).not.toHaveURL(/\/user\/login/);
-  return context.request;
-}
 
 function flatten(nodes: Node[]): Node[] {
   return nodes.flatMap((n) => [n, ...flatten(n.children ?? [])]);
@@ -76,8 +69,8 @@ async function snapshot(): Promise<string> {
 test.describe.serial('[SECURITY]: branch scope on every write (one-branch officer)', () => {
   test.beforeAll(async ({ browser, baseURL }) => {
     test.setTimeout(240_000);
-    admin = await session(browser, 'admin@demo.test', baseURL!);
-    officer = await session(browser, 'officer@demo.test', baseURL!);
+    admin = await apiSession(browser, 'admin@demo.test', baseURL!);
+    officer = await apiSession(browser, 'officer@demo.test', baseURL!);
     const nodes = flatten((await ok(await admin.get('/v1/hierarchies'))).items);
     const byCode = (code: string) => nodes.find((n) => n.code === code)!;
     const lyon = byCode('LYO-01');
@@ -149,7 +142,7 @@ test.describe.serial('[SECURITY]: branch scope on every write (one-branch office
     expect(error.message).toContain('data permissions');
     const officerField = (await (await officer.post('/v1/customers', { data: { firstName: 'Probe', lastName: 'Scope', officerId: ids.officerId } })).json()).error;
     expect(officerField).toMatchObject({ code: 'FORBIDDEN', field: 'officerId' });
-    const agent = await session(browser, 'agent.fr@demo.test', baseURL!);
+    const agent = await apiSession(browser, 'agent.fr@demo.test', baseURL!);
     const fr = await agent.post('/v1/applications', { data: { customerId: ids.customerId, productId: fill.productId, principal: fill.principal, numberOfRepayments: fill.repayments } });
     expect(fr.status()).toBe(403);
     const frError = (await fr.json()).error;

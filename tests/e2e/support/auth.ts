@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { expect, type Page } from '@playwright/test';
+import { expect, type APIRequestContext, type Browser, type Page } from '@playwright/test';
 
 /** The demo password the e2e server seeds (DEMO_PASSWORD unset → the documented default). */
 export const DEMO_PASSWORD = process.env.DEMO_PASSWORD || 'Demo-Lender-2026!';
@@ -11,6 +11,15 @@ export async function signIn(page: Page, email: string, password = DEMO_PASSWORD
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+}
+
+/** A signed-in API client (same-origin, the session cookie of a real sign-in through the form). */
+export async function apiSession(browser: Browser, email: string, baseURL: string): Promise<APIRequestContext> {
+  const context = await browser.newContext({ baseURL, extraHTTPHeaders: { origin: baseURL } });
+  const page = await context.newPage();
+  await signIn(page, email);
+  await expect(page).not.toHaveURL(/\/user\/login/);
+  return context.request;
 }
 
 /** The newest message in the server's outbox (DATA_DIR/outbox) addressed to `to`, decoded to text. */
