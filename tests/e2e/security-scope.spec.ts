@@ -1,6 +1,6 @@
 import { expect, test, type APIRequestContext, type APIResponse } from '@playwright/test';
 import { apiSession } from './support/auth.ts';
-import { CASES, idSpellings, mutatingRoutes, SCOPE_FREE, type ForeignIds, type Probe } from './support/payloads-scope.ts';
+import { caseFor, idSpellings, mutatingRoutes, SCOPE_FREE, type ForeignIds, type Probe } from './support/payloads-scope.ts';
 
 // Branch scope on writes (issue 9, class 2), against the built server: officer@demo.test may work
 // only in branch PAR-01. For EVERY mutating /v1 route and form post (listed from the route manifest
@@ -81,7 +81,9 @@ test.describe.serial('[SECURITY]: branch scope on every write (one-branch office
     const application = await ok(await admin.post('/v1/applications', { data: { customerId: customer.id, productId: product.id, principal: product.minPrincipal, numberOfRepayments: product.minRepayments } }), 201);
     const collateral = await admin.post(`/loans/collaterals/new/${customer.id}`, { form: { type: 'vehicle', description: 'probe target', value: '1000.00', valuationDate: '2020-01-01' }, maxRedirects: 0 });
     expect(collateral.status()).toBe(303);
-    const file = await ok(await admin.post(`/v1/customers/${customer.id}/files?kind=document&name=target.txt`, { data: 'hello', headers: { 'content-type': 'text/plain' } }), 201);
+    const upload = await admin.post(`/loans/customer/profile/${customer.id}/files`, { multipart: { file: { name: 'target.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') } }, maxRedirects: 0 });
+    expect(upload.status()).toBe(303);
+    const file = ((await ok(await admin.get(`/v1/customers/${customer.id}/files`))).items as { id: string }[])[0]!;
 
     // Another branch's active loan and open offer from the demo history: the administrator sees them, the officer does not.
     const loans = (await ok(await admin.get('/v1/loans?status=ACTIVE&limit=200'))).items as { id: string }[];
@@ -107,7 +109,7 @@ test.describe.serial('[SECURITY]: branch scope on every write (one-branch office
   test('every mutating route and form post has a probe (or a reason to be scope-free)', () => {
     const routes = mutatingRoutes();
     expect(routes.problems).toEqual([]);
-    const missing = [...routes.api, ...routes.pages].filter((route) => !CASES[route] && !SCOPE_FREE[route]);
+    const missing = [...routes.api, ...routes.pages].filter((route) => !caseFor(route) && !SCOPE_FREE[route]);
     expect(missing, 'mutating routes without a case in tests/e2e/support/payloads-scope.ts').toEqual([]);
   });
 
@@ -117,8 +119,8 @@ test.describe.serial('[SECURITY]: branch scope on every write (one-branch office
     const before = await snapshot();
     const failures: string[] = [];
     const { api, pages } = mutatingRoutes();
-    for (const route of [...api, ...pages].filter((r) => CASES[r])) {
-      for (const probe of CASES[route]!(ids)) {
+    for (const route of [...api, ...pages]) {
+      for (const probe of caseFor(route)?.(ids) ?? []) {
         const response = await send(probe);
         const body = await response.text();
         // A hostile spelling of an id may stop earlier, at the canonical-path or id check (400).

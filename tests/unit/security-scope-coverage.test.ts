@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CASES, mutatingRoutes, SCOPE_FREE } from '../e2e/support/payloads-scope.ts';
+import { CASES, caseFor, mutatingRoutes, SCOPE_FREE } from '../e2e/support/payloads-scope.ts';
 
 // The one-branch officer probe (tests/e2e/security-scope.spec.ts) must cover every route that
 // changes data. The list comes from the route manifest and the page files; a new mutating /v1 route
@@ -17,8 +17,8 @@ describe('the branch-scope probe covers every mutating route', () => {
     expect(routes.pages).toContain('POST /loans/customer/profile/:customerId/resume');
   });
   it.each(all)('%s has a case or a reason', (route) => {
-    expect(Boolean(CASES[route]) || Boolean(SCOPE_FREE[route]), `${route}: add a case to CASES or a reason to SCOPE_FREE`).toBe(true);
-    expect(Boolean(CASES[route]) && Boolean(SCOPE_FREE[route]), `${route} is both probed and scope-free`).toBe(false);
+    expect(Boolean(caseFor(route)) || Boolean(SCOPE_FREE[route]), `${route}: add a case to CASES or a reason to SCOPE_FREE`).toBe(true);
+    expect(Boolean(caseFor(route)) && Boolean(SCOPE_FREE[route]), `${route} is both probed and scope-free`).toBe(false);
   });
   it('lists no route that does not exist', () => {
     const known = new Set(all);

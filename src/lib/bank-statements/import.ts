@@ -22,14 +22,15 @@ export type StatementImport = {
 export async function importBankStatement(
   db: Db, actor: Actor, input: Omit<UploadMeta, 'kind'> & { customerId: string; body: ReadableStream<Uint8Array> | null }, options: StoreOptions = {},
 ): Promise<{ import: StatementImport; file: CustomerFileRow }> {
-  const meta = checkUploadMeta({ ...input, kind: 'bank_statement' });
-  const bytes = await readLimited(input.body, meta.rule.maxBytes);
-  const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+  // Another branch's customer does not exist for the caller, whatever the upload looks like.
   const currency = await db.tenant(actor.tenantId, async (tx) => {
     await assertInScope(tx, actor, 'customer', input.customerId);
     const [tenant] = await tx.query<{ currency: string }>(`select currency from tenants where id = $1`, [actor.tenantId]);
     return tenant.currency.trim();
   });
+  const meta = checkUploadMeta({ ...input, kind: 'bank_statement' });
+  const bytes = await readLimited(input.body, meta.rule.maxBytes);
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
   const parsed = parseStatementCsv(text, currency);
   if (parsed.errors.length) {
     throw new AppError('UNPROCESSABLE', `The statement was not imported: ${parsed.errors.length} row(s) have errors`, {

@@ -159,6 +159,8 @@ export async function storeCustomerFile<T = undefined>(
 export async function uploadCustomerFile(
   db: Db, actor: Actor, input: UploadMeta & { customerId: string; body: ReadableStream<Uint8Array> | null }, options: StoreOptions = {},
 ): Promise<CustomerFileRow> {
+  // Another branch's customer does not exist for the caller, whatever the upload looks like.
+  await db.tenant(actor.tenantId, (tx) => assertInScope(tx, actor, 'customer', input.customerId));
   const meta = checkUploadMeta(input);
   const bytes = await readLimited(input.body, meta.rule.maxBytes);
   if (bytes.length === 0) throw new AppError('BAD_REQUEST', 'The file is empty', { field: 'file' });

@@ -65,12 +65,15 @@ export function mutatingRoutes(): { api: string[]; pages: string[]; problems: st
     }
   }
   const pages = new Set<string>();
-  for (const file of walk(PAGES).filter((f) => !f.startsWith(path.join(PAGES, 'v1') + path.sep))) {
+  const pageFiles = walk(PAGES).filter((f) => !f.startsWith(path.join(PAGES, 'v1') + path.sep));
+  // A manifest route under a catch-all that has its own file is served by that file, not the catch-all.
+  const ownFile = new Set(pageFiles.map(fileRoute).filter((r) => !r.endsWith('/**')).map(normalise));
+  for (const file of pageFiles) {
     if (!handlesPost(file)) continue;
     const route = fileRoute(file);
     if (route.endsWith('/**')) {
       const prefix = normalise(route.slice(0, -3));
-      const under = ROUTES.filter((r) => normalise(r.pattern) === prefix || normalise(r.pattern).startsWith(prefix + '/'));
+      const under = ROUTES.filter((r) => (normalise(r.pattern) === prefix || normalise(r.pattern).startsWith(prefix + '/')) && !ownFile.has(normalise(r.pattern)));
       if (under.length === 0) problems.push(`${route} has no manifest route`);
       for (const r of under) pages.add(`POST ${r.pattern}`);
     } else {
@@ -162,10 +165,10 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
   'POST /v1/customers/:id/opt-out': (ids) => idSpellings(ids.customerId).map((id) => ({ method: 'POST', path: `/v1/customers/${id}/opt-out`, json: { reason: 'probe' }, expect: [404] })),
   'POST /v1/customers/:id/opt-in': (ids) => idSpellings(ids.customerId).map((id) => ({ method: 'POST', path: `/v1/customers/${id}/opt-in`, json: { reason: 'probe' }, expect: [404] })),
   'POST /v1/customers/:id/files': (ids) => idSpellings(ids.customerId).map((id) => ({
-    method: 'POST', path: `/v1/customers/${id}/files?kind=document&name=probe.txt`, raw: { body: 'probe', contentType: 'text/plain' }, expect: [404],
+    method: 'POST', path: `/v1/customers/${id}/files?kind=document&name=probe.txt`, raw: { body: 'probe', contentType: 'multipart/form-data; boundary=x' }, expect: [404],
   })),
   'POST /v1/customers/:id/bank-statements': (ids) => idSpellings(ids.customerId).map((id) => ({
-    method: 'POST', path: `/v1/customers/${id}/bank-statements?name=probe.csv`, raw: { body: 'date,amount\n2020-01-02,10.00\n', contentType: 'text/csv' }, expect: [404],
+    method: 'POST', path: `/v1/customers/${id}/bank-statements?name=probe.csv`, raw: { body: 'date,amount\n2020-01-02,10.00\n', contentType: 'multipart/form-data; boundary=x' }, expect: [404],
   })),
   'POST /v1/applications': (ids) => [ids.customerId, ids.customerId.toUpperCase(), '00000000-0000-4000-8000-000000000000'].flatMap((customerId): Probe[] => [
     { method: 'POST', path: '/v1/applications', json: { customerId, productId: '{{productId}}', principal: '{{principal}}', numberOfRepayments: '{{repayments}}' }, expect: [403, 404] },
@@ -190,9 +193,9 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
     ['customers', 'loans', 'offers', 'collaterals', 'payments', 'loan-applications'].map((list) => ({
       method: 'POST', path: '/v1/exports', json: { list, query: `scope=${node === ids.regionId ? 'region' : node === ids.officerId ? 'officer' : 'branch'}:${node}`, format: 'csv' }, expect: [403, 404],
     }))),
-  'POST /loans/customers/add': (ids) => placementValues(ids).map((value) => ({
+  'POST /loans/customers/add': (ids) => placementValues(ids).map((value, i) => ({
     // The form has no placement field: extra ones are ignored and the customer lands in the officer's own branch (checked by the spec).
-    method: 'POST', path: '/loans/customers/add', form: { firstName: 'Probe', lastName: `Extra ${value}`.slice(0, 60), branchId: value, officerId: value, tenantId: 'acme', opt_in_status: 'opted_out' }, expect: [303],
+    method: 'POST', path: '/loans/customers/add', form: { firstName: 'Probe', lastName: `Extra${'ABCDEFGHIJ'[i]}`, branchId: value, officerId: value, regionId: value, tenantId: 'acme', opt_in_status: 'opted_out' }, expect: [303],
   })),
   'POST /loans/collaterals/new/:customerId': (ids) => idSpellings(ids.customerId).map((id) => ({
     method: 'POST', path: `/loans/collaterals/new/${id}`, form: { type: 'vehicle', description: 'probe', value: '1.00', valuationDate: '2020-01-01' }, expect: [404],
@@ -218,14 +221,21 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
   ])),
 };
 
-/** Every profile subpage of every section: a form post to another branch's customer is a 404 (the profile loads through the scope). */
-for (const route of ROUTES) {
-  if (!/^\/(loans|admin|analytics|strategies)\/customer\/profile\/:customerId(\/|$)/.test(route.pattern)) continue;
-  CASES[`POST ${route.pattern}`] = (ids) => {
-    const at = route.pattern.replace(':offerId', ids.offerId).replace(':loanId', ids.loanId);
+/** The customer profile's form posts, in every section: the dispatcher loads the customer through the scope first. */
+const PROFILE = /^POST \/(loans|admin|analytics|strategies)\/customer\/profile\/:customerId(\/[a-z-]+)?(\/:loanId)?$/;
+
+function profileCase(route: string): (ids: ForeignIds) => Probe[] {
+  const pattern = route.slice('POST '.length);
+  return (ids) => {
     const forms: Record<string, string>[] = [
       { status: 'opted_out', reason: 'probe' }, { status: 'opted_in', reason: 'probe' }, { _action: 'delete', fileId: ids.fileId },
     ];
-    return idSpellings(ids.customerId).slice(0, 3).flatMap((id) => forms.map((form): Probe => ({ method: 'POST', path: at.replace(':customerId', id), form, expect: [404] })));
+    // 403 where the officer may not open the tab at all (the guard answers before the page).
+    return idSpellings(ids.customerId).slice(0, 3).flatMap((id) => forms.map((form): Probe => ({ method: 'POST', path: pattern.replace(':customerId', id).replace(':loanId', ids.loanId), form, expect: [403, 404] })));
   };
+}
+
+/** The probe of a mutating route, or undefined when it has none. */
+export function caseFor(route: string): ((ids: ForeignIds) => Probe[]) | undefined {
+  return CASES[route] ?? (PROFILE.test(route) ? profileCase(route) : undefined);
 }
