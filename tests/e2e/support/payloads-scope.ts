@@ -195,7 +195,7 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
     }))),
   'POST /loans/customers/add': (ids) => placementValues(ids).map((value, i) => ({
     // The form has no placement field: extra ones are ignored and the customer lands in the officer's own branch (checked by the spec).
-    method: 'POST', path: '/loans/customers/add', form: { firstName: 'Probe', lastName: `Extra${'ABCDEFGHIJ'[i]}`, branchId: value, officerId: value, regionId: value, tenantId: 'acme', opt_in_status: 'opted_out' }, expect: [303],
+    method: 'POST', path: '/loans/customers/add', form: { firstName: 'Probe', lastName: `Extra${'ABCDEFGHIJ'[i]}`, nationalId: `SCOPE${Date.now()}${i}`, branchId: value, officerId: value, regionId: value, tenantId: 'acme', opt_in_status: 'opted_out' }, expect: [303],
   })),
   'POST /loans/collaterals/new/:customerId': (ids) => idSpellings(ids.customerId).map((id) => ({
     method: 'POST', path: `/loans/collaterals/new/${id}`, form: { type: 'vehicle', description: 'probe', value: '1.00', valuationDate: '2020-01-01' }, expect: [404],
