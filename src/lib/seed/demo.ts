@@ -188,5 +188,6 @@ async function seedE2eFixtures(tx: Tx, passwordHash: string): Promise<void> {
     [E2E_SSO_TENANT.id, E2E_SSO_TENANT.slug, E2E_SSO_TENANT.name, JSON.stringify(config)],
   );
   await seedTenantPeople(tx, E2E_SSO_TENANT.id, { regions: [] }, [{ email: 'sso.user@sso.test', displayName: 'Sasha SSO', language: 'en-US', roles: ['analyst'] }], passwordHash);
-  await seedDemoPlans(tx, { growth: [], starter: [E2E_SSO_TENANT.id] });
+  // Growth: single sign-on is a plan feature, not in Starter.
+  await seedDemoPlans(tx, { growth: [E2E_SSO_TENANT.id], starter: [] });
 }
