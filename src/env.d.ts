@@ -16,5 +16,7 @@ declare namespace App {
     canonicalPath?: string;
     /** The manifest entry of this page or API route, when one matched (src/lib/auth/route-manifest.ts). */
     route?: import('./lib/auth/route-manifest.ts').RouteEntry | import('./lib/auth/route-manifest.ts').ApiRouteEntry;
+    /** Set by the guard when the page's plan feature is not in the tenant's plan (src/pages/plan-required.astro). */
+    planRefusal?: { feature: string; plan: string | null };
   }
 }

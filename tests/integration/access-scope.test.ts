@@ -126,11 +126,7 @@ describe.each(testDbKinds())('access data layer on %s', (kind) => {
       expect((await db.tenant(A, (tx) => currentPlan(tx, A))).find((f) => f.name === 'exports')?.usage).toBe(5);
     });
 
-    it('lets concurrent consumers never exceed the limit', async () => {
-      const attempts = await Promise.allSettled(Array.from({ length: 8 }, () => db.tenant(B, (tx) => consumeUsage(tx, B, 'api_tokens'))));
-      expect(attempts.filter((r) => r.status === 'fulfilled')).toHaveLength(2); // starter limit: 2 tokens
-      expect((await db.tenant(B, (tx) => currentPlan(tx, B))).find((f) => f.name === 'api_tokens')?.usage).toBe(2);
-    });
+    // Concurrent consumers of API tokens (a derived count) and exports: tests/integration/plans-limits.test.ts.
   });
 
   it('stores analytics events first-party, per tenant, batched', async () => {

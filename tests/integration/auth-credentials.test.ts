@@ -106,8 +106,8 @@ describe.each(testDbKinds())('passwords, TOTP and reset on %s', (kind) => {
     expect(signed).toMatchObject({ kind: 'signed-in', passwordChangeRequired: true });
     if (signed.kind !== 'signed-in') return;
     const other = await signInWithPassword(db, { email: 'officer@demo.test', password: PASSWORD, ip: '10.0.4.1', now: T0 });
-    await expect(changePassword(db, { tenantId: demo, userId: uid, sessionId: signed.sessionId, currentPassword: 'nope', newPassword: 'Officer new passphrase', now: T0, ip: '10.0.4.1' })).rejects.toMatchObject({ field: 'current_password' });
-    await changePassword(db, { tenantId: demo, userId: uid, sessionId: signed.sessionId, currentPassword: PASSWORD, newPassword: 'Officer new passphrase', now: at(1000), ip: '10.0.4.1' });
+    await expect(changePassword(db, { tenantId: demo, userId: uid, sessionId: signed.sessionId, currentPassword: 'nope', newPassword: 'Tangerine new passphrase', now: T0, ip: '10.0.4.1' })).rejects.toMatchObject({ field: 'current_password' });
+    await changePassword(db, { tenantId: demo, userId: uid, sessionId: signed.sessionId, currentPassword: PASSWORD, newPassword: 'Tangerine new passphrase', now: at(1000), ip: '10.0.4.1' });
     const check = await checkSession(db, { ...signed, now: at(2000) });
     expect(check.status === 'active' && check.principal.passwordChangeRequired).toBe(false);
     if (other.kind === 'signed-in') expect((await checkSession(db, { ...other, now: at(2000) })).status).toBe('ended');

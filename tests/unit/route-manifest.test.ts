@@ -62,6 +62,7 @@ const SPEC_ROUTES = [
 // Routes the product adds beyond §2 (each with its reason).
 const ADDED_ROUTES = [
   '/admin/platform/error-reports', // §7/§8 error reports listed for administrators (platform issue)
+  '/plan-required', // "not in your plan", shown by the guard with 403 for a feature the plan lacks (issue 9)
 ];
 
 /** The §6 all_permissions routes. */

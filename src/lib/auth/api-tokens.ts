@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { AppError } from '../errors/app-error.ts';
 import type { Db, Tx } from '../db/index.ts';
+import { consumeUsage } from '../plans/plans.ts';
 import type { Principal } from './principal.ts';
 import { hashToken } from './password-reset.ts';
 import { loadUserGrants, principalFromGrants } from './sessions.ts';
@@ -24,6 +25,8 @@ export async function createApiToken(
   const userId = input.userId ?? input.createdBy.userId;
   const [user] = await tx.query('select 1 from users where tenant_id = $1 and id = $2 and is_active', [input.tenantId, userId]);
   if (!user) throw new AppError('BAD_REQUEST', 'The token must belong to an active user of this lender.', { field: 'user_id' });
+  // The plan's limit on tokens in force, checked under a lock held until this insert commits.
+  await consumeUsage(tx, input.tenantId, 'api_tokens');
   const token = `${TOKEN_PREFIX}${crypto.randomBytes(32).toString('base64url')}`;
   const [row] = await tx.query<{ id: string }>(
     `insert into api_tokens (tenant_id, name, user_id, token_hash, created_by, created_at, expires_at) values ($1, $2, $3, $4, $5, $6, $7) returning id`,

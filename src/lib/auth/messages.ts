@@ -11,7 +11,9 @@ export function authErrorText(t: TFunction, error: unknown): string {
   switch (reason) {
     case 'too_short': return t('auth:errors.tooShort', { min: error.details?.min_length });
     case 'too_long': return t('auth:errors.tooLong');
-    case 'common': return t('auth:errors.common');
+    case 'common': return strengthText(t, 'auth:errors.common', error.details);
+    case 'weak': return strengthText(t, 'auth:errors.weak', error.details);
+    case 'personal': return t('auth:errors.personal');
     case 'breached': return t('auth:errors.breached');
     case 'reused': return t('auth:errors.reused');
   }
@@ -26,6 +28,28 @@ export function authErrorText(t: TFunction, error: unknown): string {
   if (error.code === 'UNAUTHORIZED' && /Incorrect email or password/.test(error.message)) return t('auth:errors.badCredentials');
   if (error.status < 500) return error.message;
   return t('auth:errors.unexpected');
+}
+
+/**
+ * Why a password was refused and how to fix it: the verdict, the estimator's warning and suggestions
+ * (src/lib/auth/password-strength.ts keys, translated from auth:passwordStrength.*), then the general advice.
+ */
+function strengthText(t: TFunction, key: string, details: Record<string, unknown> | undefined): string {
+  const known = (group: string, value: unknown) => typeof value === 'string' && /^[a-zA-Z0-9]+$/.test(value) && t(`auth:passwordStrength.${group}.${value}`, { defaultValue: '' });
+  const parts = [t(key), known('warnings', details?.warning)];
+  const suggestions = Array.isArray(details?.suggestions) ? details.suggestions : [];
+  for (const suggestion of suggestions) parts.push(known('suggestions', suggestion));
+  parts.push(t('auth:passwordStrength.howToFix'));
+  return parts.filter(Boolean).join(' ');
+}
+
+/**
+ * For the JSON endpoints that set a password: the same refusal with its message in the caller's
+ * language (the code, field and details stay, so a client can still read the reason).
+ */
+export function localizePasswordError(t: TFunction, error: unknown): unknown {
+  if (!(error instanceof AppError) || typeof error.details?.reason !== 'string') return error;
+  return new AppError(error.code, authErrorText(t, error), { field: error.field, details: error.details, internal: error.internal, cause: error });
 }
 
 /** Messages other pages send to the login page as ?message=… : the known ones are translated. */

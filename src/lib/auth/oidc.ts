@@ -1,4 +1,5 @@
 import * as client from 'openid-client';
+import { assertFeatureEnabled, featureAccess } from '../plans/plans.ts';
 import { AppError } from '../errors/app-error.ts';
 import type { Db } from '../db/index.ts';
 import { logger } from '../observability/log.ts';
@@ -59,6 +60,8 @@ export async function startSso(
 ): Promise<{ url: string; state: string }> {
   const sso = ssoConfigOf(input.tenant);
   if (!sso) throw new AppError('NOT_FOUND', 'Single sign-on is not set up for this lender.');
+  // Single sign-on is a plan feature (spec §3): a lender whose plan lacks it signs in with passwords.
+  await db.tenant(input.tenant.id, (tx) => assertFeatureEnabled(tx, input.tenant.id, 'sso'));
   const config = await providerConfiguration(sso).catch((error: unknown) => {
     throw new AppError('UNAVAILABLE', 'The single sign-on provider cannot be reached right now; please try again shortly.', { cause: error });
   });
@@ -110,6 +113,8 @@ export async function finishSso(
   const [tenantRow] = await db.system((tx) => tx.query<{ config: Record<string, unknown> }>('select config from tenants where id = $1 and is_active', [request.tenant_id]));
   const sso = tenantRow ? ssoConfigOf(tenantRow) : null;
   if (!sso) throw new AppError('UNAUTHORIZED', SSO_FAILED, { internal: 'tenant has no sso configuration' });
+  const access = await db.tenant(request.tenant_id, (tx) => featureAccess(tx, request.tenant_id, 'sso'));
+  if (!access.isEnabled) throw new AppError('UNAUTHORIZED', SSO_FAILED, { internal: 'single sign-on is not in the tenant plan' });
   const config = await providerConfiguration(sso);
   const currentUrl = new URL(input.callbackUrl);
   for (const [key, value] of input.query) currentUrl.searchParams.append(key, value);

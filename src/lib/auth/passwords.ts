@@ -2,8 +2,9 @@ import crypto from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
 import { AppError } from '../errors/app-error.ts';
 import type { Tx } from '../db/index.ts';
-import { BREACHED_PASSWORD_SHA1 } from './password-lists/breached-passwords.ts';
-import { COMMON_PASSWORDS } from './password-lists/common-passwords.ts';
+import { containsPersonalInfo, estimateStrength, MIN_STRENGTH_SCORE, type PasswordContext } from './password-strength.ts';
+
+export type { PasswordContext } from './password-strength.ts';
 
 /**
  * Argon2id at OWASP's minimum (19 MiB, 2 passes, 1 lane). The parameters are written into each
@@ -36,6 +37,11 @@ export type PasswordPolicy = {
   minLength: number;
   /** How many previous passwords a new one may not repeat. */
   historyCount: number;
+  /**
+   * Refuse guessable passwords: the strength estimator (password-strength.ts), whose dictionaries
+   * hold the common passwords of breach corpora. `refuseBreached` asks for the same check; either
+   * one turns it on. The name, e-mail and lender are refused inside a password whatever these say.
+   */
   refuseCommon: boolean;
   refuseBreached: boolean;
 };
@@ -44,23 +50,15 @@ export const DEFAULT_PASSWORD_POLICY: PasswordPolicy = { minLength: 12, historyC
 /** Longer inputs are refused before hashing so a megabyte "password" cannot tie up the CPU. */
 export const MAX_PASSWORD_LENGTH = 256;
 
-const COMMON = new Set(COMMON_PASSWORDS);
-const BREACHED = new Set(BREACHED_PASSWORD_SHA1);
+/** The estimator's warnings that mean "this is a known password", reported as reason 'common'. */
+const COMMON_WARNINGS = new Set(['topTen', 'topHundred', 'common', 'similarToCommon', 'pwned']);
 
-export function isCommonPassword(password: string): boolean {
-  const lower = password.toLowerCase();
-  if (COMMON.has(lower)) return true;
-  // "password2024!" is "password" plus decoration: strip trailing digits and punctuation.
-  const stem = lower.replace(/[\d\W_]+$/u, '');
-  return stem !== lower && COMMON.has(stem);
-}
-
-export function isBreachedPassword(password: string): boolean {
-  return BREACHED.has(crypto.createHash('sha1').update(password, 'utf8').digest('hex').toUpperCase());
-}
-
-/** Checks a candidate against the policy (not the history): throws BAD_REQUEST naming the field. */
-export function assertPasswordAllowed(password: string, policy: PasswordPolicy, field = 'password'): void {
+/**
+ * Checks a candidate against the policy (not the history): throws BAD_REQUEST naming the field, with
+ * `details.reason` ('too_short', 'too_long', 'personal', 'common', 'weak') and, for the last two, the
+ * estimator's `warning` and `suggestions` keys so the message can say why and how to fix it.
+ */
+export function assertPasswordAllowed(password: string, policy: PasswordPolicy, field = 'password', context: PasswordContext = {}): void {
   const length = [...password].length;
   if (length < policy.minLength) {
     throw new AppError('BAD_REQUEST', `The password must be at least ${policy.minLength} characters long.`, { field, details: { reason: 'too_short', min_length: policy.minLength } });
@@ -68,12 +66,29 @@ export function assertPasswordAllowed(password: string, policy: PasswordPolicy, 
   if (length > MAX_PASSWORD_LENGTH) {
     throw new AppError('BAD_REQUEST', `The password must be at most ${MAX_PASSWORD_LENGTH} characters long.`, { field, details: { reason: 'too_long' } });
   }
-  if (policy.refuseCommon && isCommonPassword(password)) {
-    throw new AppError('BAD_REQUEST', 'This password is too common; choose a less predictable one.', { field, details: { reason: 'common' } });
+  if (containsPersonalInfo(password, context)) {
+    throw new AppError('BAD_REQUEST', 'The password must not contain your name or e-mail address.', { field, details: { reason: 'personal' } });
   }
-  if (policy.refuseBreached && isBreachedPassword(password)) {
-    throw new AppError('BAD_REQUEST', 'This password appears in known data breaches; choose another one.', { field, details: { reason: 'breached' } });
-  }
+  if (!policy.refuseCommon && !policy.refuseBreached) return;
+  const verdict = estimateStrength(password, context);
+  if (verdict.score >= MIN_STRENGTH_SCORE) return;
+  const reason = verdict.warning && COMMON_WARNINGS.has(verdict.warning) ? 'common' : verdict.warning === 'userInputs' ? 'personal' : 'weak';
+  const message = reason === 'common'
+    ? 'This password is too common; choose a less predictable one.'
+    : reason === 'personal'
+      ? 'The password must not contain your name, e-mail address or the name of your lender.'
+      : 'This password is too easy to guess. Use a few uncommon words, or a longer mix of characters without patterns.';
+  throw new AppError('BAD_REQUEST', message, { field, details: { reason, warning: verdict.warning, suggestions: verdict.suggestions } });
+}
+
+/** The context words of a user of a tenant, for assertPasswordAllowed. */
+export async function passwordContextOf(tx: Tx, tenantId: string, userId: string): Promise<PasswordContext> {
+  const [row] = await tx.query<{ email: string; display_name: string | null; tenant_name: string; tenant_slug: string }>(
+    `select u.email, u.display_name, t.name as tenant_name, t.slug as tenant_slug
+       from users u join tenants t on t.id = u.tenant_id where u.tenant_id = $1 and u.id = $2`,
+    [tenantId, userId],
+  );
+  return row ? { email: row.email, displayName: row.display_name, tenantName: row.tenant_name, tenantSlug: row.tenant_slug } : {};
 }
 
 type PolicyRow = { min_length: number; history_count: number; refuse_common: boolean; refuse_breached: boolean };
@@ -105,7 +120,7 @@ export async function setUserPassword(
 ): Promise<void> {
   const field = input.field ?? 'password';
   const policy = await getPasswordPolicy(tx, input.tenantId);
-  assertPasswordAllowed(input.password, policy, field);
+  assertPasswordAllowed(input.password, policy, field, await passwordContextOf(tx, input.tenantId, input.userId));
   const [user] = await tx.query<{ password_hash: string | null }>('select password_hash from users where tenant_id = $1 and id = $2 for update', [input.tenantId, input.userId]);
   if (!user) throw new AppError('NOT_FOUND', 'This account does not exist.');
   if (policy.historyCount > 0) {

@@ -96,6 +96,8 @@ const PAGE_DEFS: Def[] = [
   ['/403'],
   ['/404'],
   ['/500'],
+  // "Not in your plan": what the guard shows, with 403, for a page of a feature the plan lacks.
+  ['/plan-required'],
   ['/customer/profile/resume', 'customer.profile.view'],
 
   // Analytics

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import type { Db } from '../db/index.ts';
+import { assertWithinLimit, consumeUsage } from '../plans/plans.ts';
 import { AppError } from '../errors/app-error.ts';
 import { completeDownload, createDownload, failDownload, updateDownloadProgress, type Download } from '../downloads/downloads.ts';
 import { getT, languageOf } from '../i18n/index.ts';
@@ -44,8 +45,12 @@ export async function requestListExport(
   // Validate the state now, so a bad link fails the request rather than the job.
   const { state, issues } = parseListState(args.def, new URLSearchParams(args.query));
   if (issues.length) throw new AppError('BAD_REQUEST', `${issues[0]!.param}: ${issues[0]!.message}`, { field: issues[0]!.param });
-  // A scope naming another branch is refused now (403 on 'scope'), not turned into an empty file.
-  await db.tenant(args.tenantId, async (tx) => assertScopeParamInScope(tx, { ...(await loadScopeSubject(tx, args.userId)), language: args.language }, state.scope));
+  await db.tenant(args.tenantId, async (tx) => {
+    // A scope naming another branch is refused now (403 on 'scope'), not turned into an empty file.
+    await assertScopeParamInScope(tx, { ...(await loadScopeSubject(tx, args.userId)), language: args.language }, state.scope);
+    // Refuse early when the plan's export limit is already reached; the unit itself is taken with the job below.
+    await assertWithinLimit(tx, args.tenantId, 'exports');
+  });
   const download = await createDownload(db, {
     tenantId: args.tenantId,
     userId: args.userId,
@@ -55,11 +60,14 @@ export async function requestListExport(
   });
   const payload: ExportPayload = { downloadId: download.id, userId: args.userId, list: args.def.name, query: args.query, format: args.format, language: args.language };
   try {
-    await db.tenant(args.tenantId, (tx) =>
-      enqueueJob(tx, { name: LIST_EXPORT_JOB, tenantId: args.tenantId, payload, maxAttempts: 3, dedupeKey: `export:${download.id}`, createdBy: args.userId }),
-    );
+    await db.tenant(args.tenantId, async (tx) => {
+      // The plan's export limit, taken atomically with queueing (parallel requests cannot pass it).
+      await consumeUsage(tx, args.tenantId, 'exports');
+      await enqueueJob(tx, { name: LIST_EXPORT_JOB, tenantId: args.tenantId, payload, maxAttempts: 3, dedupeKey: `export:${download.id}`, createdBy: args.userId });
+    });
   } catch (error) {
-    await failDownload(db, { tenantId: args.tenantId, id: download.id, error: 'The export could not be queued.' });
+    const isLimit = error instanceof AppError && error.code === 'LIMIT_REACHED';
+    await failDownload(db, { tenantId: args.tenantId, id: download.id, error: isLimit ? error.message : 'The export could not be queued.' });
     throw error;
   }
   return download;

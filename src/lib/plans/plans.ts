@@ -5,7 +5,7 @@
  * applies the SAME rules through `assertWithinLimit` / `consumeUsage`, so a limit holds even for a
  * caller that skips the UI.
  */
-import { type PricingFeature, isFeatureEnabled, isUsageLimitReached } from '../auth/permissions.ts';
+import { type PricingFeature, isUsageLimitReached } from '../auth/permissions.ts';
 import type { Tx } from '../db/index.ts';
 import { AppError } from '../errors/app-error.ts';
 
@@ -18,6 +18,8 @@ const idOf = (tenant: TenantRef) => (typeof tenant === 'string' ? tenant : tenan
  */
 const DERIVED_USAGE: Record<string, string> = {
   users: 'select count(*)::int as used from users where is_active',
+  // Tokens in force: revoking or letting one expire frees its place.
+  api_tokens: 'select count(*)::int as used from api_tokens where revoked_at is null and (expires_at is null or expires_at > now())',
 };
 
 type FeatureRow = { name: string; supports_usage_limit: boolean; usage_unit: string | null; used: bigint | null };
@@ -61,12 +63,43 @@ export async function currentPlan(tx: Tx, tenant: TenantRef): Promise<CurrentFea
   return out;
 }
 
-/** Throws FORBIDDEN when the feature is not in the tenant's plan. */
+export type FeatureAccess = { isEnabled: boolean; plan: string | null };
+
+/**
+ * Whether the tenant's plan includes a feature, and the plan's name. A tenant with a plan that does
+ * not list the feature does not have it (fail closed, the §6 rule). A tenant with no plan at all
+ * (created by an operator script without one) is not restricted: plans are a commercial layer, and
+ * such a tenant has nothing to be held to.
+ */
+export async function featureAccess(tx: Tx, tenant: TenantRef, feature: string): Promise<FeatureAccess> {
+  const [row] = await tx.query<{ has_plan: boolean; enabled: boolean | null; plan_name: string | null }>(
+    `select exists (select 1 from pricing_features where tenant_id = $1) as has_plan,
+            (select p.enabled from pricing_plans p where p.tenant_id = $1 and p.feature_name = $2 order by p.position limit 1) as enabled,
+            coalesce((select p.plan_name from pricing_plans p where p.tenant_id = $1 and p.feature_name = $2 order by p.position limit 1),
+                     (select p.plan_name from pricing_plans p where p.tenant_id = $1 order by p.position, p.feature_name limit 1)) as plan_name`,
+    [idOf(tenant), feature],
+  );
+  if (!row?.has_plan) return { isEnabled: true, plan: null };
+  return { isEnabled: row.enabled === true, plan: row.plan_name };
+}
+
+/** Throws FORBIDDEN (details: feature, plan, reason 'not_in_plan') when the feature is not in the tenant's plan. */
 export async function assertFeatureEnabled(tx: Tx, tenant: TenantRef, feature: string): Promise<void> {
-  const features = await currentPlan(tx, tenant);
-  if (!isFeatureEnabled(features, feature)) {
-    throw new AppError('FORBIDDEN', `Your plan does not include ${feature}.`, { details: { feature } });
+  const access = await featureAccess(tx, tenant, feature);
+  if (!access.isEnabled) {
+    throw new AppError('FORBIDDEN', `Your ${access.plan ?? 'current'} plan does not include ${feature.replaceAll('_', ' ')}.`, {
+      details: { reason: 'not_in_plan', feature, plan: access.plan },
+    });
   }
+}
+
+function limitReached(feature: string, usage: number, features: CurrentFeature[]): AppError {
+  const f = features.find((x) => x.name === feature);
+  const plan = f?.plans[0]?.name ?? null;
+  const limit = f?.plans[0]?.usage_limit ?? 0;
+  return new AppError('LIMIT_REACHED', `Your ${plan ?? 'current'} plan allows ${limit} ${f?.usage_unit ?? feature.replaceAll('_', ' ')}; ${usage} in use.`, {
+    details: { reason: 'limit_reached', feature, usage, usage_limit: limit, plan },
+  });
 }
 
 /**
@@ -76,35 +109,36 @@ export async function assertFeatureEnabled(tx: Tx, tenant: TenantRef, feature: s
  */
 export async function assertWithinLimit(tx: Tx, tenant: TenantRef, feature: string): Promise<void> {
   const features = await currentPlan(tx, tenant);
-  if (isUsageLimitReached(features, feature)) {
-    const f = features.find((x) => x.name === feature);
-    throw new AppError('LIMIT_REACHED', `Your plan's limit for ${feature} is reached.`, {
-      details: { feature, usage: f?.usage ?? 0, usage_limit: f?.plans[0]?.usage_limit ?? 0 },
-    });
-  }
+  if (isUsageLimitReached(features, feature)) throw limitReached(feature, features.find((x) => x.name === feature)?.usage ?? 0, features);
 }
 
 /**
- * Counts `amount` of a stored-counter feature after checking its limit, race-free: the usage row is
- * locked for the rest of the caller's transaction, so two concurrent consumers cannot both take the
- * last unit. A rollback of the caller's transaction gives the units back.
+ * Takes `amount` units of a metered feature after checking its limit, race-free: the feature's usage
+ * row is locked (`for update`) for the rest of the caller's transaction, so concurrent consumers of
+ * the same tenant and feature queue there and each counts after the previous one committed (read
+ * committed: every statement sees what committed before it). Call it in the transaction that creates
+ * the thing being counted, before creating it:
+ *  - a stored counter (exports) is incremented here; a rollback gives the units back;
+ *  - a derived count (users, api_tokens: rows in force) is counted after taking the lock, and the
+ *    caller's insert is what uses the unit.
+ * Unknown features are not limited (§6) and not counted.
  */
 export async function consumeUsage(tx: Tx, tenant: TenantRef, feature: string, amount = 1): Promise<void> {
   const tenantId = idOf(tenant);
-  if (DERIVED_USAGE[feature]) throw new Error(`${feature} usage is derived from its rows; call assertWithinLimit`);
   const [known] = await tx.query('select 1 from pricing_features where tenant_id = $1 and name = $2', [tenantId, feature]);
-  if (!known) return; // unknown features are not limited (§6) and not counted
+  if (!known) return;
   await tx.query('insert into pricing_usage (tenant_id, feature_name) values ($1, $2) on conflict do nothing', [tenantId, feature]);
   const [row] = await tx.query<{ used: bigint }>('select used from pricing_usage where tenant_id = $1 and feature_name = $2 for update', [tenantId, feature]);
+  const derived = await derivedUsage(tx, feature);
+  const usage = derived ?? Number(row.used);
   const features = await currentPlan(tx, tenantId);
+  const first = features.find((x) => x.name === feature)?.plans[0];
+  if (first && !first.enabled) await assertFeatureEnabled(tx, tenantId, feature);
   // Taking `amount` units is allowed when the last of them (usage + amount - 1) is still under the limit.
-  if (isUsageLimitReached(features, feature, Number(row.used) + amount - 1)) {
-    const f = features.find((x) => x.name === feature);
-    throw new AppError('LIMIT_REACHED', `Your plan's limit for ${feature} is reached.`, {
-      details: { feature, usage: Number(row.used), usage_limit: f?.plans[0]?.usage_limit ?? 0 },
-    });
+  if (isUsageLimitReached(features, feature, usage + amount - 1)) throw limitReached(feature, usage, features);
+  if (derived === null) {
+    await tx.query('update pricing_usage set used = used + $3, updated_at = now() where tenant_id = $1 and feature_name = $2', [tenantId, feature, amount]);
   }
-  await tx.query('update pricing_usage set used = used + $3, updated_at = now() where tenant_id = $1 and feature_name = $2', [tenantId, feature, amount]);
 }
 
 export type PlanSeed = {

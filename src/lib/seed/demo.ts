@@ -1,6 +1,6 @@
 import type { Db, Tx } from '../db/index.ts';
 import { DEMO_ROLES, type DemoRole } from '../auth/permissions.ts';
-import { hashPassword } from '../auth/passwords.ts';
+import { assertPasswordAllowed, DEFAULT_PASSWORD_POLICY, hashPassword } from '../auth/passwords.ts';
 import { seedDemoPlans } from '../plans/plans.ts';
 import { seedDemoHistory } from '../simulator/demo-history.ts';
 import { seedDemoOffers } from './demo-offers.ts';
@@ -118,6 +118,8 @@ async function seedTenantPeople(tx: Tx, tenantId: string, hierarchy: DemoHierarc
 export async function seedDemo(db: Db, options: DemoOptions): Promise<boolean> {
   const [{ count }] = await db.system((tx) => tx.query<{ count: number }>('select count(*)::int as count from tenants'));
   if (count > 0) return false;
+  // The demo accounts obey the same password rule as everyone (a weak DEMO_PASSWORD stops the seed).
+  assertPasswordAllowed(options.password, DEFAULT_PASSWORD_POLICY, 'DEMO_PASSWORD', { email: 'admin@demo.test', tenantName: 'Demo Lending', tenantSlug: 'demo' });
   const passwordHash = await hashPassword(options.password);
   await db.owner(async (tx) => {
     const config = JSON.stringify({ auto_logout: { timeout: DEMO_IDLE_SECONDS } });
@@ -186,5 +188,6 @@ async function seedE2eFixtures(tx: Tx, passwordHash: string): Promise<void> {
     [E2E_SSO_TENANT.id, E2E_SSO_TENANT.slug, E2E_SSO_TENANT.name, JSON.stringify(config)],
   );
   await seedTenantPeople(tx, E2E_SSO_TENANT.id, { regions: [] }, [{ email: 'sso.user@sso.test', displayName: 'Sasha SSO', language: 'en-US', roles: ['analyst'] }], passwordHash);
-  await seedDemoPlans(tx, { growth: [], starter: [E2E_SSO_TENANT.id] });
+  // Growth: single sign-on is a plan feature, not in Starter.
+  await seedDemoPlans(tx, { growth: [E2E_SSO_TENANT.id], starter: [] });
 }

@@ -3,9 +3,22 @@ import { EventBuffer } from '../../lib/analytics/events.ts';
 import { decideAccess } from '../../lib/auth/guard.ts';
 import { getDb } from '../../lib/db/index.ts';
 import { json } from '../../lib/http/respond.ts';
+import { getT } from '../../lib/i18n/index.ts';
+import { featureForRoute } from '../../lib/plans/feature-routes.ts';
+import { planRefusalText } from '../../lib/plans/plan-messages.ts';
+import { featureAccess } from '../../lib/plans/plans.ts';
 
 /** Page views are written in batches off the request path (src/lib/analytics/events.ts). */
 export const pageViews = new EventBuffer(getDb);
+
+/** The plan feature this route needs when the tenant's plan lacks it (src/lib/plans/feature-routes.ts), else null. */
+async function planRefusal(tenantId: string, pattern: string, method: string): Promise<{ feature: string; plan: string | null } | null> {
+  const feature = featureForRoute(pattern, method);
+  if (!feature) return null;
+  const db = await getDb();
+  const access = await db.tenant(tenantId, (tx) => featureAccess(tx, tenantId, feature));
+  return access.isEnabled ? null : { feature, plan: access.plan };
+}
 
 async function withStatus(response: Response, status: number): Promise<Response> {
   return new Response(response.body, { status, headers: new Headers(response.headers) });
@@ -31,6 +44,16 @@ export const guard: MiddlewareHandler = async (context, next) => {
       return withStatus(await next(decision.page), 404);
     case 'allow': {
       if (decision.route) context.locals.route = decision.route;
+      const refusal = decision.route && principal ? await planRefusal(principal.tenantId, decision.route.pattern, context.request.method) : null;
+      if (refusal) {
+        if (path === '/v1' || path.startsWith('/v1/')) {
+          const t = await getT(context.locals.language ?? 'en');
+          const details = { reason: 'not_in_plan', feature: refusal.feature, plan: refusal.plan };
+          return json({ error: { code: 'FORBIDDEN', message: planRefusalText(t, details), ...details } }, { status: 403 });
+        }
+        context.locals.planRefusal = refusal;
+        return withStatus(await next('/plan-required'), 403);
+      }
       const response = await next();
       if (decision.event && principal && context.request.method === 'GET' && response.status < 400) {
         pageViews.push({ tenantId: principal.tenantId, name: decision.event, userId: principal.userId, path });

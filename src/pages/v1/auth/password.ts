@@ -1,5 +1,7 @@
 import type { APIRoute } from 'astro';
 import { z } from 'zod';
+import { localizePasswordError } from '../../../lib/auth/messages.ts';
+import { getT } from '../../../lib/i18n/index.ts';
 import { requirePrincipal } from '../../../lib/auth/principal.ts';
 import { changePassword } from '../../../lib/auth/password-reset.ts';
 import { AppError } from '../../../lib/errors/app-error.ts';
@@ -16,6 +18,9 @@ export const POST: APIRoute = (context) =>
     if (principal.via !== 'session') throw new AppError('FORBIDDEN', 'API tokens cannot change passwords.');
     const body = await readJson(context.request, ChangeRequest);
     const db = await getDb();
-    await changePassword(db, { tenantId: principal.tenantId, userId: principal.userId, sessionId: principal.sessionId, currentPassword: body.current_password, newPassword: body.new_password, now: new Date(), ip: requestIp(context) });
+    const t = await getT(context.locals.language ?? 'en');
+    await changePassword(db, { tenantId: principal.tenantId, userId: principal.userId, sessionId: principal.sessionId, currentPassword: body.current_password, newPassword: body.new_password, now: new Date(), ip: requestIp(context) }).catch((error: unknown) => {
+      throw localizePasswordError(t, error);
+    });
     return new Response(null, { status: 204 });
   });

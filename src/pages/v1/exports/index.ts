@@ -1,5 +1,7 @@
 import type { APIRoute } from 'astro';
 import { z } from 'zod';
+import { getT } from '../../../lib/i18n/index.ts';
+import { localizePlanError } from '../../../lib/plans/plan-messages.ts';
 import { hasPermission } from '../../../lib/auth/permissions.ts';
 import { requirePrincipal } from '../../../lib/auth/principal.ts';
 import { getDb } from '../../../lib/db/index.ts';
@@ -34,9 +36,12 @@ export const POST: APIRoute = ({ locals, request }) =>
     const db = await getDb();
     ensureListExportJob();
     const date = await db.tenant(principal.tenantId, (tx) => businessDate(tx, principal.tenantId));
+    const t = await getT(locals.language ?? 'en');
     const download = await requestListExport(db, {
       tenantId: principal.tenantId, userId: principal.userId, def: entry.def, query: body.query, format: body.format,
       language: locals.language, fileBaseName: entry.fileBaseName, businessDate: date,
+    }).catch((error: unknown) => {
+      throw localizePlanError(t, error);
     });
     return json(toDownloadJson(download), { status: 202 });
   });

@@ -1,5 +1,7 @@
 import type { APIRoute } from 'astro';
 import { z } from 'zod';
+import { getT } from '../../../../lib/i18n/index.ts';
+import { localizePlanError } from '../../../../lib/plans/plan-messages.ts';
 import { createApiToken, listApiTokens } from '../../../../lib/auth/api-tokens.ts';
 import { requirePrincipal } from '../../../../lib/auth/principal.ts';
 import { AppError } from '../../../../lib/errors/app-error.ts';
@@ -28,8 +30,11 @@ export const POST: APIRoute = (context) =>
     const principal = requireAdmin(context.locals);
     const body = await readJson(context.request, CreateToken);
     const db = await getDb();
+    const t = await getT(context.locals.language ?? 'en');
     const created = await db.tenant(principal.tenantId, (tx) =>
       createApiToken(tx, { tenantId: principal.tenantId, createdBy: principal, name: body.name, userId: body.user_id, expiresAt: body.expires_at ? new Date(body.expires_at) : null, now: new Date() }),
-    );
+    ).catch((error: unknown) => {
+      throw localizePlanError(t, error);
+    });
     return json(created, { status: 201 });
   });

@@ -1,5 +1,7 @@
 import type { APIRoute } from 'astro';
 import { z } from 'zod';
+import { localizePasswordError } from '../../../../lib/auth/messages.ts';
+import { getT } from '../../../../lib/i18n/index.ts';
 import { completePasswordReset } from '../../../../lib/auth/password-reset.ts';
 import { getDb } from '../../../../lib/db/index.ts';
 import { handle, readJson } from '../../../../lib/http/respond.ts';
@@ -11,6 +13,9 @@ export const POST: APIRoute = (context) =>
   handle(context.locals.requestId, async () => {
     const body = await readJson(context.request, CompleteRequest);
     const db = await getDb();
-    await completePasswordReset(db, { tenantId: body.tenant_id, token: body.token, password: body.password, now: new Date() });
+    const t = await getT(context.locals.language ?? 'en');
+    await completePasswordReset(db, { tenantId: body.tenant_id, token: body.token, password: body.password, now: new Date() }).catch((error: unknown) => {
+      throw localizePasswordError(t, error);
+    });
     return new Response(null, { status: 204 });
   });
