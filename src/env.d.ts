@@ -16,5 +16,7 @@ declare namespace App {
     canonicalPath?: string;
     /** The manifest entry of this page or API route, when one matched (src/lib/auth/route-manifest.ts). */
     route?: import('./lib/auth/route-manifest.ts').RouteEntry | import('./lib/auth/route-manifest.ts').ApiRouteEntry;
+    /** The client mistake the /400 page explains (src/server/middleware/client-errors.ts). */
+    clientError?: import('./lib/http/client-errors.ts').ClientError;
   }
 }
