@@ -62,6 +62,7 @@ const SPEC_ROUTES = [
 // Routes the product adds beyond §2 (each with its reason).
 const ADDED_ROUTES = [
   '/admin/platform/error-reports', // §7/§8 error reports listed for administrators (platform issue)
+  '/400', // issue 9: the page a client mistake (bad query parameter, unsupported method) answers with
 ];
 
 /** The §6 all_permissions routes. */

@@ -46,7 +46,6 @@ function nameOf(rawName: string): string {
 export function checkQueryString(search: string): QueryIssue | null {
   const raw = search.startsWith('?') ? search.slice(1) : search;
   if (!raw) return null;
-  if (raw.length > MAX_QUERY_LENGTH) return { param: '(query)', message: `the query string is longer than ${MAX_QUERY_LENGTH} characters` };
   for (const pair of raw.split('&')) {
     if (!pair) continue;
     const eq = pair.indexOf('=');
@@ -61,6 +60,8 @@ export function checkQueryString(search: string): QueryIssue | null {
     if (CONTROL.test(value)) return { param, message: 'the value contains a control character (such as NUL)' };
     if (value.length > MAX_QUERY_VALUE_LENGTH) return { param, message: `the value is longer than ${MAX_QUERY_VALUE_LENGTH} characters` };
   }
+  // After the parameters, so that one overlong value is named rather than the whole query.
+  if (raw.length > MAX_QUERY_LENGTH) return { param: '(query)', message: `the query string is longer than ${MAX_QUERY_LENGTH} characters` };
   return null;
 }
 
