@@ -10,6 +10,7 @@ process.env.ASTRO_TELEMETRY_DISABLED = '1';
 const { boot } = await import('../src/lib/platform/boot.ts');
 const { env } = await import('../src/lib/config/env.ts');
 const { logger } = await import('../src/lib/observability/log.ts');
+const { checkQueryString } = await import('../src/lib/http/query-params.ts');
 
 const started = Date.now();
 let db;
@@ -25,7 +26,76 @@ const { handler } = await import('../dist/server/entry.mjs');
 const compress = compression({ threshold: 1024, brotli: { params: {} } });
 const config = env();
 
+// Methods the app answers at all (pages: GET/HEAD/POST; /v1: per route, with 405 and Allow from the
+// guard). Anything else — TRACE, TRACK, CONNECT, WebDAV verbs, made-up tokens — is a 405 here: TRACE,
+// TRACK and CONNECT cannot even be turned into a fetch Request, which made the adapter answer 500.
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+const ALLOW = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
+
+const isApiUrl = (url) => /^\/v1(\/|\?|$)/i.test(url ?? '');
+
+/**
+ * An answer given before the app (so without its middleware): the product's JSON error for /v1, a
+ * minimal page otherwise, with the headers the security-headers step would have set.
+ */
+function plainAnswer(url, error, title, text, extraHeaders = {}) {
+  const isApi = isApiUrl(url);
+  const body = isApi
+    ? JSON.stringify({ error })
+    : `<!doctype html><html lang="en"><meta charset="utf-8"><title>${title}</title><h1>${title}</h1><p>${text}</p><p><a href="/">Home</a></p></html>`;
+  return {
+    body,
+    headers: {
+      'content-type': isApi ? 'application/json; charset=utf-8' : 'text/html; charset=utf-8', 'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff', 'content-security-policy': "default-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+      'content-length': String(Buffer.byteLength(body)), ...extraHeaders,
+    },
+  };
+}
+
+function methodNotAllowed(method, url) {
+  const error = { code: 'METHOD_NOT_ALLOWED', message: `${String(method).replace(/[^A-Za-z-]/g, '').slice(0, 20) || 'This method'} is not allowed here.` };
+  return plainAnswer(url, error, 'Method Not Allowed', 'This page cannot be opened this way.', { allow: ALLOW });
+}
+
+/**
+ * A URL that is not valid percent-encoded UTF-8 (`%FF`, overlong `%C0%AF`, a lone surrogate
+ * `%ED%A0%80`): the adapter would refuse it with a bare "Bad request."; answer the product's 400 naming
+ * the parameter (the middleware's client-errors step does the same for URLs that do decode).
+ */
+function malformedUrl(url) {
+  try {
+    decodeURI(url ?? '/');
+    return null;
+  } catch {
+    const q = url.indexOf('?');
+    const issue = q >= 0 ? checkQueryString(url.slice(q)) : null;
+    const error = issue
+      ? { code: 'BAD_REQUEST', message: `${issue.param}: ${issue.message}`, field: issue.param }
+      : { code: 'BAD_REQUEST', message: 'The path is not valid percent-encoded UTF-8.' };
+    return plainAnswer(url, error, 'Bad Request', 'Something in the address of this page is not valid. Check the link, or open the page from the menu.');
+  }
+}
+
+function rawResponse(socket, status, reason, { body, headers }) {
+  if (!socket.writable) return socket.destroy();
+  const lines = Object.entries({ ...headers, connection: 'close' }).map(([k, v]) => `${k}: ${v}`);
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\n${lines.join('\r\n')}\r\n\r\n${body}`);
+}
+
 const server = http.createServer((req, res) => {
+  if (!METHODS.has(req.method)) {
+    const { body, headers } = methodNotAllowed(req.method, req.url);
+    res.writeHead(405, headers);
+    res.end(req.method === 'HEAD' ? undefined : body);
+    return;
+  }
+  const malformed = malformedUrl(req.url);
+  if (malformed) {
+    res.writeHead(400, malformed.headers);
+    res.end(req.method === 'HEAD' ? undefined : malformed.body);
+    return;
+  }
   const requestId = /^[\w-]{8,64}$/.test(String(req.headers['x-request-id'] ?? '')) ? String(req.headers['x-request-id']) : crypto.randomUUID();
   req.headers['x-request-id'] = requestId;
   res.setHeader('x-request-id', requestId);
@@ -44,6 +114,14 @@ const server = http.createServer((req, res) => {
   compress(req, res, () => handler(req, res));
 });
 server.keepAliveTimeout = 65_000;
+// CONNECT never reaches the request handler, and a method token Node does not know fails parsing:
+// both get the same 405 instead of a dropped connection or a bare 400.
+server.on('connect', (req, socket) => rawResponse(socket, 405, 'Method Not Allowed', methodNotAllowed(req.method, req.url)));
+server.on('clientError', (error, socket) => {
+  if (error.code === 'HPE_INVALID_METHOD') return rawResponse(socket, 405, 'Method Not Allowed', methodNotAllowed('', ''));
+  if (error.code === 'ECONNRESET' || !socket.writable) return socket.destroy();
+  rawResponse(socket, 400, 'Bad Request', { body: '', headers: { 'content-length': '0' } });
+});
 server.listen(config.port, config.host, () => {
   const url = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`;
   logger.info('listening', { url, startup_ms: Date.now() - started });

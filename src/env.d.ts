@@ -18,5 +18,7 @@ declare namespace App {
     route?: import('./lib/auth/route-manifest.ts').RouteEntry | import('./lib/auth/route-manifest.ts').ApiRouteEntry;
     /** Set by the guard when the page's plan feature is not in the tenant's plan (src/pages/plan-required.astro). */
     planRefusal?: { feature: string; plan: string | null };
+    /** The client mistake the /400 page explains (src/server/middleware/client-errors.ts). */
+    clientError?: import('./lib/http/client-errors.ts').ClientError;
   }
 }

@@ -1,6 +1,7 @@
 import { sequence } from 'astro:middleware';
 import { authenticate } from './server/middleware/authenticate.ts';
 import { canonicalPath } from './server/middleware/canonical-path.ts';
+import { clientErrors } from './server/middleware/client-errors.ts';
 import { csrf } from './server/middleware/csrf.ts';
 import { guard } from './server/middleware/guard.ts';
 import { ipRestriction } from './server/middleware/ip-restriction.ts';
@@ -17,5 +18,7 @@ import { securityHeaders } from './server/middleware/security-headers.ts';
  *  5. authenticate    — locals.principal / tenant / language from the cookie or API token
  *  6. ipRestriction   — a signed-in caller outside the tenant's IP allowlist is refused
  *  7. guard           — the route manifest decides: login, 401, 403 page, 404 page, or on
+ *  8. clientErrors    — client mistakes answer 4xx: bad query strings, odd methods on pages, and
+ *                       the 404/403/400 a page's frontmatter throws (with the section's page)
  */
-export const onRequest = sequence(requestContext, securityHeaders, canonicalPath, csrf, authenticate, ipRestriction, guard);
+export const onRequest = sequence(requestContext, securityHeaders, canonicalPath, csrf, authenticate, ipRestriction, guard, clientErrors);

@@ -2,8 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { defaultListState, listHref, listQuery, parseListState, serializeListState } from '../../src/lib/lists/url-state.ts';
 import { defineList, visibleColumns } from '../../src/lib/lists/definition.ts';
 import { peopleList } from '../integration/lists-fixture.ts';
+import { encodeCursor } from '../../src/lib/lists/query.ts';
 
 const parse = (query: string) => parseListState(peopleList, new URLSearchParams(query));
+/** A cursor as the list writes it (base64url JSON); anything else is refused since issue 9. */
+const CURSOR = encodeCursor({ d: 'n', v: 'Dupont', id: '2b1e4c2a-3f4d-4e5f-8a9b-0c1d2e3f4a5b', k: 'amount:desc' });
+const b64 = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
 
 describe('list URL state', () => {
   it('gives the defaults for an empty query and serialises them to nothing', () => {
@@ -19,7 +23,7 @@ describe('list URL state', () => {
   it('reads every part and writes it back identically', () => {
     const query =
       'view=2b1e4c2a-3f4d-4e5f-8a9b-0c1d2e3f4a5b&tab=overdue&sort=-amount&q=jean+dupont&f.amount=100..250.50&f.opened_on=2026-01-01..&f.status=active,closed' +
-      '&cols=status,dpd&limit=50&scope=branch%3A00000000-0000-4000-8000-00000000000a&page=3&cursor=abc_DEF-1';
+      '&cols=status,dpd&limit=50&scope=branch%3A00000000-0000-4000-8000-00000000000a&page=3&cursor=' + CURSOR;
     const { state, issues } = parse(query);
     expect(issues).toEqual([]);
     expect(state).toEqual({
@@ -34,7 +38,7 @@ describe('list URL state', () => {
       columns: ['status', 'dpd'],
       limit: 50,
       page: 3,
-      cursor: 'abc_DEF-1',
+      cursor: CURSOR,
       scope: { hierarchy_level: 'branch', hierarchy_id: '00000000-0000-4000-8000-00000000000a' },
       view: '2b1e4c2a-3f4d-4e5f-8a9b-0c1d2e3f4a5b',
     });
@@ -58,6 +62,18 @@ describe('list URL state', () => {
     expect(issues.map((i) => i.param).sort()).toEqual(
       ['cols', 'cursor', 'f.amount', 'f.opened_on', 'f.status', 'f.unknown', 'limit', 'page', 'scope', 'sort', 'tab', 'view'].sort(),
     );
+  });
+
+  it('refuses cursors it did not write, repeated parameters and unknown names (issue 9)', () => {
+    for (const cursor of ['abc_DEF-1', b64({ a: 1 }), b64({ d: 'n', v: 1, id: 'x', k: 'name:asc' }), b64({ d: 'x', v: 'a', id: 'b', k: 'c' }), b64([1, 2]), b64(null), b64('s')]) {
+      const { state, issues } = parse(`cursor=${cursor}`);
+      expect(state.cursor, cursor).toBeNull();
+      expect(issues.map((i) => i.param), cursor).toEqual(['cursor']);
+    }
+    expect(parse('limit=10&limit=25').issues).toEqual([{ param: 'limit', message: 'give this parameter once' }]);
+    expect(parse('limit[]=10').issues).toEqual([{ param: 'limit[]', message: 'unknown parameter' }]);
+    expect(parse('limit=1.5').issues.map((i) => i.param)).toEqual(['limit']);
+    expect(parse('f.status=active&f.status=closed').issues).toEqual([]);
   });
 
   it('bounds the search and the page number', () => {

@@ -63,6 +63,7 @@ const SPEC_ROUTES = [
 const ADDED_ROUTES = [
   '/admin/platform/error-reports', // §7/§8 error reports listed for administrators (platform issue)
   '/plan-required', // "not in your plan", shown by the guard with 403 for a feature the plan lacks (issue 9)
+  '/400', // issue 9: the page a client mistake (bad query parameter, unsupported method) answers with
 ];
 
 /** The §6 all_permissions routes. */

@@ -2,6 +2,7 @@ import type { AstroGlobal } from 'astro';
 import { hasPermission } from '../../lib/auth/permissions.ts';
 import { getDb } from '../../lib/db/index.ts';
 import { AppError } from '../../lib/errors/app-error.ts';
+import { inputErrorFromPg } from '../../lib/http/respond.ts';
 import { createCustomView, deleteCustomView, getCustomView, inputFromState, updateCustomView, viewHref, type CustomView, type CustomViewInput } from '../../lib/lists/custom-views.ts';
 import { findList, type ListEntry } from '../../lib/lists/registry.ts';
 import { parseListState } from '../../lib/lists/url-state.ts';
@@ -15,8 +16,7 @@ export type ViewForm = { name: string; isShared: boolean; tab: string; sortKey: 
 
 export type CustomViewPageResult =
   | { kind: 'redirect'; location: string }
-  | { kind: 'form'; entry: ListEntry; form: ViewForm; view: CustomView | null; error: { field: string | null; message: string } | null }
-  | { kind: 'status'; status: 403 | 404 };
+  | { kind: 'form'; entry: ListEntry; form: ViewForm; view: CustomView | null; error: { field: string | null; message: string } | null };
 
 function formFromInput(entry: ListEntry, input: Omit<CustomViewInput, 'name'> & { name?: string }): ViewForm {
   const sort = input.sort ?? `${entry.def.defaultSort.dir === 'desc' ? '-' : ''}${entry.def.defaultSort.key}`;
@@ -46,20 +46,22 @@ function inputFromForm(entry: ListEntry, data: FormData): CustomViewInput {
 
 export async function loadCustomViewPage(Astro: AstroGlobal, listName: string, viewId: string | null): Promise<CustomViewPageResult> {
   const entry = findList(listName);
-  if (!entry || !entry.hasCustomViews) return { kind: 'status', status: 404 };
+  // Refusals are thrown from the page's frontmatter: the client-errors middleware step answers the
+  // section's 404 / 403 page with that status (a status set while the page streams would be lost).
+  if (!entry || !entry.hasCustomViews) throw new AppError('NOT_FOUND', 'This list has no custom views.');
   const { principal, tenant } = Astro.locals;
   if (!principal || !tenant) return { kind: 'redirect', location: `/user/login?redirect=${encodeURIComponent(Astro.url.pathname)}` };
-  if (!hasPermission(principal, 'loans.custom_views.edit')) return { kind: 'status', status: 403 };
+  if (!hasPermission(principal, 'loans.custom_views.edit')) throw new AppError('FORBIDDEN', 'You may not edit custom views.');
   const db = await getDb();
   const actor = { tenantId: tenant.id, userId: principal.userId, requestId: Astro.locals.requestId };
   let view: CustomView | null = null;
   if (viewId) {
     try {
       view = await db.tenant(tenant.id, (tx) => getCustomView(tx, actor, listName, viewId));
-    } catch {
-      return { kind: 'status', status: 404 };
+    } catch (error) {
+      throw (error instanceof AppError && error.status < 500) || inputErrorFromPg(error) ? new AppError('NOT_FOUND', 'This view does not exist.', { field: 'id' }) : error;
     }
-    if (!view.isOwn) return { kind: 'status', status: 403 };
+    if (!view.isOwn) throw new AppError('FORBIDDEN', 'Only its owner may change this view.');
   }
   if (Astro.request.method === 'POST') {
     const data = await Astro.request.formData();

@@ -34,7 +34,7 @@ export type GuardDecision =
   /** Render the section's 404 page (`page`) with status 404. */
   | { kind: 'not-found'; page: string }
   /** A JSON error for /v1. */
-  | { kind: 'api-error'; status: 401 | 403 | 404 | 405; code: 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED'; message: string };
+  | { kind: 'api-error'; status: 401 | 403 | 404 | 405; code: 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED'; message: string; allow?: string };
 
 export type GuardInput = {
   method: string;
@@ -72,7 +72,12 @@ function decideApi(method: string, path: string, principal: GuardInput['principa
   if (access?.kind === 'public') return { kind: 'allow', route: match!.entry, event: null };
   if (!principal) return { kind: 'api-error', status: 401, code: 'UNAUTHORIZED', message: 'Sign in to continue.' };
   if (!match) return { kind: 'api-error', status: 404, code: 'NOT_FOUND', message: 'No such API route.' };
-  if (!access) return { kind: 'api-error', status: 405, code: 'METHOD_NOT_ALLOWED', message: `${method} is not allowed here.` };
+  if (!access) {
+    // RFC 9110 §15.5.6: a 405 says which methods the resource answers.
+    const methods = Object.keys(match.entry.methods);
+    const allow = [...methods, ...(methods.includes('GET') ? ['HEAD'] : [])].join(', ');
+    return { kind: 'api-error', status: 405, code: 'METHOD_NOT_ALLOWED', message: `${method} is not allowed here.`, allow };
+  }
   if (principal.passwordChangeRequired && !PASSWORD_CHANGE_API.some((p) => path.startsWith(p))) {
     return { kind: 'api-error', status: 403, code: 'FORBIDDEN', message: 'Change your password to continue.' };
   }

@@ -93,6 +93,7 @@ const PAGE_DEFS: Def[] = [
   ['/'],
   ['/conversations'],
   ['/data-flow'],
+  ['/400'],
   ['/403'],
   ['/404'],
   ['/500'],

@@ -6,6 +6,7 @@ import type { Db } from '../db/index.ts';
 import { assertWithinLimit, consumeUsage } from '../plans/plans.ts';
 import { AppError } from '../errors/app-error.ts';
 import { completeDownload, createDownload, failDownload, updateDownloadProgress, type Download } from '../downloads/downloads.ts';
+import { checkQueryString } from '../http/query-params.ts';
 import { getT, languageOf } from '../i18n/index.ts';
 import { enqueueJob } from '../jobs/queue.ts';
 import { PermanentJobError, registerJobHandler, type JobContext, type JobHandler } from '../jobs/worker.ts';
@@ -43,6 +44,8 @@ export async function requestListExport(
   args: { tenantId: string; userId: string; def: ListDef; query: string; format: ExportFormat; language: string; fileBaseName: string; businessDate: string },
 ): Promise<Download> {
   // Validate the state now, so a bad link fails the request rather than the job.
+  const raw = checkQueryString(args.query);
+  if (raw) throw new AppError('BAD_REQUEST', `query: ${raw.param}: ${raw.message}`, { field: 'query' });
   const { state, issues } = parseListState(args.def, new URLSearchParams(args.query));
   if (issues.length) throw new AppError('BAD_REQUEST', `${issues[0]!.param}: ${issues[0]!.message}`, { field: issues[0]!.param });
   await db.tenant(args.tenantId, async (tx) => {

@@ -1,5 +1,5 @@
 import { ZodError, type ZodType } from 'zod';
-import { AppError, toAppError } from '../errors/app-error.ts';
+import { AppError, pgCode, toAppError } from '../errors/app-error.ts';
 import { logger } from '../observability/log.ts';
 
 /** JSON that carries bigint (money in minor units, int8 ids) as decimal strings instead of throwing. */
@@ -15,12 +15,31 @@ export function json(data: unknown, init: ResponseInit = {}): Response {
 }
 
 /**
+ * Postgres errors that only a value sent by the client can cause: text that is not a number or id
+ * (22P02), NUL or bytes outside UTF-8 (22021, 22P05), a number or date out of range (22003, 22008,
+ * 22007), a value longer than its column (22001), a negative LIMIT/OFFSET (2201W, 2201X). They are the
+ * client's mistake, so a 400 — the query layer (query-params.ts) should have caught them first, and
+ * this keeps a missed one from becoming a 500. The column is not named by Postgres: the message stays generic.
+ */
+const PG_INPUT_ERRORS = new Set(['22P02', '22021', '22P05', '22003', '22007', '22008', '22001', '2201W', '2201X']);
+
+/** The 400 for a Postgres error caused by input, or null for any other error. */
+export function inputErrorFromPg(error: unknown): AppError | null {
+  // The driver's error may come wrapped (a query builder's error with the driver's as its cause).
+  const code = pgCode(error) ?? pgCode((error as { cause?: unknown } | null)?.cause);
+  if (!code || !PG_INPUT_ERRORS.has(code)) return null;
+  return new AppError('BAD_REQUEST', 'A value in the request is not valid (wrong type, out of range or with characters that are not allowed).', {
+    internal: String((error as Error).message), cause: error,
+  });
+}
+
+/**
  * The one error answer: `{ error: { code, message, field?, request_id? } }`. Expected errors keep
  * their message; anything unexpected becomes a generic 500 with the request id to quote, and the
  * details go to the log only.
  */
 export function errorResponse(error: unknown, requestId?: string): Response {
-  let appError = toAppError(error);
+  let appError = inputErrorFromPg(error) ?? toAppError(error);
   if (appError instanceof ZodError) {
     const issue = appError.issues[0];
     const field = issue?.path.join('.') || undefined;

@@ -1,4 +1,4 @@
-import type { Db } from '../db/index.ts';
+import type { Db, Tx } from '../db/index.ts';
 import { AppError } from '../errors/app-error.ts';
 import { currencyDigits } from '../money/money.ts';
 import { businessDate } from '../tenancy/tenant.ts';
@@ -6,7 +6,7 @@ import { listCustomViews, getCustomView, type CustomView } from './custom-views.
 import type { ListEntry } from './registry.ts';
 import { loadList, type ListPage, type TabCounts } from './query.ts';
 import { resolveRowScope, type ScopeSubject } from './row-scope.ts';
-import { parseListState, type ListState, type StateIssue } from './url-state.ts';
+import { parseListState, type ListState, type ScopeParam, type StateIssue } from './url-state.ts';
 
 export type ListViewer = ScopeSubject & { tenantId: string; userId: string; currency: string };
 
@@ -36,6 +36,10 @@ export async function serveList(db: Db, viewer: ListViewer, entry: ListEntry, pa
   if (options.isStrict && issues.length) throw new AppError('BAD_REQUEST', `${issues[0]!.param}: ${issues[0]!.message}`, { field: issues[0]!.param });
   return db.tenant(viewer.tenantId, async (tx) => {
     const date = await businessDate(tx, viewer.tenantId);
+    if (options.isStrict && state.scope && !(await scopeNodeExists(tx, state.scope))) {
+      // Another tenant's branch, or none: named as not found rather than answered with an empty page.
+      throw new AppError('NOT_FOUND', `scope: no ${state.scope.hierarchy_level} ${state.scope.hierarchy_id}`, { field: 'scope' });
+    }
     const rowScope = await resolveRowScope(tx, viewer, state.scope);
     const { page, counts, cappedTabs } = await loadList(tx, entry.def, state, { businessDate: date, currencyDigits: currencyDigits(viewer.currency), rowScope, countCap: options.countCap });
     const actor = { tenantId: viewer.tenantId, userId: viewer.userId };
@@ -43,4 +47,13 @@ export async function serveList(db: Db, viewer: ListViewer, entry: ListEntry, pa
     const activeView = state.view ? views.find((v) => v.id === state.view) ?? (await getCustomView(tx, actor, entry.def.name, state.view).catch(() => null)) : null;
     return { state, issues, page, counts, cappedTabs, total: counts[state.tab] ?? 0, isTotalCapped: cappedTabs.includes(state.tab), businessDate: date, views, activeView };
   });
+}
+
+/** Whether the scope's node exists in the tenant (row-level security hides other tenants' nodes). */
+async function scopeNodeExists(tx: Tx, scope: ScopeParam): Promise<boolean> {
+  const rows = await tx.query(
+    `select 1 from hierarchy_nodes where level = $1 and (id::text = lower($2) or code = $2) limit 1`,
+    [scope.hierarchy_level, scope.hierarchy_id],
+  );
+  return rows.length > 0;
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { formatScope, parseScope, type Scope } from '../tenancy/scope.ts';
 import { columnOf, type ListDef } from './definition.ts';
+import { decodeCursor } from './query.ts';
 
 /**
  * A list's state as it lives in the URL, so a view can be bookmarked and shared:
@@ -51,6 +52,9 @@ export type ListState = {
 };
 
 export type StateIssue = { param: string; message: string };
+
+/** The list URL's parameters besides the `f.<column>` filters (see the comment above). */
+const SINGLE_PARAMS = ['tab', 'sort', 'q', 'cols', 'limit', 'page', 'cursor', 'scope', 'view'] as const;
 
 const dateSchema = z.iso.date();
 const decimalSchema = z.string().regex(/^-?\d{1,15}(\.\d{1,6})?$/);
@@ -138,6 +142,13 @@ export function parseListState(def: ListDef, params: URLSearchParams): { state: 
   const state = defaultListState(def);
   const issues: StateIssue[] = [];
   const drop = (param: string, message: string) => issues.push({ param, message });
+  // Every parameter but the filters is single-valued: given twice (or as `limit[]`-style arrays of
+  // an unknown name) is a mistake the API names; pages read the first value, as before.
+  for (const name of new Set(params.keys())) {
+    if (name.startsWith('f.')) continue;
+    if (!(SINGLE_PARAMS as readonly string[]).includes(name)) drop(name, 'unknown parameter');
+    else if (params.getAll(name).length > 1) drop(name, 'give this parameter once');
+  }
 
   const tab = params.get('tab');
   if (tab !== null) {
@@ -182,7 +193,9 @@ export function parseListState(def: ListDef, params: URLSearchParams): { state: 
   }
   const cursor = params.get('cursor');
   if (cursor !== null) {
-    if (/^[A-Za-z0-9_-]{1,512}$/.test(cursor)) state.cursor = cursor;
+    // Well-formed is not enough: it must decode to a cursor this product wrote (base64 of JSON with
+    // the wrong shape or types is refused here rather than half-read by the query).
+    if (/^[A-Za-z0-9_-]{1,512}$/.test(cursor) && decodeCursor(cursor)) state.cursor = cursor;
     else drop('cursor', 'malformed cursor');
   }
   const scope = params.get('scope');

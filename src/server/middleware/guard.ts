@@ -37,7 +37,7 @@ export const guard: MiddlewareHandler = async (context, next) => {
     case 'redirect':
       return new Response(null, { status: 302, headers: { location: decision.location } });
     case 'api-error':
-      return json({ error: { code: decision.code, message: decision.message } }, { status: decision.status });
+      return json({ error: { code: decision.code, message: decision.message } }, { status: decision.status, headers: decision.allow ? { allow: decision.allow } : {} });
     case 'forbidden':
       return withStatus(await next(decision.page), 403);
     case 'not-found':

@@ -3,15 +3,15 @@ import { z } from 'zod';
 import { amountField, apiContext, dateField, mutation, query, scopeNodesOf } from '../../../lib/lending/api.ts';
 import { applicationJson, listApplications } from '../../../lib/lending/applications.ts';
 import { submitApplication } from '../../../lib/lending/commands/submit-application.ts';
+import { QueryReader } from '../../../lib/http/query-params.ts';
 
 /** GET /v1/applications?status=submitted&limit=N → { items }. */
 export const GET: APIRoute = (context) =>
-  query(apiContext(context), 'loans.loan_applications.view', async (tx, _actor, url, principal) =>
-    listApplications(tx, {
-      status: url.searchParams.get('status') ?? undefined, limit: Number(url.searchParams.get('limit') ?? 50) || 50,
-      scopeNodes: await scopeNodesOf(tx, principal),
-    }),
-  );
+  query(apiContext(context), 'loans.loan_applications.view', async (tx, _actor, url, principal) => {
+    const q = new QueryReader(url.searchParams, ['status', 'limit']);
+    const input = { status: q.one('status') || undefined, limit: q.int('limit', { min: 1, max: 500, fallback: 50 }) };
+    return listApplications(tx, { ...input, scopeNodes: await scopeNodesOf(tx, principal) });
+  });
 
 const Body = z.object({
   customerId: z.string(), productId: z.string(), offerId: z.string().optional(), principal: amountField,

@@ -2,17 +2,15 @@ import type { APIRoute } from 'astro';
 import { z } from 'zod';
 import { apiContext, dateField, mutation, query, scopeNodesOf } from '../../../lib/lending/api.ts';
 import { createCustomer, customerJson, listCustomers } from '../../../lib/lending/customers.ts';
+import { QueryReader } from '../../../lib/http/query-params.ts';
 
 /** GET /v1/customers?search=…&limit=N → { items }. */
 export const GET: APIRoute = (context) =>
-  query(apiContext(context), 'loans.customers.view', async (tx, _actor, url, principal) => ({
-    items: (
-      await listCustomers(tx, {
-        search: url.searchParams.get('search') ?? undefined, limit: Number(url.searchParams.get('limit') ?? 50) || 50,
-        scopeNodes: await scopeNodesOf(tx, principal),
-      })
-    ).map(customerJson),
-  }));
+  query(apiContext(context), 'loans.customers.view', async (tx, _actor, url, principal) => {
+    const q = new QueryReader(url.searchParams, ['search', 'limit']);
+    const input = { search: q.text('search', { max: 100 }), limit: q.int('limit', { min: 1, max: 500, fallback: 50 }) };
+    return { items: (await listCustomers(tx, { ...input, scopeNodes: await scopeNodesOf(tx, principal) })).map(customerJson) };
+  });
 
 const Body = z.object({
   firstName: z.string().min(1).max(200), lastName: z.string().min(1).max(200), externalId: z.string().max(100).optional(),

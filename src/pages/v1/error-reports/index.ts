@@ -4,6 +4,7 @@ import { getDb } from '../../../lib/db/index.ts';
 import { AppError } from '../../../lib/errors/app-error.ts';
 import { createErrorReport, errorReportInputSchema, listErrorReports } from '../../../lib/errors/reports.ts';
 import { handle, json, readJson } from '../../../lib/http/respond.ts';
+import { QueryReader } from '../../../lib/http/query-params.ts';
 
 /** Reports above this size are refused before parsing (the fields are capped again by the schema). */
 const MAX_BODY_BYTES = 64 * 1024;
@@ -24,11 +25,10 @@ export const GET: APIRoute = ({ url, locals }) =>
   handle(locals.requestId, async () => {
     const principal = requirePrincipal(locals.principal);
     if (!principal.isAdmin) throw new AppError('FORBIDDEN', 'Only administrators can read error reports.');
-    const limit = Number(url.searchParams.get('limit') ?? 50);
-    const offset = Number(url.searchParams.get('offset') ?? 0);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw new AppError('BAD_REQUEST', 'limit: must be a whole number from 1 to 200.', { field: 'limit' });
-    if (!Number.isInteger(offset) || offset < 0) throw new AppError('BAD_REQUEST', 'offset: must be a whole number of 0 or more.', { field: 'offset' });
-    const result = await listErrorReports(await getDb(), { tenantId: principal.tenantId, limit, offset, onlyOpen: url.searchParams.get('open') === '1' });
+    const q = new QueryReader(url.searchParams, ['limit', 'offset', 'open']);
+    const limit = q.int('limit', { min: 1, max: 200, fallback: 50 });
+    const offset = q.int('offset', { min: 0, max: 1_000_000, fallback: 0 });
+    const result = await listErrorReports(await getDb(), { tenantId: principal.tenantId, limit, offset, onlyOpen: q.one('open') === '1' });
     return json({
       total: result.total,
       items: result.items.map((r) => ({
