@@ -129,10 +129,13 @@ test.describe('[SECURITY]: script injection', () => {
       collaterals.push(/\/loans\/collaterals\/([0-9a-f-]{36})/.exec(response.headers().location ?? '')![1]);
     }
 
-    // Files with hostile names.
+    // Files with hostile names, uploaded through the profile's form as a browser sends it (the name
+    // keeps what follows its last slash).
     for (const { value } of XSS_PAYLOADS) {
-      const name = `${value}.txt`;
-      await api.post(`/v1/customers/${target}/files?${new URLSearchParams({ kind: 'document', name })}`, { data: Buffer.from('hello'), headers: { ...json, 'content-type': 'text/plain' } });
+      const response = await api.post(`/loans/customer/profile/${target}/files`, {
+        multipart: { file: { name: `${value}.txt`, mimeType: 'text/plain', buffer: Buffer.from('hello') } }, headers: json, maxRedirects: 0,
+      });
+      expect(response.status(), `upload ${value}: ${await response.text()}`).toBe(303);
     }
 
     // Custom views named with payloads.
@@ -143,11 +146,12 @@ test.describe('[SECURITY]: script injection', () => {
     }
 
     // Applications whose notes (form data) and rejection note are hostile.
-    const products = (await (await api.get('/v1/products')).json()) as { items: { id: string; currency: string; minPrincipal?: string }[] };
+    type Product = { id: string; currency: string; minPrincipal: string; defaultPrincipal: string | null; minRepayments: number; defaultRepayments: number | null };
+    const products = (await (await api.get('/v1/products')).json()) as { items: Product[] };
     const product = products.items.find((p) => p.currency === 'EUR') ?? products.items[0];
     const applications: string[] = [];
     for (const [i, { value }] of payloadsUpTo(1000).slice(0, 6).entries()) {
-      const body = { customerId: target, productId: product.id, principal: '1000.00', numberOfRepayments: 12, formData: { purpose: value, notes: value } };
+      const body = { customerId: target, productId: product.id, principal: product.defaultPrincipal ?? product.minPrincipal, numberOfRepayments: product.defaultRepayments ?? product.minRepayments, formData: { purpose: value, notes: value } };
       const app = await created(await api.post('/v1/applications', { data: body, headers: json }));
       applications.push(String(app.loanId));
       if (i % 2 === 1) await api.post(`/v1/applications/${app.id}/reject`, { data: { note: value }, headers: { ...json, 'Idempotency-Key': `${stamp}-reject-${i}` } });
