@@ -2,6 +2,7 @@
 import { defineConfig } from 'astro/config';
 import node from '@astrojs/node';
 import react from '@astrojs/react';
+import { CSP_DIRECTIVES, CSP_SCRIPT_RESOURCES, CSP_STYLE_RESOURCES } from './src/lib/http/csp-policy.ts';
 
 // Every route is rendered on demand: pages depend on the signed-in user and the tenant.
 // The adapter runs in standalone mode but is started by scripts/server.mjs, which adds
@@ -11,7 +12,20 @@ export default defineConfig({
   adapter: node({ mode: 'standalone' }),
   integrations: [react()],
   // Astro's own origin check only covers form posts; src/lib/http/csrf.ts covers every mutating request.
-  security: { checkOrigin: false },
+  security: {
+    checkOrigin: false,
+    // The renderer writes the CSP header of every page it renders, with the hashes of the inline
+    // scripts it emits (island hydration); bundled scripts come from 'self'. Nothing rewrites HTML.
+    // src/lib/http/security-headers.ts holds the directives, shared with answers made outside the renderer.
+    csp: {
+      algorithm: 'SHA-256',
+      directives: CSP_DIRECTIVES,
+      scriptDirective: { resources: CSP_SCRIPT_RESOURCES },
+      styleDirective: { resources: CSP_STYLE_RESOURCES },
+    },
+  },
+  // No Markdown pages; Shiki's inline styles would not fit the CSP anyway.
+  markdown: { syntaxHighlight: false },
   server: { port: Number(process.env.PORT ?? 4321), host: process.env.HOST ?? 'localhost' },
   vite: {
     ssr: { external: ['@electric-sql/pglite', 'pg', '@node-rs/argon2', 'nodemailer', 'exceljs'] },

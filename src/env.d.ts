@@ -4,8 +4,6 @@ declare namespace App {
   interface Locals {
     /** Correlation id of this request (x-request-id), carried into logs and 5xx bodies. */
     requestId: string;
-    /** Per-response CSP nonce for the few inline scripts we emit. */
-    cspNonce: string;
     /** UI language for this request: the user's, else the tenant's default, else 'en'. */
     language: import('./lib/i18n/index.ts').Language;
     /** The signed-in user or API client; absent on public routes when signed out. */

@@ -11,8 +11,9 @@ import { securityHeaders } from './server/middleware/security-headers.ts';
 /**
  * The request pipeline, a sequence of small named steps, deny by default. Steps live in
  * src/server/middleware (Astro glue); the decisions they make live in src/lib.
- *  1. requestContext  — request id, CSP nonce, default language
- *  2. securityHeaders — wraps everything below: CSP/HSTS/nosniff/no-store on whatever is answered
+ *  1. requestContext  — request id, default language
+ *  2. securityHeaders — wraps everything below: HSTS/nosniff/no-store on whatever is answered; the CSP
+ *                       is the renderer's (astro.config.mjs security.csp), a script-less one otherwise
  *  3. canonicalPath   — one spelling per path, before any decision (refuse or redirect the rest)
  *  4. csrf            — cross-site mutating requests refused before any session lookup
  *  5. authenticate    — locals.principal / tenant / language from the cookie or API token

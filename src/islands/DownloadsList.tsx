@@ -2,6 +2,7 @@ import { Badge, Box, Link, Progress, Table, Text } from '@chakra-ui/react';
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Language } from '../lib/i18n/index.ts';
+import { safeUrl } from '../lib/http/html-safety.ts';
 import { formatBytes, formatDateTime } from '../lib/i18n/format.ts';
 import { createApi, errorMessageOf } from './lib/api.ts';
 import { startPolling } from './lib/poll.ts';
@@ -68,7 +69,7 @@ function List({ initial, language, timeZone }: { initial: DownloadItem[]; langua
         {items.map((d) => (
           <Table.Row key={d.id}>
             <Table.Cell>
-              {d.href ? <Link href={d.href} color="brand.fg" download>{d.file_name}</Link> : <Text>{d.file_name}</Text>}
+              {d.href ? <Link href={safeUrl(d.href)} color="brand.fg" download>{d.file_name}</Link> : <Text>{d.file_name}</Text>}
               {d.error ? <Text color="fg.error" fontSize="sm">{d.error}</Text> : null}
             </Table.Cell>
             <Table.Cell>{formatDateTime(d.created_at, language, timeZone)}</Table.Cell>

@@ -16,6 +16,8 @@ import { SHELL_STATE_ID, type ShellState } from './shell-state.ts';
  */
 export function startShellKeeper(doc: Document = document): boolean {
   wireSignOut(doc);
+  // A mark that the shell's module script ran (the CSP let it): the browser tests check it on every page kind.
+  doc.documentElement.dataset.shell = 'ready';
   const element = doc.getElementById(SHELL_STATE_ID);
   if (!element?.textContent) return false;
   const { idleSeconds, user, plan } = JSON.parse(element.textContent) as ShellState;

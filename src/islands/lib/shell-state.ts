@@ -1,3 +1,4 @@
+import { jsonForScript } from '../../lib/http/html-safety.ts';
 import type { PricingFeature } from '../stores/plan.ts';
 import type { CurrentUser } from '../stores/user.ts';
 
@@ -8,9 +9,9 @@ export type ShellState = { idleSeconds: number; user: CurrentUser; plan: Pricing
 export const SHELL_STATE_ID = 'shell-state';
 
 /**
- * JSON for a `<script type="application/json">` element: `<` is escaped so no value can close the
- * element or open a comment, whatever text a user name or a plan holds.
+ * JSON for the `<script type="application/json">` element: escaped so no value can close the element
+ * or open a comment, whatever text a user name or a plan holds.
  */
 export function shellStateJson(state: ShellState): string {
-  return JSON.stringify(state).replace(/</g, '\\u003c');
+  return jsonForScript(state);
 }

@@ -1,3 +1,4 @@
+import { contentDisposition } from '../http/content-disposition.ts';
 import { AppError } from '../errors/app-error.ts';
 import { getDb, type Db } from '../db/index.ts';
 import { errorResponse, json } from '../http/respond.ts';
@@ -76,7 +77,7 @@ export async function downloadFileHttp(ctx: FilesApiContext): Promise<Response> 
       headers: {
         'content-type': file.content_type,
         'content-length': String(bytes.length),
-        'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(file.file_name)}`,
+        'content-disposition': contentDisposition('attachment', file.file_name),
         'x-content-type-options': 'nosniff',
         'cache-control': 'private, no-store',
       },

@@ -1,34 +1,38 @@
 /**
- * Response headers of every answer (security goal 8; ASVS 3.4.x). HTML gets a nonce-based CSP:
- * every inline or bundled <script> in our HTML comes from our templates or from Astro itself (Astro
- * escapes every interpolated value, and `set:html` is never used with user data), so the step stamps
- * the request's nonce on each <script> tag that lacks one and the policy allows only scripts carrying
- * it (plus what they load, via 'strict-dynamic'). Styles allow 'unsafe-inline' because Emotion
- * (Chakra UI) inserts <style> elements at run time; style injection cannot run code.
+ * Response headers of every answer (security goal 8; ASVS 3.4.x).
+ *
+ * The Content-Security-Policy of a page comes from the renderer, never from rewriting finished HTML:
+ * Astro's built-in CSP (`security.csp` in astro.config.mjs, directives in ./csp-policy.ts) hashes the
+ * inline scripts it emits itself (island hydration) at build time and writes the header of every page
+ * it renders; bundled scripts load from 'self'. A script a user managed to smuggle into the HTML has
+ * neither a listed hash nor our origin's URL, so it does not run. The step here only completes that
+ * header (upgrade-insecure-requests in production, a run-time setting) and gives HTML that Astro's
+ * renderer did not produce (answers made in middleware) a policy that runs no script at all.
  */
+import { CSP_DIRECTIVES, CSP_STYLE_RESOURCES } from './csp-policy.ts';
 
 export type HeaderOptions = {
-  nonce: string;
-  /** HSTS only in production (over plain-http development servers it would pin localhost to https). */
+  /** HSTS and upgrade-insecure-requests only in production (over plain-http development servers they would pin localhost to https). */
   isProduction: boolean;
   /** A signed-in page: never stored by the browser or a proxy (back button after logout shows nothing). */
   isSignedIn: boolean;
 };
 
-export function contentSecurityPolicy(nonce: string, isProduction: boolean): string {
-  return [
-    "default-src 'self'",
-    `script-src 'nonce-${nonce}' 'strict-dynamic' 'self'`,
-    "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data: blob:",
-    "font-src 'self' data:",
-    "connect-src 'self'",
-    "object-src 'none'",
-    "base-uri 'none'",
-    "frame-ancestors 'none'",
-    "form-action 'self'",
-    ...(isProduction ? ['upgrade-insecure-requests'] : []),
-  ].join('; ');
+const UPGRADE = 'upgrade-insecure-requests';
+
+/** The policy of an HTML answer no page rendered (so no script of ours is in it): no script runs. */
+export function fallbackContentSecurityPolicy(isProduction: boolean): string {
+  return [...CSP_DIRECTIVES, "script-src 'none'", `style-src ${CSP_STYLE_RESOURCES.join(' ')}`, ...(isProduction ? [UPGRADE] : [])].join('; ');
+}
+
+/**
+ * The CSP an HTML answer leaves with: the renderer's own (with its script hashes) completed for
+ * production, or the script-less fallback when there is none.
+ */
+export function htmlContentSecurityPolicy(rendered: string | null, isProduction: boolean): string {
+  if (!rendered?.trim()) return fallbackContentSecurityPolicy(isProduction);
+  const policy = rendered.trim().replace(/;\s*$/, '');
+  return isProduction && !policy.split(';').some((d) => d.trim() === UPGRADE) ? `${policy}; ${UPGRADE}` : policy;
 }
 
 /** Headers every response carries, HTML or not. */
@@ -41,16 +45,12 @@ export function applyCommonHeaders(headers: Headers, options: Pick<HeaderOptions
   if (options.isProduction) headers.set('strict-transport-security', 'max-age=63072000; includeSubDomains');
 }
 
+/** Headers of an HTML answer; `headers` may already hold the CSP the renderer wrote. */
 export function applyHtmlHeaders(headers: Headers, options: HeaderOptions): void {
   applyCommonHeaders(headers, options);
-  headers.set('content-security-policy', contentSecurityPolicy(options.nonce, options.isProduction));
+  headers.set('content-security-policy', htmlContentSecurityPolicy(headers.get('content-security-policy'), options.isProduction));
   if (options.isSignedIn) headers.set('cache-control', 'no-store');
   else if (!headers.has('cache-control')) headers.set('cache-control', 'no-cache');
-}
-
-/** Puts `nonce="…"` on every <script> opening tag that has none. */
-export function stampScriptNonces(html: string, nonce: string): string {
-  return html.replace(/<script\b(?![^>]*\bnonce=)/gi, (tag) => `${tag} nonce="${nonce}"`);
 }
 
 export function isHtml(headers: Headers): boolean {

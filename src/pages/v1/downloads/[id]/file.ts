@@ -5,6 +5,7 @@ import { requirePrincipal } from '../../../../lib/auth/principal.ts';
 import { env } from '../../../../lib/config/env.ts';
 import { getDb } from '../../../../lib/db/index.ts';
 import { openDownload } from '../../../../lib/downloads/downloads.ts';
+import { contentDisposition } from '../../../../lib/http/content-disposition.ts';
 import { handle } from '../../../../lib/http/respond.ts';
 
 /**
@@ -16,12 +17,11 @@ export const GET: APIRoute = ({ params, locals }) =>
     const principal = requirePrincipal(locals.principal);
     const { download, path } = await openDownload(await getDb(), { tenantId: principal.tenantId, userId: principal.userId, id: params.id ?? '', dataDir: env().dataDir });
     const stream = Readable.toWeb(fs.createReadStream(path)) as unknown as ReadableStream;
-    const asciiName = download.fileName.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
     return new Response(stream, {
       headers: {
         'content-type': download.contentType,
         'content-length': String(download.sizeBytes ?? ''),
-        'content-disposition': `attachment; filename="${asciiName}"; filename*=UTF-8''${encodeURIComponent(download.fileName)}`,
+        'content-disposition': contentDisposition('attachment', download.fileName),
         'cache-control': 'private, no-store',
         'x-content-type-options': 'nosniff',
       },

@@ -3,6 +3,7 @@ import { hasPermission } from '../../../../lib/auth/permissions.ts';
 import { requirePrincipal } from '../../../../lib/auth/principal.ts';
 import { getDb } from '../../../../lib/db/index.ts';
 import { AppError } from '../../../../lib/errors/app-error.ts';
+import { contentDisposition } from '../../../../lib/http/content-disposition.ts';
 import { errorResponse } from '../../../../lib/http/respond.ts';
 import { getT, LANGUAGES, type Language } from '../../../../lib/i18n/index.ts';
 import { offerLetter } from '../../../../lib/offers-ui/offer-letter.ts';
@@ -18,7 +19,7 @@ export const GET: APIRoute = async ({ params, url, locals }) => {
     const { bytes, fileName } = await offerLetter(db, principal, params.id ?? '', language, await getT(language));
     return new Response(bytes as Uint8Array<ArrayBuffer>, {
       status: 200,
-      headers: { 'content-type': 'application/pdf', 'content-disposition': `inline; filename="${fileName}"`, 'cache-control': 'no-store' },
+      headers: { 'content-type': 'application/pdf', 'content-disposition': contentDisposition('inline', fileName), 'cache-control': 'no-store' },
     });
   } catch (error) {
     return errorResponse(error, locals.requestId);
