@@ -128,7 +128,15 @@ export function sendRaw(port: number, payload: BodyPayload, extraHeaders: Record
         const isFlushed = socket.write(frame);
         sent += chunk.length;
         if (slow) await new Promise((r) => setTimeout(r, 25));
-        else if (!isFlushed) await new Promise((r) => socket.once('drain', r).once('close', r));
+        else if (!isFlushed) {
+          await new Promise<void>((resolve) => {
+            const done = () => {
+              socket.off('drain', done).off('close', done);
+              resolve();
+            };
+            socket.on('drain', done).on('close', done);
+          });
+        }
         else await new Promise((r) => setImmediate(r));
         // A declared drip needs no more than a few seconds to prove it was refused on the header.
         if (payload.framing === 'declared-drip' && sent >= 64 * KB) break;
