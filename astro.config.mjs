@@ -9,7 +9,9 @@ import { CSP_DIRECTIVES, CSP_SCRIPT_RESOURCES, CSP_STYLE_RESOURCES } from './src
 // boot (lock, migrations, seed), compression and structured logging around it.
 export default defineConfig({
   output: 'server',
-  adapter: node({ mode: 'standalone' }),
+  // A backstop behind scripts/server.mjs, which refuses bodies over their route's limit
+  // (src/lib/http/body-limit.ts) first: the adapter's default would buffer up to 1 GB.
+  adapter: node({ mode: 'standalone', bodySizeLimit: 11 * 1024 * 1024 }),
   integrations: [react()],
   // Astro's own origin check only covers form posts; src/lib/http/csrf.ts covers every mutating request.
   security: {

@@ -11,6 +11,7 @@ const { boot } = await import('../src/lib/platform/boot.ts');
 const { env } = await import('../src/lib/config/env.ts');
 const { logger } = await import('../src/lib/observability/log.ts');
 const { checkQueryString } = await import('../src/lib/http/query-params.ts');
+const { admitBody } = await import('../src/lib/http/body-limit.ts');
 
 const started = Date.now();
 let db;
@@ -111,7 +112,10 @@ const server = http.createServer((req, res) => {
       ms: Number((process.hrtime.bigint() - t0) / 1000n) / 1000,
     });
   });
-  compress(req, res, () => handler(req, res));
+  // Bodies over their route's limit are refused (413) here, before the app buffers a byte of them.
+  admitBody(req, res).then((isAdmitted) => {
+    if (isAdmitted) compress(req, res, () => handler(req, res));
+  });
 });
 server.keepAliveTimeout = 65_000;
 // CONNECT never reaches the request handler, and a method token Node does not know fails parsing:

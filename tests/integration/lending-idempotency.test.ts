@@ -12,6 +12,8 @@ import { loanAnswer } from '../../src/lib/lending/api.ts';
 import { checkLedger } from '../../src/lib/lending/ledger/check-ledger.ts';
 import { listAudit } from '../../src/lib/audit/record-audit.ts';
 import { z } from 'zod';
+import { AppError } from '../../src/lib/errors/app-error.ts';
+import { actorFromPrincipal } from '../../src/lib/lending/actor.ts';
 import { createLendingFixture, type LendingFixture } from '../support/lending-fixtures.ts';
 
 const principalOf = (f: LendingFixture, userId: string, authorities: string[] = ['loans.loans.repay', 'loans.loans.view']): Principal => ({
@@ -136,6 +138,77 @@ describe.each(testDbKinds())('idempotent money commands on %s', (kind) => {
     expect(again.headers.get('Idempotent-Replayed')).toBe('true');
     expect(await again.text()).toBe(await done.text());
     expect(await repayments(loanId)).toHaveLength(1);
+  });
+
+  test('a claim left in flight by a crashed server (committed, no answer) is taken over: the retry applies once', async () => {
+    const { loanId } = await f.disbursedLoan();
+    const url = `/v1/loans/${loanId}/repayments`;
+    const body = { amount: '4.00' };
+    // What a server killed between claim and command used to leave: a committed in-flight key.
+    const { requestFingerprint } = await import('../../src/lib/lending/idempotency.ts');
+    await db.owner((tx) =>
+      tx.query(`insert into idempotency_keys (tenant_id, user_id, key, request_hash) values ($1, $2, 'crashed-1', $3)`, [
+        f.tenantId, officer.userId, requestFingerprint('POST', url, body),
+      ]),
+    );
+    const retries = await Promise.all(Array.from({ length: 20 }, () => call(repay, url, { principal: officer, params: { id: loanId }, key: 'crashed-1', body })));
+    expect(retries.map((r) => r.status)).toEqual(Array(20).fill(201));
+    expect(new Set(retries.map((r) => r.text)).size).toBe(1);
+    expect((await repayments(loanId)).map((r) => r.amount)).toEqual([400n]);
+  });
+
+  test('a command that fails leaves no claim behind: the retry with the key runs it once', async () => {
+    const { loanId } = await f.disbursedLoan();
+    const { runIdempotent } = await import('../../src/lib/lending/idempotency.ts');
+    const scope = { tenantId: f.tenantId, userId: officer.userId };
+    const actor = actorFromPrincipal(officer, { requestId: 't' });
+    // The repayment is written, then the process "dies" before commit (an unexpected error).
+    await expect(runIdempotent(db, scope, 'dies-1', 'fp', async (tx) => {
+      await repayLoan(tx, actor, { loanId, amount: '2.00' });
+      throw new Error('killed');
+    })).rejects.toThrow('killed');
+    expect(await repayments(loanId)).toEqual([]);
+    expect(await db.owner((tx) => tx.query(`select 1 from idempotency_keys where key = 'dies-1'`))).toEqual([]);
+    const retry = await runIdempotent(db, scope, 'dies-1', 'fp', async (tx) => {
+      const { transaction } = await repayLoan(tx, actor, { loanId, amount: '2.00' });
+      return loanAnswer(tx, 201, transaction, loanId);
+    });
+    expect(retry).toMatchObject({ status: 201, isReplayed: false });
+    // A refusal is stored with the key and what the command wrote before refusing is undone.
+    const refused = await runIdempotent(db, scope, 'refused-1', 'fp', async (tx) => {
+      await repayLoan(tx, actor, { loanId, amount: '1.00' });
+      throw new AppError('BAD_REQUEST', 'nope', { field: 'amount' });
+    });
+    expect(refused).toMatchObject({ status: 400, isReplayed: false });
+    const again = await runIdempotent(db, scope, 'refused-1', 'fp', async () => { throw new Error('must not run'); });
+    expect(again).toMatchObject({ status: 400, isReplayed: true, body: refused.body });
+    expect((await repayments(loanId)).map((r) => r.amount)).toEqual([200n]);
+  });
+
+  test.runIf(kind === 'postgres')('a duplicate from another process waits on the key row: 409 while it runs, the replay once it commits', async () => {
+    const { runIdempotent } = await import('../../src/lib/lending/idempotency.ts');
+    const scope = { tenantId: f.tenantId, userId: officer.userId };
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let inside!: () => void;
+    const isInside = new Promise<void>((resolve) => (inside = resolve));
+    // "Another server": a transaction holding the uncommitted claim, outside this process's bookkeeping.
+    const other = db.tenant(f.tenantId, async (tx) => {
+      const [{ id }] = await tx.query<{ id: string }>(
+        `insert into idempotency_keys (tenant_id, user_id, key, request_hash) values ($1, $2, 'elsewhere', 'fp') returning id`,
+        [f.tenantId, officer.userId],
+      );
+      inside();
+      await gate;
+      await tx.query(`update idempotency_keys set status = 'completed', response_status = 201, response_body = '{"done":true}' where id = $1`, [id]);
+    });
+    await isInside;
+    const never = async (): Promise<never> => { throw new Error('must not run'); };
+    await expect(runIdempotent(db, scope, 'elsewhere', 'fp', never, { inFlightWaitMs: 200 })).rejects.toMatchObject({ code: 'CONFLICT', field: 'Idempotency-Key' });
+    const waiting = runIdempotent(db, scope, 'elsewhere', 'fp', never, { inFlightWaitMs: 10_000 });
+    release();
+    await other;
+    expect(await waiting).toEqual({ status: 201, body: '{"done":true}', isReplayed: true });
   });
 
   test('50 concurrent different repayments on one loan: outstanding = principal − accepted payments, never negative', async () => {

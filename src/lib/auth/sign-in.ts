@@ -2,7 +2,7 @@ import { AppError } from '../errors/app-error.ts';
 import type { Db } from '../db/index.ts';
 import { decoyVerify, MAX_PASSWORD_LENGTH, verifyPassword } from './passwords.ts';
 import { createSession, endSession } from './sessions.ts';
-import { assertNotThrottled, clearFailures, recordFailure, throttleKeys } from './throttle.ts';
+import { clearFailures, noteEvaluation, releaseAttempt, reserveAttempt, throttleKeys } from './throttle.ts';
 import { checkTotp, hasConfirmedTotp } from './totp.ts';
 
 /** The one message for an unknown e-mail, a wrong password or a disabled account: it reveals nothing. */
@@ -20,7 +20,9 @@ type Client = { ip: string; userAgent?: string; now: Date };
 
 /**
  * Password sign-in through the global directory (e-mail → tenants). Throttled per account and per
- * IP before any hash is checked; every failure is recorded in its own committed transaction.
+ * IP before any hash is checked: the attempt is counted as a failure in its own committed
+ * transaction before the evaluation (so parallel guesses cannot outrun the count) and taken back
+ * when the password is right.
  */
 export async function signInWithPassword(
   db: Db,
@@ -28,9 +30,9 @@ export async function signInWithPassword(
 ): Promise<SignInResult> {
   const email = input.email.trim().toLowerCase();
   const keys = [throttleKeys.account(email), throttleKeys.ip(input.ip)];
-  await db.system((tx) => assertNotThrottled(tx, keys, input.now));
+  const attempt = await db.system((tx) => reserveAttempt(tx, keys, input.now));
+  // The failure is already counted (reserveAttempt); only a right password takes it back.
   const fail = async (): Promise<never> => {
-    await db.system((tx) => recordFailure(tx, keys, input.now));
     throw new AppError('UNAUTHORIZED', BAD_CREDENTIALS);
   };
   if (!email || !input.password || input.password.length > MAX_PASSWORD_LENGTH) return fail();
@@ -43,6 +45,7 @@ export async function signInWithPassword(
     ),
   );
   const candidates = input.tenantId ? entries.filter((e) => e.tenant_id === input.tenantId) : entries;
+  noteEvaluation(keys[0]);
   if (candidates.length === 0) {
     await decoyVerify(input.password);
     return fail();
@@ -55,10 +58,13 @@ export async function signInWithPassword(
     if (user && (await verifyPassword(user.password_hash, input.password)) && user.is_active) matches.push(entry);
   }
   if (matches.length === 0) return fail();
+  await db.system(async (tx) => {
+    await releaseAttempt(tx, attempt);
+    if (matches.length === 1) await clearFailures(tx, keys[0]);
+  });
   if (matches.length > 1) return { kind: 'choose-tenant', tenants: matches.map((m) => ({ id: m.tenant_id, name: m.name })) };
 
   const [match] = matches;
-  await db.system((tx) => clearFailures(tx, keys[0]));
   return db.tenant(match.tenant_id, async (tx) => {
     const needsCode = await hasConfirmedTotp(tx, match.tenant_id, match.user_id);
     const sessionId = await createSession(tx, {

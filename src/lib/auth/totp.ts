@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { AppError } from '../errors/app-error.ts';
 import type { Db, Tx } from '../db/index.ts';
-import { assertNotThrottled, clearFailures, recordFailure, throttleKeys } from './throttle.ts';
+import { clearFailures, noteEvaluation, releaseAttempt, reserveAttempt, throttleKeys } from './throttle.ts';
 
 /** RFC 6238 with the parameters every authenticator app supports: HMAC-SHA1, 30-second steps, 6 digits. */
 export const TOTP_STEP_SECONDS = 30;
@@ -120,20 +120,22 @@ export async function checkTotp(
   input: { tenantId: string; userId: string; code: string; now: Date; ip: string; isEnrolment?: boolean },
 ): Promise<AppError | null> {
   const keys = [throttleKeys.totp(input.tenantId, input.userId), throttleKeys.ip(input.ip)];
-  await assertNotThrottled(tx, keys, input.now);
+  // Counted before the code is compared (locks held to commit), so parallel guesses queue behind the count.
+  const attempt = await reserveAttempt(tx, keys, input.now);
   const [row] = await tx.query<TotpRow>('select secret, confirmed_at, last_used_step from user_totp where tenant_id = $1 and user_id = $2 for update', [input.tenantId, input.userId]);
   if (!row || (input.isEnrolment ? row.confirmed_at !== null : row.confirmed_at === null)) {
     throw new AppError('BAD_REQUEST', input.isEnrolment ? 'Start the set-up again: no enrolment is pending.' : 'Multi-factor authentication is not set up for this account.', { field: 'code' });
   }
+  noteEvaluation(keys[0]);
   const step = matchTotp(row.secret, input.code, input.now);
   if (step === null || BigInt(step) <= row.last_used_step) {
-    await recordFailure(tx, keys, input.now);
     return new AppError('BAD_REQUEST', step === null ? 'This code is not valid. Enter the current 6-digit code from your app.' : 'This code was already used. Wait for the next code.', { field: 'code' });
   }
   await tx.query(
     `update user_totp set last_used_step = $3, confirmed_at = coalesce(confirmed_at, $4) where tenant_id = $1 and user_id = $2`,
     [input.tenantId, input.userId, step, input.now],
   );
+  await releaseAttempt(tx, attempt);
   await clearFailures(tx, keys[0]);
   return null;
 }

@@ -2,7 +2,7 @@ import { AppError } from '../errors/app-error.ts';
 import { checkUploadMeta, readLimited, tooLarge, type FileKind } from './files.ts';
 
 /** Room for the multipart boundaries and the other fields of an upload form. */
-const FORM_OVERHEAD = 64 * 1024;
+export const FORM_OVERHEAD = 64 * 1024;
 
 export type FormUpload = { fields: Map<string, string>; file: { fileName: string; contentType: string; bytes: Buffer } | null };
 

@@ -14,6 +14,12 @@ export function json(data: unknown, init: ResponseInit = {}): Response {
   return new Response(stringify(data), { ...init, headers });
 }
 
+/** `Retry-After` (seconds) for an error that says when to come back (`details.retry_after`, e.g. a 429). */
+export function retryAfterHeader(error: AppError): Record<string, string> {
+  const seconds = Number(error.details?.retry_after);
+  return Number.isFinite(seconds) && seconds > 0 ? { 'retry-after': String(Math.ceil(seconds)) } : {};
+}
+
 /**
  * Postgres errors that only a value sent by the client can cause: text that is not a number or id
  * (22P02), NUL or bytes outside UTF-8 (22021, 22P05), a number or date out of range (22003, 22008,
@@ -49,7 +55,7 @@ export function errorResponse(error: unknown, requestId?: string): Response {
     const body = appError.toJSON() as { error: Record<string, unknown> };
     if (appError.status >= 500 && requestId) body.error.request_id = requestId;
     if (appError.status >= 500) logger.error('request failed', { request_id: requestId, code: appError.code, internal: appError.internal, cause: String(appError.cause ?? '') });
-    return json(body, { status: appError.status });
+    return json(body, { status: appError.status, headers: retryAfterHeader(appError) });
   }
   logger.error('unexpected error', { request_id: requestId, error });
   return json(

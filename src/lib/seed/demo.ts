@@ -159,6 +159,8 @@ async function seedE2eFixtures(tx: Tx, passwordHash: string): Promise<void> {
     { email: 'e2e.mfa@demo.test', forced: false },
     { email: 'e2e.reset@demo.test', forced: false },
     { email: 'e2e.logout@demo.test', forced: false },
+    // Locked on purpose by tests/e2e/security-throttle.spec.ts (TOTP guessing).
+    { email: 'e2e.throttle@demo.test', forced: false },
   ];
   for (const account of accounts) {
     const [user] = await tx.query<{ id: string }>(

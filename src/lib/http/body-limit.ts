@@ -1,0 +1,124 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AppError } from '../errors/app-error.ts';
+import { FILE_RULES, isFileKind } from '../customer-files/files.ts';
+import { FORM_OVERHEAD } from '../customer-files/form-upload.ts';
+import { stringify } from './respond.ts';
+
+/**
+ * Request body limits, enforced by the HTTP server (scripts/server.mjs) before the app sees a byte:
+ * without them every JSON endpoint, the public sign-in included, buffered whatever it was sent
+ * (3 × 200 MB took the server from 0.8 to 2.1 GB).
+ */
+const KB = 1024;
+
+/** Sign-in, reset and MFA forms and endpoints: an e-mail, a password, a code, a redirect path. */
+export const AUTH_BODY_LIMIT = 16 * KB;
+/** Every other JSON body or form post (commands, custom views, error reports, translations). */
+export const DEFAULT_BODY_LIMIT = 256 * KB;
+
+const PROFILE_UPLOAD = /^\/[a-z]+\/customer\/profile\/[^/]+\/(files|upload-bureau-pdf|bank-statements)\/?$/;
+const FILES_API = /^\/v1\/customers\/[^/]+\/files\/?$/;
+const STATEMENTS_API = /^\/v1\/customers\/[^/]+\/bank-statements\/?$/;
+
+/**
+ * The most a request to this URL may send. Uploads get their kind's documented limit
+ * (src/lib/customer-files/README.md), multipart forms that plus room for boundaries and fields.
+ */
+export function bodyLimitFor(url: string): number {
+  const parsed = new URL(url, 'http://localhost');
+  const path = parsed.pathname;
+  if (FILES_API.test(path)) {
+    const kind = parsed.searchParams.get('kind') ?? 'document';
+    return FILE_RULES[isFileKind(kind) ? kind : 'document'].maxBytes;
+  }
+  if (STATEMENTS_API.test(path)) return FILE_RULES.bank_statement.maxBytes;
+  const profile = PROFILE_UPLOAD.exec(path);
+  if (profile) return FILE_RULES[profile[1] === 'bank-statements' ? 'bank_statement' : profile[1] === 'files' ? 'document' : 'bureau_pdf'].maxBytes + FORM_OVERHEAD;
+  if (path.startsWith('/v1/auth/') || path.startsWith('/user/')) return AUTH_BODY_LIMIT;
+  return DEFAULT_BODY_LIMIT;
+}
+
+function tooLarge(limit: number): AppError {
+  const size = limit >= 1024 * KB ? `${Math.round(limit / (1024 * KB))} MB` : `${Math.round(limit / KB)} KB`;
+  return new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than the limit of ${size}.`, { details: { max_bytes: limit } });
+}
+
+/**
+ * After a 413 the rest of the body is read and dropped for a short while (never kept), then the
+ * connection is cut: closing at once with unread bytes makes the kernel reset the connection, and a
+ * client still sending would see the reset instead of the answer (what nginx calls lingering close).
+ */
+const LINGER_MS = 2000;
+const LINGER_BYTES = 32 * 1024 * KB;
+
+/** 413 in the one error shape, then the lingering close above. */
+function refuse(req: IncomingMessage, res: ServerResponse, limit: number): void {
+  const body = stringify(tooLarge(limit).toJSON());
+  res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
+  res.end(body);
+  let dropped = 0;
+  const cut = () => {
+    clearTimeout(timer);
+    req.socket.destroy();
+  };
+  const timer = setTimeout(cut, LINGER_MS);
+  timer.unref();
+  req.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > LINGER_BYTES) cut();
+  });
+  req.once('end', cut);
+  req.once('close', () => clearTimeout(timer));
+  req.resume();
+}
+
+/**
+ * Admits a request's body or answers 413. A declared Content-Length over the limit is refused at
+ * once (Node's parser never delivers more than the declared length, so an admitted one is bounded).
+ * A chunked body is counted as it arrives and refused the moment it passes the limit; an admitted one
+ * is handed to the app as the buffer read (Astro's adapter takes `req.body` when set), so no body is
+ * ever held beyond its limit. Returns false when the request has been answered.
+ */
+export async function admitBody(req: IncomingMessage, res: ServerResponse, limit = bodyLimitFor(req.url ?? '/')): Promise<boolean> {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined) {
+    if (Number(declared) > limit) {
+      refuse(req, res, limit);
+      return false;
+    }
+    return true;
+  }
+  if (req.headers['transfer-encoding'] === undefined) return true;
+  return new Promise<boolean>((resolve) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const stop = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+    };
+    const onData = (chunk: Buffer) => {
+      total += chunk.length;
+      if (total > limit) {
+        stop();
+        chunks.length = 0;
+        refuse(req, res, limit);
+        resolve(false);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      stop();
+      (req as IncomingMessage & { body?: Buffer }).body = Buffer.concat(chunks, total);
+      resolve(true);
+    };
+    const onError = () => {
+      stop();
+      resolve(false);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+  });
+}
