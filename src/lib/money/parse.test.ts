@@ -59,7 +59,7 @@ describe('parseAmount: the one money parser', () => {
     expect(validationMessage('fr', r.problem.key, r.problem.params, 'amount')).toBe('Montant doit être au plus 9\u202f999\u202f999\u202f999\u202f999,99.');
     const decimals = parseAmount('10.005', { digits: 2 });
     if (decimals.ok) throw new Error('accepted');
-    expect(validationMessage('fr', decimals.problem.key, decimals.problem.params, 'principal')).toBe('Montant demandé peut avoir au plus 2 décimales.');
+    expect(validationMessage('fr', decimals.problem.key, decimals.problem.params, 'principal')).toBe('Montant peut avoir au plus 2 décimales.');
   });
 
   it('property: every amount within the bound round-trips through its text, for every currency', () => {

@@ -137,6 +137,10 @@ export function checkAmountText(value: unknown, options: Omit<AmountOptions, 'di
   const raw = typeof value === 'number' && Number.isFinite(value) ? String(value) : typeof value === 'string' ? value.replace(/^[ \t]+|[ \t]+$/g, '') : null;
   const decimals = raw && /^-?[0-9]+[.,]([0-9]+)$/.test(raw) ? raw.length - raw.search(/[.,]/) - 1 : 0;
   const result = parseAmount(value, { ...options, digits: decimals, isFormOnly: true });
-  if (!result.ok) return result;
+  if (!result.ok) {
+    // The example shows cents, the usual case, whatever the refused text looked like.
+    if ('example' in result.problem.params) result.problem.params.example = exampleAmount(2, options.decimalComma);
+    return result;
+  }
   return { ok: true, text: (raw as string).replace(',', '.') };
 }
