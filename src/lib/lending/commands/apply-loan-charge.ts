@@ -27,8 +27,8 @@ export type ApplyChargeInput = {
  */
 export async function applyLoanCharge(tx: Tx, actor: Actor, input: ApplyChargeInput) {
   const { loan, installments, transactions, today, digits } = await openLoanForCommand(tx, actor, input.loanId);
+  const amount = positiveAmount(input.amount, digits); // the input first: a bad amount is a 400 in any state
   transitionLoan(loan.status, 'applyCharge', loanContextOf(installments, transactions));
-  const amount = positiveAmount(input.amount, digits);
   // What a loan owes stays within the input bound, so its stored sums (installments, outstanding,
   // snapshots) stay far from int8 however many charges it gets.
   if (totalOf(loanOutstanding(installments)) + amount > MAX_AMOUNT_MINOR) {

@@ -16,8 +16,9 @@ export type RefundCreditInput = { loanId: string; amount?: string | bigint | nul
 export async function refundCreditBalance(tx: Tx, actor: Actor, input: RefundCreditInput) {
   const { loan, installments, transactions, today, digits } = await openLoanForCommand(tx, actor, input.loanId);
   const context = { ...loanContextOf(installments, transactions), creditBalance: loan.credit_balance };
+  const requested = input.amount === undefined || input.amount === null ? null : positiveAmount(input.amount, digits); // a bad amount is a 400 in any state
   transitionLoan(loan.status, 'refundCredit', context);
-  const amount = input.amount === undefined || input.amount === null ? loan.credit_balance : positiveAmount(input.amount, digits);
+  const amount = requested ?? loan.credit_balance;
   if (amount > loan.credit_balance) throw validationError('amount', 'money.exceedsCredit', { max: formatMinor(loan.credit_balance, digits) });
   const date = commandDate(input.date, today, lastTransactionDate(transactions) ?? loan.disbursed_on);
   const creditBalance = loan.credit_balance - amount;

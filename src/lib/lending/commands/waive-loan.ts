@@ -26,12 +26,13 @@ export type WaiveInput = {
  */
 export async function waiveLoan(tx: Tx, actor: Actor, input: WaiveInput) {
   const { loan, installments, transactions, today, digits } = await openLoanForCommand(tx, actor, input.loanId);
+  // The input first: a bad amount is a 400 whatever the loan's state.
+  let requested: bigint | null = input.amount === undefined || input.amount === null ? null : positiveAmount(input.amount, digits);
   const context = loanContextOf(installments, transactions);
   const action = input.kind === 'interest' ? 'waiveInterest' : 'waiveCharges';
   transitionLoan(loan.status, action, context);
   const date = commandDate(input.date, today, lastTransactionDate(transactions) ?? loan.disbursed_on);
   const out = loanOutstanding(installments);
-  let requested: bigint | null = input.amount === undefined || input.amount === null ? null : positiveAmount(input.amount, digits);
   let amounts: { interest: bigint; fees: bigint; penalties: bigint };
   if (input.kind === 'interest') {
     amounts = { interest: requested ?? out.interest, fees: 0n, penalties: 0n };
