@@ -44,7 +44,7 @@ test.describe('[PROFILE]: add customer and collaterals', () => {
     await page.getByRole('link', { name: 'Add a collateral' }).click();
     await page.getByLabel('Value (EUR)').fill('12.345');
     await page.getByRole('button', { name: 'Add the collateral' }).click();
-    await expect(page.getByRole('alert')).toHaveText('value has more than 2 decimal places');
+    await expect(page.getByRole('alert')).toHaveText('Value can have at most 2 decimal places.');
     await page.getByLabel('Value (EUR)').fill('8500.00');
     await page.getByLabel('Description').fill('Peugeot 208');
     await page.getByRole('button', { name: 'Add the collateral' }).click();

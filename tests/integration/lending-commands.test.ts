@@ -24,7 +24,7 @@ describe.each(testDbKinds())('loan money commands on %s', (kind) => {
   const view = (loanId: string) => db.tenant(f.tenantId, (tx) => getLoanView(tx, loanId));
   beforeAll(async () => {
     ({ db, drop } = await createTestDb(kind));
-    f = await createLendingFixture(db, { businessDate: '2026-01-15' });
+    f = await createLendingFixture(db, { businessDate: '2026-01-15', product: { allowOverpayment: true } });
   });
   afterAll(async () => {
     // The ledger agrees with every loan after all the commands of this file.
@@ -80,7 +80,7 @@ describe.each(testDbKinds())('loan money commands on %s', (kind) => {
 
   test('an overpayment leaves a credit balance and the OVERPAID state; reversing it reopens the loan', async () => {
     const { loanId } = await f.disbursedLoan({ principal: '100.00', numberOfRepayments: 1 });
-    const { transaction } = await db.tenant(f.tenantId, (tx) => repayLoan(tx, f.checker, { loanId, amount: '150.00' }));
+    const { transaction } = await db.tenant(f.tenantId, (tx) => repayLoan(tx, f.checker, { loanId, amount: '150.00', confirmOverpayment: true }));
     let loan = await view(loanId);
     expect(loan.outstanding.total).toBe('0.00');
     expect(loan).toMatchObject({ status: 'OVERPAID', creditBalance: '49.00' }); // 100.00 + 1.00 interest owed
@@ -97,7 +97,7 @@ describe.each(testDbKinds())('loan money commands on %s', (kind) => {
 
   test('refunding the credit balance closes an overpaid loan; a repayment reversal then waits for the refund reversal', async () => {
     const { loanId } = await f.disbursedLoan({ principal: '100.00', numberOfRepayments: 1 });
-    const pay = await db.tenant(f.tenantId, (tx) => repayLoan(tx, f.checker, { loanId, amount: '121.00' }));
+    const pay = await db.tenant(f.tenantId, (tx) => repayLoan(tx, f.checker, { loanId, amount: '121.00', confirmOverpayment: true }));
     expect((await refused(db.tenant(f.tenantId, (tx) => refundCreditBalance(tx, f.admin, { loanId, amount: '20.01' })))).field).toBe('amount');
     expect((await view(loanId)).actions.find((a) => a.action === 'refundCredit')).toMatchObject({ allowed: true });
     await db.tenant(f.tenantId, (tx) => refundCreditBalance(tx, f.admin, { loanId, amount: '5.00' }));

@@ -41,7 +41,7 @@ describe.each(testDbKinds())('idempotent money commands on %s', (kind) => {
   beforeAll(async () => {
     ({ db, drop } = await createTestDb(kind));
     setDb(db);
-    f = await createLendingFixture(db, { businessDate: '2026-03-10' });
+    f = await createLendingFixture(db, { businessDate: '2026-03-10', product: { allowOverpayment: true } });
     officer = principalOf(f, f.checker.userId);
   });
   afterAll(async () => {

@@ -28,7 +28,7 @@ export type LendingFixture = {
   disbursedLoan(options?: LoanOptions & { disbursementDate?: string }): Promise<{ loanId: string; applicationId: string }>;
 };
 
-export type LoanOptions = { principal?: string; numberOfRepayments?: number; annualInterestRate?: string; customerId?: string };
+export type LoanOptions = { principal?: string; numberOfRepayments?: number; annualInterestRate?: string; customerId?: string; productId?: string };
 
 export type FixtureOptions = {
   tenantId?: string;
@@ -65,7 +65,7 @@ export async function createLendingFixture(db: Db, options: FixtureOptions = {})
   const approvedLoan = async (o: LoanOptions = {}) => {
     const { application, loanId } = await db.tenant(tenantId, (tx) =>
       submitApplication(tx, maker, {
-        customerId: o.customerId ?? customerId, productId, principal: o.principal ?? '1200.00', numberOfRepayments: o.numberOfRepayments ?? 12,
+        customerId: o.customerId ?? customerId, productId: o.productId ?? productId, principal: o.principal ?? '1200.00', numberOfRepayments: o.numberOfRepayments ?? 12,
         annualInterestRate: o.annualInterestRate,
       }),
     );

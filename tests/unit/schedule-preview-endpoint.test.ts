@@ -38,7 +38,7 @@ describe('POST /v1/schedules/preview', () => {
     const body = await res.json();
     expect(body.error.code).toBe('BAD_REQUEST');
     expect(body.error.field).toBe('repaymentFrequency');
-    expect(body.error.message).toContain('repaymentFrequency');
+    expect(body.error.message).toBe('Repayment frequency must be one of: DAYS, WEEKS, MONTHS.');
   });
 
   it('answers 400 for a body that is not JSON', async () => {

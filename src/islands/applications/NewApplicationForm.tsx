@@ -6,6 +6,9 @@ import { ErrorAlert } from '../ui/error-alert.tsx';
 import { IslandProvider } from '../ui/provider.tsx';
 import { label, type Labels } from '../loans/labels.ts';
 import type { Failure } from '../loans/use-command.ts';
+import { parseAmount } from '../../lib/money/parse.ts';
+import { parseDateInput } from '../../lib/dates/parse-date.ts';
+import { validationMessage } from '../../lib/errors/messages.ts';
 
 export type ProductChoice = { id: string; name: string; currency: string; minPrincipal: string; maxPrincipal: string; minRepayments: number; maxRepayments: number };
 type Props = { language: Language; customerId: string; customerBase: string; businessDate: string; products: ProductChoice[]; labels: Labels };
@@ -23,14 +26,28 @@ function Form(props: Props) {
   const [repayments, setRepayments] = useState('');
   const [date, setDate] = useState(props.businessDate);
   const [purpose, setPurpose] = useState('');
-  const [missing, setMissing] = useState<string[]>([]);
+  /** Refused fields with their message (the server's words, checked here first with its parsers). */
+  const [errors, setErrors] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<Failure | null>(null);
+  const check = (): Record<string, string> => {
+    const found: Record<string, string> = {};
+    const language = props.language;
+    const digits = product ? (product.minPrincipal.split('.')[1]?.length ?? 0) : 2;
+    const amount = parseAmount(principal, { digits, decimalComma: language === 'fr' });
+    if (!amount.ok) found.principal = validationMessage(language, amount.problem.key, amount.problem.params, 'principal');
+    if (!repayments.trim()) found.repayments = validationMessage(language, 'required', {}, 'numberOfRepayments');
+    else if (!/^[0-9]{1,4}$/.test(repayments.trim())) found.repayments = validationMessage(language, 'number.whole', {}, 'numberOfRepayments');
+    const day = parseDateInput(date, { min: props.businessDate, minIsBusinessDate: true });
+    if (!day.ok) found.date = validationMessage(language, day.problem.key, day.problem.params, 'expectedDisbursementDate');
+    if (!purpose.trim()) found.purpose = label(labels, 'common.required', { field: label(labels, 'offer.purpose') });
+    return found;
+  };
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const absent = [['principal', principal], ['repayments', repayments], ['purpose', purpose]].filter(([, v]) => !v.trim()).map(([k]) => k);
-    setMissing(absent);
-    if (absent.length || !product || busy) return;
+    const found = check();
+    setErrors(found);
+    if (Object.keys(found).length || !product || busy) return;
     setBusy(true);
     setFailure(null);
     try {
@@ -40,11 +57,14 @@ function Form(props: Props) {
       }).json<{ loanId: string }>();
       window.location.assign(`${props.customerBase}/processing-loans/${answer.loanId}`);
     } catch (error) {
-      setFailure({ ...(await errorMessageOf(error)), error });
+      const failed = { ...(await errorMessageOf(error)), error };
+      const field = { principal: 'principal', numberOfRepayments: 'repayments', expectedDisbursementDate: 'date' }[failed.field ?? ''];
+      if (field) setErrors({ [field]: failed.message });
+      else setFailure(failed);
       setBusy(false);
     }
   };
-  const required = (key: string, text: string) => (missing.includes(key) ? <Field.ErrorText>{label(labels, 'common.required', { field: text })}</Field.ErrorText> : null);
+  const required = (key: string) => (errors[key] ? <Field.ErrorText>{errors[key]}</Field.ErrorText> : null);
   return (
     <Box asChild maxW="560px"><form onSubmit={submit} noValidate>
       <Stack gap="4">
@@ -57,24 +77,25 @@ function Form(props: Props) {
             <NativeSelect.Indicator />
           </NativeSelect.Root>
         </Field.Root>
-        <Field.Root required invalid={missing.includes('principal')}>
+        <Field.Root required invalid={Boolean(errors.principal)}>
           <Field.Label>{label(labels, 'offer.amountWithin', { min: product?.minPrincipal ?? '', max: product?.maxPrincipal ?? '' })}</Field.Label>
           <Input name="principal" inputMode="decimal" value={principal} onChange={(e) => setPrincipal(e.target.value)} />
-          {required('principal', label(labels, 'offer.principal'))}
+          {required('principal')}
         </Field.Root>
-        <Field.Root required invalid={missing.includes('repayments')}>
+        <Field.Root required invalid={Boolean(errors.repayments)}>
           <Field.Label>{label(labels, 'offer.repaymentsWithin', { min: product?.minRepayments ?? '', max: product?.maxRepayments ?? '' })}</Field.Label>
           <Input name="numberOfRepayments" inputMode="numeric" value={repayments} onChange={(e) => setRepayments(e.target.value)} />
-          {required('repayments', label(labels, 'offer.term'))}
+          {required('repayments')}
         </Field.Root>
-        <Field.Root required>
+        <Field.Root required invalid={Boolean(errors.date)}>
           <Field.Label>{label(labels, 'offer.expectedDisbursementDate')}</Field.Label>
-          <Input type="date" min={props.businessDate} value={date} onChange={(e) => setDate(e.target.value)} />
+          <Input type="date" name="expectedDisbursementDate" min={props.businessDate} value={date} onChange={(e) => setDate(e.target.value)} />
+          {required('date')}
         </Field.Root>
-        <Field.Root required invalid={missing.includes('purpose')}>
+        <Field.Root required invalid={Boolean(errors.purpose)}>
           <Field.Label>{label(labels, 'offer.purpose')}</Field.Label>
           <Textarea rows={3} maxLength={500} value={purpose} onChange={(e) => setPurpose(e.target.value)} />
-          {required('purpose', label(labels, 'offer.purpose'))}
+          {required('purpose')}
         </Field.Root>
         {failure ? <ErrorAlert status={failure.status} message={failure.message} error={failure.error} module="NewApplicationForm" /> : null}
         <Box><Button type="submit" colorPalette="brand" loading={busy}>{label(labels, 'offer.submitRequest')}</Button></Box>

@@ -39,20 +39,25 @@ export function createApi(options: { module?: string; fetch?: typeof fetch; /** 
 /** The shared client; islands that want their name in reports call createApi({ module }). */
 export const api = createApi({ module: 'islands/lib/api' });
 
-/** The server's one error shape, `{ error: { code, message, field? } }`, or the HTTP status line. */
-export async function errorMessageOf(error: unknown): Promise<{ status: number; message: string }> {
+type ErrorBody = { message?: string; field?: string; [detail: string]: unknown };
+
+/**
+ * The server's one error shape, `{ error: { code, message, field?, …details } }`, or the HTTP status
+ * line. `field` lets a form mark the refused input; `details` carry e.g. an overpayment's credit.
+ */
+export async function errorMessageOf(error: unknown): Promise<{ status: number; message: string; field?: string; details?: ErrorBody }> {
   const failure = error as { response?: Response; data?: unknown; message?: string };
   if (failure?.response) {
-    const data = failure.data as { error?: { message?: string } } | undefined;
-    let message = data?.error?.message;
-    if (!message) {
+    let body = (failure.data as { error?: ErrorBody } | undefined)?.error;
+    if (!body?.message) {
       try {
-        message = ((await failure.response.clone().json()) as { error?: { message?: string } })?.error?.message;
+        body = ((await failure.response.clone().json()) as { error?: ErrorBody })?.error;
       } catch {
         /* not JSON */
       }
     }
-    return { status: failure.response.status, message: message ?? `HTTP ${failure.response.status} - ${failure.response.statusText}` };
+    const message = body?.message ?? `HTTP ${failure.response.status} - ${failure.response.statusText}`;
+    return { status: failure.response.status, message, ...(typeof body?.field === 'string' ? { field: body.field } : {}), ...(body ? { details: body } : {}) };
   }
   return { status: 500, message: failure?.message || 'Unknown error' };
 }

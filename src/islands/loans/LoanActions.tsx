@@ -5,6 +5,10 @@ import { ErrorAlert } from '../ui/error-alert.tsx';
 import { IslandProvider } from '../ui/provider.tsx';
 import { label, type Labels } from './labels.ts';
 import { useCommand } from './use-command.ts';
+import { formatMinorPlain, parseAmount } from '../../lib/money/parse.ts';
+import { currencyDigits } from '../../lib/money/money.ts';
+import { parseDateInput } from '../../lib/dates/parse-date.ts';
+import { validationMessage } from '../../lib/errors/messages.ts';
 
 type Props = {
   language: Language;
@@ -17,6 +21,8 @@ type Props = {
   only?: 'transfer' | 'repay';
   /** Amount proposed for a repayment: the next installment's outstanding. */
   suggestedAmount: string;
+  /** Decimals of the loan's amounts (its product's); default the currency's. */
+  digits?: number;
   reversible: { id: string; label: string }[];
   /** Where to go after a success (the loan page). */
   loanHref: string;
@@ -53,50 +59,94 @@ function TransferForm({ props }: { props: Props }) {
   );
 }
 
+/** The amount as the server will read it, with the server's own rules and words (no float). */
+function checkRepayment(props: Props, amount: string, date: string): { field: 'amount' | 'date'; message: string } | { text: string } {
+  const digits = props.digits ?? currencyDigits(props.currency);
+  const parsed = parseAmount(amount, { digits, decimalComma: props.language === 'fr' });
+  if (!parsed.ok) return { field: 'amount', message: validationMessage(props.language, parsed.problem.key, parsed.problem.params, 'amount') };
+  const day = parseDateInput(date, { max: props.businessDate, maxIsBusinessDate: true });
+  if (!day.ok) return { field: 'date', message: validationMessage(props.language, day.problem.key, day.problem.params, 'date') };
+  return { text: formatMinorPlain(parsed.minor, digits) };
+}
+
 function RepayForm({ props }: { props: Props }) {
   const command = useCommand<Answer>();
   const [amount, setAmount] = useState(props.suggestedAmount);
   const [date, setDate] = useState(props.businessDate);
-  const [invalid, setInvalid] = useState(false);
+  const [invalid, setInvalid] = useState<{ field: string; message: string } | null>(null);
+  /** A repayment above what is owed, waiting for the user's confirmation (product allows overpayment). */
+  const [overpayment, setOverpayment] = useState<{ text: string; message: string; credit: string } | null>(null);
   const [done, setDone] = useState('');
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    const text = amount.trim().replace(',', '.');
-    if (!/^\d+(\.\d+)?$/.test(text) || Number(text) <= 0) { setInvalid(true); return; }
-    setInvalid(false);
-    const answer = await command.run(`loans/${props.loanId}/repayments`, { amount: text, date });
+  const send = async (text: string, isConfirmed: boolean) => {
+    const answer = await command.run(`loans/${props.loanId}/repayments`, { amount: text, date, ...(isConfirmed ? { confirmOverpayment: true } : {}) });
     if (answer) {
+      setOverpayment(null);
       setDone(label(props.labels, 'loan.repayDone', { amount: `${answer.transaction.amount} ${answer.transaction.currency}` }));
       window.location.assign(props.loanHref);
+      return;
+    }
+    const failure = command.lastFailure.current;
+    if (failure?.details?.reason === 'overpayment_unconfirmed') {
+      command.clear();
+      setOverpayment({ text, message: failure.message, credit: String(failure.details.creditBalance ?? '') });
+    } else if (failure?.field === 'amount' || failure?.field === 'date') {
+      command.clear();
+      setInvalid({ field: failure.field, message: failure.message });
     }
   };
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setOverpayment(null);
+    const checked = checkRepayment(props, amount, date);
+    if ('field' in checked) { setInvalid(checked); return; }
+    setInvalid(null);
+    await send(checked.text, false);
+  };
+  const errorOf = (field: string) => (invalid?.field === field ? <Field.ErrorText>{invalid.message}</Field.ErrorText> : null);
   return (
     <Box asChild borderWidth="1px" borderRadius="md" p="4"><form onSubmit={submit} noValidate aria-label={label(props.labels, 'loan.repayTitle')}>
       <Text fontWeight="semibold" mb="2">{label(props.labels, 'loan.repayTitle')}</Text>
       <HStack align="end" gap="3" wrap="wrap">
-        <Field.Root maxW="200px" required invalid={invalid}>
+        <Field.Root maxW="260px" required invalid={invalid?.field === 'amount'}>
           <Field.Label>{label(props.labels, 'common.amount')} ({props.currency})</Field.Label>
-          <Input name="amount" inputMode="decimal" value={amount} onChange={(e) => setAmount(e.target.value)} />
-          {invalid ? <Field.ErrorText>{label(props.labels, 'common.required', { field: label(props.labels, 'common.amount') })}</Field.ErrorText> : null}
+          <Input name="amount" inputMode="decimal" value={amount} onChange={(e) => { setAmount(e.target.value); setOverpayment(null); }} />
+          {errorOf('amount')}
         </Field.Root>
-        <Field.Root maxW="200px" required>
+        <Field.Root maxW="260px" required invalid={invalid?.field === 'date'}>
           <Field.Label>{label(props.labels, 'common.date')}</Field.Label>
-          <Input type="date" value={date} max={props.businessDate} onChange={(e) => setDate(e.target.value)} />
+          <Input type="date" name="date" value={date} max={props.businessDate} onChange={(e) => setDate(e.target.value)} />
+          {errorOf('date')}
         </Field.Root>
-        <Button type="submit" colorPalette="brand" loading={command.busy}>{label(props.labels, 'loan.actions.repay')}</Button>
+        <Button type="submit" colorPalette="brand" loading={command.busy && !overpayment}>{label(props.labels, 'loan.actions.repay')}</Button>
       </HStack>
+      {overpayment ? (
+        <Box role="alertdialog" aria-label={label(props.labels, 'loan.overpaymentTitle')} mt="3" p="3" borderWidth="1px" borderColor="border.warning" borderRadius="md">
+          <Text fontWeight="semibold">{label(props.labels, 'loan.overpaymentTitle')}</Text>
+          <Text>{overpayment.message}</Text>
+          <Text data-testid="overpayment-credit">{label(props.labels, 'loan.overpaymentCredit', { amount: `${overpayment.credit} ${props.currency}` })}</Text>
+          <HStack gap="3" mt="2">
+            <Button colorPalette="orange" loading={command.busy} onClick={() => void send(overpayment.text, true)}>{label(props.labels, 'loan.confirmOverpayment')}</Button>
+            <Button variant="ghost" onClick={() => setOverpayment(null)}>{label(props.labels, 'common.cancel')}</Button>
+          </HStack>
+        </Box>
+      ) : null}
       {done ? <Done text={done} /> : null}
       {command.failure ? <ErrorAlert status={command.failure.status} message={command.failure.message} error={command.failure.error} module="LoanActions" /> : null}
     </form></Box>
   );
 }
 
+/** Reversal asks to confirm, like write-off: history is replayed without the transaction. */
 function ReverseForm({ props }: { props: Props }) {
   const command = useCommand<Answer>();
   const [transactionId, setTransactionId] = useState(props.reversible[0]?.id ?? '');
+  const [isConfirming, setConfirming] = useState(false);
+  const chosen = props.reversible.find((t) => t.id === transactionId);
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    if (transactionId && (await command.run(`loans/${props.loanId}/transactions/${transactionId}/reversals`, {}))) window.location.reload();
+    if (!transactionId) return;
+    if (!isConfirming) { setConfirming(true); return; }
+    if (await command.run(`loans/${props.loanId}/transactions/${transactionId}/reversals`, {})) window.location.reload();
   };
   return (
     <Box as="form" onSubmit={submit} borderWidth="1px" borderRadius="md" p="4">
@@ -104,14 +154,18 @@ function ReverseForm({ props }: { props: Props }) {
         <Field.Root maxW="360px">
           <Field.Label>{label(props.labels, 'loan.reverseConfirm')}</Field.Label>
           <NativeSelect.Root>
-            <NativeSelect.Field value={transactionId} onChange={(e) => setTransactionId(e.target.value)}>
+            <NativeSelect.Field value={transactionId} onChange={(e) => { setTransactionId(e.target.value); setConfirming(false); }}>
               {props.reversible.map((t) => <option key={t.id} value={t.id}>{t.label}</option>)}
             </NativeSelect.Field>
             <NativeSelect.Indicator />
           </NativeSelect.Root>
         </Field.Root>
-        <Button type="submit" colorPalette="red" variant="outline" loading={command.busy}>{label(props.labels, 'loan.actions.reverse')}</Button>
+        <Button type="submit" colorPalette="red" variant={isConfirming ? 'solid' : 'outline'} loading={command.busy}>
+          {isConfirming ? label(props.labels, 'loan.confirmReverse') : label(props.labels, 'loan.actions.reverse')}
+        </Button>
+        {isConfirming ? <Button variant="ghost" onClick={() => setConfirming(false)}>{label(props.labels, 'common.cancel')}</Button> : null}
       </HStack>
+      {isConfirming ? <Text role="alert" mt="2">{label(props.labels, 'loan.reverseAsk', { transaction: chosen?.label ?? '' })}</Text> : null}
       {command.failure ? <ErrorAlert status={command.failure.status} message={command.failure.message} error={command.failure.error} module="LoanActions" /> : null}
     </Box>
   );

@@ -8,6 +8,8 @@ import { ErrorAlert } from '../ui/error-alert.tsx';
 import { IslandProvider } from '../ui/provider.tsx';
 import { label, type Labels } from '../loans/labels.ts';
 import type { Failure } from '../loans/use-command.ts';
+import { formatMinorPlain, parseAmount } from '../../lib/money/parse.ts';
+import { validationMessage } from '../../lib/errors/messages.ts';
 
 type Props = {
   language: Language;
@@ -162,37 +164,47 @@ function RejectDialog({ offerId, labels, onClose }: { offerId: string; labels: L
 
 type Preview = { currency: string; installments: { number: number; dueDate: string; principal: string; interest: string; fees: string; total: string; balance: string }[]; totals: { principal: string; interest: string; total: string } };
 
-function decimalNumber(text: string): number {
-  return Number(text.replace(',', '.'));
+/** Decimals of a product limit the server wrote ("1000.00" → 2). */
+function decimalsOf(text: string): number {
+  return text.includes('.') ? text.length - text.indexOf('.') - 1 : 0;
 }
 
 function Simulation({ props }: { props: Props }) {
-  const { labels, limits } = props;
+  const { labels, limits, language } = props;
   const [amount, setAmount] = useState(props.principal);
   const [repayments, setRepayments] = useState(String(props.numberOfRepayments));
   const [invalid, setInvalid] = useState<string | null>(null);
   const [preview, setPreview] = useState<Preview | null>(null);
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<Failure | null>(null);
+  const refuse = (message: string) => { setInvalid(message); setPreview(null); };
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const value = decimalNumber(amount);
-    const count = Number(repayments);
-    // The product's limits, checked before asking the engine (which would accept any amount).
-    if (!Number.isFinite(value) || value < decimalNumber(limits.minPrincipal) || value > decimalNumber(limits.maxPrincipal)) {
-      setInvalid(label(labels, 'offer.outOfRange', { field: label(labels, 'offer.principal'), min: limits.minPrincipal, max: limits.maxPrincipal }));
+    // The product's limits, checked before asking the engine (which would accept any amount), on
+    // the exact amount with the server's parser and words: never through a float.
+    const digits = decimalsOf(limits.minPrincipal);
+    const min = parseAmount(limits.minPrincipal, { digits });
+    const max = parseAmount(limits.maxPrincipal, { digits });
+    const value = parseAmount(amount, { digits, decimalComma: language === 'fr' });
+    if (!value.ok) { refuse(validationMessage(language, value.problem.key, value.problem.params, 'principal')); return; }
+    if ((min.ok && value.minor < min.minor) || (max.ok && value.minor > max.minor)) {
+      refuse(validationMessage(language, 'money.outOfRange', { min: limits.minPrincipal, max: limits.maxPrincipal }, 'principal'));
       return;
     }
-    if (!Number.isInteger(count) || count < limits.minRepayments || count > limits.maxRepayments) {
-      setInvalid(label(labels, 'offer.outOfRange', { field: label(labels, 'offer.term'), min: limits.minRepayments, max: limits.maxRepayments }));
+    const count = /^[0-9]{1,4}$/.test(repayments.trim()) ? Number(repayments.trim()) : Number.NaN;
+    if (!Number.isInteger(count)) { refuse(validationMessage(language, 'number.whole', {}, 'numberOfRepayments')); return; }
+    if (count < limits.minRepayments || count > limits.maxRepayments) {
+      refuse(validationMessage(language, 'number.between', { min: limits.minRepayments, max: limits.maxRepayments }, 'numberOfRepayments'));
       return;
     }
     setInvalid(null);
     setBusy(true);
     setFailure(null);
     try {
-      setPreview(await api.post('schedules/preview', { json: { ...props.baseTerms, principal: amount.replace(',', '.'), numberOfRepayments: count } }).json<Preview>());
+      setPreview(await api.post('schedules/preview', { json: { ...props.baseTerms, principal: formatMinorPlain(value.minor, digits), numberOfRepayments: count } }).json<Preview>());
     } catch (error) {
+      // A refused simulation must not leave the previous result on screen as if it were this one.
+      setPreview(null);
       setFailure({ ...(await errorMessageOf(error)), error });
     } finally {
       setBusy(false);
@@ -205,11 +217,11 @@ function Simulation({ props }: { props: Props }) {
       <form onSubmit={submit} noValidate><HStack gap="3" align="end" wrap="wrap">
         <Field.Root maxW="220px" invalid={Boolean(invalid)}>
           <Field.Label>{label(labels, 'offer.amountWithin', { min: limits.minPrincipal, max: limits.maxPrincipal })}</Field.Label>
-          <Input inputMode="decimal" value={amount} onChange={(e) => setAmount(e.target.value)} />
+          <Input name="principal" inputMode="decimal" value={amount} onChange={(e) => setAmount(e.target.value)} />
         </Field.Root>
         <Field.Root maxW="220px" invalid={Boolean(invalid)}>
           <Field.Label>{label(labels, 'offer.repaymentsWithin', { min: limits.minRepayments, max: limits.maxRepayments })}</Field.Label>
-          <Input inputMode="numeric" value={repayments} onChange={(e) => setRepayments(e.target.value)} />
+          <Input name="numberOfRepayments" inputMode="numeric" value={repayments} onChange={(e) => setRepayments(e.target.value)} />
         </Field.Root>
         <Button type="submit" loading={busy}>{label(labels, 'offer.calculate')}</Button>
       </HStack></form>

@@ -22,7 +22,7 @@ function Form(props: Props) {
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     if (!purpose.trim()) { setMissing(true); return; }
-    const answer = await command.run(`offers/${props.offerId}/request`, { formData: { purpose: purpose.trim(), expectedDisbursementDate: date } });
+    const answer = await command.run(`offers/${props.offerId}/request`, { formData: { purpose: purpose.trim() }, expectedDisbursementDate: date });
     if (answer) window.location.assign(`${props.customerBase}/processing-loans/${answer.application.loanId}`);
   };
   return (

@@ -4,6 +4,9 @@ import { recordAudit } from '../audit/record-audit.ts';
 import type { Actor } from '../lending/actor.ts';
 import { currencyDigits, parseMinor } from '../money/money.ts';
 import { assertInScope } from '../auth/data-permissions.ts';
+import { validationError } from '../errors/messages.ts';
+import { parseDateInput } from '../dates/parse-date.ts';
+import type { Language } from '../i18n/index.ts';
 
 export type CollateralSummary = {
   id: string; customer_id: string; type: string; description: string; currency: string; value: bigint; valuation_date: string; created_at: Date;
@@ -56,27 +59,27 @@ export async function visibleCollateral(tx: Tx, collateralId: string, scopeNodes
 
 export type CollateralEdit = { type: string; description: string; value: string; valuationDate: string };
 
-/** Checks the editable fields (type from the list, value a positive amount in the currency, a real date not after the business date). */
-export function parseCollateralEdit(input: CollateralEdit, currency: string, businessDate: string): { type: string; description: string; value: bigint; valuationDate: string } {
-  if (!(COLLATERAL_TYPES as readonly string[]).includes(input.type)) throw new AppError('BAD_REQUEST', `type must be one of ${COLLATERAL_TYPES.join(', ')}`, { field: 'type' });
-  const value = parseMinor(input.value, currencyDigits(currency), 'value');
-  if (value <= 0n) throw new AppError('BAD_REQUEST', 'value must be greater than 0', { field: 'value' });
-  const d = input.valuationDate.trim();
-  const date = new Date(`${d}T00:00:00Z`);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(d) || Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== d) {
-    throw new AppError('BAD_REQUEST', 'valuationDate must be a date YYYY-MM-DD', { field: 'valuationDate' });
-  }
-  if (d > businessDate) throw new AppError('BAD_REQUEST', 'valuationDate cannot be after the business date', { field: 'valuationDate' });
-  if (input.description.length > 1000) throw new AppError('BAD_REQUEST', 'description is too long (1000 characters at most)', { field: 'description' });
+/**
+ * Checks the editable fields (type from the list, value a positive amount in the currency through
+ * the one money parser — a decimal comma accepted from French forms —, a real date not after the
+ * business date); refusals name the field in every language.
+ */
+export function parseCollateralEdit(input: CollateralEdit, currency: string, businessDate: string, language: Language = 'en'): { type: string; description: string; value: bigint; valuationDate: string } {
+  if (!(COLLATERAL_TYPES as readonly string[]).includes(input.type)) throw validationError('type', 'choice', { options: COLLATERAL_TYPES.join(', ') });
+  const value = parseMinor(input.value, currencyDigits(currency), 'value', { decimalComma: language === 'fr' });
+  const date = parseDateInput(input.valuationDate.trim(), { max: businessDate, maxIsBusinessDate: true });
+  if (!date.ok) throw validationError('valuationDate', date.problem.key, date.problem.params);
+  const d = date.date;
+  if (input.description.length > 1000) throw validationError('description', 'text.tooLong', { max: 1000 });
   return { type: input.type, description: input.description.trim(), value, valuationDate: d };
 }
 
 /** Edits a collateral; the audit keeps before and after. */
-export async function updateCollateral(tx: Tx, actor: Actor, collateralId: string, input: CollateralEdit, businessDate: string): Promise<void> {
+export async function updateCollateral(tx: Tx, actor: Actor, collateralId: string, input: CollateralEdit, businessDate: string, language: Language = 'en'): Promise<void> {
   await assertInScope(tx, actor, 'collateral', collateralId);
   const before = await collateralSummary(tx, collateralId);
   if (!before) throw new AppError('NOT_FOUND', 'Collateral not found', { field: 'collateralId' });
-  const next = parseCollateralEdit(input, before.currency, businessDate);
+  const next = parseCollateralEdit(input, before.currency, businessDate, language);
   await tx.query(`update collaterals set type = $2, description = $3, value = $4, valuation_date = $5 where id = $1`,
     [collateralId, next.type, next.description, next.value, next.valuationDate]);
   await recordAudit(tx, {

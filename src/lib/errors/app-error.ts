@@ -25,11 +25,17 @@ export class AppError extends Error {
   readonly field: string | undefined;
   readonly internal: string | undefined;
   readonly details: Record<string, unknown> | undefined;
+  /**
+   * Message key under `validation:messages` (e.g. 'money.tooLarge') and its parameters: the answer
+   * is written in the request's language, with the field's label (src/lib/errors/messages.ts).
+   */
+  readonly key: string | undefined;
+  readonly params: Record<string, string | number> | undefined;
 
   constructor(
     code: ErrorCode,
     userMessage: string,
-    opts: { field?: string; internal?: string; details?: Record<string, unknown>; cause?: unknown } = {},
+    opts: { field?: string; internal?: string; details?: Record<string, unknown>; cause?: unknown; key?: string; params?: Record<string, string | number> } = {},
   ) {
     super(userMessage, { cause: opts.cause });
     this.name = 'AppError';
@@ -37,6 +43,8 @@ export class AppError extends Error {
     this.field = opts.field;
     this.internal = opts.internal;
     this.details = opts.details;
+    this.key = opts.key;
+    this.params = opts.params;
   }
 
   get status(): number {
@@ -45,7 +53,10 @@ export class AppError extends Error {
 
   toJSON(): Record<string, unknown> {
     return {
-      error: { code: this.code, message: this.message, ...(this.field ? { field: this.field } : {}), ...(this.details ?? {}) },
+      error: {
+        code: this.code, message: this.message, ...(this.field ? { field: this.field } : {}),
+        ...(this.key ? { key: this.key, params: this.params ?? {} } : {}), ...(this.details ?? {}),
+      },
     };
   }
 }

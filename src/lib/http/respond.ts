@@ -1,5 +1,7 @@
-import { ZodError, type ZodType } from 'zod';
+import type { ZodType } from 'zod';
 import { AppError, pgCode, toAppError } from '../errors/app-error.ts';
+import { describeError } from '../errors/messages.ts';
+import type { Language } from '../i18n/index.ts';
 import { logger } from '../observability/log.ts';
 
 /** JSON that carries bigint (money in minor units, int8 ids) as decimal strings instead of throwing. */
@@ -40,22 +42,21 @@ export function inputErrorFromPg(error: unknown): AppError | null {
 }
 
 /**
- * The one error answer: `{ error: { code, message, field?, request_id? } }`. Expected errors keep
- * their message; anything unexpected becomes a generic 500 with the request id to quote, and the
- * details go to the log only.
+ * The one error answer: `{ error: { code, message, field?, key?, params?, request_id? } }`. Input
+ * errors (zod issues, keyed AppErrors, Postgres errors only input can cause) are written in `language`
+ * with the field's label (src/lib/errors/messages.ts); other expected errors keep their message;
+ * anything unexpected becomes a generic 500 with the request id to quote, and the details go to the log only.
  */
-export function errorResponse(error: unknown, requestId?: string): Response {
-  let appError = inputErrorFromPg(error) ?? toAppError(error);
-  if (appError instanceof ZodError) {
-    const issue = appError.issues[0];
-    const field = issue?.path.join('.') || undefined;
-    appError = new AppError('BAD_REQUEST', field ? `${field}: ${issue.message}` : issue?.message ?? 'Invalid request', { field });
-  }
-  if (appError instanceof AppError) {
-    const body = appError.toJSON() as { error: Record<string, unknown> };
-    if (appError.status >= 500 && requestId) body.error.request_id = requestId;
-    if (appError.status >= 500) logger.error('request failed', { request_id: requestId, code: appError.code, internal: appError.internal, cause: String(appError.cause ?? '') });
-    return json(body, { status: appError.status, headers: retryAfterHeader(appError) });
+export function errorResponse(error: unknown, requestId?: string, language: Language = 'en'): Response {
+  const known = inputErrorFromPg(error) ?? error;
+  const view = describeError(known, language);
+  if (view) {
+    const appError = toAppError(known);
+    if (view.status >= 500 && requestId) view.body.request_id = requestId;
+    if (view.status >= 500 && appError instanceof AppError) {
+      logger.error('request failed', { request_id: requestId, code: appError.code, internal: appError.internal, cause: String(appError.cause ?? '') });
+    }
+    return json({ error: view.body }, { status: view.status, headers: appError instanceof AppError ? retryAfterHeader(appError) : {} });
   }
   logger.error('unexpected error', { request_id: requestId, error });
   return json(
@@ -76,10 +77,10 @@ export async function readJson<T>(request: Request, schema: ZodType<T>): Promise
 }
 
 /** Wraps an endpoint body so every thrown error becomes the one error answer. */
-export async function handle(requestId: string | undefined, run: () => Promise<Response>): Promise<Response> {
+export async function handle(requestId: string | undefined, run: () => Promise<Response>, language?: Language): Promise<Response> {
   try {
     return await run();
   } catch (error) {
-    return errorResponse(error, requestId);
+    return errorResponse(error, requestId, language);
   }
 }

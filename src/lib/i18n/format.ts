@@ -3,7 +3,7 @@ import utc from 'dayjs/plugin/utc.js';
 import timezone from 'dayjs/plugin/timezone.js';
 // Bundled, not fetched from a CDN (the original product loaded its day locale script from one).
 import 'dayjs/locale/fr.js';
-import { currencyDigits, parseMinor, toDecimalString, type Money } from '../money/money.ts';
+import { currencyDigits, decodeMinor, toDecimalString, type Money } from '../money/money.ts';
 import type { Language } from './index.ts';
 
 dayjs.extend(utc);
@@ -64,7 +64,7 @@ export function formatMoney(amount: Money, language: Language): string {
  */
 export function formatDecimalMoney(value: string | null | undefined, currency: string, language: Language): string {
   if (value == null || value === '') return '—';
-  return formatMoney({ minor: parseMinor(value, currencyDigits(currency)), currency }, language);
+  return formatMoney({ minor: decodeMinor(value, currencyDigits(currency)), currency }, language);
 }
 
 export function formatPercent(value: number, language: Language, fractionDigits = 0): string {

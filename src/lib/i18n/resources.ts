@@ -17,12 +17,14 @@ import enFlows from './locales/en/flows.json' with { type: 'json' };
 import frFlows from './locales/fr/flows.json' with { type: 'json' };
 import enProfile from './locales/en/profile.json' with { type: 'json' };
 import frProfile from './locales/fr/profile.json' with { type: 'json' };
+import enValidation from './locales/en/validation.json' with { type: 'json' };
+import frValidation from './locales/fr/validation.json' with { type: 'json' };
 
 export type Resource = { [key: string]: string | Resource };
 
 export const RESOURCES = {
-  en: { common: enCommon, nav: enNav, errors: enErrors, lists: enLists, auth: enAuth, lending: enLending, flows: enFlows, profile: enProfile },
-  fr: { common: frCommon, nav: frNav, errors: frErrors, lists: frLists, auth: frAuth, lending: frLending, flows: frFlows, profile: frProfile },
+  en: { common: enCommon, nav: enNav, errors: enErrors, lists: enLists, auth: enAuth, lending: enLending, flows: enFlows, profile: enProfile, validation: enValidation },
+  fr: { common: frCommon, nav: frNav, errors: frErrors, lists: frLists, auth: frAuth, lending: frLending, flows: frFlows, profile: frProfile, validation: frValidation },
 } satisfies Record<string, Record<string, Resource>>;
 
 export type Namespace = keyof (typeof RESOURCES)['en'];

@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { AppError } from '../errors/app-error.ts';
 import { getDb, type Db, type Tx } from '../db/index.ts';
 import { errorResponse, json, stringify } from '../http/respond.ts';
+import { localizeErrorBody } from '../errors/messages.ts';
+import type { Language } from '../i18n/index.ts';
+import { zodAmount, zodDate } from '../http/input-fields.ts';
 import { requirePrincipal, type Principal } from '../auth/principal.ts';
 import { hasPermission, type Requirement } from '../auth/permissions.ts';
 import { recordAudit } from '../audit/record-audit.ts';
@@ -25,6 +28,8 @@ export type ApiContext = {
   /** Database override (tests); default the process database. */
   db?: Db;
   idempotency?: IdempotencyOptions;
+  /** Language of the answer's messages (the user's, else the tenant's default); default English. */
+  language?: Language;
 };
 
 async function dbOf(ctx: ApiContext): Promise<Db> {
@@ -147,7 +152,9 @@ export async function moneyCommand<B>(ctx: ApiContext, spec: MoneyCommandSpec<B>
     }
     const headers = new Headers({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
     if (result.isReplayed) headers.set('Idempotent-Replayed', 'true');
-    return new Response(result.body, { status: result.status, headers });
+    // A stored refusal is replayed in the language of whoever reads it now.
+    const answer = result.status >= 400 ? localizeErrorBody(result.body, ctx.language ?? 'en') : result.body;
+    return new Response(answer, { status: result.status, headers });
   } catch (error) {
     const who = actor ?? (error as { actor?: Actor }).actor;
     if (who) {
@@ -157,7 +164,7 @@ export async function moneyCommand<B>(ctx: ApiContext, spec: MoneyCommandSpec<B>
         reason: error instanceof Error ? error.message : String(error),
       });
     }
-    return errorResponse(error, ctx.requestId);
+    return errorResponse(error, ctx.requestId, ctx.language);
   }
 }
 
@@ -184,7 +191,7 @@ export async function mutation<B>(ctx: ApiContext, spec: MoneyCommandSpec<B>): P
         reason: error instanceof Error ? error.message : String(error),
       });
     }
-    return errorResponse(error, ctx.requestId);
+    return errorResponse(error, ctx.requestId, ctx.language);
   }
 }
 
@@ -204,13 +211,18 @@ export async function query(
     });
     return json(body);
   } catch (error) {
-    return errorResponse(error, ctx.requestId);
+    return errorResponse(error, ctx.requestId, ctx.language);
   }
 }
 
-/** Decimal amount in JSON: a string such as "10.00" (numbers are accepted and read as written). */
-export const amountField = z.union([z.string(), z.number()]).transform((v) => (typeof v === 'number' ? String(v) : v));
-export const dateField = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD');
+/**
+ * Decimal amount in JSON: a string such as "10.00" (a number is read as written), checked at the
+ * edge by the one money parser (src/lib/money/parse.ts: no exponent, sign, separator, NaN…); the
+ * command checks the currency's decimals and the bound once it knows the currency.
+ */
+export const amountField = zodAmount();
+/** A real calendar date 'YYYY-MM-DD'; the command applies the field's business rule. */
+export const dateField = zodDate();
 
 /** Only admins may waive, write off, charge or reverse: the permission table has no narrower key. */
 export const ADMIN_ONLY: Requirement = ['__admin_only__'];
@@ -223,12 +235,15 @@ export async function loanAnswer(tx: Tx, status: number, transaction: unknown, l
 }
 
 /** Builds the ApiContext from an Astro endpoint context (structural type: no Astro import here). */
-export function apiContext(context: { request: Request; locals: { principal?: Principal; requestId: string }; clientAddress?: string }): ApiContext {
+export function apiContext(context: { request: Request; locals: { principal?: Principal; requestId: string; language?: Language }; clientAddress?: string }): ApiContext {
   let direct: string | undefined;
   try {
     direct = context.clientAddress;
   } catch {
     direct = undefined; // not available for prerendered or internal requests
   }
-  return { request: context.request, principal: context.locals.principal, requestId: context.locals.requestId, ip: clientIp(direct, context.request.headers.get('x-forwarded-for')) };
+  return {
+    request: context.request, principal: context.locals.principal, requestId: context.locals.requestId,
+    ip: clientIp(direct, context.request.headers.get('x-forwarded-for')), language: context.locals.language,
+  };
 }

@@ -2,6 +2,10 @@ import type { Principal } from '../auth/principal.ts';
 import type { Db } from '../db/index.ts';
 import { AppError } from '../errors/app-error.ts';
 import { formatMinor } from '../money/money.ts';
+import { checkAmountText } from '../money/parse.ts';
+import { validationError } from '../errors/messages.ts';
+import type { Language } from '../i18n/index.ts';
+import { businessDate } from '../tenancy/tenant.ts';
 import { resolveScopeNodes } from '../tenancy/scope.ts';
 import { actorFromPrincipal } from './actor.ts';
 import { applicationJson } from './applications.ts';
@@ -42,13 +46,21 @@ export async function loadApplicationEdit(db: Db, principal: Principal, customer
         minRepayments: product.min_repayments, maxRepayments: product.max_repayments,
       },
       canEdit: edit?.allowed === true,
+      businessDate: await businessDate(tx, principal.tenantId),
     };
   });
 }
 
+/**
+ * Fields of the application's own columns that older clients also stored among the form fields:
+ * they are edited through their real inputs (a date input for the expected disbursement date),
+ * never as free text.
+ */
+const COLUMN_FIELDS = new Set(['expectedDisbursementDate']);
+
 /** Form fields of the application as text (the built-in form has `purpose`; other stored string fields are kept editable). */
 export function editableFormFields(formData: Record<string, unknown>): string[] {
-  const keys = Object.keys(formData).filter((k) => typeof formData[k] === 'string' && /^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(k));
+  const keys = Object.keys(formData).filter((k) => typeof formData[k] === 'string' && /^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(k) && !COLUMN_FIELDS.has(k));
   return keys.includes('purpose') ? keys : ['purpose', ...keys];
 }
 
@@ -57,22 +69,25 @@ export async function saveApplicationEdit(
   principal: Principal,
   customerId: string,
   loanId: string,
-  input: { principal: string; numberOfRepayments: string; expectedVersion: string; fields: Record<string, string> },
-  request: { ip?: string | null; requestId?: string | null } = {},
+  input: { principal: string; numberOfRepayments: string; expectedVersion: string; expectedDisbursementDate?: string; fields: Record<string, string> },
+  request: { ip?: string | null; requestId?: string | null; language?: Language } = {},
 ) {
+  // The one money parser; French users may type a decimal comma ("1200,50").
+  const amount = checkAmountText(input.principal, { decimalComma: request.language === 'fr' });
+  if (!amount.ok) throw validationError('principal', amount.problem.key, amount.problem.params);
+  if (!/^\d{1,4}$/.test(input.numberOfRepayments.trim())) throw validationError('numberOfRepayments', 'number.whole');
   const repayments = Number(input.numberOfRepayments);
-  if (!/^\d{1,4}$/.test(input.numberOfRepayments.trim())) {
-    throw new AppError('BAD_REQUEST', 'numberOfRepayments must be a whole number', { field: 'numberOfRepayments' });
-  }
   const version = /^\d+$/.test(input.expectedVersion) ? Number(input.expectedVersion) : undefined;
   return db.tenant(principal.tenantId, async (tx) => {
     const application = await findApplication(tx, principal, customerId, loanId);
-    const formData: Record<string, unknown> = { ...application.form_data };
+    const { expectedDisbursementDate: _legacy, ...stored } = application.form_data as Record<string, unknown>;
+    const formData: Record<string, unknown> = { ...stored };
     for (const [key, value] of Object.entries(input.fields)) {
       if (editableFormFields(application.form_data).includes(key)) formData[key] = value.trim().slice(0, 2000);
     }
-    return editApplication(tx, actorFromPrincipal(principal, request), loanId, {
-      principal: input.principal.trim(), numberOfRepayments: repayments, formData, expectedVersion: version,
+    return editApplication(tx, actorFromPrincipal(principal, { ip: request.ip, requestId: request.requestId }), loanId, {
+      principal: amount.text, numberOfRepayments: repayments, formData, expectedVersion: version,
+      expectedDisbursementDate: input.expectedDisbursementDate,
     });
   });
 }

@@ -145,7 +145,13 @@ export async function rejectOffer(tx: Tx, actor: Actor, offerId: string, reason?
 }
 
 /** The customer asks for the loan: the offer becomes 'requested' and a loan application is submitted for it. */
-export async function requestOfferLoan(tx: Tx, actor: Actor, offerId: string, formData: Record<string, unknown> = {}) {
+/**
+ * Requests the offer's loan: its application, with the expected disbursement date (a real date,
+ * not before the business date) given as `expectedDate` or, as older clients sent it, inside the
+ * form data; it is stored on the application, not as free text among the form fields.
+ */
+export async function requestOfferLoan(tx: Tx, actor: Actor, offerId: string, formData: Record<string, unknown> = {}, expectedDate?: string) {
+  const { expectedDisbursementDate: legacyDate, ...fields } = formData;
   const config = await tenantConfigIn(tx, actor.tenantId);
   if (!config.offer.requestLoan) {
     throw new AppError('FORBIDDEN', 'Requesting a loan from an offer is turned off for this tenant (offer.requestLoan)', { field: 'offer.requestLoan' });
@@ -156,7 +162,8 @@ export async function requestOfferLoan(tx: Tx, actor: Actor, offerId: string, fo
   const { application, loanId } = await submitApplication(tx, actor, {
     customerId: offer.customer_id, productId: offer.product_id, offerId: offer.id,
     principal: formatMinor(offer.principal, product.digits_after_decimal), numberOfRepayments: offer.number_of_repayments,
-    annualInterestRate: offer.annual_interest_rate, formData,
+    annualInterestRate: offer.annual_interest_rate, formData: fields,
+    expectedDisbursementDate: expectedDate ?? (legacyDate === undefined || legacyDate === '' ? undefined : (legacyDate as string)),
   });
   const [row] = await tx.query<OfferRow>(
     `update offers set status = $2, application_id = $3, updated_at = now(), version = version + 1 where id = $1 returning *`,

@@ -1,6 +1,7 @@
 import { AppError } from '../errors/app-error.ts';
 import type { Tx } from '../db/index.ts';
-import { formatMinor } from '../money/money.ts';
+import { formatMinor, MAX_AMOUNT_MINOR } from '../money/money.ts';
+import { validationError } from '../errors/messages.ts';
 import type { AllocationStrategyCode, WorkingCalendar } from '../schedule/types.ts';
 import { assertUuid } from './loans.ts';
 
@@ -40,6 +41,8 @@ export type ProductRow = {
   allocation_strategy: AllocationStrategyCode;
   delinquency_bucket_set_id: string | null;
   is_active: boolean;
+  /** Repayments above what a loan owes are accepted (with confirmation) as a credit balance (0420). */
+  allow_overpayment: boolean;
 };
 
 /** Product fields a caller sets; conventions default to Fineract's usual product settings. */
@@ -77,17 +80,26 @@ export type ProductInput = {
   penalties?: unknown[];
   allocationStrategy?: AllocationStrategyCode;
   delinquencyBucketSetId?: string | null;
+  /** Accept repayments above what a loan owes, as a credit balance; default no. */
+  allowOverpayment?: boolean;
 };
 
 export async function createProduct(tx: Tx, tenantId: string, p: ProductInput): Promise<ProductRow> {
+  const d = p.digitsAfterDecimal;
+  for (const [field, value] of [['minPrincipal', p.minPrincipal], ['maxPrincipal', p.maxPrincipal]] as const) {
+    if (value <= 0n) throw validationError(field, 'money.mustBePositive');
+    if (value > MAX_AMOUNT_MINOR) throw validationError(field, 'money.tooLarge', { max: formatMinor(MAX_AMOUNT_MINOR, d) });
+  }
+  if (p.maxPrincipal < p.minPrincipal) throw validationError('maxPrincipal', 'money.outOfRange', { min: formatMinor(p.minPrincipal, d), max: formatMinor(MAX_AMOUNT_MINOR, d) });
+  if (p.maxRepayments < p.minRepayments) throw validationError('maxRepayments', 'number.min', { min: p.minRepayments });
   const rows = await tx.query<ProductRow>(
     `insert into loan_products (tenant_id, code, name, description, currency, digits_after_decimal, currency_in_multiples_of,
        installment_amount_in_multiples_of, rounding_mode, min_principal, max_principal, default_principal, min_repayments,
        max_repayments, default_repayments, annual_interest_rate, repayment_every, repayment_frequency, schedule_type,
        interest_method, amortization, interest_calculation_period, allow_partial_period_interest, days_in_year, days_in_month,
        grace_on_principal_periods, grace_on_interest_payment_periods, interest_free_periods, grace_on_arrears_ageing,
-       down_payment_percent, fees, penalties, allocation_strategy, delinquency_bucket_set_id)
-     values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28,$29,$30,$31::jsonb,$32::jsonb,$33,$34)
+       down_payment_percent, fees, penalties, allocation_strategy, delinquency_bucket_set_id, allow_overpayment)
+     values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28,$29,$30,$31::jsonb,$32::jsonb,$33,$34,$35)
      returning *`,
     [
       tenantId, p.code, p.name, p.description ?? '', p.currency.toUpperCase(), p.digitsAfterDecimal, p.currencyInMultiplesOf ?? 0,
@@ -97,7 +109,7 @@ export async function createProduct(tx: Tx, tenantId: string, p: ProductInput): 
       p.interestCalculationPeriod ?? 'DAILY', p.allowPartialPeriodInterest ?? false, p.daysInYear ?? 'ACTUAL', p.daysInMonth ?? 'ACTUAL',
       p.graceOnPrincipalPeriods ?? 0, p.graceOnInterestPaymentPeriods ?? 0, p.interestFreePeriods ?? 0, p.graceOnArrearsAgeing ?? 0,
       p.downPaymentPercent ?? null, JSON.stringify(p.fees ?? []), JSON.stringify(p.penalties ?? []),
-      p.allocationStrategy ?? 'mifos-standard-strategy', p.delinquencyBucketSetId ?? null,
+      p.allocationStrategy ?? 'mifos-standard-strategy', p.delinquencyBucketSetId ?? null, p.allowOverpayment ?? false,
     ],
   );
   return normalise(rows[0]);
@@ -123,16 +135,11 @@ export function assertWithinProduct(product: ProductRow, principal: bigint, numb
   if (product.currency.length !== 3) throw new AppError('INTERNAL', 'product currency invalid');
   if (principal < product.min_principal || principal > product.max_principal) {
     const d = product.digits_after_decimal;
-    throw new AppError(
-      'BAD_REQUEST',
-      `principal must be between ${formatMinor(product.min_principal, d)} and ${formatMinor(product.max_principal, d)} ${product.currency}`,
-      { field: 'principal' },
-    );
+    throw validationError('principal', 'money.outOfRange', { min: formatMinor(product.min_principal, d), max: formatMinor(product.max_principal, d) });
   }
-  if (!Number.isInteger(numberOfRepayments) || numberOfRepayments < product.min_repayments || numberOfRepayments > product.max_repayments) {
-    throw new AppError('BAD_REQUEST', `numberOfRepayments must be between ${product.min_repayments} and ${product.max_repayments}`, {
-      field: 'numberOfRepayments',
-    });
+  if (!Number.isInteger(numberOfRepayments)) throw validationError('numberOfRepayments', 'number.whole');
+  if (numberOfRepayments < product.min_repayments || numberOfRepayments > product.max_repayments) {
+    throw validationError('numberOfRepayments', 'number.between', { min: product.min_repayments, max: product.max_repayments });
   }
 }
 
@@ -220,6 +227,6 @@ export function productJson(p: ProductRow) {
     graceOnPrincipalPeriods: p.grace_on_principal_periods, graceOnInterestPaymentPeriods: p.grace_on_interest_payment_periods,
     interestFreePeriods: p.interest_free_periods, graceOnArrearsAgeing: p.grace_on_arrears_ageing, downPaymentPercent: p.down_payment_percent,
     fees: p.fees, penalties: p.penalties, allocationStrategy: p.allocation_strategy, delinquencyBucketSetId: p.delinquency_bucket_set_id,
-    isActive: p.is_active,
+    isActive: p.is_active, allowOverpayment: p.allow_overpayment,
   };
 }

@@ -12,7 +12,8 @@ describe('money edges', () => {
     expect(formatMinor(1500n, 0)).toBe('1500');
   });
   it('refuses excess precision and garbage, naming the field', () => {
-    expect(() => parseMinor('10.005', 2, 'principal')).toThrow(/principal has more than 2 decimal places/);
-    expect(() => parseMinor('1e3', 2)).toThrow(/decimal number/);
+    expect(() => parseMinor('10.005', 2, 'principal')).toThrow('Amount can have at most 2 decimal places.');
+    expect(() => parseMinor('1e3', 2)).toThrow('Amount must be an amount written with digits, such as 10.50.');
+    expect(() => parseMinor('1e3', 2)).toThrow(expect.objectContaining({ field: 'amount', key: 'money.invalid', status: 400 }));
   });
 });

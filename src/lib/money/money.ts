@@ -1,4 +1,7 @@
-import { AppError } from '../errors/app-error.ts';
+import { validationError } from '../errors/messages.ts';
+import { formatMinorPlain, parseAmount, type AmountOptions } from './parse.ts';
+
+export { MAX_AMOUNT_MINOR, maxAmountMinor } from './parse.ts';
 
 /**
  * Money is an integer count of minor units (bigint) with its currency. Decimal strings exist only at
@@ -16,32 +19,34 @@ export function currencyDigits(currency: string): number {
   return DIGITS[currency.toUpperCase()] ?? 2;
 }
 
-const DECIMAL = /^(-)?(\d+)(?:\.(\d+))?$/;
+/**
+ * Parses money input into minor units with the one parser (./parse.ts): plain decimal text or a JSON
+ * number, at most `digits` decimals (never rounded), within the bound {@link MAX_AMOUNT_MINOR}. A
+ * refusal is a 400 naming `field`, its message in every language (validation:messages.money.*).
+ * Signs and zero are allowed unless `options` say otherwise; commands use `positiveAmount`.
+ */
+export function parseMinor(value: unknown, digits: number, field = 'amount', options: Omit<AmountOptions, 'digits'> = { allowNegative: true, allowZero: true }): bigint {
+  const result = parseAmount(value, { ...options, digits });
+  if (!result.ok) throw validationError(field, result.problem.key, result.problem.params);
+  return result.minor;
+}
+
+const TRUSTED_DECIMAL = /^(-)?(\d+)(?:\.(\d+))?$/;
 
 /**
- * Parses a decimal string into minor units. Refuses more fractional digits than the currency has,
- * rather than rounding silently: an amount typed as 10.005 EUR is a mistake to report.
+ * Reads a decimal string this system wrote itself (an API answer, a numeric column) into minor
+ * units, without the input bound: display code must show any stored amount, never refuse it.
  */
-export function parseMinor(value: string | number, digits: number, field = 'amount'): bigint {
-  const text = typeof value === 'number' ? String(value) : value.trim();
-  const match = DECIMAL.exec(text);
-  if (!match) throw new AppError('BAD_REQUEST', `${field} must be a decimal number such as 10.50`, { field });
+export function decodeMinor(text: string, digits: number): bigint {
+  const match = TRUSTED_DECIMAL.exec(text.trim());
+  if (!match) throw new Error(`not a decimal amount: ${text.slice(0, 40)}`);
   const [, sign, whole, fraction = ''] = match;
-  if (fraction.length > digits) {
-    throw new AppError('BAD_REQUEST', `${field} has more than ${digits} decimal places`, { field });
-  }
-  const minor = BigInt(whole + fraction.padEnd(digits, '0'));
+  const minor = BigInt(whole + fraction.padEnd(digits, '0').slice(0, Math.max(digits, 0)));
   return sign ? -minor : minor;
 }
 
 /** Formats minor units as a plain decimal string with exactly `digits` decimals ("1234.50"). */
-export function formatMinor(minor: bigint, digits: number): string {
-  const negative = minor < 0n;
-  const abs = (negative ? -minor : minor).toString().padStart(digits + 1, '0');
-  const whole = digits === 0 ? abs : abs.slice(0, -digits);
-  const fraction = digits === 0 ? '' : `.${abs.slice(-digits)}`;
-  return `${negative ? '-' : ''}${whole}${fraction}`;
-}
+export const formatMinor = formatMinorPlain;
 
 export function money(minor: bigint, currency: string): Money {
   return { minor, currency: currency.toUpperCase() };

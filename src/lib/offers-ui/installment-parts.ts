@@ -1,4 +1,4 @@
-import { formatMinor, parseMinor } from '../money/money.ts';
+import { decodeMinor, formatMinor } from '../money/money.ts';
 
 /**
  * One installment of the loan page split as the officer reads it: what was paid, what is still
@@ -19,7 +19,7 @@ export type InstallmentState = 'paid' | 'overdue' | 'due' | 'upcoming';
 export type InstallmentParts = { paid: string; due: string; overdue: string; state: InstallmentState };
 
 export function installmentParts(row: InstallmentIn, businessDate: string, digits: number): InstallmentParts {
-  const m = (v: string) => parseMinor(v, digits);
+  const m = (v: string) => decodeMinor(v, digits);
   const paid = m(row.paid.principal) + m(row.paid.interest) + m(row.paid.fees) + m(row.paid.penalties);
   const outstanding = m(row.outstanding.total);
   const isLate = row.dueDate < businessDate;

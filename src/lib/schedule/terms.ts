@@ -1,6 +1,9 @@
 import { AppError } from '../errors/app-error.ts';
 import { currencyDigits } from '../money/money.ts';
 import { isValidDate } from './dates.ts';
+import { DATE_EXAMPLE } from '../dates/parse-date.ts';
+import { validationMessage } from '../errors/messages.ts';
+import { parseAmount } from '../money/parse.ts';
 import type {
   Amortization,
   DaysInMonth,
@@ -20,8 +23,12 @@ import type {
  * field, so the CLI (exit 2) and POST /v1/schedules/preview (400) can say exactly what is wrong.
  */
 
-function bad(field: string, message: string): never {
-  throw new AppError('BAD_REQUEST', `${field}: ${message}`, { field });
+/**
+ * Refuses a field. With a message key (validation:messages) the API answers in the caller's
+ * language with the field's label; the English text keeps the JSON field name for the CLI.
+ */
+function bad(field: string, message: string, key?: string, params: Record<string, string | number> = {}): never {
+  throw new AppError('BAD_REQUEST', `${field}: ${message}`, { field, ...(key ? { key, params } : {}) });
 }
 
 type Obj = Record<string, unknown>;
@@ -42,12 +49,12 @@ function decimalText(o: Obj, field: string): string | undefined {
 function integer(o: Obj, field: string, fallback: number | undefined, min: number, max: number): number {
   const v = o[field];
   if (v === undefined || v === null) {
-    if (fallback === undefined) bad(field, 'is required');
+    if (fallback === undefined) bad(field, 'is required', 'required');
     return fallback;
   }
   const n = typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isInteger(n)) bad(field, `must be a whole number, got ${JSON.stringify(v)}`);
-  if (n < min || n > max) bad(field, `must be between ${min} and ${max}, got ${n}`);
+  if (typeof n !== 'number' || !Number.isInteger(n)) bad(field, `must be a whole number, got ${JSON.stringify(v)}`, 'number.whole');
+  if (n < min || n > max) bad(field, `must be between ${min} and ${max}, got ${n}`, 'number.between', { min, max });
   return n;
 }
 
@@ -56,7 +63,7 @@ function choice<T extends string>(o: Obj, field: string, allowed: readonly T[], 
   if (v === undefined || v === null) return fallback;
   const text = typeof v === 'string' ? v.trim().toUpperCase() : v;
   if (typeof text !== 'string' || !(allowed as readonly string[]).includes(text)) {
-    bad(field, `must be one of ${allowed.join(', ')}, got ${JSON.stringify(v)}`);
+    bad(field, `must be one of ${allowed.join(', ')}, got ${JSON.stringify(v)}`, 'choice', { options: allowed.join(', ') });
   }
   return text as T;
 }
@@ -64,10 +71,10 @@ function choice<T extends string>(o: Obj, field: string, allowed: readonly T[], 
 function date(o: Obj, field: string, required: boolean): string | undefined {
   const v = o[field];
   if (v === undefined || v === null || v === '') {
-    if (required) bad(field, 'is required (YYYY-MM-DD)');
+    if (required) bad(field, 'is required (YYYY-MM-DD)', 'required');
     return undefined;
   }
-  if (typeof v !== 'string' || !isValidDate(v)) bad(field, `must be a calendar date YYYY-MM-DD, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'string' || !isValidDate(v)) bad(field, `must be a calendar date YYYY-MM-DD, got ${JSON.stringify(v)}`, 'date.invalid', { example: DATE_EXAMPLE });
   return v;
 }
 
@@ -76,13 +83,6 @@ function bool(o: Obj, field: string, fallback: boolean): boolean {
   if (v === undefined || v === null) return fallback;
   if (typeof v !== 'boolean') bad(field, `must be true or false, got ${JSON.stringify(v)}`);
   return v;
-}
-
-function toMinorExact(text: string, digits: number, field: string): bigint {
-  const [whole, fraction = ''] = text.split('.');
-  const trimmed = fraction.replace(/0+$/, '');
-  if (trimmed.length > digits) bad(field, `has more than ${digits} decimal places`);
-  return BigInt(whole + trimmed.padEnd(digits, '0'));
 }
 
 const ROUNDING: readonly RoundingMode[] = ['HALF_EVEN', 'HALF_UP', 'HALF_DOWN', 'UP', 'DOWN', 'CEILING', 'FLOOR'];
@@ -105,10 +105,10 @@ export function parseTerms(input: unknown): ScheduleTerms {
     multiplesRaw === undefined || multiplesRaw === null ? null : integer(o, 'installmentAmountInMultiplesOf', undefined, 1, 1_000_000);
   const roundingMode = choice(o, 'roundingMode', ROUNDING, 'HALF_EVEN');
 
-  const principalText = decimalText(o, 'principal');
-  if (principalText === undefined) bad('principal', 'is required');
-  const principal = toMinorExact(principalText, digits, 'principal');
-  if (principal <= 0n) bad('principal', 'must be greater than 0');
+  // The one money parser (bounds, decimals, no exponent or separator), as for every money field.
+  const parsed = parseAmount(o.principal, { digits });
+  if (!parsed.ok) bad('principal', validationMessage('en', parsed.problem.key, parsed.problem.params, 'principal'), parsed.problem.key, parsed.problem.params);
+  const principal = parsed.minor;
   if (digits === 0 && currencyInMultiplesOf > 0 && principal % BigInt(currencyInMultiplesOf) !== 0n) {
     // Fineract would silently round the principal itself to the multiple; refusing is clearer.
     bad('principal', `must be a multiple of ${currencyInMultiplesOf} (currencyInMultiplesOf)`);

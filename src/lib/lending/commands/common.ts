@@ -1,6 +1,7 @@
-import { AppError } from '../../errors/app-error.ts';
 import type { Tx } from '../../db/index.ts';
-import { parseMinor } from '../../money/money.ts';
+import { formatMinor, MAX_AMOUNT_MINOR, parseMinor } from '../../money/money.ts';
+import { validationError } from '../../errors/messages.ts';
+import { parseDateInput } from '../../dates/parse-date.ts';
 import { businessDate } from '../../tenancy/tenant.ts';
 import { recordAudit } from '../../audit/record-audit.ts';
 import type { Actor } from '../actor.ts';
@@ -35,27 +36,25 @@ export async function openLoanForCommand(tx: Tx, actor: Actor, loanId: string): 
   return { loan, product, installments, transactions, today, digits: loanDigits(loan) };
 }
 
-/** A positive amount given as a decimal string ("10.00") or minor units (bigint). */
+/**
+ * A positive amount given as a decimal string ("10.00") or minor units (bigint), through the one
+ * money parser: the currency's decimals, greater than 0, at most MAX_AMOUNT_MINOR (400 naming the field).
+ */
 export function positiveAmount(value: string | bigint, digits: number, field = 'amount'): bigint {
-  const minor = typeof value === 'bigint' ? value : parseMinor(value, digits, field);
-  if (minor <= 0n) throw new AppError('BAD_REQUEST', `${field} must be greater than 0`, { field });
-  return minor;
+  if (typeof value !== 'bigint') return parseMinor(value, digits, field, {});
+  if (value <= 0n) throw validationError(field, 'money.mustBePositive');
+  if (value > MAX_AMOUNT_MINOR) throw validationError(field, 'money.tooLarge', { max: formatMinor(MAX_AMOUNT_MINOR, digits) });
+  return value;
 }
-
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
  * The command's value date: defaults to the business date, never after it, never before `notBefore`
  * (e.g. the disbursement or the last transaction).
  */
 export function commandDate(value: string | undefined | null, today: string, notBefore: string | null, field = 'date'): string {
-  const date = value ?? today;
-  if (!DATE.test(date) || Number.isNaN(Date.parse(`${date}T00:00:00Z`)) || new Date(`${date}T00:00:00Z`).toISOString().slice(0, 10) !== date) {
-    throw new AppError('BAD_REQUEST', `${field} must be a date YYYY-MM-DD`, { field });
-  }
-  if (date > today) throw new AppError('BAD_REQUEST', `${field} must not be after the business date ${today}`, { field });
-  if (notBefore && date < notBefore) throw new AppError('BAD_REQUEST', `${field} must not be before ${notBefore}`, { field });
-  return date;
+  const result = parseDateInput(value ?? today, { max: today, maxIsBusinessDate: true, min: notBefore });
+  if (!result.ok) throw validationError(field, result.problem.key, result.problem.params);
+  return result.date;
 }
 
 /** Latest date among the live transactions (a new one may not be dated before it). */

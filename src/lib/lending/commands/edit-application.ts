@@ -6,8 +6,9 @@ import { assertUuid, lockLoan } from '../loans.ts';
 import { assertWithinProduct, getProduct, termsFor } from '../products.ts';
 import { auditSuccess, positiveAmount } from './common.ts';
 import { applicationContext } from './decide-application.ts';
-import { lockApplication, type ApplicationRow } from './submit-application.ts';
+import { expectedDisbursementDate, lockApplication, type ApplicationRow } from './submit-application.ts';
 import { assertInScope } from '../../auth/data-permissions.ts';
+import { businessDate } from '../../tenancy/tenant.ts';
 
 export type EditApplicationInput = {
   /** Decimal string ("5000.00") or minor units. */
@@ -17,6 +18,8 @@ export type EditApplicationInput = {
   formData?: Record<string, unknown>;
   /** The version the user edited; a different stored version means someone changed it meanwhile (409). */
   expectedVersion?: number;
+  /** A real calendar date, not before the business date; unchanged when absent. */
+  expectedDisbursementDate?: string;
 };
 
 /**
@@ -41,13 +44,15 @@ export async function editApplication(tx: Tx, actor: Actor, loanId: string, inpu
   }
   const product = await getProduct(tx, application.product_id);
   const principal = positiveAmount(input.principal, product.digits_after_decimal, 'principal');
-  if (!Number.isInteger(input.numberOfRepayments)) throw new AppError('BAD_REQUEST', 'numberOfRepayments must be a whole number', { field: 'numberOfRepayments' });
   assertWithinProduct(product, principal, input.numberOfRepayments);
+  const expected = input.expectedDisbursementDate === undefined
+    ? application.expected_disbursement_date
+    : expectedDisbursementDate(input.expectedDisbursementDate, await businessDate(tx, actor.tenantId));
   const formData = input.formData ?? application.form_data;
   const [updated] = await tx.query<ApplicationRow>(
-    `update loan_applications set principal = $2, number_of_repayments = $3, form_data = $4::jsonb, version = version + 1
+    `update loan_applications set principal = $2, number_of_repayments = $3, form_data = $4::jsonb, expected_disbursement_date = $5, version = version + 1
       where id = $1 returning *`,
-    [application.id, principal, input.numberOfRepayments, JSON.stringify(formData)],
+    [application.id, principal, input.numberOfRepayments, JSON.stringify(formData), expected],
   );
   const loan = await lockLoan(tx, loanId);
   if (loan.status !== 'SUBMITTED_AND_PENDING_APPROVAL') {
@@ -55,15 +60,15 @@ export async function editApplication(tx: Tx, actor: Actor, loanId: string, inpu
   }
   const terms = termsFor(product, {
     principal, numberOfRepayments: input.numberOfRepayments, annualInterestRate: application.annual_interest_rate,
-    disbursementDate: application.expected_disbursement_date,
+    disbursementDate: expected,
   });
   await tx.query(
-    `update loans set principal = $2, number_of_repayments = $3, terms = $4::jsonb, version = version + 1, updated_at = now() where id = $1`,
-    [loanId, principal, input.numberOfRepayments, JSON.stringify(terms)],
+    `update loans set principal = $2, number_of_repayments = $3, terms = $4::jsonb, expected_disbursement_date = $5, version = version + 1, updated_at = now() where id = $1`,
+    [loanId, principal, input.numberOfRepayments, JSON.stringify(terms), expected],
   );
   await auditSuccess(tx, actor, 'application.edit', 'loan_application', application.id,
-    { principal: application.principal, numberOfRepayments: application.number_of_repayments, formData: application.form_data },
-    { principal, numberOfRepayments: input.numberOfRepayments, formData });
+    { principal: application.principal, numberOfRepayments: application.number_of_repayments, formData: application.form_data, expectedDisbursementDate: application.expected_disbursement_date },
+    { principal, numberOfRepayments: input.numberOfRepayments, formData, expectedDisbursementDate: expected });
   return { ...updated, currency: updated.currency.trim() };
 }
 

@@ -1,11 +1,11 @@
-import { AppError } from '../../errors/app-error.ts';
+import { validationError } from '../../errors/messages.ts';
 import type { Tx } from '../../db/index.ts';
 import type { Actor } from '../actor.ts';
 import { transitionLoan } from '../lifecycle/loan.ts';
 import { loanContextOf } from '../loans.ts';
 import { postJournalEntry } from '../ledger/post-entry.ts';
-import { parseMinor } from '../../money/money.ts';
-import { auditSnapshot, auditSuccess, closedOnFor, commandDate, insertTransaction, lastTransactionDate, openLoanForCommand, updateLoan } from './common.ts';
+import { formatMinor } from '../../money/money.ts';
+import { auditSnapshot, auditSuccess, closedOnFor, commandDate, insertTransaction, lastTransactionDate, openLoanForCommand, positiveAmount, updateLoan } from './common.ts';
 
 export type RefundCreditInput = { loanId: string; amount?: string | bigint | null; date?: string; note?: string | null };
 
@@ -16,11 +16,10 @@ export type RefundCreditInput = { loanId: string; amount?: string | bigint | nul
 export async function refundCreditBalance(tx: Tx, actor: Actor, input: RefundCreditInput) {
   const { loan, installments, transactions, today, digits } = await openLoanForCommand(tx, actor, input.loanId);
   const context = { ...loanContextOf(installments, transactions), creditBalance: loan.credit_balance };
+  const requested = input.amount === undefined || input.amount === null ? null : positiveAmount(input.amount, digits); // a bad amount is a 400 in any state
   transitionLoan(loan.status, 'refundCredit', context);
-  const amount = input.amount === undefined || input.amount === null ? loan.credit_balance : typeof input.amount === 'bigint' ? input.amount : parseMinor(input.amount, digits, 'amount');
-  if (amount <= 0n || amount > loan.credit_balance) {
-    throw new AppError('BAD_REQUEST', 'amount must be greater than 0 and at most the credit balance', { field: 'amount' });
-  }
+  const amount = requested ?? loan.credit_balance;
+  if (amount > loan.credit_balance) throw validationError('amount', 'money.exceedsCredit', { max: formatMinor(loan.credit_balance, digits) });
   const date = commandDate(input.date, today, lastTransactionDate(transactions) ?? loan.disbursed_on);
   const creditBalance = loan.credit_balance - amount;
   const status = transitionLoan(loan.status, 'refundCredit', { ...context, outstandingAfter: context.outstanding, creditBalanceAfter: creditBalance });

@@ -1,4 +1,7 @@
 import type { Tx } from '../../db/index.ts';
+import { validationError } from '../../errors/messages.ts';
+import { formatMinor } from '../../money/money.ts';
+import type { ProductRow } from '../products.ts';
 import type { Actor } from '../actor.ts';
 import { applyRepayment } from '../apply.ts';
 import { loanOutstanding, saveInstallments, totalOf } from '../installments.ts';
@@ -16,12 +19,20 @@ export type RepayInput = {
   /** Defaults to the business date; not after it, not before the loan's last transaction. */
   date?: string;
   note?: string | null;
+  /**
+   * The caller saw that the amount is above what the loan owes and accepts the credit balance it
+   * leaves (only for products that allow overpayment; without it such a repayment is a 409).
+   */
+  confirmOverpayment?: boolean;
 };
 
 /**
  * Records a repayment: allocated over the installments by the product's strategy (brief A's
- * allocatePayment); money beyond everything owed becomes a credit balance and the loan OVERPAID; a
- * repayment that settles everything closes the loan (CLOSED_OBLIGATIONS_MET). Runs under the loan's
+ * allocatePayment); a repayment that settles everything closes the loan (CLOSED_OBLIGATIONS_MET).
+ * Money beyond everything owed (the total outstanding of every installment: principal, interest,
+ * fees and penalties) is refused (422) unless the product allows overpayment; then it needs the
+ * caller's `confirmOverpayment` (else 409 with the credit balance it would create) and becomes a
+ * credit balance, the loan OVERPAID. Runs under the loan's
  * row lock, so concurrent repayments apply one after the other and never drive a balance negative.
  */
 export async function repayLoan(tx: Tx, actor: Actor, input: RepayInput) {
@@ -32,6 +43,7 @@ export async function repayLoan(tx: Tx, actor: Actor, input: RepayInput) {
   transitionLoan(loan.status, 'repay', context); // refuses early when the loan cannot take money
   const date = commandDate(input.date, today, lastTransactionDate(transactions) ?? loan.disbursed_on);
   const before = auditSnapshot(loan, installments);
+  assertOverpaymentAllowed(product, totalOf(loanOutstanding(installments)), amount, digits, input.confirmOverpayment === true);
   const applied = applyRepayment(installments, amount, date, product.allocation_strategy);
   const creditBalance = loan.credit_balance + applied.overpayment;
   const status = transitionLoan(loan.status, 'repay', { ...context, outstandingAfter: totalOf(loanOutstanding(installments)), creditBalanceAfter: creditBalance });
@@ -56,4 +68,18 @@ export async function repayLoan(tx: Tx, actor: Actor, input: RepayInput) {
   const updated = await updateLoan(tx, loan, { status, credit_balance: creditBalance, closed_on: closedOnFor(status, loan.closed_on, date) });
   await auditSuccess(tx, actor, 'loan.repay', 'loan', loan.id, before, { ...auditSnapshot(updated, installments), transactionId: transaction.id, amount });
   return { transaction, loan: updated };
+}
+
+/**
+ * A repayment above what is owed: refused for products without overpayment (422, stored with the
+ * idempotency key: the same request always gets it); for the others it needs confirmation (409, not
+ * stored, so the same key may come back with `confirmOverpayment: true`). Both name the amount field
+ * and carry what is owed and the credit balance the repayment would leave.
+ */
+function assertOverpaymentAllowed(product: ProductRow, owed: bigint, amount: bigint, digits: number, isConfirmed: boolean): void {
+  if (amount <= owed) return;
+  const params = { owed: formatMinor(owed, digits), credit: formatMinor(amount - owed, digits), currency: product.currency };
+  const details = { reason: 'overpayment', owed: params.owed, creditBalance: params.credit };
+  if (!product.allow_overpayment) throw validationError('amount', 'money.exceedsOwed', params, 'UNPROCESSABLE', details);
+  if (!isConfirmed) throw validationError('amount', 'money.confirmOverpayment', params, 'CONFLICT', { ...details, reason: 'overpayment_unconfirmed' });
 }

@@ -2,6 +2,8 @@ import crypto from 'node:crypto';
 import { AppError } from '../../errors/app-error.ts';
 import type { Tx } from '../../db/index.ts';
 import { businessDate } from '../../tenancy/tenant.ts';
+import { parseDateInput } from '../../dates/parse-date.ts';
+import { validationError } from '../../errors/messages.ts';
 import type { Actor } from '../actor.ts';
 import { assertUuid } from '../loans.ts';
 import { assertWithinProduct, getProduct, termsFor } from '../products.ts';
@@ -46,8 +48,7 @@ export async function submitApplication(tx: Tx, actor: Actor, input: SubmitAppli
   const rate = input.annualInterestRate ?? product.annual_interest_rate;
   if (!RATE.test(rate)) throw new AppError('BAD_REQUEST', 'annualInterestRate must be a percentage such as "12.5"', { field: 'annualInterestRate' });
   const today = await businessDate(tx, actor.tenantId);
-  const expected = input.expectedDisbursementDate ?? today;
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(expected)) throw new AppError('BAD_REQUEST', 'expectedDisbursementDate must be a date YYYY-MM-DD', { field: 'expectedDisbursementDate' });
+  const expected = expectedDisbursementDate(input.expectedDisbursementDate ?? today, today);
   const customer = await tx.query<{ id: string; officer_id: string | null }>(`select id, officer_id from customers where id = $1`, [input.customerId]);
   if (!customer[0]) throw new AppError('NOT_FOUND', 'Customer not found', { field: 'customerId' });
 
@@ -70,6 +71,13 @@ export async function submitApplication(tx: Tx, actor: Actor, input: SubmitAppli
   const [linked] = await tx.query<ApplicationRow>(`update loan_applications set loan_id = $2 where id = $1 returning *`, [application.id, loan.id]);
   await auditSuccess(tx, actor, 'application.submit', 'loan_application', application.id, null, { status: 'submitted', principal, loanId: loan.id });
   return { application: { ...linked, currency: linked.currency.trim() }, loanId: loan.id };
+}
+
+/** A real calendar date, not before the business date (a loan is not planned in the past). */
+export function expectedDisbursementDate(value: unknown, today: string): string {
+  const result = parseDateInput(value, { min: today, minIsBusinessDate: true });
+  if (!result.ok) throw validationError('expectedDisbursementDate', result.problem.key, result.problem.params);
+  return result.date;
 }
 
 /** Reads and row-locks the application, loaded through the actor's data permissions (another branch's is not found). */

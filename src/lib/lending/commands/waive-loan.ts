@@ -1,4 +1,3 @@
-import { AppError } from '../../errors/app-error.ts';
 import type { Tx } from '../../db/index.ts';
 import type { Actor } from '../actor.ts';
 import { applyWaiver } from '../apply.ts';
@@ -6,9 +5,8 @@ import { loanOutstanding, saveInstallments, totalOf } from '../installments.ts';
 import { transitionLoan } from '../lifecycle/loan.ts';
 import { loanContextOf } from '../loans.ts';
 import { postJournalEntry } from '../ledger/post-entry.ts';
-import { parseMinor } from '../../money/money.ts';
 import {
-  auditSnapshot, auditSuccess, closedOnFor, commandDate, insertTransaction, lastTransactionDate, openLoanForCommand, updateLoan,
+  auditSnapshot, auditSuccess, closedOnFor, commandDate, insertTransaction, lastTransactionDate, openLoanForCommand, positiveAmount, updateLoan,
 } from './common.ts';
 
 export type WaiveInput = {
@@ -28,13 +26,13 @@ export type WaiveInput = {
  */
 export async function waiveLoan(tx: Tx, actor: Actor, input: WaiveInput) {
   const { loan, installments, transactions, today, digits } = await openLoanForCommand(tx, actor, input.loanId);
+  // The input first: a bad amount is a 400 whatever the loan's state.
+  let requested: bigint | null = input.amount === undefined || input.amount === null ? null : positiveAmount(input.amount, digits);
   const context = loanContextOf(installments, transactions);
   const action = input.kind === 'interest' ? 'waiveInterest' : 'waiveCharges';
   transitionLoan(loan.status, action, context);
   const date = commandDate(input.date, today, lastTransactionDate(transactions) ?? loan.disbursed_on);
   const out = loanOutstanding(installments);
-  let requested = input.amount === undefined || input.amount === null ? null : typeof input.amount === 'bigint' ? input.amount : parseMinor(input.amount, digits, 'amount');
-  if (requested !== null && requested <= 0n) throw new AppError('BAD_REQUEST', 'amount must be greater than 0', { field: 'amount' });
   let amounts: { interest: bigint; fees: bigint; penalties: bigint };
   if (input.kind === 'interest') {
     amounts = { interest: requested ?? out.interest, fees: 0n, penalties: 0n };

@@ -2,6 +2,7 @@
 import type { AstroGlobal } from 'astro';
 import { getDb, type Db } from '../../../lib/db/index.ts';
 import { AppError } from '../../../lib/errors/app-error.ts';
+import { formErrorOf } from '../../../lib/errors/messages.ts';
 import { hasPermission, type PermissionKey } from '../../../lib/auth/permissions.ts';
 import type { Principal } from '../../../lib/auth/principal.ts';
 import { actorFromPrincipal, type Actor } from '../../../lib/lending/actor.ts';
@@ -27,8 +28,10 @@ export function need(ctx: CollateralPageContext, permission: PermissionKey): voi
   if (!hasPermission(ctx.principal, permission)) throw new AppError('FORBIDDEN', 'You do not have permission to do this');
 }
 
+/** A refused form post: the status, and the field and message in the user's language (messages.ts). */
 export function formError(Astro: AstroGlobal, error: unknown): { field?: string; message: string } {
-  if (!(error instanceof AppError) || error.status >= 500) throw error;
-  Astro.response.status = error.status;
-  return { field: error.field, message: error.message };
+  const refusal = formErrorOf(error, Astro.locals.language);
+  if (!refusal) throw error;
+  Astro.response.status = refusal.status;
+  return { field: refusal.field, message: refusal.message };
 }

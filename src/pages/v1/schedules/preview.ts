@@ -19,4 +19,4 @@ export const POST: APIRoute = ({ request, locals }) =>
       throw new AppError('BAD_REQUEST', 'The request body must be valid JSON terms.', { field: 'body' });
     }
     return json(previewSchedule(body));
-  });
+  }, locals.language);

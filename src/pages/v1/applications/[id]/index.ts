@@ -1,6 +1,6 @@
 import type { APIRoute } from 'astro';
 import { z } from 'zod';
-import { amountField, apiContext, mutation, query } from '../../../../lib/lending/api.ts';
+import { amountField, apiContext, dateField, mutation, query } from '../../../../lib/lending/api.ts';
 import { applicationJson, getApplicationView } from '../../../../lib/lending/applications.ts';
 import { editApplicationById } from '../../../../lib/lending/commands/edit-application.ts';
 
@@ -12,10 +12,10 @@ export const GET: APIRoute = (context) =>
 
 const Body = z.object({
   principal: amountField, numberOfRepayments: z.number().int(), formData: z.record(z.string(), z.unknown()).optional(),
-  expectedVersion: z.number().int().optional(),
+  expectedVersion: z.number().int().optional(), expectedDisbursementDate: dateField.optional(),
 });
 
-/** PATCH /v1/applications/{id} { principal, numberOfRepayments, formData?, expectedVersion? } → the edited application (409 once decided). */
+/** PATCH /v1/applications/{id} { principal, numberOfRepayments, formData?, expectedVersion?, expectedDisbursementDate? } → the edited application (409 once decided). */
 export const PATCH: APIRoute = (context) => {
   const applicationId = context.params.id ?? '';
   return mutation(apiContext(context), {

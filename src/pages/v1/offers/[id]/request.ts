@@ -1,19 +1,19 @@
 import type { APIRoute } from 'astro';
 import { z } from 'zod';
-import { apiContext, moneyCommand } from '../../../../lib/lending/api.ts';
+import { apiContext, dateField, moneyCommand } from '../../../../lib/lending/api.ts';
 import { applicationJson } from '../../../../lib/lending/applications.ts';
 import { offerJson, requestOfferLoan } from '../../../../lib/lending/offers.ts';
 import { currencyDigits } from '../../../../lib/money/money.ts';
 
-const Body = z.object({ formData: z.record(z.string(), z.unknown()).optional() });
+const Body = z.object({ formData: z.record(z.string(), z.unknown()).optional(), expectedDisbursementDate: dateField.optional() });
 
-/** POST /v1/offers/{id}/request { formData? } + Idempotency-Key → 201 { offer, application }. */
+/** POST /v1/offers/{id}/request { formData?, expectedDisbursementDate? } + Idempotency-Key → 201 { offer, application }. */
 export const POST: APIRoute = (context) => {
   const offerId = context.params.id ?? '';
   return moneyCommand(apiContext(context), {
     action: 'offer.request_loan', objectType: 'offer', objectId: offerId, offerId, permission: 'loans.offers.request_loan', schema: Body,
     run: async (tx, actor, body) => {
-      const { offer, application } = await requestOfferLoan(tx, actor, offerId, body.formData);
+      const { offer, application } = await requestOfferLoan(tx, actor, offerId, body.formData, body.expectedDisbursementDate);
       return { status: 201, body: { offer: offerJson(offer, currencyDigits(offer.currency.trim())), application: applicationJson(application) } };
     },
   });
