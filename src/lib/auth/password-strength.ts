@@ -87,21 +87,21 @@ export function contextWords(context: PasswordContext): string[] {
 }
 
 /**
- * Personal text inside the password, whatever the rest: the e-mail or its local part, the user's name.
+ * Personal text inside the password, whatever the rest: the e-mail, its local part, the user's full name.
  * Compared on letters and digits only, so separators and case do not hide it ("JANE_doe-2024").
  */
 export function containsPersonalInfo(password: string, context: PasswordContext): boolean {
   const squeezed = words(password).join('');
+  // Whole values only: a single piece ("reset" of e2e.reset@…) is left to the estimator, which
+  // discounts it as a context word without refusing every password that happens to contain it.
   const needles: string[] = [];
   if (context.email) {
     needles.push(words(context.email).join(''));
-    const local = context.email.split('@')[0] ?? '';
-    needles.push(words(local).join(''));
-    needles.push(...words(local).filter((w) => w.length >= 4));
+    needles.push(words(context.email.split('@')[0] ?? '').join(''));
   }
   if (context.displayName) {
-    needles.push(words(context.displayName).join(''));
-    needles.push(...words(context.displayName).filter((w) => w.length >= 4));
+    const pieces = words(context.displayName);
+    needles.push(pieces.join(''), [...pieces].reverse().join('')); // "Jane Doe" and "Doe Jane"
   }
   return needles.some((needle) => needle.length >= 3 && squeezed.includes(needle));
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { personalPasswords, STRONG_PASSWORDS, WEAK_PASSWORDS } from '../../../tests/e2e/support/payloads-passwords.ts';
 import { AppError } from '../errors/app-error.ts';
 import { assertPasswordAllowed, DEFAULT_PASSWORD_POLICY, hashPassword, type PasswordContext, verifyPassword } from './passwords.ts';
 
@@ -13,27 +14,14 @@ function refusal(password: string, context: PasswordContext = JANE): AppError | 
   }
 }
 
-/** Twelve characters or more (the minimum), and all of them guessable. */
-const WEAK: Record<string, string[]> = {
-  'issue 9 examples': ['123456789012', 'aaaaaaaaaaaa', 'jane.doe@northwind.test', 'jane.doe@northwind.test1'],
-  'keyboard walks': ['qwertyuiopas', 'qwertyuiop12', 'azertyuiop123', '1qaz2wsx3edc', 'zaq12wsxcde3', 'Zaq12wsxcde3', 'asdfghjkl;12', 'qazwsxedcrfv', '!QAZ2wsx#EDC', 'poiuytrewqas', 'qwertzuiop12', '1q2w3e4r5t6y'],
-  repeats: ['aaaaaaaaaaaaaaaa', '111111111111', 'abcabcabcabc', 'xyzxyzxyzxyz', '!!!!!!!!!!!!', 'hahahahahaha', 'abab1212abab1212'],
-  sequences: ['abcdefghijkl', '123456789abc', '0123456789012', 'abcd1234efgh', '987654321098', 'ZYXWVUTSRQPO'],
-  'dictionary words and l33t': ['passwordpassword', 'P@ssw0rd2024!', 'Passw0rd1234', 'p4ssw0rd1234', 'Welcome2024!', 'iloveyou1234', 'Sunshine2023!', 'M0nkey123456', 'Dragon123456', 'motdepasse123', 'Bonjour12345', 'soleil123456', 'Football1234', 'baseball1234', 'princess1234', 'L3tm31n12345', 'Summer2025!!', 'Qwerty123456!', 'Azerty123456!', 'Administrator1'],
-  dates: ['19850412jane', '01/01/2000xyz', '1990-12-31ab', '12345619900101', '3112199931121999'],
-  'name, e-mail or lender inside': ['JaneDoe!2024x', 'jane.doe-was-here', 'xx-JANE_DOE-2024', 'northwindcredit1', 'Northwind2024!!', 'janedoe@northwind', 'Doe-Jane-1985!!'],
+const WEAK: Record<string, readonly string[]> = {
+  ...WEAK_PASSWORDS,
+  'name, e-mail or lender inside': [
+    ...personalPasswords({ email: JANE.email!, displayName: JANE.displayName!, tenantName: JANE.tenantName!, tenantSlug: JANE.tenantSlug! }),
+    'JaneDoe!2024x', 'jane.doe-was-here', 'xx-JANE_DOE-2024', 'northwindcredit1', 'Northwind2024!!', 'janedoe@northwind', 'Doe-Jane-1985!!',
+  ],
 };
-
-const STRONG = [
-  'correct horse battery staple and a lender that keeps its books o',
-  'Demo-Lender-2026!',
-  'plum-river-cactus-78',
-  'kT9#vQ2!mZ7pW4',
-  'Brand new reset passphrase',
-  'tapioca lighthouse wobble',
-  'Gr1ffon-Velours-Marmite',
-  'vendredi-orchidée-cerf-volant',
-];
+const STRONG = STRONG_PASSWORDS;
 
 describe('password policy', () => {
   it('accepts a 64-character passphrase', () => {

@@ -1,7 +1,7 @@
 import type { Db, Tx } from '../db/index.ts';
 import { DEMO_ROLES, type DemoRole } from '../auth/permissions.ts';
 import { assertPasswordAllowed, DEFAULT_PASSWORD_POLICY, hashPassword } from '../auth/passwords.ts';
-import { seedDemoPlans } from '../plans/plans.ts';
+import { DEMO_PLANS, seedDemoPlans, setTenantPlan } from '../plans/plans.ts';
 import { seedDemoHistory } from '../simulator/demo-history.ts';
 import { seedDemoOffers } from './demo-offers.ts';
 
@@ -147,6 +147,34 @@ export const E2E_SSO_TENANT = { id: 'e2esso-t1', slug: 'sso', name: 'SSO Test Le
 export const E2E_IDLE_TENANT = { id: 'e2eidle-t1', slug: 'idle', name: 'Idle Test Lender', idleSeconds: 4 } as const;
 
 /**
+ * The lender of the security browser tests (only with E2E=1): a Starter plan without exports and
+ * analytics reports (so a disabled feature has pages and an API to refuse), and its own accounts for
+ * the redirect and password probes, so those tests change nothing other tests rely on.
+ */
+export const E2E_PLANS_TENANT = {
+  id: 'e2eplans-t1', slug: 'plans', name: 'Plans Test Lender',
+  admin: 'admin@plans.test', analystFr: 'analyste@plans.test', redirect: 'redirect@plans.test', passwords: 'passwords@plans.test', passwordsFr: 'mots-de-passe@plans.test',
+} as const;
+
+async function seedE2ePlansTenant(tx: Tx, passwordHash: string): Promise<void> {
+  const t = E2E_PLANS_TENANT;
+  await tx.query(
+    `insert into tenants (id, slug, name, currency, locale, time_zone, languages, default_language, business_date, config)
+     values ($1, $2, $3, 'EUR', 'en-GB', 'Europe/London', array['en','fr'], 'en', current_date, $4::jsonb)`,
+    [t.id, t.slug, t.name, JSON.stringify({ auto_logout: { timeout: DEMO_IDLE_SECONDS } })],
+  );
+  await seedTenantPeople(tx, t.id, { regions: [] }, [
+    { email: t.admin, displayName: 'Pat Plans', language: 'en-US', roles: ['administrator'] },
+    { email: t.analystFr, displayName: 'Paule Plans', language: 'fr-FR', roles: ['analyst'] },
+    { email: t.redirect, displayName: 'Rex Redirect', language: 'en-US', roles: ['analyst'] },
+    { email: t.passwords, displayName: 'Petra Passwords', language: 'en-US', roles: ['analyst'] },
+    { email: t.passwordsFr, displayName: 'Marcel Motdepasse', language: 'fr-FR', roles: ['analyst'] },
+  ], passwordHash);
+  const off = new Set(['exports', 'analytics_reports']);
+  await setTenantPlan(tx, t.id, DEMO_PLANS.starter.map((f) => (off.has(f.feature) ? { ...f, plans: f.plans.map((p) => ({ ...p, enabled: false })) } : f)));
+}
+
+/**
  * Browser-test fixtures, seeded only when the server runs with E2E=1 (playwright.config.ts): accounts
  * whose state the identity tests change (forced password change, MFA enrolment, reset), so they never
  * disturb the demo accounts other tests sign in with, and a third lender whose single sign-on points at
@@ -178,6 +206,7 @@ async function seedE2eFixtures(tx: Tx, passwordHash: string): Promise<void> {
   );
   await seedTenantPeople(tx, E2E_IDLE_TENANT.id, { regions: [] }, [{ email: 'idle.user@idle.test', displayName: 'Ida Idle', language: 'en-US', roles: ['analyst'] }], passwordHash);
   await seedDemoPlans(tx, { growth: [], starter: [E2E_IDLE_TENANT.id] });
+  await seedE2ePlansTenant(tx, passwordHash);
   const issuer = process.env.E2E_OIDC_ISSUER;
   if (!issuer) return;
   const config = {
