@@ -146,7 +146,10 @@ test('[LOANS]: officer notifies an offer, simulates, requests the loan; admin ap
   await hydrated(officer);
   await expect(officer.getByRole('button', { name: 'Repay' })).toBeVisible();
   await expect(officer.getByRole('button', { name: 'Reverse' })).toHaveCount(0);
+  // Reversal asks to confirm, like write-off (issue 9).
   await admin.getByRole('button', { name: 'Reverse' }).click();
+  await expect(admin.getByRole('alert').filter({ hasText: /^Reverse .*\? The loan’s balances are recomputed without it\.$/ })).toBeVisible();
+  await admin.getByRole('button', { name: 'Confirm the reversal' }).click();
   await expect(admin.locator('table[aria-label="Transactions"] tbody')).toContainText('(Reversed)');
   await expect(admin.locator('tr[data-installment="1"]')).not.toHaveAttribute('data-state', 'paid');
 });

@@ -26,7 +26,7 @@ async function hydrated(page: Page): Promise<void> {
   await page.waitForFunction(() => [...document.querySelectorAll('astro-island')].every((island) => !island.hasAttribute('ssr')));
 }
 
-/** A product that allows overpayment, and for `owner` (their branch): an active loan of 1,100.00 over 1 month and a pending application. */
+/** For `owner` (their branch), of the product: an active loan of 1,100.00 over 1 month and a pending application. */
 async function setUp(admin: Session, owner: Session, code: string, productId: string): Promise<Loan> {
   const customer = await owner.api.post('/v1/customers', { data: { firstName: 'Money', lastName: `Probe ${code}` } });
   expect(customer.status()).toBe(201);
@@ -57,6 +57,7 @@ async function createProduct(admin: Session, code: string, allowOverpayment: boo
 test.describe.configure({ mode: 'serial' });
 
 let admin: Session;
+let officer: Session;
 let agent: Session;
 let productId: string;
 let strictProductId: string;
@@ -66,11 +67,13 @@ let frLoan: Loan;
 test.beforeAll(async ({ browser, baseURL }) => {
   test.setTimeout(180_000);
   admin = await session(browser, baseURL!, 'admin@demo.test');
+  officer = await session(browser, baseURL!, 'officer@demo.test');
   agent = await session(browser, baseURL!, 'agent.fr@demo.test');
   const code = `MNY${Date.now() % 1_000_000}`;
   productId = await createProduct(admin, code, true);
   strictProductId = await createProduct(admin, `${code}S`, false);
-  enLoan = await setUp(admin, admin, `${code}-en`, productId);
+  // Maker-checker: the officers submit, the administrator approves.
+  enLoan = await setUp(admin, officer, `${code}-en`, productId);
   frLoan = await setUp(admin, agent, `${code}-fr`, productId);
 });
 
@@ -144,7 +147,7 @@ test('[SECURITY]: dates are real calendar days and follow the business date, on 
 
 test('[SECURITY]: a repayment above what the loan owes — refused without the product’s consent, confirmed with it; messages in the caller’s language', async () => {
   // A loan of a product without overpayment: 99,999,999,999 on 1,100 is refused with what is owed.
-  const strict = await setUp(admin, admin, `STRICT${Date.now() % 100000}`, strictProductId);
+  const strict = await setUp(admin, officer, `STRICT${Date.now() % 100000}`, strictProductId);
   const refused = await admin.api.post(`/v1/loans/${strict.loanId}/repayments`, { data: { amount: '99999999999', confirmOverpayment: true }, headers: { 'Idempotency-Key': key('o') } });
   expect(refused.status()).toBe(422);
   expect((await refused.json()).error).toMatchObject({ field: 'amount', owed: '1111.00', message: 'Amount is more than the loan owes (1,111.00). This loan’s product does not accept overpayments.' });
@@ -175,7 +178,7 @@ const WORDS = {
     repayForm: 'Enregistrer un remboursement', repay: 'Rembourser', amount: /^Montant/, date: 'Date',
     negative: 'Montant doit être supérieur à 0.', separators: 'Montant doit être écrit sans espaces ni séparateurs de milliers, par exemple 10,50.',
     tooLarge: 'Montant doit être au plus 9\u202f999\u202f999\u202f999\u202f999,99.', future: /^Date ne doit pas être postérieure à la date d’activité \(\d\d\/\d\d\/\d{4}\)\.$/,
-    overTitle: 'Plus que ce que doit le prêt', credit: 'Solde créditeur créé par ce remboursement : 89.00 EUR', confirm: 'L’enregistrer avec le solde créditeur',
+    overTitle: 'Plus que ce que doit le prêt', credit: 'Solde créditeur créé par ce remboursement : 89,00 EUR', confirm: 'L’enregistrer avec le solde créditeur',
     status: 'Trop-perçu', save: 'Enregistrer la demande', expected: 'Date de décaissement prévue', notAnAmount: 'Montant doit être un montant écrit en chiffres, par exemple 10,50.',
     notADate: 'Date de décaissement prévue doit être une date réelle du calendrier, par exemple 2027-02-28.', past: /^Date de décaissement prévue ne doit pas être antérieure à la date d’activité \(\d\d\/\d\d\/\d{4}\)\.$/,
     term: 'Nombre d’échéances', whole: 'Nombre d’échéances doit être un nombre entier.', typed: '1000.50',
@@ -186,7 +189,7 @@ for (const language of ['en', 'fr'] as const) {
   test(`[SECURITY]: the repayment and application edit forms in ${language === 'en' ? 'English' : 'French'}: labelled messages, typed values kept, overpayment confirmed with its credit balance`, async () => {
     test.setTimeout(120_000);
     const w = WORDS[language];
-    const { page } = language === 'en' ? admin : agent;
+    const { page } = language === 'en' ? officer : agent;
     const loan = language === 'en' ? enLoan : frLoan;
     await page.goto(`/loans/customer/profile/${loan.customerId}/loans/${loan.loanId}/repay`);
     await hydrated(page);
@@ -212,7 +215,7 @@ for (const language of ['en', 'fr'] as const) {
     const nothingYet = await (await page.request.get(`/v1/loans/${loan.loanId}`)).json();
     expect(nothingYet.transactions).toHaveLength(1);
     await confirm.getByRole('button', { name: w.confirm }).click();
-    await expect(page.getByTestId('loan-status')).toHaveText(w.status);
+    await expect(page.getByTestId('loan-status')).toHaveText(w.status, { timeout: 30_000 });
     expect((await (await page.request.get(`/v1/loans/${loan.loanId}`)).json()).creditBalance).toBe('89.00');
 
     // The application edit form: server-side checks, labelled and translated, what was typed kept.

@@ -107,7 +107,7 @@ describe.each(testDbKinds())('customer files, bank statements and analytics on %
     expect(bad).toMatchObject({ code: 'UNPROCESSABLE', field: 'file' });
     expect(bad.details).toEqual({ errorCount: 2, rows: [
       { row: 3, field: 'date', message: 'date must be a calendar date YYYY-MM-DD' },
-      { row: 4, field: 'amount', message: 'amount has more than 2 decimal places' },
+      { row: 4, field: 'amount', message: 'Amount can have at most 2 decimal places.' },
     ] });
     expect(await t((tx) => tx.query(`select 1 from customer_bank_transactions where customer_id = $1`, [f.customerId]))).toEqual([]);
     const csv = ['date,amount,description,category',

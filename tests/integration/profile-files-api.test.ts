@@ -91,7 +91,7 @@ describe.each(testDbKinds())('bank statement and analytics API on %s', (kind) =>
     const bad = await importStatementHttp(ctx(may, post('date,amount\n2026-01-01,10\n2026-01-02,ten\n')));
     expect(bad.status).toBe(422);
     expect(await bad.json()).toEqual({ error: { code: 'UNPROCESSABLE', message: 'The statement was not imported: 1 row(s) have errors', field: 'file', errorCount: 1,
-      rows: [{ row: 3, field: 'amount', message: 'amount must be a decimal number such as 10.50' }] } });
+      rows: [{ row: 3, field: 'amount', message: 'Amount must be an amount written with digits, such as 10.50.' }] } });
     const csv = 'date,amount\n2026-01-01,1000.00\n2026-01-03,-250.10\n2026-02-01,1000.00\n2026-03-01,1000.00\n2026-03-02,-99.99\n';
     const ok = await importStatementHttp(ctx(may, post(csv)));
     expect(ok.status).toBe(201);

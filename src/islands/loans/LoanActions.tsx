@@ -8,7 +8,7 @@ import { useCommand } from './use-command.ts';
 import { formatMinorPlain, parseAmount } from '../../lib/money/parse.ts';
 import { currencyDigits } from '../../lib/money/money.ts';
 import { parseDateInput } from '../../lib/dates/parse-date.ts';
-import { validationMessage } from '../../lib/errors/messages.ts';
+import { readableAmount, validationMessage } from '../../lib/errors/messages.ts';
 
 type Props = {
   language: Language;
@@ -123,7 +123,7 @@ function RepayForm({ props }: { props: Props }) {
         <Box role="alertdialog" aria-label={label(props.labels, 'loan.overpaymentTitle')} mt="3" p="3" borderWidth="1px" borderColor="border.warning" borderRadius="md">
           <Text fontWeight="semibold">{label(props.labels, 'loan.overpaymentTitle')}</Text>
           <Text>{overpayment.message}</Text>
-          <Text data-testid="overpayment-credit">{label(props.labels, 'loan.overpaymentCredit', { amount: `${overpayment.credit} ${props.currency}` })}</Text>
+          <Text data-testid="overpayment-credit">{label(props.labels, 'loan.overpaymentCredit', { amount: `${readableAmount(overpayment.credit, props.language)} ${props.currency}` })}</Text>
           <HStack gap="3" mt="2">
             <Button colorPalette="orange" loading={command.busy} onClick={() => void send(overpayment.text, true)}>{label(props.labels, 'loan.confirmOverpayment')}</Button>
             <Button variant="ghost" onClick={() => setOverpayment(null)}>{label(props.labels, 'common.cancel')}</Button>

@@ -24,9 +24,9 @@ describe('parseStatementCsv', () => {
       rows: [],
       errors: [
         { row: 3, field: 'date', message: 'date must be a calendar date YYYY-MM-DD' },
-        { row: 4, field: 'amount', message: 'amount must be a decimal number such as 10.50' },
-        { row: 5, field: 'amount', message: 'amount has more than 2 decimal places' },
-        { row: 5, field: 'balance', message: 'balance must be a decimal number such as 10.50' },
+        { row: 4, field: 'amount', message: 'Amount must be an amount written with digits, such as 10.50.' },
+        { row: 5, field: 'amount', message: 'Amount can have at most 2 decimal places.' },
+        { row: 5, field: 'balance', message: 'Balance must be an amount written with digits, such as 10.50.' },
         { row: 6, field: 'amount', message: 'amount must not be zero' },
       ],
     });
