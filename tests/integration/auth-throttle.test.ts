@@ -3,6 +3,7 @@ import { createTestDb, testDbKinds } from '../../src/lib/db/testing.ts';
 import type { Db } from '../../src/lib/db/index.ts';
 import { DEMO_TENANTS, seedDemo } from '../../src/lib/seed/demo.ts';
 import { BAD_CREDENTIALS, completeMfaSignIn, signInWithPassword } from '../../src/lib/auth/sign-in.ts';
+import { changePassword, createPasswordResets } from '../../src/lib/auth/password-reset.ts';
 import { beginTotpEnrolment, confirmTotpEnrolment, totpCode } from '../../src/lib/auth/totp.ts';
 import { MAX_FAILURES, reserveAttempt, throttleKeys } from '../../src/lib/auth/throttle.ts';
 import { AppError } from '../../src/lib/errors/app-error.ts';
@@ -43,6 +44,23 @@ describe.each(testDbKinds())('atomic sign-in throttling on %s', (kind) => {
     expect(await failures(throttleKeys.account(email))).toBe(MAX_FAILURES);
     // Locked: the right password is refused too.
     await expect(signInWithPassword(db, { email, password: PASSWORD, ip: '198.18.1.1', now: T0 })).rejects.toMatchObject({ code: 'TOO_MANY_REQUESTS' });
+  });
+
+  it('30 parallel wrong current passwords on a password change: at most 10 evaluated; the right one is then refused too', async () => {
+    const [user] = await db.system((tx) =>
+      tx.query<{ id: string }>(`select user_id as id from sign_in_directory where email_lower = 'agent.fr@demo.test' and tenant_id = $1`, [demo]));
+    const change = (currentPassword: string, i: number) =>
+      changePassword(db, { tenantId: demo, userId: user!.id, sessionId: null, currentPassword, newPassword: 'Quartz lantern drifts over Lyon 2031', now: T0, ip: `198.18.5.${i}` });
+    const outcomes = await Promise.all(Array.from({ length: 30 }, (_, i) => outcome(change(`wrong-${i}`, i))));
+    expect(tally(outcomes)).toEqual({ BAD_REQUEST: MAX_FAILURES, TOO_MANY_REQUESTS: 30 - MAX_FAILURES });
+    await expect(change(PASSWORD, 200)).rejects.toMatchObject({ code: 'TOO_MANY_REQUESTS' });
+  });
+
+  it('30 parallel reset requests for one address: at most 10 mails, counted against the address only', async () => {
+    const ip = '198.18.6.6';
+    const outcomes = await Promise.all(Array.from({ length: 30 }, (_, i) => outcome(createPasswordResets(db, { email: 'analyst@demo.test', now: T0, ip: `198.18.6.${i}` }))));
+    expect(tally(outcomes)).toEqual({ OK: MAX_FAILURES, TOO_MANY_REQUESTS: 30 - MAX_FAILURES });
+    expect(await failures(throttleKeys.ip(ip))).toBe(0);
   });
 
   it('50 parallel attempts from one IP across accounts (unknown ones included): at most 10 evaluated', async () => {

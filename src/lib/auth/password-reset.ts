@@ -3,7 +3,7 @@ import { AppError } from '../errors/app-error.ts';
 import type { Db } from '../db/index.ts';
 import { setUserPassword, verifyPassword } from './passwords.ts';
 import { endUserSessions } from './sessions.ts';
-import { assertNotThrottled, recordFailure, throttleKeys } from './throttle.ts';
+import { releaseAttempt, reserveAttempt, throttleKeys } from './throttle.ts';
 
 /** A reset link works once and for this long. */
 export const RESET_TOKEN_TTL_MS = 60 * 60_000;
@@ -22,9 +22,9 @@ export type ResetLink = { email: string; tenantId: string; token: string };
 export async function createPasswordResets(db: Db, input: { email: string; now: Date; ip: string }): Promise<ResetLink[]> {
   const email = input.email.trim().toLowerCase();
   const keys = [`reset:${email}`, throttleKeys.ip(input.ip)];
-  await db.system((tx) => assertNotThrottled(tx, keys, input.now));
-  // Counted like failures so one address cannot be used to flood someone's mailbox.
-  await db.system((tx) => recordFailure(tx, [`reset:${email}`], input.now));
+  // Counted like failures (checked and counted in one step, so parallel requests cannot slip past the
+  // limit) so one address cannot be used to flood someone's mailbox; the IP is checked, not counted.
+  await db.system((tx) => reserveAttempt(tx, keys, input.now, [`reset:${email}`]));
   const entries = await db.system((tx) =>
     tx.query<{ tenant_id: string; user_id: string }>(
       'select d.tenant_id, d.user_id from sign_in_directory d join tenants t on t.id = d.tenant_id where d.email_lower = $1 and t.is_active',
@@ -85,14 +85,15 @@ export async function changePassword(
   input: { tenantId: string; userId: string; sessionId: string | null; currentPassword: string; newPassword: string; now: Date; ip: string },
 ): Promise<void> {
   const key = `change:${input.tenantId}:${input.userId}`;
-  await db.system((tx) => assertNotThrottled(tx, [key], input.now));
+  // The guess is counted before it is evaluated (atomic with the check); a right one takes it back.
+  const attempt = await db.system((tx) => reserveAttempt(tx, [key, throttleKeys.ip(input.ip)], input.now));
   const [user] = await db.tenant(input.tenantId, (tx) =>
     tx.query<{ password_hash: string | null }>('select password_hash from users where tenant_id = $1 and id = $2', [input.tenantId, input.userId]),
   );
   if (!(await verifyPassword(user?.password_hash, input.currentPassword))) {
-    await db.system((tx) => recordFailure(tx, [key, throttleKeys.ip(input.ip)], input.now));
     throw new AppError('BAD_REQUEST', 'The current password is not correct.', { field: 'current_password' });
   }
+  await db.system((tx) => releaseAttempt(tx, attempt));
   await db.tenant(input.tenantId, async (tx) => {
     await setUserPassword(tx, { tenantId: input.tenantId, userId: input.userId, password: input.newPassword, now: input.now, field: 'new_password' });
     await endUserSessions(tx, { tenantId: input.tenantId, userId: input.userId, now: input.now, reason: 'password_changed', exceptSessionId: input.sessionId });

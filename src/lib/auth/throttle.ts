@@ -60,13 +60,14 @@ export type Attempt = { ids: string[] };
  * sorted order, so two attempts never deadlock) until this transaction commits, the window is
  * checked, and a failure row is written per key. Concurrent attempts on a key queue on its lock and
  * each sees the rows of those before it, so the MAX_FAILURES+1-th is refused (429) unevaluated.
+ * `recordKeys` (default: all keys) are the ones the attempt counts against; the others are only checked.
  */
-export async function reserveAttempt(tx: Tx, keys: readonly string[], now: Date): Promise<Attempt> {
-  const distinct = [...new Set(keys)].sort();
+export async function reserveAttempt(tx: Tx, keys: readonly string[], now: Date, recordKeys: readonly string[] = keys): Promise<Attempt> {
+  const distinct = [...new Set([...keys, ...recordKeys])].sort();
   for (const key of distinct) await tx.query('select pg_advisory_xact_lock($1, hashtext($2))', [THROTTLE_LOCK_CLASS, key]);
   await assertNotThrottled(tx, distinct, now);
   const ids: string[] = [];
-  for (const key of distinct) {
+  for (const key of [...new Set(recordKeys)].sort()) {
     const [row] = await tx.query<{ id: bigint }>('insert into login_failures (key, at) values ($1, $2) returning id', [key, now]);
     ids.push(String(row.id));
   }
@@ -91,13 +92,6 @@ export function noteEvaluation(key: string): void {
   } catch {
     // A test measure must never fail a sign-in.
   }
-}
-
-/** Records failures after the fact (flows whose evaluation is not a guess to bound, e.g. reset mail). */
-export async function recordFailure(tx: Tx, keys: readonly string[], now: Date): Promise<void> {
-  for (const key of keys) await tx.query('insert into login_failures (key, at) values ($1, $2)', [key, now]);
-  // Housekeeping: rows older than the window never matter again.
-  await tx.query('delete from login_failures where at < $1', [new Date(now.getTime() - 2 * WINDOW_MS)]);
 }
 
 export async function clearFailures(tx: Tx, key: string): Promise<void> {
