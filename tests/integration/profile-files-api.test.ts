@@ -58,7 +58,7 @@ describe.each(testDbKinds())('customer files API on %s', (kind) => {
     expect((await list.json()).items.map((x: { id: string }) => x.id)).toEqual([file.id]);
     const download = await downloadFileHttp(ctx(all, new Request('http://localhost/'), file.id));
     expect(download.status).toBe(200);
-    expect(download.headers.get('content-disposition')).toBe("attachment; filename*=UTF-8''note%20%C3%A9t%C3%A9.txt");
+    expect(download.headers.get('content-disposition')).toBe("attachment; filename=\"note _t_.txt\"; filename*=UTF-8''note%20%C3%A9t%C3%A9.txt");
     expect(download.headers.get('x-content-type-options')).toBe('nosniff');
     expect(await download.text()).toBe('hello world');
     expect((await db.tenant(f.tenantId, (tx) => listAudit(tx, 'customer_file', file.id))).map((a) => a.action)).toEqual(['customer_file.upload', 'customer_file.download']);
