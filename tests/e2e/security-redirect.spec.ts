@@ -34,17 +34,23 @@ test.describe('[SECURITY]: open redirect after sign-in', () => {
   for (const [index, payload] of PAYLOADS.entries()) {
     test(`#${index} ${JSON.stringify(payload).slice(0, 60)}`, async ({ baseURL }) => {
       const origin = new URL(baseURL!).origin;
-      if (index % 5 === 0) {
+      // Signed in, the login page sends the browser on at once: it must stay on our origin. A value with
+      // control characters or bytes that are not UTF-8 is refused before the page (400, the query
+      // layer of class 10): nothing to follow, which is as safe.
+      const response = await page.request.get(`/user/login?redirect=${encodeURIComponent(payload)}`, { maxRedirects: 0 });
+      const isRefused = response.status() === 400;
+      if (isRefused) expect(response.headers().location).toBeUndefined();
+      else {
+        expect(response.status()).toBe(303);
+        expect(response.headers().location).toMatch(/^\/(?![/\\])/);
+      }
+      if (index % 5 === 0 && !isRefused) {
         // The login form, submitted as a browser does: where does the browser end?
         await context.clearCookies();
         await signInThroughForm(page, payload);
         expect(new URL(page.url()).origin).toBe(origin);
         expect(new URL(page.url()).pathname).not.toBe('/user/login');
       }
-      // Signed in, the login page sends the browser on at once: it must stay on our origin.
-      const response = await page.request.get(`/user/login?redirect=${encodeURIComponent(payload)}`, { maxRedirects: 0 });
-      expect(response.status()).toBe(303);
-      expect(response.headers().location).toMatch(/^\/(?![/\\])/);
       await page.goto(`/user/login?redirect=${encodeURIComponent(payload)}`);
       expect(new URL(page.url()).origin).toBe(origin);
 
