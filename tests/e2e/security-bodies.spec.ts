@@ -51,9 +51,13 @@ test('[SECURITY]: oversize bodies get 413 before buffering, public and signed-in
     const payload = withCustomer(raw);
     const answer = await sendRaw(port, payload, headersFor(payload));
     // Only the declared bytes are a body (here invalid JSON: 400); the rest is refused as a request.
-    expect(answer.status, payload.name).not.toBeNull();
-    expect(answer.status!, payload.name).toBeLessThan(500);
-    expect(answer.status, payload.name).not.toBe(200);
+    // Whether the client reads that 400 or sees the connection closed first depends on how much it was
+    // still sending when the server closed: both are refusals. Never a success, never a 5xx.
+    if (answer.status !== null) {
+      expect(answer.status, payload.name).toBeLessThan(500);
+      expect(answer.status, payload.name).not.toBe(200);
+    }
+    expect((await api.get('/healthz')).status(), payload.name).toBe(200);
     peak = Math.max(peak, serverRss());
   }
 
