@@ -31,7 +31,7 @@ async function call(handler: Handler, db: Db, principal: Principal, init: { url?
   const url = new URL(init.url ?? 'http://localhost/v1/x');
   const request = new Request(url, init.body === undefined ? { method: init.method ?? 'GET' } : { method: init.method ?? 'POST', body: JSON.stringify(init.body), headers: { 'content-type': 'application/json' } });
   const tenant = await findTenant(db, principal.tenantId);
-  const response = await handler({ request, url, params: init.params ?? {}, locals: { requestId: 'req-1', principal, tenant, cspNonce: 'n', language: 'en' } } as never);
+  const response = await handler({ request, url, params: init.params ?? {}, locals: { requestId: 'req-1', principal, tenant, language: 'en' } } as never);
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : null, text };
 }

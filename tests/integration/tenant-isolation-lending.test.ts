@@ -27,7 +27,7 @@ async function call(db: Db, handler: Handler, principal: Principal, init: { url:
     ? { method: 'GET' }
     : { method: 'POST', body: JSON.stringify(init.body), headers: { 'content-type': 'application/json', ...init.headers } });
   const tenant = await findTenant(db, principal.tenantId);
-  const response = await handler({ request, url, params: init.params ?? {}, clientAddress: '127.0.0.1', locals: { requestId: 'iso-1', principal, tenant, cspNonce: 'n', language: 'en' } } as never);
+  const response = await handler({ request, url, params: init.params ?? {}, clientAddress: '127.0.0.1', locals: { requestId: 'iso-1', principal, tenant, language: 'en' } } as never);
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : null };
 }

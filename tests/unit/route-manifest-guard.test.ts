@@ -27,7 +27,7 @@ async function run(path: string, principal: Principal | undefined, method = 'GET
     rewrittenTo = typeof to === 'string' ? to : null;
     return new Response(rewrittenTo ? `page ${rewrittenTo}` : 'page', { status: 200, headers: { 'content-type': 'text/html' } });
   });
-  const context = { request: new Request(url, { method }), url, locals: { canonicalPath: path, principal, requestId: 'r', cspNonce: 'n' } };
+  const context = { request: new Request(url, { method }), url, locals: { canonicalPath: path, principal, requestId: 'r' } };
   const response = (await guard(context as never, next as never)) as Response;
   return { status: response.status, location: response.headers.get('location'), rewrittenTo, body: await response.text() };
 }
