@@ -1,0 +1,893 @@
+// Generated from the migrated schema by `npm run db:types` (src/lib/db/schema-types.ts). Do not edit:
+// after adding or changing a migration, run `npm run db:types` and commit the result.
+//
+// One type per table and view, as the driver returns its rows (int8 → bigint, numeric and date →
+// string, timestamptz → Date, json → unknown). Views report every column as nullable.
+
+export type LoanTransactionType = 'DISBURSEMENT' | 'REPAYMENT' | 'WAIVE_INTEREST' | 'WAIVE_CHARGES' | 'WRITE_OFF' | 'ACCRUAL' | 'FEE_APPLIED' | 'PENALTY_APPLIED' | 'REVERSAL' | 'CREDIT_BALANCE_REFUND';
+
+/** The `analytics_events` table. */
+export type AnalyticsEventsRow = {
+  tenant_id: string;
+  id: bigint;
+  name: string;
+  user_id: string | null;
+  path: string | null;
+  properties: unknown;
+  occurred_at: Date;
+};
+
+/** The `api_tokens` table. */
+export type ApiTokensRow = {
+  tenant_id: string;
+  id: string;
+  name: string;
+  user_id: string;
+  token_hash: string;
+  created_by: string | null;
+  created_at: Date;
+  last_used_at: Date | null;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+};
+
+/** The `audit_log` table. */
+export type AuditLogRow = {
+  tenant_id: string;
+  id: string;
+  occurred_at: Date;
+  actor_id: string | null;
+  actor_kind: string;
+  action: string;
+  object_type: string;
+  object_id: string | null;
+  before: unknown;
+  after: unknown;
+  ip: string | null;
+  request_id: string | null;
+  outcome: string;
+  reason: string | null;
+};
+
+/** The `bank_statement_imports` table. */
+export type BankStatementImportsRow = {
+  tenant_id: string;
+  id: string;
+  customer_id: string;
+  file_id: string;
+  currency: string;
+  row_count: number;
+  first_date: string;
+  last_date: string;
+  imported_by: string;
+  created_at: Date;
+};
+
+/** The `close_penalties` table. */
+export type ClosePenaltiesRow = {
+  tenant_id: string;
+  loan_id: string;
+  installment_number: number;
+  penalty_code: string;
+  business_date: string;
+  amount: bigint;
+  transaction_id: string;
+};
+
+/** The `close_runs` table. */
+export type CloseRunsRow = {
+  tenant_id: string;
+  business_date: string;
+  new_business_date: string;
+  started_at: Date;
+  finished_at: Date;
+  stats: unknown;
+};
+
+/** The `collaterals` table. */
+export type CollateralsRow = {
+  tenant_id: string;
+  id: string;
+  customer_id: string;
+  type: string;
+  description: string;
+  currency: string;
+  value: bigint;
+  valuation_date: string;
+  created_at: Date;
+  customer_branch_id: string | null;
+  customer_officer_id: string | null;
+};
+
+/** The `custom_views` table. */
+export type CustomViewsRow = {
+  tenant_id: string;
+  id: string;
+  owner_id: string;
+  list_name: string;
+  name: string;
+  columns: string[];
+  filters: unknown;
+  sort: string | null;
+  tab: string | null;
+  is_shared: boolean;
+  created_at: Date;
+  updated_at: Date;
+};
+
+/** The `customer_bank_transactions` table. */
+export type CustomerBankTransactionsRow = {
+  tenant_id: string;
+  id: string;
+  customer_id: string;
+  booked_on: string;
+  currency: string;
+  amount: bigint;
+  balance_after: bigint;
+  category: string;
+  description: string;
+  source: string;
+  import_id: string | null;
+};
+
+/** The `customer_files` table. */
+export type CustomerFilesRow = {
+  tenant_id: string;
+  id: string;
+  customer_id: string;
+  kind: string;
+  file_name: string;
+  content_type: string;
+  size_bytes: number;
+  sha256: string;
+  storage_key: string;
+  extracted_text: string | null;
+  uploaded_by: string;
+  created_at: Date;
+};
+
+/** The `customer_opt_in_history` table. */
+export type CustomerOptInHistoryRow = {
+  tenant_id: string;
+  id: string;
+  customer_id: string;
+  status: string;
+  reason: string;
+  changed_by: string | null;
+  changed_at: Date;
+};
+
+/** The `customer_risk_class_history` table. */
+export type CustomerRiskClassHistoryRow = {
+  tenant_id: string;
+  id: string;
+  customer_id: string;
+  risk_class: string | null;
+  reason: string;
+  changed_by: string | null;
+  changed_at: Date;
+};
+
+/** The `customer_transaction_metrics` table. */
+export type CustomerTransactionMetricsRow = {
+  tenant_id: string;
+  customer_id: string;
+  month: string;
+  currency: string;
+  inflow: bigint;
+  outflow: bigint;
+  net_flow: bigint;
+  closing_balance: bigint;
+  min_balance: bigint;
+  transaction_count: number;
+};
+
+/** The `customers` table. */
+export type CustomersRow = {
+  tenant_id: string;
+  id: string;
+  external_id: string | null;
+  first_name: string;
+  last_name: string;
+  national_id: string | null;
+  phone: string | null;
+  email: string | null;
+  date_of_birth: string | null;
+  branch_id: string | null;
+  officer_id: string | null;
+  segment: string | null;
+  opt_in_status: string;
+  risk_class: string | null;
+  created_at: Date;
+  updated_at: Date;
+  version: number;
+  active_loans: number;
+};
+
+/** The `days_off` table. */
+export type DaysOffRow = {
+  tenant_id: string;
+  id: string;
+  kind: string;
+  name: string;
+  from_date: string | null;
+  to_date: string | null;
+  weekday: number | null;
+  repayments_rescheduled_to: string | null;
+};
+
+/** The `delinquency_bucket_sets` table. */
+export type DelinquencyBucketSetsRow = {
+  tenant_id: string;
+  id: string;
+  name: string;
+};
+
+/** The `delinquency_ranges` table. */
+export type DelinquencyRangesRow = {
+  tenant_id: string;
+  id: string;
+  bucket_set_id: string;
+  classification: string;
+  min_age_days: number;
+  max_age_days: number | null;
+};
+
+/** The `downloads` table. */
+export type DownloadsRow = {
+  tenant_id: string;
+  id: string;
+  user_id: string;
+  kind: string;
+  file_name: string;
+  content_type: string;
+  status: string;
+  progress: number;
+  size_bytes: bigint | null;
+  error: string | null;
+  created_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+};
+
+/** The `error_reports` table. */
+export type ErrorReportsRow = {
+  tenant_id: string;
+  id: string;
+  user_id: string | null;
+  message: string;
+  stack: string;
+  context: unknown;
+  report_type: string;
+  is_resolved: boolean;
+  created_at: Date;
+};
+
+/** The `hierarchy_nodes` table. */
+export type HierarchyNodesRow = {
+  tenant_id: string;
+  id: string;
+  level: string;
+  parent_id: string | null;
+  code: string;
+  name: string;
+  user_id: string | null;
+};
+
+/** The `idempotency_keys` table. */
+export type IdempotencyKeysRow = {
+  tenant_id: string;
+  id: string;
+  user_id: string;
+  key: string;
+  request_hash: string;
+  status: string;
+  response_status: number | null;
+  response_body: string | null;
+  created_at: Date;
+  completed_at: Date | null;
+};
+
+/** The `ip_restrictions` table. */
+export type IpRestrictionsRow = {
+  tenant_id: string;
+  id: string;
+  network: string;
+  description: string;
+  created_by: string | null;
+  created_at: Date;
+};
+
+/** The `jobs` table. */
+export type JobsRow = {
+  id: bigint;
+  name: string;
+  tenant_id: string | null;
+  payload: unknown;
+  status: string;
+  priority: number;
+  run_at: Date;
+  attempts: number;
+  max_attempts: number;
+  dedupe_key: string | null;
+  locked_by: string | null;
+  lease_until: Date | null;
+  heartbeat_at: Date | null;
+  progress_done: bigint | null;
+  progress_total: bigint | null;
+  last_error: string | null;
+  result: unknown;
+  created_by: string | null;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+};
+
+/** The `journal_entries` table. */
+export type JournalEntriesRow = {
+  tenant_id: string;
+  id: string;
+  entry_date: string;
+  currency: string;
+  loan_id: string | null;
+  transaction_id: string | null;
+  description: string;
+  posted_by: string | null;
+  posted_at: Date;
+};
+
+/** The `journal_lines` table. */
+export type JournalLinesRow = {
+  tenant_id: string;
+  id: string;
+  entry_id: string;
+  account_code: string;
+  currency: string;
+  loan_id: string | null;
+  debit: bigint;
+  credit: bigint;
+};
+
+/** The `ledger_accounts` table. */
+export type LedgerAccountsRow = {
+  code: string;
+  name: string;
+  kind: string;
+};
+
+/** The `lending_settings` table. */
+export type LendingSettingsRow = {
+  tenant_id: string;
+  approval_admin_threshold: bigint | null;
+  due_date_on_day_off: string;
+};
+
+/** The `loan_applications` table. */
+export type LoanApplicationsRow = {
+  tenant_id: string;
+  id: string;
+  customer_id: string;
+  product_id: string;
+  offer_id: string | null;
+  currency: string;
+  principal: bigint;
+  number_of_repayments: number;
+  annual_interest_rate: string;
+  expected_disbursement_date: string;
+  status: string;
+  submitted_by: string;
+  submitted_at: Date;
+  decided_by: string | null;
+  decided_at: Date | null;
+  decision_note: string | null;
+  form_data: unknown;
+  loan_id: string | null;
+  version: number;
+  customer_branch_id: string | null;
+  customer_officer_id: string | null;
+};
+
+/** The `loan_collaterals` table. */
+export type LoanCollateralsRow = {
+  tenant_id: string;
+  loan_id: string;
+  collateral_id: string;
+};
+
+/** The `loan_delinquency` table. */
+export type LoanDelinquencyRow = {
+  tenant_id: string;
+  loan_id: string;
+  as_of: string;
+  past_due_days: number;
+  delinquent_days: number;
+  delinquent_date: string | null;
+  delinquent_amount: bigint;
+  overdue_installments: number;
+  classification: string | null;
+  classified_since: string | null;
+  installment_level: unknown;
+  is_matured: boolean;
+  matured_on: string | null;
+};
+
+/** The `loan_delinquency_history` table. */
+export type LoanDelinquencyHistoryRow = {
+  tenant_id: string;
+  id: string;
+  loan_id: string;
+  business_date: string;
+  from_classification: string | null;
+  to_classification: string | null;
+  reason: string;
+  past_due_days: number;
+  delinquent_days: number;
+  delinquent_amount: bigint;
+  created_at: Date;
+};
+
+/** The `loan_installments` table. */
+export type LoanInstallmentsRow = {
+  tenant_id: string;
+  id: string;
+  loan_id: string;
+  number: number;
+  from_date: string;
+  due_date: string;
+  is_down_payment: boolean;
+  principal_due: bigint;
+  interest_due: bigint;
+  fee_due: bigint;
+  penalty_due: bigint;
+  principal_paid: bigint;
+  interest_paid: bigint;
+  fee_paid: bigint;
+  penalty_paid: bigint;
+  interest_waived: bigint;
+  fee_waived: bigint;
+  penalty_waived: bigint;
+  principal_written_off: bigint;
+  interest_written_off: bigint;
+  fee_written_off: bigint;
+  penalty_written_off: bigint;
+  obligations_met_on: string | null;
+};
+
+/** The `loan_month_end_snapshots` table. */
+export type LoanMonthEndSnapshotsRow = {
+  tenant_id: string;
+  loan_id: string;
+  month_end: string;
+  status: string;
+  currency: string;
+  principal_outstanding: bigint;
+  interest_outstanding: bigint;
+  fee_outstanding: bigint;
+  penalty_outstanding: bigint;
+  total_outstanding: bigint;
+  credit_balance: bigint;
+  past_due_days: number;
+  delinquent_days: number;
+  classification: string | null;
+  principal_paid_in_month: bigint;
+  interest_paid_in_month: bigint;
+  fee_paid_in_month: bigint;
+  penalty_paid_in_month: bigint;
+  total_paid_in_month: bigint;
+  created_at: Date;
+};
+
+/** The `loan_products` table. */
+export type LoanProductsRow = {
+  tenant_id: string;
+  id: string;
+  code: string;
+  name: string;
+  description: string;
+  currency: string;
+  digits_after_decimal: number;
+  currency_in_multiples_of: number;
+  installment_amount_in_multiples_of: number;
+  rounding_mode: string;
+  min_principal: bigint;
+  max_principal: bigint;
+  default_principal: bigint | null;
+  min_repayments: number;
+  max_repayments: number;
+  default_repayments: number | null;
+  annual_interest_rate: string;
+  repayment_every: number;
+  repayment_frequency: string;
+  schedule_type: string;
+  interest_method: string;
+  amortization: string;
+  interest_calculation_period: string;
+  allow_partial_period_interest: boolean;
+  days_in_year: string;
+  days_in_month: string;
+  grace_on_principal_periods: number;
+  grace_on_interest_payment_periods: number;
+  interest_free_periods: number;
+  grace_on_arrears_ageing: number;
+  down_payment_percent: string | null;
+  fees: unknown;
+  penalties: unknown;
+  allocation_strategy: string;
+  delinquency_bucket_set_id: string | null;
+  is_active: boolean;
+  created_at: Date;
+  allow_overpayment: boolean;
+};
+
+/** The `loan_transactions` table. */
+export type LoanTransactionsRow = {
+  tenant_id: string;
+  id: string;
+  seq: bigint;
+  loan_id: string;
+  type: LoanTransactionType;
+  transaction_date: string;
+  currency: string;
+  amount: bigint;
+  principal_portion: bigint;
+  interest_portion: bigint;
+  fee_portion: bigint;
+  penalty_portion: bigint;
+  overpayment_portion: bigint;
+  installment_number: number | null;
+  reverses_id: string | null;
+  note: string | null;
+  created_by: string | null;
+  created_at: Date;
+};
+
+/** The `loan_transactions_view` view. */
+export type LoanTransactionsViewRow = {
+  tenant_id: string | null;
+  id: string | null;
+  seq: bigint | null;
+  loan_id: string | null;
+  type: LoanTransactionType | null;
+  transaction_date: string | null;
+  currency: string | null;
+  amount: bigint | null;
+  principal_portion: bigint | null;
+  interest_portion: bigint | null;
+  fee_portion: bigint | null;
+  penalty_portion: bigint | null;
+  overpayment_portion: bigint | null;
+  installment_number: number | null;
+  reverses_id: string | null;
+  note: string | null;
+  created_by: string | null;
+  created_at: Date | null;
+  reversed_by_id: string | null;
+  is_reversed: boolean | null;
+};
+
+/** The `loans` table. */
+export type LoansRow = {
+  tenant_id: string;
+  id: string;
+  account_no: string;
+  customer_id: string;
+  product_id: string;
+  application_id: string | null;
+  offer_id: string | null;
+  status: string;
+  currency: string;
+  principal: bigint;
+  number_of_repayments: number;
+  annual_interest_rate: string;
+  terms: unknown;
+  expected_disbursement_date: string | null;
+  submitted_on: string;
+  approved_on: string | null;
+  approved_by: string | null;
+  disbursed_on: string | null;
+  closed_on: string | null;
+  written_off_on: string | null;
+  credit_balance: bigint;
+  officer_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+  version: number;
+  outstanding: bigint;
+  oldest_unpaid_due_date: string | null;
+  maturity_date: string | null;
+  customer_branch_id: string | null;
+  customer_officer_id: string | null;
+};
+
+/** The `login_failures` table. */
+export type LoginFailuresRow = {
+  id: bigint;
+  key: string;
+  at: Date;
+};
+
+/** The `offers` table. */
+export type OffersRow = {
+  tenant_id: string;
+  id: string;
+  code: string;
+  customer_id: string;
+  product_id: string;
+  currency: string;
+  principal: bigint;
+  number_of_repayments: number;
+  annual_interest_rate: string;
+  expires_on: string;
+  status: string;
+  notified_at: Date | null;
+  notified_by: string | null;
+  notify_channel: string | null;
+  notify_feedback: string | null;
+  notify_comment: string | null;
+  rejected_reason: string | null;
+  application_id: string | null;
+  loan_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+  version: number;
+  notify_form: unknown;
+  customer_branch_id: string | null;
+  customer_officer_id: string | null;
+};
+
+/** The `oidc_auth_requests` table. */
+export type OidcAuthRequestsRow = {
+  state: string;
+  tenant_id: string;
+  nonce: string;
+  code_verifier: string;
+  redirect_to: string;
+  created_at: Date;
+  expires_at: Date;
+};
+
+/** The `oidc_links` table. */
+export type OidcLinksRow = {
+  tenant_id: string;
+  issuer: string;
+  subject: string;
+  user_id: string;
+  created_at: Date;
+};
+
+/** The `password_history` table. */
+export type PasswordHistoryRow = {
+  tenant_id: string;
+  id: string;
+  user_id: string;
+  password_hash: string;
+  created_at: Date;
+};
+
+/** The `password_policies` table. */
+export type PasswordPoliciesRow = {
+  tenant_id: string;
+  min_length: number;
+  history_count: number;
+  refuse_common: boolean;
+  refuse_breached: boolean;
+  updated_at: Date;
+};
+
+/** The `password_reset_tokens` table. */
+export type PasswordResetTokensRow = {
+  tenant_id: string;
+  id: string;
+  user_id: string;
+  token_hash: string;
+  created_at: Date;
+  expires_at: Date;
+  used_at: Date | null;
+};
+
+/** The `pricing_features` table. */
+export type PricingFeaturesRow = {
+  tenant_id: string;
+  name: string;
+  supports_usage_limit: boolean;
+  usage_unit: string | null;
+};
+
+/** The `pricing_plans` table. */
+export type PricingPlansRow = {
+  tenant_id: string;
+  feature_name: string;
+  position: number;
+  plan_name: string;
+  enabled: boolean;
+  unlimited: boolean;
+  usage_limit: bigint | null;
+};
+
+/** The `pricing_usage` table. */
+export type PricingUsageRow = {
+  tenant_id: string;
+  feature_name: string;
+  used: bigint;
+  updated_at: Date;
+};
+
+/** The `roles` table. */
+export type RolesRow = {
+  tenant_id: string;
+  id: string;
+  name: string;
+  description: string;
+  is_admin: boolean;
+  authorities: string[];
+  created_at: Date;
+};
+
+/** The `sessions` table. */
+export type SessionsRow = {
+  tenant_id: string;
+  id: string;
+  user_id: string;
+  stage: string;
+  method: string;
+  created_at: Date;
+  last_seen_at: Date;
+  absolute_expires_at: Date;
+  revoked_at: Date | null;
+  revoked_reason: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  oidc_issuer: string | null;
+  oidc_id_token: string | null;
+};
+
+/** The `sign_in_directory` table. */
+export type SignInDirectoryRow = {
+  email_lower: string;
+  tenant_id: string;
+  user_id: string;
+};
+
+/** The `tenants` table. */
+export type TenantsRow = {
+  id: string;
+  slug: string;
+  name: string;
+  currency: string;
+  locale: string;
+  time_zone: string;
+  languages: string[];
+  default_language: string;
+  business_date: string;
+  config: unknown;
+  is_active: boolean;
+  created_at: Date;
+};
+
+/** The `translation_missing_keys` table. */
+export type TranslationMissingKeysRow = {
+  tenant_id: string;
+  language: string;
+  namespace: string;
+  key: string;
+  fallback: string;
+  times_reported: number;
+  first_seen_at: Date;
+  last_seen_at: Date;
+};
+
+/** The `translation_overrides` table. */
+export type TranslationOverridesRow = {
+  tenant_id: string;
+  language: string;
+  namespace: string;
+  key: string;
+  value: string;
+  updated_at: Date;
+};
+
+/** The `user_data_permissions` table. */
+export type UserDataPermissionsRow = {
+  tenant_id: string;
+  user_id: string;
+  field: string;
+  value: string;
+};
+
+/** The `user_roles` table. */
+export type UserRolesRow = {
+  tenant_id: string;
+  user_id: string;
+  role_id: string;
+};
+
+/** The `user_totp` table. */
+export type UserTotpRow = {
+  tenant_id: string;
+  user_id: string;
+  secret: string;
+  created_at: Date;
+  confirmed_at: Date | null;
+  last_used_step: bigint;
+};
+
+/** The `users` table. */
+export type UsersRow = {
+  tenant_id: string;
+  id: string;
+  email: string;
+  display_name: string;
+  language: string;
+  password_hash: string | null;
+  password_change_required: boolean;
+  is_active: boolean;
+  session_timeout: number;
+  created_at: Date;
+  updated_at: Date;
+};
+
+/** Every table and view by name, for `TableRow<'loans'>` and `Pick<TableRow<'loans'>, 'id' | 'status'>`. */
+export type Tables = {
+  analytics_events: AnalyticsEventsRow;
+  api_tokens: ApiTokensRow;
+  audit_log: AuditLogRow;
+  bank_statement_imports: BankStatementImportsRow;
+  close_penalties: ClosePenaltiesRow;
+  close_runs: CloseRunsRow;
+  collaterals: CollateralsRow;
+  custom_views: CustomViewsRow;
+  customer_bank_transactions: CustomerBankTransactionsRow;
+  customer_files: CustomerFilesRow;
+  customer_opt_in_history: CustomerOptInHistoryRow;
+  customer_risk_class_history: CustomerRiskClassHistoryRow;
+  customer_transaction_metrics: CustomerTransactionMetricsRow;
+  customers: CustomersRow;
+  days_off: DaysOffRow;
+  delinquency_bucket_sets: DelinquencyBucketSetsRow;
+  delinquency_ranges: DelinquencyRangesRow;
+  downloads: DownloadsRow;
+  error_reports: ErrorReportsRow;
+  hierarchy_nodes: HierarchyNodesRow;
+  idempotency_keys: IdempotencyKeysRow;
+  ip_restrictions: IpRestrictionsRow;
+  jobs: JobsRow;
+  journal_entries: JournalEntriesRow;
+  journal_lines: JournalLinesRow;
+  ledger_accounts: LedgerAccountsRow;
+  lending_settings: LendingSettingsRow;
+  loan_applications: LoanApplicationsRow;
+  loan_collaterals: LoanCollateralsRow;
+  loan_delinquency: LoanDelinquencyRow;
+  loan_delinquency_history: LoanDelinquencyHistoryRow;
+  loan_installments: LoanInstallmentsRow;
+  loan_month_end_snapshots: LoanMonthEndSnapshotsRow;
+  loan_products: LoanProductsRow;
+  loan_transactions: LoanTransactionsRow;
+  loan_transactions_view: LoanTransactionsViewRow;
+  loans: LoansRow;
+  login_failures: LoginFailuresRow;
+  offers: OffersRow;
+  oidc_auth_requests: OidcAuthRequestsRow;
+  oidc_links: OidcLinksRow;
+  password_history: PasswordHistoryRow;
+  password_policies: PasswordPoliciesRow;
+  password_reset_tokens: PasswordResetTokensRow;
+  pricing_features: PricingFeaturesRow;
+  pricing_plans: PricingPlansRow;
+  pricing_usage: PricingUsageRow;
+  roles: RolesRow;
+  sessions: SessionsRow;
+  sign_in_directory: SignInDirectoryRow;
+  tenants: TenantsRow;
+  translation_missing_keys: TranslationMissingKeysRow;
+  translation_overrides: TranslationOverridesRow;
+  user_data_permissions: UserDataPermissionsRow;
+  user_roles: UserRolesRow;
+  user_totp: UserTotpRow;
+  users: UsersRow;
+};
+
+export type TableName = keyof Tables;
+
+/** The row type of one table: `TableRow<'loans'>` is `LoansRow`. */
+export type TableRow<T extends TableName> = Tables[T];
