@@ -1,14 +1,13 @@
 import { AppError } from '../errors/app-error.ts';
 import type { Tx } from '../db/index.ts';
+import type { CollateralsRow } from '../db/schema.generated.ts';
 import type { Actor } from './actor.ts';
 import { auditSuccess, positiveAmount } from './commands/common.ts';
 import { currencyDigits } from '../money/money.ts';
 import { assertUuid } from './loans.ts';
 import { assertInScope, assertPlacementInScope } from '../auth/data-permissions.ts';
 
-export type CollateralRow = {
-  id: string; customer_id: string; type: string; description: string; currency: string; value: bigint; valuation_date: string; created_at: Date;
-};
+export type CollateralRow = CollateralsRow;
 
 export async function createCollateral(
   tx: Tx,

@@ -1,15 +1,13 @@
 import { AppError } from '../errors/app-error.ts';
 import type { Tx } from '../db/index.ts';
+import type { CustomersRow, HierarchyNodesRow } from '../db/schema.generated.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import type { Actor } from './actor.ts';
 import { assertUuid } from './loans.ts';
 import { assertInScope, assertPlacementInScope, isInNodes } from '../auth/data-permissions.ts';
 
-export type CustomerRow = {
-  id: string; external_id: string | null; first_name: string; last_name: string; national_id: string | null; phone: string | null;
-  email: string | null; date_of_birth: string | null; branch_id: string | null; officer_id: string | null; segment: string | null;
-  opt_in_status: 'opted_in' | 'opted_out'; risk_class: string | null; created_at: Date; updated_at: Date; version: number;
-};
+/** A `customers` row; the opt-in check constraint narrows its status. */
+export type CustomerRow = Omit<CustomersRow, 'opt_in_status'> & { opt_in_status: 'opted_in' | 'opted_out' };
 
 export type CustomerInput = {
   firstName: string; lastName: string; externalId?: string | null; nationalId?: string | null; phone?: string | null; email?: string | null;
@@ -34,7 +32,7 @@ export async function createCustomer(tx: Tx, actor: Actor, input: CustomerInput)
   let branchId = input.branchId ?? null;
   let officerId = input.officerId ?? null;
   if (!branchId && !officerId) {
-    const own = await tx.query<{ id: string; parent_id: string | null }>(
+    const own = await tx.query<Pick<HierarchyNodesRow, 'id' | 'parent_id'>>(
       `select id, parent_id from hierarchy_nodes where level = 'officer' and user_id::text = $1 order by code limit 1`,
       [actor.userId],
     );

@@ -2,6 +2,7 @@ import { AppError } from '../errors/app-error.ts';
 import type { Tx } from '../db/index.ts';
 import type { Actor } from './actor.ts';
 import { auditSuccess } from './commands/common.ts';
+import type { DaysOffRow } from '../db/schema.generated.ts';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -9,7 +10,7 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 export async function addHoliday(tx: Tx, actor: Actor, input: { name: string; from: string; to: string; repaymentsRescheduledTo?: string | null }) {
   if (!DATE.test(input.from)) throw new AppError('BAD_REQUEST', 'from must be a date YYYY-MM-DD', { field: 'from' });
   if (!DATE.test(input.to) || input.to < input.from) throw new AppError('BAD_REQUEST', 'to must be a date YYYY-MM-DD not before from', { field: 'to' });
-  const [row] = await tx.query<{ id: string }>(
+  const [row] = await tx.query<Pick<DaysOffRow, 'id'>>(
     `insert into days_off (tenant_id, kind, name, from_date, to_date, repayments_rescheduled_to) values ($1, 'holiday', $2, $3, $4, $5) returning id`,
     [actor.tenantId, input.name, input.from, input.to, input.repaymentsRescheduledTo ?? null],
   );

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { AppError, isRetryableTxError, pgCode } from '../errors/app-error.ts';
 import type { Db, Tx } from '../db/index.ts';
 import { stringify } from '../http/respond.ts';
+import type { IdempotencyKeysRow } from '../db/schema.generated.ts';
 
 /**
  * Idempotent money commands (Stripe; IETF draft "The Idempotency-Key HTTP Header Field"):
@@ -70,7 +71,7 @@ export function requestFingerprint(method: string, path: string, body: unknown):
   return crypto.createHash('sha256').update(`${method.toUpperCase()} ${path}\n${canonical(body)}`).digest('hex');
 }
 
-type KeyRow = { id: string; request_hash: string; status: 'in_flight' | 'completed'; response_status: number | null; response_body: string | null };
+type KeyRow = Pick<IdempotencyKeysRow, 'id' | 'request_hash' | 'response_status' | 'response_body'> & { status: 'in_flight' | 'completed' };
 
 const PG_LOCK_NOT_AVAILABLE = '55P03';
 
@@ -89,7 +90,7 @@ async function claim(tx: Tx, scope: IdempotencyScope, key: string, hash: string,
     [`${Math.max(1, Math.round(waitMs))}ms`],
   );
   try {
-    const inserted = await tx.query<{ id: string }>(
+    const inserted = await tx.query<Pick<IdempotencyKeysRow, 'id'>>(
       `insert into idempotency_keys (tenant_id, user_id, key, request_hash) values ($1, $2, $3, $4)
        on conflict (tenant_id, user_id, key) do nothing returning id`,
       [scope.tenantId, scope.userId, key, hash],

@@ -1,20 +1,9 @@
 import type { Tx } from '../db/index.ts';
+import type { LoanInstallmentsRow } from '../db/schema.generated.ts';
 import type { OutstandingInstallment } from '../schedule/types.ts';
 
 /** One row of loan_installments (amounts in minor units). */
-export type InstallmentRow = {
-  id: string;
-  loan_id: string;
-  number: number;
-  from_date: string;
-  due_date: string;
-  is_down_payment: boolean;
-  principal_due: bigint; interest_due: bigint; fee_due: bigint; penalty_due: bigint;
-  principal_paid: bigint; interest_paid: bigint; fee_paid: bigint; penalty_paid: bigint;
-  interest_waived: bigint; fee_waived: bigint; penalty_waived: bigint;
-  principal_written_off: bigint; interest_written_off: bigint; fee_written_off: bigint; penalty_written_off: bigint;
-  obligations_met_on: string | null;
-};
+export type InstallmentRow = LoanInstallmentsRow;
 
 export type Components = { principal: bigint; interest: bigint; fees: bigint; penalties: bigint };
 export const ZERO: Components = { principal: 0n, interest: 0n, fees: 0n, penalties: 0n };

@@ -1,61 +1,17 @@
 import { AppError } from '../errors/app-error.ts';
 import type { Tx } from '../db/index.ts';
+import type { LoansRow, LoanTransactionsRow } from '../db/schema.generated.ts';
 import { currencyDigits, formatMinor } from '../money/money.ts';
 import { dryRunLoan, LOAN_STATUSES, type LoanContext, type LoanStatus } from './lifecycle/loan.ts';
 import { loadInstallments, loanOutstanding, outstandingOf, totalOf, type Components, type InstallmentRow } from './installments.ts';
-import type { LoanTransactionType } from './transaction-types.ts';
 import { REVERSIBLE_TYPES } from './transaction-types.ts';
 import { isInNodes } from '../auth/data-permissions.ts';
 
-export type LoanRow = {
-  tenant_id: string;
-  id: string;
-  account_no: string;
-  customer_id: string;
-  product_id: string;
-  application_id: string | null;
-  offer_id: string | null;
-  status: LoanStatus;
-  currency: string;
-  principal: bigint;
-  number_of_repayments: number;
-  annual_interest_rate: string;
-  terms: Record<string, unknown>;
-  expected_disbursement_date: string | null;
-  submitted_on: string;
-  approved_on: string | null;
-  approved_by: string | null;
-  disbursed_on: string | null;
-  closed_on: string | null;
-  written_off_on: string | null;
-  credit_balance: bigint;
-  officer_id: string | null;
-  created_at: Date;
-  updated_at: Date;
-  version: number;
-};
+/** A `loans` row; the status check constraint and the terms the product wrote narrow two columns. */
+export type LoanRow = Omit<LoansRow, 'status' | 'terms'> & { status: LoanStatus; terms: Record<string, unknown> };
 
-export type TransactionRow = {
-  id: string;
-  seq: bigint;
-  loan_id: string;
-  type: LoanTransactionType;
-  transaction_date: string;
-  currency: string;
-  amount: bigint;
-  principal_portion: bigint;
-  interest_portion: bigint;
-  fee_portion: bigint;
-  penalty_portion: bigint;
-  overpayment_portion: bigint;
-  installment_number: number | null;
-  reverses_id: string | null;
-  reversed_by_id: string | null;
-  is_reversed: boolean;
-  note: string | null;
-  created_by: string | null;
-  created_at: Date;
-};
+/** A row of `loan_transactions_view`: the table's columns plus whether a reversal points at it. */
+export type TransactionRow = LoanTransactionsRow & { reversed_by_id: string | null; is_reversed: boolean };
 
 /** Digits of the loan's amounts: the product's digitsAfterDecimal carried in the terms, else the currency's. */
 export function loanDigits(loan: Pick<LoanRow, 'terms' | 'currency'>): number {

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { AppError } from '../errors/app-error.ts';
 import type { Tx } from '../db/index.ts';
+import type { OffersRow } from '../db/schema.generated.ts';
 import { formatMinor } from '../money/money.ts';
 import { businessDate } from '../tenancy/tenant.ts';
 import type { Actor } from './actor.ts';
@@ -12,13 +13,8 @@ import { parseStoredConfig, type FormDefinition, type FormField } from '../tenan
 import { assertWithinProduct, getProduct } from './products.ts';
 import { assertInScope, assertPlacementInScope, isInNodes } from '../auth/data-permissions.ts';
 
-export type OfferRow = {
-  id: string; code: string; customer_id: string; product_id: string; currency: string; principal: bigint; number_of_repayments: number;
-  annual_interest_rate: string; expires_on: string; status: OfferStatus; notified_at: Date | null; notified_by: string | null;
-  notify_channel: string | null; notify_feedback: string | null; notify_comment: string | null; rejected_reason: string | null;
-  application_id: string | null; loan_id: string | null; created_at: Date; updated_at: Date; version: number;
-  notify_form: Record<string, string> | null;
-};
+/** An `offers` row; status and the notify form are narrowed by the lifecycle that writes them. */
+export type OfferRow = Omit<OffersRow, 'status' | 'notify_form'> & { status: OfferStatus; notify_form: Record<string, string> | null };
 
 export const NOTIFY_CHANNELS = ['Message', 'PhoneCall', 'InPerson', 'Other'] as const;
 export const NOTIFY_FEEDBACK = ['Uninterested', 'Neutral', 'Interested', 'Unknown'] as const;

@@ -1,48 +1,17 @@
 import { AppError } from '../errors/app-error.ts';
 import type { Tx } from '../db/index.ts';
+import type { DaysOffRow, LendingSettingsRow, LoanProductsRow } from '../db/schema.generated.ts';
 import { formatMinor, MAX_AMOUNT_MINOR } from '../money/money.ts';
 import { validationError } from '../errors/messages.ts';
 import type { AllocationStrategyCode, WorkingCalendar } from '../schedule/types.ts';
 import { assertUuid } from './loans.ts';
 
-export type ProductRow = {
-  id: string;
-  code: string;
-  name: string;
-  description: string;
-  currency: string;
-  digits_after_decimal: number;
-  currency_in_multiples_of: number;
-  installment_amount_in_multiples_of: number;
-  rounding_mode: string;
-  min_principal: bigint;
-  max_principal: bigint;
-  default_principal: bigint | null;
-  min_repayments: number;
-  max_repayments: number;
-  default_repayments: number | null;
-  annual_interest_rate: string;
-  repayment_every: number;
+/** A `loan_products` row; the check constraints and the JSON the product form writes narrow a few columns. */
+export type ProductRow = Omit<LoanProductsRow, 'repayment_frequency' | 'allocation_strategy' | 'fees' | 'penalties'> & {
   repayment_frequency: 'DAYS' | 'WEEKS' | 'MONTHS';
-  schedule_type: string;
-  interest_method: string;
-  amortization: string;
-  interest_calculation_period: string;
-  allow_partial_period_interest: boolean;
-  days_in_year: string;
-  days_in_month: string;
-  grace_on_principal_periods: number;
-  grace_on_interest_payment_periods: number;
-  interest_free_periods: number;
-  grace_on_arrears_ageing: number;
-  down_payment_percent: string | null;
+  allocation_strategy: AllocationStrategyCode;
   fees: unknown[];
   penalties: unknown[];
-  allocation_strategy: AllocationStrategyCode;
-  delinquency_bucket_set_id: string | null;
-  is_active: boolean;
-  /** Repayments above what a loan owes are accepted (with confirmation) as a credit balance (0420). */
-  allow_overpayment: boolean;
 };
 
 /** Product fields a caller sets; conventions default to Fineract's usual product settings. */
@@ -182,7 +151,7 @@ export function termsFor(
 
 /** The tenant's working calendar (days_off + lending_settings) for due dates. */
 export async function loadCalendar(tx: Tx): Promise<WorkingCalendar> {
-  const offs = await tx.query<{ kind: string; from_date: string | null; to_date: string | null; weekday: number | null; repayments_rescheduled_to: string | null }>(
+  const offs = await tx.query<Pick<DaysOffRow, 'kind' | 'from_date' | 'to_date' | 'weekday' | 'repayments_rescheduled_to'>>(
     `select kind, from_date, to_date, weekday, repayments_rescheduled_to from days_off order by from_date nulls first, weekday`,
   );
   const settings = await tx.query<{ due_date_on_day_off: 'NEXT_WORKING_DAY' | 'SAME_DAY' }>(`select due_date_on_day_off from lending_settings`);
@@ -197,7 +166,7 @@ export async function loadCalendar(tx: Tx): Promise<WorkingCalendar> {
 
 /** Tenant lending settings (maker-checker threshold). */
 export async function loadLendingSettings(tx: Tx): Promise<{ approvalAdminThreshold: bigint | null }> {
-  const rows = await tx.query<{ approval_admin_threshold: bigint | null }>(`select approval_admin_threshold from lending_settings`);
+  const rows = await tx.query<Pick<LendingSettingsRow, 'approval_admin_threshold'>>(`select approval_admin_threshold from lending_settings`);
   return { approvalAdminThreshold: rows[0]?.approval_admin_threshold ?? null };
 }
 

@@ -9,6 +9,7 @@ import { applicationContext } from './decide-application.ts';
 import { expectedDisbursementDate, lockApplication, type ApplicationRow } from './submit-application.ts';
 import { assertInScope } from '../../auth/data-permissions.ts';
 import { businessDate } from '../../tenancy/tenant.ts';
+import type { LoanApplicationsRow } from '../../db/schema.generated.ts';
 
 export type EditApplicationInput = {
   /** Decimal string ("5000.00") or minor units. */
@@ -32,7 +33,7 @@ export type EditApplicationInput = {
 export async function editApplication(tx: Tx, actor: Actor, loanId: string, input: EditApplicationInput): Promise<ApplicationRow> {
   assertUuid(loanId, 'loanId');
   await assertInScope(tx, actor, 'loan', loanId);
-  const found = await tx.query<{ id: string }>(`select id from loan_applications where loan_id = $1`, [loanId]);
+  const found = await tx.query<Pick<LoanApplicationsRow, 'id'>>(`select id from loan_applications where loan_id = $1`, [loanId]);
   if (!found[0]) throw new AppError('NOT_FOUND', 'Loan application not found', { field: 'loanId' });
   const application = await lockApplication(tx, actor, found[0].id);
   const edit = dryRunApplication(application.status, await applicationContext(tx, actor, application)).find((e) => e.action === 'edit');
@@ -76,7 +77,7 @@ export async function editApplication(tx: Tx, actor: Actor, loanId: string, inpu
 export async function editApplicationById(tx: Tx, actor: Actor, applicationId: string, input: EditApplicationInput): Promise<ApplicationRow> {
   assertUuid(applicationId, 'applicationId');
   await assertInScope(tx, actor, 'application', applicationId);
-  const rows = await tx.query<{ loan_id: string | null }>(`select loan_id from loan_applications where id = $1`, [applicationId]);
+  const rows = await tx.query<Pick<LoanApplicationsRow, 'loan_id'>>(`select loan_id from loan_applications where id = $1`, [applicationId]);
   if (!rows[0]?.loan_id) throw new AppError('NOT_FOUND', 'Loan application not found', { field: 'applicationId' });
   return editApplication(tx, actor, rows[0].loan_id, input);
 }

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { AppError } from '../../errors/app-error.ts';
 import type { Tx } from '../../db/index.ts';
+import type { CustomersRow, LoanApplicationsRow, LoansRow } from '../../db/schema.generated.ts';
 import { businessDate } from '../../tenancy/tenant.ts';
 import { parseDateInput } from '../../dates/parse-date.ts';
 import { validationError } from '../../errors/messages.ts';
@@ -24,11 +25,10 @@ export type SubmitApplicationInput = {
   formData?: Record<string, unknown>;
 };
 
-export type ApplicationRow = {
-  id: string; customer_id: string; product_id: string; offer_id: string | null; currency: string; principal: bigint;
-  number_of_repayments: number; annual_interest_rate: string; expected_disbursement_date: string; status: 'submitted' | 'approved' | 'rejected' | 'withdrawn';
-  submitted_by: string; submitted_at: Date; decided_by: string | null; decided_at: Date | null; decision_note: string | null;
-  form_data: Record<string, unknown>; loan_id: string | null; version: number;
+/** A `loan_applications` row; the status check constraint and the submitted form narrow two columns. */
+export type ApplicationRow = Omit<LoanApplicationsRow, 'status' | 'form_data'> & {
+  status: 'submitted' | 'approved' | 'rejected' | 'withdrawn';
+  form_data: Record<string, unknown>;
 };
 
 const RATE = /^\d{1,3}(\.\d{1,6})?$/;
@@ -49,7 +49,7 @@ export async function submitApplication(tx: Tx, actor: Actor, input: SubmitAppli
   if (!RATE.test(rate)) throw new AppError('BAD_REQUEST', 'annualInterestRate must be a percentage such as "12.5"', { field: 'annualInterestRate' });
   const today = await businessDate(tx, actor.tenantId);
   const expected = expectedDisbursementDate(input.expectedDisbursementDate ?? today, today);
-  const customer = await tx.query<{ id: string; officer_id: string | null }>(`select id, officer_id from customers where id = $1`, [input.customerId]);
+  const customer = await tx.query<Pick<CustomersRow, 'id' | 'officer_id'>>(`select id, officer_id from customers where id = $1`, [input.customerId]);
   if (!customer[0]) throw new AppError('NOT_FOUND', 'Customer not found', { field: 'customerId' });
 
   const [application] = await tx.query<ApplicationRow>(
@@ -61,7 +61,7 @@ export async function submitApplication(tx: Tx, actor: Actor, input: SubmitAppli
   );
   const terms = termsFor(product, { principal, numberOfRepayments: input.numberOfRepayments, annualInterestRate: rate, disbursementDate: expected });
   const accountNo = `L${crypto.randomBytes(5).toString('hex').toUpperCase()}`;
-  const [loan] = await tx.query<{ id: string }>(
+  const [loan] = await tx.query<Pick<LoansRow, 'id'>>(
     `insert into loans (tenant_id, account_no, customer_id, product_id, application_id, offer_id, status, currency, principal,
        number_of_repayments, annual_interest_rate, terms, expected_disbursement_date, submitted_on, officer_id)
      values ($1, $2, $3, $4, $5, $6, 'SUBMITTED_AND_PENDING_APPROVAL', $7, $8, $9, $10, $11::jsonb, $12, $13, $14) returning id`,

@@ -1,4 +1,5 @@
 import type { Db, Tx } from '../../db/index.ts';
+import type { TenantsRow } from '../../db/schema.generated.ts';
 
 /** One disagreement the ledger check found (amounts in minor units). */
 export type LedgerDifference =
@@ -98,7 +99,7 @@ export async function checkTenantLedger(tx: Tx, tenantId: string): Promise<Omit<
 
 /** Runs the check over every tenant (or the ones given). */
 export async function checkLedger(db: Db, tenantIds?: string[]): Promise<LedgerReport> {
-  const ids = tenantIds ?? (await db.system((tx) => tx.query<{ id: string }>(`select id from tenants order by id`))).map((t) => t.id);
+  const ids = tenantIds ?? (await db.system((tx) => tx.query<Pick<TenantsRow, 'id'>>(`select id from tenants order by id`))).map((t) => t.id);
   const report: LedgerReport = { tenants: ids.length, loans: 0, entries: 0, differences: [] };
   for (const id of ids) {
     const r = await db.tenant(id, (tx) => checkTenantLedger(tx, id), { isolation: 'repeatable read' });

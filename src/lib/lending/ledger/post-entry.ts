@@ -1,6 +1,7 @@
 import { AppError } from '../../errors/app-error.ts';
 import type { Tx } from '../../db/index.ts';
 import type { AccountCode } from './accounts.ts';
+import type { JournalEntriesRow, JournalLinesRow } from '../../db/schema.generated.ts';
 
 export type JournalLine = { account: AccountCode; debit?: bigint; credit?: bigint };
 
@@ -35,7 +36,7 @@ export async function postJournalEntry(tx: Tx, entry: JournalEntryInput): Promis
   if (debits !== credits) {
     throw new AppError('INTERNAL', 'The accounting entry does not balance', { internal: `${entry.description}: debits ${debits} ≠ credits ${credits}` });
   }
-  const [{ id }] = await tx.query<{ id: string }>(
+  const [{ id }] = await tx.query<Pick<JournalEntriesRow, 'id'>>(
     `insert into journal_entries (tenant_id, entry_date, currency, loan_id, transaction_id, description, posted_by)
      values ($1, $2, $3, $4, $5, $6, $7) returning id`,
     [entry.tenantId, entry.date, entry.currency, entry.loanId ?? null, entry.transactionId ?? null, entry.description, entry.postedBy ?? null],
@@ -52,7 +53,7 @@ export async function postJournalEntry(tx: Tx, entry: JournalEntryInput): Promis
 
 /** Lines of an earlier entry with debit and credit swapped (reversals). */
 export async function mirrorLinesOf(tx: Tx, transactionId: string): Promise<JournalLine[]> {
-  const rows = await tx.query<{ account_code: AccountCode; debit: bigint; credit: bigint }>(
+  const rows = await tx.query<Pick<JournalLinesRow, 'debit' | 'credit'> & { account_code: AccountCode }>(
     `select l.account_code, l.debit, l.credit from journal_lines l
        join journal_entries e on e.tenant_id = l.tenant_id and e.id = l.entry_id
       where e.transaction_id = $1 order by l.id`,
