@@ -6,15 +6,11 @@
  */
 import type { Tx } from '../db/index.ts';
 import { type HierarchyLevel, resolveScopeNodes, type ScopeSubject } from './scope.ts';
+import type { HierarchyNodesRow } from '../db/schema.generated.ts';
 
-export type HierarchyNode = {
-  id: string;
+/** A `hierarchy_nodes` row with its children; `user_id` is the staff user of an officer node. */
+export type HierarchyNode = Pick<HierarchyNodesRow, 'id' | 'code' | 'name' | 'parent_id' | 'user_id'> & {
   level: HierarchyLevel;
-  code: string;
-  name: string;
-  parent_id: string | null;
-  /** For officer nodes: the staff user. */
-  user_id: string | null;
   children: HierarchyNode[];
 };
 

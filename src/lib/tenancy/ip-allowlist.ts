@@ -9,6 +9,7 @@
 import net from 'node:net';
 import type { Tx } from '../db/index.ts';
 import { AppError } from '../errors/app-error.ts';
+import type { IpRestrictionsRow } from '../db/schema.generated.ts';
 
 /** Expands a valid IPv6 address to its eight 16-bit groups (an embedded dotted IPv4 tail included). */
 function ipv6Groups(ip: string): number[] | null {
@@ -56,7 +57,7 @@ export function parseNetwork(value: string, field = 'network'): string {
   return `${ip}/${prefix}`;
 }
 
-export type IpRestriction = { id: string; network: string; description: string; created_at: Date };
+export type IpRestriction = Pick<IpRestrictionsRow, 'id' | 'network' | 'description' | 'created_at'>;
 
 export async function listIpRestrictions(tx: Tx): Promise<IpRestriction[]> {
   return tx.query<IpRestriction>('select id::text as id, network::text as network, description, created_at from ip_restrictions order by network');

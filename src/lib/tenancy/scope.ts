@@ -28,6 +28,7 @@ import { z } from 'zod';
 import type { DataPermission } from '../auth/principal.ts';
 import type { Tx } from '../db/index.ts';
 import { AppError } from '../errors/app-error.ts';
+import type { HierarchyNodesRow } from '../db/schema.generated.ts';
 
 export const HIERARCHY_LEVELS = ['region', 'branch', 'officer'] as const;
 export type HierarchyLevel = (typeof HIERARCHY_LEVELS)[number];
@@ -71,7 +72,7 @@ export async function resolveScopeNodes(tx: Tx, subject: ScopeSubject, scope: Sc
   const scopeLevel = scope?.hierarchy_level ?? null;
   const scopeId = scope && UUID.test(scope.hierarchy_id) ? scope.hierarchy_id : null;
   const scopeCode = scope && !UUID.test(scope.hierarchy_id) ? scope.hierarchy_id : null;
-  const rows = await tx.query<{ id: string }>(
+  const rows = await tx.query<Pick<HierarchyNodesRow, 'id'>>(
     `with recursive
        allowed_roots as (
          select n.id from hierarchy_nodes n join unnest($1::text[], $2::text[]) as p(level, code) on n.level = p.level and n.code = p.code

@@ -1,5 +1,6 @@
 import { AppError } from '../errors/app-error.ts';
 import type { Db, Tx } from '../db/index.ts';
+import type { TenantsRow } from '../db/schema.generated.ts';
 
 /** A lender. Global (not row-secured): the tenants table is read by id before a tenant is bound. */
 export type Tenant = {
@@ -15,9 +16,8 @@ export type Tenant = {
   config: Record<string, unknown>;
 };
 
-type TenantRow = {
-  id: string; slug: string; name: string; currency: string; locale: string; time_zone: string;
-  languages: string[]; default_language: string; config: Record<string, unknown>;
+type TenantRow = Pick<TenantsRow, 'id' | 'slug' | 'name' | 'currency' | 'locale' | 'time_zone' | 'languages' | 'default_language'> & {
+  config: Record<string, unknown>;
 };
 
 function toTenant(row: TenantRow): Tenant {
@@ -40,7 +40,7 @@ export async function findTenant(db: Db, tenantId: string): Promise<Tenant | nul
  * with the rows it changes.
  */
 export async function businessDate(tx: Tx, tenantId: string): Promise<string> {
-  const rows = await tx.query<{ business_date: string }>('select business_date from tenants where id = $1', [tenantId]);
+  const rows = await tx.query<Pick<TenantsRow, 'business_date'>>('select business_date from tenants where id = $1', [tenantId]);
   if (!rows[0]) throw new AppError('NOT_FOUND', 'Unknown tenant');
   return rows[0].business_date;
 }

@@ -5,20 +5,14 @@
  */
 import type { Tx } from '../db/index.ts';
 import { AppError } from '../errors/app-error.ts';
+import type { RolesRow, UserDataPermissionsRow, UsersRow } from '../db/schema.generated.ts';
 
 /** Exactly the §3 fields, named as §3 names them. */
-export type CurrentUser = {
-  id: string;
-  display_name: string;
-  email: string;
-  tenant_id: string;
+export type CurrentUser = Pick<UsersRow, 'id' | 'display_name' | 'email' | 'tenant_id' | 'language' | 'session_timeout' | 'password_change_required'> & {
   roles: { name: string }[];
   data_permissions: { field: string; value: string }[];
   is_admin: boolean;
   authorities: string[];
-  language: string;
-  session_timeout: number;
-  password_change_required: boolean;
 };
 
 export async function currentUser(tx: Tx, userId: string): Promise<CurrentUser> {
@@ -28,12 +22,12 @@ export async function currentUser(tx: Tx, userId: string): Promise<CurrentUser> 
     [userId],
   );
   if (!user) throw new AppError('UNAUTHORIZED', 'You are not authorized to access the board.');
-  const roles = await tx.query<{ name: string; is_admin: boolean; authorities: string[] }>(
+  const roles = await tx.query<Pick<RolesRow, 'name' | 'is_admin' | 'authorities'>>(
     `select r.name, r.is_admin, r.authorities from user_roles ur join roles r on r.tenant_id = ur.tenant_id and r.id = ur.role_id
       where ur.user_id = $1 order by r.name`,
     [userId],
   );
-  const dataPermissions = await tx.query<{ field: string; value: string }>(
+  const dataPermissions = await tx.query<Pick<UserDataPermissionsRow, 'field' | 'value'>>(
     'select field, value from user_data_permissions where user_id = $1 order by field, value',
     [userId],
   );
@@ -52,7 +46,7 @@ export async function currentUser(tx: Tx, userId: string): Promise<CurrentUser> 
   };
 }
 
-export type Administrator = { display_name: string; email: string };
+export type Administrator = Pick<UsersRow, 'display_name' | 'email'>;
 
 /** Active users holding an all_permissions role, by name. */
 export async function listAdministrators(tx: Tx): Promise<Administrator[]> {
