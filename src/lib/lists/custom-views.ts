@@ -4,6 +4,7 @@ import { AppError } from '../errors/app-error.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import { columnOf, type ListDef } from './definition.ts';
 import { defaultListState, listQuery, parseFilter, parseSort, type ListState } from './url-state.ts';
+import type { CustomViewsRow } from '../db/schema.generated.ts';
 
 /**
  * Custom views (migration 0300): saved columns, filters, sort and tab of a list, personal or shared
@@ -37,9 +38,8 @@ export type CustomView = {
   updatedAt: Date;
 };
 
-type Row = {
-  id: string; owner_id: string; list_name: string; name: string; columns: string[]; filters: Record<string, string>;
-  sort: string | null; tab: string | null; is_shared: boolean; created_at: Date; updated_at: Date;
+type Row = Pick<CustomViewsRow, 'id' | 'owner_id' | 'list_name' | 'name' | 'columns' | 'sort' | 'tab' | 'is_shared' | 'created_at' | 'updated_at'> & {
+  filters: Record<string, string>;
 };
 const COLUMNS = 'id, owner_id, list_name, name, columns, filters, sort, tab, is_shared, created_at, updated_at';
 

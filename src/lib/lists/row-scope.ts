@@ -3,6 +3,7 @@ import { AppError } from '../errors/app-error.ts';
 import { resolveScopeNodes, type ScopeSubject } from '../tenancy/scope.ts';
 import type { RowScope } from './query.ts';
 import type { ScopeParam } from './url-state.ts';
+import type { UserDataPermissionsRow } from '../db/schema.generated.ts';
 
 export type { ScopeSubject };
 
@@ -27,7 +28,7 @@ export async function loadScopeSubject(tx: Tx, userId: string): Promise<ScopeSub
   );
   // A deleted or disabled user keeps no access, even to a job they queued before.
   if (!user || !user.is_active) throw new AppError('FORBIDDEN', 'This user can no longer see this list.');
-  const dataPermissions = await tx.query<{ field: string; value: string }>(
+  const dataPermissions = await tx.query<Pick<UserDataPermissionsRow, 'field' | 'value'>>(
     'select field, value from user_data_permissions where user_id = $1 order by field, value',
     [userId],
   );
