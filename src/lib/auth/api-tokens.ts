@@ -5,6 +5,7 @@ import { consumeUsage } from '../plans/plans.ts';
 import type { Principal } from './principal.ts';
 import { hashToken } from './password-reset.ts';
 import { loadUserGrants, principalFromGrants } from './sessions.ts';
+import type { ApiTokensRow } from '../db/schema.generated.ts';
 
 /**
  * Per-tenant API tokens for API clients: `Authorization: Bearer <token>` plus `x-tenant-id`.
@@ -13,7 +14,7 @@ import { loadUserGrants, principalFromGrants } from './sessions.ts';
  */
 export const TOKEN_PREFIX = 'lbo_';
 
-export type ApiTokenSummary = { id: string; name: string; user_id: string; created_at: Date; last_used_at: Date | null; expires_at: Date | null; revoked_at: Date | null };
+export type ApiTokenSummary = Pick<ApiTokensRow, 'id' | 'name' | 'user_id' | 'created_at' | 'last_used_at' | 'expires_at' | 'revoked_at'>;
 
 export async function createApiToken(
   tx: Tx,
@@ -28,7 +29,7 @@ export async function createApiToken(
   // The plan's limit on tokens in force, checked under a lock held until this insert commits.
   await consumeUsage(tx, input.tenantId, 'api_tokens');
   const token = `${TOKEN_PREFIX}${crypto.randomBytes(32).toString('base64url')}`;
-  const [row] = await tx.query<{ id: string }>(
+  const [row] = await tx.query<Pick<ApiTokensRow, 'id'>>(
     `insert into api_tokens (tenant_id, name, user_id, token_hash, created_by, created_at, expires_at) values ($1, $2, $3, $4, $5, $6, $7) returning id`,
     [input.tenantId, name, userId, hashToken(token), input.createdBy.userId, input.now, input.expiresAt ?? null],
   );
@@ -55,7 +56,7 @@ export async function revokeApiToken(tx: Tx, input: { tenantId: string; id: stri
 export async function authenticateApiToken(db: Db, input: { tenantId: string; token: string; now: Date }): Promise<Principal | null> {
   if (!input.token.startsWith(TOKEN_PREFIX) || input.token.length > 200) return null;
   return db.tenant(input.tenantId, async (tx) => {
-    const [row] = await tx.query<{ id: string; user_id: string; expires_at: Date | null; last_used_at: Date | null }>(
+    const [row] = await tx.query<Pick<ApiTokensRow, 'id' | 'user_id' | 'expires_at' | 'last_used_at'>>(
       'select id, user_id, expires_at, last_used_at from api_tokens where tenant_id = $1 and token_hash = $2 and revoked_at is null',
       [input.tenantId, hashToken(input.token)],
     );

@@ -26,6 +26,7 @@ import { languageOf } from '../i18n/index.ts';
 import { RESOURCES } from '../i18n/resources.ts';
 import { resolveScopeNodes, type HierarchyLevel } from '../tenancy/scope.ts';
 import type { DataPermission } from './principal.ts';
+import type { HierarchyNodesRow } from '../db/schema.generated.ts';
 
 /** Who acts: the lending Actor and the Principal both fit. */
 export type ScopeHolder = {
@@ -175,7 +176,7 @@ export async function assertScopeParamInScope(tx: Tx, holder: ScopeHolder, scope
   const nodes = await scopeNodesFor(tx, holder);
   if (nodes === null) return;
   const id = UUID.test(scope.hierarchy_id) ? scope.hierarchy_id : null;
-  const rows = await tx.query<{ id: string }>(
+  const rows = await tx.query<Pick<HierarchyNodesRow, 'id'>>(
     `select id::text as id from hierarchy_nodes where level = $1 and (id = $2::uuid or code = $3)`, [scope.hierarchy_level, id, id ? null : scope.hierarchy_id],
   );
   if (rows.length === 0 || !rows.every((r) => nodes.includes(r.id))) throw outsideScopeError(holder, 'scope');

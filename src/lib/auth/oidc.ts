@@ -5,6 +5,7 @@ import type { Db } from '../db/index.ts';
 import { logger } from '../observability/log.ts';
 import type { Tenant } from '../tenancy/tenant.ts';
 import { createSession } from './sessions.ts';
+import type { OidcAuthRequestsRow, OidcLinksRow, UsersRow } from '../db/schema.generated.ts';
 
 /**
  * Single sign-on per tenant with OpenID Connect (authorization code + PKCE + state + nonce) through
@@ -104,7 +105,7 @@ export async function finishSso(
     throw new AppError('UNAUTHORIZED', SSO_FAILED, { internal: 'state does not match the browser' });
   }
   const [request] = await db.system((tx) =>
-    tx.query<{ tenant_id: string; nonce: string; code_verifier: string; redirect_to: string }>(
+    tx.query<Pick<OidcAuthRequestsRow, 'tenant_id' | 'nonce' | 'code_verifier' | 'redirect_to'>>(
       'delete from oidc_auth_requests where state = $1 and expires_at > $2 returning tenant_id, nonce, code_verifier, redirect_to',
       [state, input.now],
     ),
@@ -148,17 +149,17 @@ export async function finishSso(
   const email = typeof claims.email === 'string' ? claims.email.toLowerCase() : null;
   const emailVerified = claims.email_verified === true;
   return db.tenant(request.tenant_id, async (tx) => {
-    const [linked] = await tx.query<{ user_id: string }>('select user_id from oidc_links where tenant_id = $1 and issuer = $2 and subject = $3', [request.tenant_id, issuer, subject]);
+    const [linked] = await tx.query<Pick<OidcLinksRow, 'user_id'>>('select user_id from oidc_links where tenant_id = $1 and issuer = $2 and subject = $3', [request.tenant_id, issuer, subject]);
     let userId = linked?.user_id;
     if (!userId && email && emailVerified) {
-      const [byEmail] = await tx.query<{ id: string }>('select id from users where tenant_id = $1 and lower(email) = $2 and is_active', [request.tenant_id, email]);
+      const [byEmail] = await tx.query<Pick<UsersRow, 'id'>>('select id from users where tenant_id = $1 and lower(email) = $2 and is_active', [request.tenant_id, email]);
       if (byEmail) {
         await tx.query('insert into oidc_links (tenant_id, issuer, subject, user_id, created_at) values ($1, $2, $3, $4, $5)', [request.tenant_id, issuer, subject, byEmail.id, input.now]);
         userId = byEmail.id;
       }
     }
     if (!userId) throw new AppError('UNAUTHORIZED', 'No account of this lender is linked to this single sign-on identity.', { internal: `unlinked ${issuer} ${subject} ${email} ${String(claims.email_verified)}` });
-    const [user] = await tx.query<{ is_active: boolean }>('select is_active from users where tenant_id = $1 and id = $2', [request.tenant_id, userId]);
+    const [user] = await tx.query<Pick<UsersRow, 'is_active'>>('select is_active from users where tenant_id = $1 and id = $2', [request.tenant_id, userId]);
     if (!user?.is_active) throw new AppError('UNAUTHORIZED', 'This account is disabled.');
     const sessionId = await createSession(tx, {
       tenantId: request.tenant_id, userId, stage: 'active', method: 'sso', now: input.now, ip: input.ip, userAgent: input.userAgent,

@@ -4,6 +4,7 @@ import type { Db } from '../db/index.ts';
 import { setUserPassword, verifyPassword } from './passwords.ts';
 import { endUserSessions } from './sessions.ts';
 import { releaseAttempt, reserveAttempt, throttleKeys } from './throttle.ts';
+import type { PasswordResetTokensRow, SignInDirectoryRow, UsersRow } from '../db/schema.generated.ts';
 
 /** A reset link works once and for this long. */
 export const RESET_TOKEN_TTL_MS = 60 * 60_000;
@@ -26,7 +27,7 @@ export async function createPasswordResets(db: Db, input: { email: string; now: 
   // limit) so one address cannot be used to flood someone's mailbox; the IP is checked, not counted.
   await db.system((tx) => reserveAttempt(tx, keys, input.now, [`reset:${email}`]));
   const entries = await db.system((tx) =>
-    tx.query<{ tenant_id: string; user_id: string }>(
+    tx.query<Pick<SignInDirectoryRow, 'tenant_id' | 'user_id'>>(
       'select d.tenant_id, d.user_id from sign_in_directory d join tenants t on t.id = d.tenant_id where d.email_lower = $1 and t.is_active',
       [email],
     ),
@@ -35,7 +36,7 @@ export async function createPasswordResets(db: Db, input: { email: string; now: 
   for (const entry of entries) {
     const token = crypto.randomBytes(32).toString('base64url');
     const created = await db.tenant(entry.tenant_id, async (tx) => {
-      const [user] = await tx.query<{ email: string; is_active: boolean }>('select email, is_active from users where tenant_id = $1 and id = $2', [entry.tenant_id, entry.user_id]);
+      const [user] = await tx.query<Pick<UsersRow, 'email' | 'is_active'>>('select email, is_active from users where tenant_id = $1 and id = $2', [entry.tenant_id, entry.user_id]);
       if (!user?.is_active) return null;
       await tx.query(
         'insert into password_reset_tokens (tenant_id, user_id, token_hash, created_at, expires_at) values ($1, $2, $3, $4, $5)',
@@ -64,7 +65,7 @@ export async function isResetTokenValid(db: Db, input: { tenantId: string; token
  */
 export async function completePasswordReset(db: Db, input: { tenantId: string; token: string; password: string; now: Date }): Promise<void> {
   await db.tenant(input.tenantId, async (tx) => {
-    const [row] = await tx.query<{ id: string; user_id: string }>(
+    const [row] = await tx.query<Pick<PasswordResetTokensRow, 'id' | 'user_id'>>(
       `update password_reset_tokens set used_at = $3
        where tenant_id = $1 and token_hash = $2 and used_at is null and expires_at > $3 returning id, user_id`,
       [input.tenantId, hashToken(input.token), input.now],
@@ -88,7 +89,7 @@ export async function changePassword(
   // The guess is counted before it is evaluated (atomic with the check); a right one takes it back.
   const attempt = await db.system((tx) => reserveAttempt(tx, [key, throttleKeys.ip(input.ip)], input.now));
   const [user] = await db.tenant(input.tenantId, (tx) =>
-    tx.query<{ password_hash: string | null }>('select password_hash from users where tenant_id = $1 and id = $2', [input.tenantId, input.userId]),
+    tx.query<Pick<UsersRow, 'password_hash'>>('select password_hash from users where tenant_id = $1 and id = $2', [input.tenantId, input.userId]),
   );
   if (!(await verifyPassword(user?.password_hash, input.currentPassword))) {
     throw new AppError('BAD_REQUEST', 'The current password is not correct.', { field: 'current_password' });

@@ -3,6 +3,7 @@ import { hash, verify } from '@node-rs/argon2';
 import { AppError } from '../errors/app-error.ts';
 import type { Tx } from '../db/index.ts';
 import { containsPersonalInfo, estimateStrength, MIN_STRENGTH_SCORE, type PasswordContext } from './password-strength.ts';
+import type { PasswordHistoryRow, PasswordPoliciesRow, UsersRow } from '../db/schema.generated.ts';
 
 export type { PasswordContext } from './password-strength.ts';
 
@@ -91,7 +92,7 @@ export async function passwordContextOf(tx: Tx, tenantId: string, userId: string
   return row ? { email: row.email, displayName: row.display_name, tenantName: row.tenant_name, tenantSlug: row.tenant_slug } : {};
 }
 
-type PolicyRow = { min_length: number; history_count: number; refuse_common: boolean; refuse_breached: boolean };
+type PolicyRow = Pick<PasswordPoliciesRow, 'min_length' | 'history_count' | 'refuse_common' | 'refuse_breached'>;
 
 export async function getPasswordPolicy(tx: Tx, tenantId: string): Promise<PasswordPolicy> {
   const [row] = await tx.query<PolicyRow>('select min_length, history_count, refuse_common, refuse_breached from password_policies where tenant_id = $1', [tenantId]);
@@ -121,10 +122,10 @@ export async function setUserPassword(
   const field = input.field ?? 'password';
   const policy = await getPasswordPolicy(tx, input.tenantId);
   assertPasswordAllowed(input.password, policy, field, await passwordContextOf(tx, input.tenantId, input.userId));
-  const [user] = await tx.query<{ password_hash: string | null }>('select password_hash from users where tenant_id = $1 and id = $2 for update', [input.tenantId, input.userId]);
+  const [user] = await tx.query<Pick<UsersRow, 'password_hash'>>('select password_hash from users where tenant_id = $1 and id = $2 for update', [input.tenantId, input.userId]);
   if (!user) throw new AppError('NOT_FOUND', 'This account does not exist.');
   if (policy.historyCount > 0) {
-    const previous = await tx.query<{ password_hash: string }>(
+    const previous = await tx.query<Pick<PasswordHistoryRow, 'password_hash'>>(
       'select password_hash from password_history where tenant_id = $1 and user_id = $2 order by created_at desc limit $3',
       [input.tenantId, input.userId, policy.historyCount],
     );

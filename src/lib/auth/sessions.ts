@@ -1,6 +1,7 @@
 import { AppError } from '../errors/app-error.ts';
 import type { Db, Tx } from '../db/index.ts';
 import type { DataPermission, Principal } from './principal.ts';
+import type { SessionsRow } from '../db/schema.generated.ts';
 
 /**
  * Server-side sessions. The cookie only names a row here ({ sessionId, tenantId }); every request
@@ -27,7 +28,7 @@ export async function createSession(
   },
 ): Promise<string> {
   const lifetime = input.stage === 'mfa' ? MFA_PENDING_TIMEOUT_MS : ABSOLUTE_TIMEOUT_MS;
-  const [row] = await tx.query<{ id: string }>(
+  const [row] = await tx.query<Pick<SessionsRow, 'id'>>(
     `insert into sessions (tenant_id, user_id, stage, method, created_at, last_seen_at, absolute_expires_at, ip, user_agent, oidc_issuer, oidc_id_token)
      values ($1, $2, $3, $4, $5, $5, $6, $7, $8, $9, $10) returning id`,
     [input.tenantId, input.userId, input.stage, input.method, input.now, new Date(input.now.getTime() + lifetime),
@@ -93,7 +94,7 @@ export type SessionCheck =
   | { status: 'mfa'; tenantId: string; userId: string; sessionId: string }
   | { status: 'ended'; reason: 'unknown' | 'revoked' | 'user_disabled' | 'idle' | 'absolute' };
 
-type SessionRow = { id: string; user_id: string; stage: SessionStage; last_seen_at: Date; absolute_expires_at: Date; revoked_at: Date | null };
+type SessionRow = Pick<SessionsRow, 'id' | 'user_id' | 'last_seen_at' | 'absolute_expires_at' | 'revoked_at'> & { stage: SessionStage };
 
 /**
  * Checks a session on a request: it must exist, not be revoked, belong to an active user and be
@@ -135,7 +136,7 @@ async function revoke(tx: Tx, tenantId: string, sessionId: string, reason: strin
 
 /** Sign-out: the session row is revoked, so the cookie is worthless even if someone kept a copy. */
 export async function endSession(tx: Tx, input: { tenantId: string; sessionId: string; now: Date; reason?: string }): Promise<{ oidcIssuer: string | null; oidcIdToken: string | null } | null> {
-  const [row] = await tx.query<{ oidc_issuer: string | null; oidc_id_token: string | null }>(
+  const [row] = await tx.query<Pick<SessionsRow, 'oidc_issuer' | 'oidc_id_token'>>(
     `update sessions set revoked_at = $3, revoked_reason = $4 where tenant_id = $1 and id = $2 and revoked_at is null
      returning oidc_issuer, oidc_id_token`,
     [input.tenantId, input.sessionId, input.now, input.reason ?? 'logout'],
@@ -153,7 +154,7 @@ export async function endUserSessions(tx: Tx, input: { tenantId: string; userId:
   return rows.length;
 }
 
-export type SessionSummary = { id: string; created_at: Date; last_seen_at: Date; ip: string | null; user_agent: string | null; method: string; is_current: boolean };
+export type SessionSummary = Pick<SessionsRow, 'id' | 'created_at' | 'last_seen_at' | 'ip' | 'user_agent' | 'method'> & { is_current: boolean };
 
 /** The user's signed-in sessions that are still alive, newest first (profile page, "active sessions"). */
 export async function listUserSessions(tx: Tx, input: { tenantId: string; userId: string; now: Date; currentSessionId: string | null }): Promise<SessionSummary[]> {

@@ -4,6 +4,7 @@ import { decoyVerify, MAX_PASSWORD_LENGTH, verifyPassword } from './passwords.ts
 import { createSession, endSession } from './sessions.ts';
 import { clearFailures, noteEvaluation, releaseAttempt, reserveAttempt, throttleKeys } from './throttle.ts';
 import { checkTotp, hasConfirmedTotp } from './totp.ts';
+import type { SessionsRow, UsersRow } from '../db/schema.generated.ts';
 
 /** The one message for an unknown e-mail, a wrong password or a disabled account: it reveals nothing. */
 export const BAD_CREDENTIALS = 'Incorrect email or password.';
@@ -53,7 +54,7 @@ export async function signInWithPassword(
   const matches: typeof candidates = [];
   for (const entry of candidates) {
     const [user] = await db.tenant(entry.tenant_id, (tx) =>
-      tx.query<{ password_hash: string | null; is_active: boolean }>('select password_hash, is_active from users where tenant_id = $1 and id = $2', [entry.tenant_id, entry.user_id]),
+      tx.query<Pick<UsersRow, 'password_hash' | 'is_active'>>('select password_hash, is_active from users where tenant_id = $1 and id = $2', [entry.tenant_id, entry.user_id]),
     );
     if (user && (await verifyPassword(user.password_hash, input.password)) && user.is_active) matches.push(entry);
   }
@@ -72,7 +73,7 @@ export async function signInWithPassword(
       now: input.now, ip: input.ip, userAgent: input.userAgent,
     });
     if (needsCode) return { kind: 'mfa', tenantId: match.tenant_id, sessionId } as const;
-    const [user] = await tx.query<{ password_change_required: boolean }>('select password_change_required from users where tenant_id = $1 and id = $2', [match.tenant_id, match.user_id]);
+    const [user] = await tx.query<Pick<UsersRow, 'password_change_required'>>('select password_change_required from users where tenant_id = $1 and id = $2', [match.tenant_id, match.user_id]);
     return { kind: 'signed-in', tenantId: match.tenant_id, userId: match.user_id, sessionId, passwordChangeRequired: user.password_change_required } as const;
   });
 }
@@ -86,7 +87,7 @@ export async function completeMfaSignIn(
   input: Client & { tenantId: string; pendingSessionId: string; code: string },
 ): Promise<{ tenantId: string; userId: string; sessionId: string; passwordChangeRequired: boolean }> {
   const pending = await db.tenant(input.tenantId, (tx) =>
-    tx.query<{ user_id: string }>(
+    tx.query<Pick<SessionsRow, 'user_id'>>(
       `select user_id from sessions where tenant_id = $1 and id = $2 and stage = 'mfa' and revoked_at is null and absolute_expires_at > $3`,
       [input.tenantId, input.pendingSessionId, input.now],
     ),
@@ -99,7 +100,7 @@ export async function completeMfaSignIn(
     const ended = await endSession(tx, { tenantId: input.tenantId, sessionId: input.pendingSessionId, now: input.now, reason: 'mfa_completed' });
     if (!ended) throw new AppError('UNAUTHORIZED', 'Your sign-in has expired. Sign in again.');
     const sessionId = await createSession(tx, { tenantId: input.tenantId, userId, stage: 'active', method: 'password+totp', now: input.now, ip: input.ip, userAgent: input.userAgent });
-    const [user] = await tx.query<{ password_change_required: boolean }>('select password_change_required from users where tenant_id = $1 and id = $2', [input.tenantId, userId]);
+    const [user] = await tx.query<Pick<UsersRow, 'password_change_required'>>('select password_change_required from users where tenant_id = $1 and id = $2', [input.tenantId, userId]);
     return { tenantId: input.tenantId, userId, sessionId, passwordChangeRequired: user.password_change_required };
   });
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { AppError } from '../errors/app-error.ts';
 import type { Tx } from '../db/index.ts';
 import { env } from '../config/env.ts';
+import type { LoginFailuresRow } from '../db/schema.generated.ts';
 
 /**
  * Sign-in throttling, shared by every app server through the database. A key (an account, a client
@@ -28,7 +29,7 @@ export const throttleKeys = {
 /** Seconds until the key may try again, or 0 when it is not locked. */
 export async function lockedForSeconds(tx: Tx, key: string, now: Date): Promise<number> {
   const since = new Date(now.getTime() - WINDOW_MS);
-  const rows = await tx.query<{ at: Date }>(
+  const rows = await tx.query<Pick<LoginFailuresRow, 'at'>>(
     'select at from login_failures where key = $1 and at > $2 order by at desc limit $3',
     [key, since, MAX_FAILURES],
   );
@@ -68,7 +69,7 @@ export async function reserveAttempt(tx: Tx, keys: readonly string[], now: Date,
   await assertNotThrottled(tx, distinct, now);
   const ids: string[] = [];
   for (const key of [...new Set(recordKeys)].sort()) {
-    const [row] = await tx.query<{ id: bigint }>('insert into login_failures (key, at) values ($1, $2) returning id', [key, now]);
+    const [row] = await tx.query<Pick<LoginFailuresRow, 'id'>>('insert into login_failures (key, at) values ($1, $2) returning id', [key, now]);
     ids.push(String(row.id));
   }
   await tx.query('delete from login_failures where at < $1', [new Date(now.getTime() - 2 * WINDOW_MS)]);

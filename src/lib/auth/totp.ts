@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { AppError } from '../errors/app-error.ts';
 import type { Db, Tx } from '../db/index.ts';
 import { clearFailures, noteEvaluation, releaseAttempt, reserveAttempt, throttleKeys } from './throttle.ts';
+import type { UserTotpRow } from '../db/schema.generated.ts';
 
 /** RFC 6238 with the parameters every authenticator app supports: HMAC-SHA1, 30-second steps, 6 digits. */
 export const TOTP_STEP_SECONDS = 30;
@@ -86,7 +87,7 @@ export function otpauthUri(input: { secret: string; issuer: string; account: str
   return `otpauth://totp/${label}?${params}`;
 }
 
-type TotpRow = { secret: string; confirmed_at: Date | null; last_used_step: bigint };
+type TotpRow = Pick<UserTotpRow, 'secret' | 'confirmed_at' | 'last_used_step'>;
 
 export async function hasConfirmedTotp(tx: Tx, tenantId: string, userId: string): Promise<boolean> {
   const [row] = await tx.query<{ ok: boolean }>('select confirmed_at is not null as ok from user_totp where tenant_id = $1 and user_id = $2', [tenantId, userId]);
@@ -148,7 +149,7 @@ export async function confirmTotpEnrolment(db: Db, input: { tenantId: string; us
 
 /** The user's multi-factor state for the set-up page: none, pending (with the secret to show again) or on. */
 export async function totpStatus(tx: Tx, tenantId: string, userId: string): Promise<{ state: 'none' } | { state: 'pending'; secret: string } | { state: 'on' }> {
-  const [row] = await tx.query<{ secret: string; confirmed_at: Date | null }>('select secret, confirmed_at from user_totp where tenant_id = $1 and user_id = $2', [tenantId, userId]);
+  const [row] = await tx.query<Pick<UserTotpRow, 'secret' | 'confirmed_at'>>('select secret, confirmed_at from user_totp where tenant_id = $1 and user_id = $2', [tenantId, userId]);
   if (!row) return { state: 'none' };
   return row.confirmed_at ? { state: 'on' } : { state: 'pending', secret: row.secret };
 }
