@@ -7,6 +7,7 @@ import type { DelinquencyInstallment, DelinquencyRange, LoanDelinquency } from '
 import { expireOffers } from '../lending/offers.ts';
 import { applyOverduePenalties } from './penalties.ts';
 import { INSTALLMENT_OUTSTANDING_SQL } from './sql.ts';
+import type { CloseRunsRow, DelinquencyRangesRow, LoanDelinquencyRow, LoanProductsRow, LoansRow, TenantsRow } from '../db/schema.generated.ts';
 
 /**
  * Close of business for one tenant (Fineract's COB). Closing business date D:
@@ -61,11 +62,8 @@ export type CloseOptions = {
   actor?: string;
 };
 
-type StateRow = {
-  loan_id: string; past_due_days: number; delinquent_days: number; delinquent_date: string | null; delinquent_amount: bigint;
-  overdue_installments: number; classification: string | null; classified_since: string | null; is_matured: boolean;
-  matured_on: string | null; installment_level: unknown;
-};
+/** A `loan_delinquency` row as the close reads it back (every column but the tenant and the date). */
+type StateRow = Omit<LoanDelinquencyRow, 'tenant_id' | 'as_of'>;
 
 /** The month-end check: D is the last day of its month when D+1 is a 1st. */
 export function isMonthEnd(date: string): boolean {
@@ -75,12 +73,12 @@ export function isMonthEnd(date: string): boolean {
 export async function runDailyClose(db: Db, tenantId: string, options: CloseOptions = {}): Promise<CloseResult> {
   const started = Date.now();
   const result = await db.tenant(tenantId, async (tx) => {
-    const [tenant] = await tx.query<{ business_date: string }>('select business_date from tenants where id = $1 for update', [tenantId]);
+    const [tenant] = await tx.query<Pick<TenantsRow, 'business_date'>>('select business_date from tenants where id = $1 for update', [tenantId]);
     if (!tenant) throw new AppError('NOT_FOUND', 'Unknown tenant', { field: 'tenantId' });
     const day = tenant.business_date;
     if (options.businessDate && options.businessDate !== day) {
       if (options.businessDate < day) {
-        const [run] = await tx.query<{ new_business_date: string; stats: CloseStats }>(
+        const [run] = await tx.query<Pick<CloseRunsRow, 'new_business_date'> & { stats: CloseStats }>(
           'select new_business_date, stats from close_runs where business_date = $1', [options.businessDate],
         );
         return {
@@ -116,7 +114,7 @@ export async function closeUntil(db: Db, tenantId: string, until: string, option
   const results: CloseResult[] = [];
   for (;;) {
     const [{ business_date: day }] = await db.system((tx) =>
-      tx.query<{ business_date: string }>('select business_date from tenants where id = $1', [tenantId]),
+      tx.query<Pick<TenantsRow, 'business_date'>>('select business_date from tenants where id = $1', [tenantId]),
     );
     if (day >= until) return results;
     results.push(await runDailyClose(db, tenantId, { ...options, businessDate: day }));
@@ -129,7 +127,7 @@ function emptyStats(): CloseStats {
 
 async function classifyLoans(tx: Tx, tenantId: string, asOf: string, stats: CloseStats): Promise<void> {
   // Ranges of every bucket set, and each product's set and arrears grace.
-  const rangeRows = await tx.query<{ bucket_set_id: string; classification: string; min_age_days: number; max_age_days: number | null }>(
+  const rangeRows = await tx.query<Pick<DelinquencyRangesRow, 'bucket_set_id' | 'classification' | 'min_age_days' | 'max_age_days'>>(
     'select bucket_set_id, classification, min_age_days, max_age_days from delinquency_ranges order by bucket_set_id, min_age_days',
   );
   const rangesBySet = new Map<string, DelinquencyRange[]>();
@@ -139,7 +137,7 @@ async function classifyLoans(tx: Tx, tenantId: string, asOf: string, stats: Clos
     rangesBySet.set(r.bucket_set_id, list);
   }
   const products = new Map(
-    (await tx.query<{ id: string; delinquency_bucket_set_id: string | null; grace_on_arrears_ageing: number }>(
+    (await tx.query<Pick<LoanProductsRow, 'id' | 'delinquency_bucket_set_id' | 'grace_on_arrears_ageing'>>(
       'select id, delinquency_bucket_set_id, grace_on_arrears_ageing from loan_products',
     )).map((p) => [p.id, p]),
   );
@@ -213,7 +211,7 @@ async function classifyLoans(tx: Tx, tenantId: string, asOf: string, stats: Clos
   // Loans that had overdue amounts before and have none now: cured, repaid in full, or written off.
   if (previous.size) {
     const statuses = new Map(
-      (await tx.query<{ id: string; status: string }>('select id, status from loans where id = any($1::uuid[])', [[...previous.keys()]])).map((r) => [r.id, r.status]),
+      (await tx.query<Pick<LoansRow, 'id' | 'status'>>('select id, status from loans where id = any($1::uuid[])', [[...previous.keys()]])).map((r) => [r.id, r.status]),
     );
     for (const [loanId, prev] of previous) {
       const status = statuses.get(loanId);
