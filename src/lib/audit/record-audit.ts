@@ -1,5 +1,6 @@
 import type { Tx } from '../db/index.ts';
 import { stringify } from '../http/respond.ts';
+import type { AuditLogRow } from '../db/schema.generated.ts';
 
 export type AuditOutcome = 'success' | 'denied' | 'failed';
 
@@ -29,7 +30,7 @@ export type AuditEntry = {
  */
 export async function recordAudit(tx: Tx, entry: AuditEntry): Promise<string> {
   const toJson = (value: unknown) => (value === undefined || value === null ? null : stringify(value));
-  const rows = await tx.query<{ id: string }>(
+  const rows = await tx.query<Pick<AuditLogRow, 'id'>>(
     `insert into audit_log (tenant_id, actor_id, actor_kind, action, object_type, object_id, before, after, ip, request_id, outcome, reason)
      values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11, $12) returning id`,
     [

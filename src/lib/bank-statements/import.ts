@@ -7,6 +7,7 @@ import {
 } from '../customer-files/files.ts';
 import { parseStatementCsv, type StatementRow } from './csv.ts';
 import { assertInScope } from '../auth/data-permissions.ts';
+import type { CustomerBankTransactionsRow, TenantsRow } from '../db/schema.generated.ts';
 
 export type StatementImport = {
   id: string; customer_id: string; file_id: string; currency: string; row_count: number; first_date: string; last_date: string;
@@ -25,7 +26,7 @@ export async function importBankStatement(
   // Another branch's customer does not exist for the caller, whatever the upload looks like.
   const currency = await db.tenant(actor.tenantId, async (tx) => {
     await assertInScope(tx, actor, 'customer', input.customerId);
-    const [tenant] = await tx.query<{ currency: string }>(`select currency from tenants where id = $1`, [actor.tenantId]);
+    const [tenant] = await tx.query<Pick<TenantsRow, 'currency'>>(`select currency from tenants where id = $1`, [actor.tenantId]);
     return tenant.currency.trim();
   });
   const meta = checkUploadMeta({ ...input, kind: 'bank_statement' });
@@ -54,7 +55,7 @@ export async function importBankStatement(
 async function insertStatement(tx: Tx, actor: Actor, customerId: string, fileId: string, currency: string, rows: StatementRow[]): Promise<StatementImport> {
   const sorted = [...rows].sort((a, b) => (a.bookedOn < b.bookedOn ? -1 : a.bookedOn > b.bookedOn ? 1 : a.line - b.line));
   // Rows without a balance continue from the last known balance before the statement (0 if none).
-  const [last] = await tx.query<{ balance_after: bigint }>(
+  const [last] = await tx.query<Pick<CustomerBankTransactionsRow, 'balance_after'>>(
     `select balance_after from customer_bank_transactions where customer_id = $1 and booked_on <= $2 order by booked_on desc, balance_after limit 1`,
     [customerId, sorted[0].bookedOn],
   );

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '../db/index.ts';
+import type { ErrorReportsRow } from '../db/schema.generated.ts';
 
 /**
  * Error reports of spec §3/§8: sent by islands (automatically for failed calls and uncaught errors,
@@ -53,7 +54,7 @@ export async function createErrorReport(
 ): Promise<{ id: string }> {
   const report = errorReportInputSchema.parse(args.report);
   const [row] = await db.tenant(args.tenantId, (tx) =>
-    tx.query<{ id: string }>(
+    tx.query<Pick<ErrorReportsRow, 'id'>>(
       `insert into error_reports (tenant_id, user_id, message, stack, context, report_type)
        values ($1, $2, $3, $4, $5, $6) returning id`,
       [args.tenantId, args.userId, report.message, report.stack, JSON.stringify(report.context), report.report_type],

@@ -17,6 +17,7 @@ import { loadScopeSubject, resolveRowScope } from '../lists/row-scope.ts';
 import { parseListState } from '../lists/url-state.ts';
 import { assertScopeParamInScope } from '../auth/data-permissions.ts';
 import { CONTENT_TYPES, EXPORT_FORMATS, writeListExport, type ExportFormat } from './write-list-export.ts';
+import type { TenantsRow } from '../db/schema.generated.ts';
 
 /**
  * "Export" on a list: a background job on the jobs queue that writes every matching row to CSV or
@@ -93,7 +94,7 @@ export function listExportHandler(options: { dataDir: string; resolveList: Resol
       const { state } = parseListState(def, new URLSearchParams(payload.query));
       const { rowScope, date, currency } = await db.tenant(tenantId, async (tx) => {
         const subject = await loadScopeSubject(tx, payload.userId);
-        const [tenant] = await tx.query<{ currency: string }>('select currency from tenants where id = $1', [tenantId]);
+        const [tenant] = await tx.query<Pick<TenantsRow, 'currency'>>('select currency from tenants where id = $1', [tenantId]);
         return { rowScope: await resolveRowScope(tx, subject, state.scope), date: await businessDate(tx, tenantId), currency: (tenant?.currency ?? 'EUR').trim() };
       });
       const t = await getT(languageOf(payload.language));

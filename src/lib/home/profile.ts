@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { recordAudit } from '../audit/record-audit.ts';
 import type { Db } from '../db/index.ts';
 import { AppError } from '../errors/app-error.ts';
+import type { UsersRow } from '../db/schema.generated.ts';
 
 /** The locales a user may choose (spec §3 language: only the part before the dash picks the UI language). */
 export const PROFILE_LANGUAGES = ['en-US', 'fr-FR'] as const;
@@ -24,7 +25,7 @@ export async function updateOwnProfile(
 ): Promise<ProfileUpdate> {
   const update = profileUpdateSchema.parse(args.input);
   return db.tenant(args.tenantId, async (tx) => {
-    const [before] = await tx.query<{ display_name: string; language: string }>('select display_name, language from users where id = $1 and is_active for update', [args.userId]);
+    const [before] = await tx.query<Pick<UsersRow, 'display_name' | 'language'>>('select display_name, language from users where id = $1 and is_active for update', [args.userId]);
     if (!before) throw new AppError('NOT_FOUND', 'Your account is no longer active.');
     await tx.query('update users set display_name = $2, language = $3, updated_at = now() where id = $1', [args.userId, update.display_name, update.language]);
     await recordAudit(tx, {

@@ -5,6 +5,7 @@ import { AppError } from '../errors/app-error.ts';
 import type { Db } from '../db/index.ts';
 import { LANGUAGES, getT, type Language } from './index.ts';
 import { RESOURCES, type Namespace, type Resource } from './resources.ts';
+import type { TranslationMissingKeysRow } from '../db/schema.generated.ts';
 
 /**
  * Translations served to browsers (GET /v1/translations/{lng}/{ns}): the bundled resources with the
@@ -114,7 +115,7 @@ export async function listMissingKeys(
   tenantId: string,
 ): Promise<{ language: string; namespace: string; key: string; fallback: string; timesReported: number }[]> {
   const rows = await db.tenant(tenantId, (tx) =>
-    tx.query<{ language: string; namespace: string; key: string; fallback: string; times_reported: number }>(
+    tx.query<Pick<TranslationMissingKeysRow, 'language' | 'namespace' | 'key' | 'fallback' | 'times_reported'>>(
       'select language, namespace, key, fallback, times_reported from translation_missing_keys order by language, namespace, key',
     ),
   );

@@ -1,4 +1,5 @@
 import type { Db, Tx } from '../db/index.ts';
+import type { JobsRow } from '../db/schema.generated.ts';
 
 /**
  * The job queue's table operations (migration 0200_jobs.sql). Every statement is one short
@@ -129,7 +130,7 @@ export async function claimJobs(db: Db, input: { workerId: string; names: readon
 export async function heartbeatJobs(db: Db, workerId: string, ids: readonly bigint[], leaseMs: number): Promise<bigint[]> {
   if (ids.length === 0) return [];
   const rows = await db.system((tx) =>
-    tx.query<{ id: bigint }>(
+    tx.query<Pick<JobsRow, 'id'>>(
       `update jobs set lease_until = now() + make_interval(secs => $3::double precision / 1000), heartbeat_at = now()
        where id = any($1::bigint[]) and locked_by = $2 and status = 'running' returning id`,
       [ids.map(String), workerId, leaseMs],

@@ -4,6 +4,7 @@ import { logger } from '../observability/log.ts';
 import { pruneJobs } from './queue.ts';
 import { IDEMPOTENCY_CLEANUP_JOB, JOBS_PRUNE_JOB, startScheduler } from './scheduler.ts';
 import { registerJobHandler, startWorker, type WorkerOptions } from './worker.ts';
+import type { TenantsRow } from '../db/schema.generated.ts';
 
 /**
  * The platform's own recurring handlers. The daily close registers itself from src/lib/close
@@ -11,7 +12,7 @@ import { registerJobHandler, startWorker, type WorkerOptions } from './worker.ts
  */
 export function registerPlatformJobHandlers(): void {
   registerJobHandler(IDEMPOTENCY_CLEANUP_JOB, async ({ db }) => {
-    const tenants = await db.system((tx) => tx.query<{ id: string }>('select id from tenants order by id'));
+    const tenants = await db.system((tx) => tx.query<Pick<TenantsRow, 'id'>>('select id from tenants order by id'));
     let removed = 0;
     // Per tenant, because idempotency_keys is row-secured (the lending engine's retention: ≥ 24 h).
     for (const { id } of tenants) removed += await deleteExpiredIdempotencyKeys(db, id);

@@ -1,6 +1,7 @@
 import type { Db, Tx } from '../db/index.ts';
 import { logger } from '../observability/log.ts';
 import { enqueueJob } from './queue.ts';
+import type { TenantsRow } from '../db/schema.generated.ts';
 
 /**
  * Recurring work. Every app server runs the same tick; each recurrence has a period key, and the
@@ -36,7 +37,7 @@ export type TickResult = { enqueued: string[] };
 export async function schedulerTick(db: Db, now = new Date()): Promise<TickResult> {
   const enqueued: string[] = [];
   await db.system(async (tx) => {
-    const tenants = await tx.query<{ id: string; time_zone: string; business_date: string }>(
+    const tenants = await tx.query<Pick<TenantsRow, 'id' | 'time_zone' | 'business_date'>>(
       'select id, time_zone, business_date from tenants where is_active order by id',
     );
     for (const t of tenants) {

@@ -8,6 +8,7 @@
 import { type PricingFeature, isUsageLimitReached } from '../auth/permissions.ts';
 import type { Tx } from '../db/index.ts';
 import { AppError } from '../errors/app-error.ts';
+import type { PricingUsageRow } from '../db/schema.generated.ts';
 
 type TenantRef = string | { id: string };
 const idOf = (tenant: TenantRef) => (typeof tenant === 'string' ? tenant : tenant.id);
@@ -128,7 +129,7 @@ export async function consumeUsage(tx: Tx, tenant: TenantRef, feature: string, a
   const [known] = await tx.query('select 1 from pricing_features where tenant_id = $1 and name = $2', [tenantId, feature]);
   if (!known) return;
   await tx.query('insert into pricing_usage (tenant_id, feature_name) values ($1, $2) on conflict do nothing', [tenantId, feature]);
-  const [row] = await tx.query<{ used: bigint }>('select used from pricing_usage where tenant_id = $1 and feature_name = $2 for update', [tenantId, feature]);
+  const [row] = await tx.query<Pick<PricingUsageRow, 'used'>>('select used from pricing_usage where tenant_id = $1 and feature_name = $2 for update', [tenantId, feature]);
   const derived = await derivedUsage(tx, feature);
   const usage = derived ?? Number(row.used);
   const features = await currentPlan(tx, tenantId);

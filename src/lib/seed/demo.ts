@@ -4,6 +4,7 @@ import { assertPasswordAllowed, DEFAULT_PASSWORD_POLICY, hashPassword } from '..
 import { DEMO_PLANS, seedDemoPlans, setTenantPlan } from '../plans/plans.ts';
 import { seedDemoHistory } from '../simulator/demo-history.ts';
 import { seedDemoOffers } from './demo-offers.ts';
+import type { HierarchyNodesRow, RolesRow, UsersRow } from '../db/schema.generated.ts';
 
 export type DemoOptions = { password: string };
 
@@ -72,7 +73,7 @@ const DEMO_IDLE_SECONDS = 1800;
 async function seedTenantPeople(tx: Tx, tenantId: string, hierarchy: DemoHierarchy, users: DemoUser[], passwordHash: string): Promise<void> {
   const roleIds = new Map<DemoRole, string>();
   for (const [key, role] of Object.entries(DEMO_ROLES) as [DemoRole, (typeof DEMO_ROLES)[DemoRole]][]) {
-    const [row] = await tx.query<{ id: string }>(
+    const [row] = await tx.query<Pick<RolesRow, 'id'>>(
       'insert into roles (tenant_id, name, description, is_admin, authorities) values ($1, $2, $3, $4, $5) returning id',
       [tenantId, role.name, role.description, role.isAdmin, [...role.authorities]],
     );
@@ -80,7 +81,7 @@ async function seedTenantPeople(tx: Tx, tenantId: string, hierarchy: DemoHierarc
   }
   const userIds = new Map<string, string>();
   for (const user of users) {
-    const [row] = await tx.query<{ id: string }>(
+    const [row] = await tx.query<Pick<UsersRow, 'id'>>(
       `insert into users (tenant_id, email, display_name, language, password_hash, session_timeout) values ($1, $2, $3, $4, $5, $6) returning id`,
       [tenantId, user.email, user.displayName, user.language, passwordHash, DEMO_IDLE_SECONDS],
     );
@@ -93,10 +94,10 @@ async function seedTenantPeople(tx: Tx, tenantId: string, hierarchy: DemoHierarc
     }
   }
   for (const region of hierarchy.regions) {
-    const [regionRow] = await tx.query<{ id: string }>(
+    const [regionRow] = await tx.query<Pick<HierarchyNodesRow, 'id'>>(
       `insert into hierarchy_nodes (tenant_id, level, code, name) values ($1, 'region', $2, $3) returning id`, [tenantId, region.code, region.name]);
     for (const branch of region.branches) {
-      const [branchRow] = await tx.query<{ id: string }>(
+      const [branchRow] = await tx.query<Pick<HierarchyNodesRow, 'id'>>(
         `insert into hierarchy_nodes (tenant_id, level, parent_id, code, name) values ($1, 'branch', $2, $3, $4) returning id`,
         [tenantId, regionRow.id, branch.code, branch.name]);
       for (const officer of branch.officers) {
@@ -181,7 +182,7 @@ async function seedE2ePlansTenant(tx: Tx, passwordHash: string): Promise<void> {
  * the OpenID provider the SSO test starts on E2E_OIDC_ISSUER. Same password as the demo accounts.
  */
 async function seedE2eFixtures(tx: Tx, passwordHash: string): Promise<void> {
-  const [analyst] = await tx.query<{ id: string }>(`select id from roles where tenant_id = $1 and name = $2`, [DEMO_TENANTS.demo, DEMO_ROLES.analyst.name]);
+  const [analyst] = await tx.query<Pick<RolesRow, 'id'>>(`select id from roles where tenant_id = $1 and name = $2`, [DEMO_TENANTS.demo, DEMO_ROLES.analyst.name]);
   const accounts = [
     { email: 'e2e.forced@demo.test', forced: true },
     { email: 'e2e.mfa@demo.test', forced: false },
@@ -191,7 +192,7 @@ async function seedE2eFixtures(tx: Tx, passwordHash: string): Promise<void> {
     { email: 'e2e.throttle@demo.test', forced: false },
   ];
   for (const account of accounts) {
-    const [user] = await tx.query<{ id: string }>(
+    const [user] = await tx.query<Pick<UsersRow, 'id'>>(
       `insert into users (tenant_id, email, display_name, password_hash, password_change_required, session_timeout) values ($1, $2, $3, $4, $5, $6) returning id`,
       [DEMO_TENANTS.demo, account.email, account.email.split('@')[0], passwordHash, account.forced, DEMO_IDLE_SECONDS],
     );

@@ -3,6 +3,7 @@ import { addDays } from '../schedule/dates.ts';
 import { makePerson, RISK_CLASSES, SEGMENTS, type Person } from './people.ts';
 import type { Rng } from './prng.ts';
 import type { SimOfficer } from './setup.ts';
+import type { CustomersRow } from '../db/schema.generated.ts';
 
 export type SimCustomer = {
   index: number;
@@ -42,7 +43,7 @@ export async function createCustomers(
       rows.push({ index, person, officer, segment, riskClass, isOptedOut, monthlyIncome });
     }
     const ids = await db.tenant(tenantId, async (tx) => {
-      const inserted = await tx.query<{ id: string; external_id: string }>(
+      const inserted = await tx.query<Pick<CustomersRow, 'id' | 'external_id'>>(
         `insert into customers (tenant_id, external_id, first_name, last_name, national_id, phone, email, date_of_birth, branch_id,
            officer_id, segment, opt_in_status, risk_class, created_at)
          select $1, u.ext, u.fn, u.ln, u.nid, u.phone, u.email, u.dob, u.branch, u.officer, u.segment, u.opt, u.risk, $2::date

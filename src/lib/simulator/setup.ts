@@ -2,6 +2,7 @@ import type { Tx } from '../db/index.ts';
 import { currencyDigits } from '../money/money.ts';
 import { DEFAULT_DELINQUENCY_RANGES } from '../schedule/delinquency.ts';
 import { createProduct, type ProductRow } from '../lending/products.ts';
+import type { DelinquencyBucketSetsRow, HierarchyNodesRow, UsersRow } from '../db/schema.generated.ts';
 
 /**
  * The lender's fixed set-up for a simulation: organisation (branches, officers) taken from the
@@ -30,11 +31,11 @@ async function ensureHierarchy(tx: Tx, tenantId: string): Promise<SimOfficer[]> 
     );
   let officers = await load();
   if (officers.length === 0) {
-    const [region] = await tx.query<{ id: string }>(
+    const [region] = await tx.query<Pick<HierarchyNodesRow, 'id'>>(
       `insert into hierarchy_nodes (tenant_id, level, code, name) values ($1, 'region', 'SIM-R1', 'Simulated region') returning id`, [tenantId],
     );
     for (let b = 1; b <= 3; b++) {
-      const [branch] = await tx.query<{ id: string }>(
+      const [branch] = await tx.query<Pick<HierarchyNodesRow, 'id'>>(
         `insert into hierarchy_nodes (tenant_id, level, parent_id, code, name) values ($1, 'branch', $2, $3, $4) returning id`,
         [tenantId, region.id, `SIM-B${b}`, `Branch ${b}`],
       );
@@ -52,17 +53,17 @@ async function ensureHierarchy(tx: Tx, tenantId: string): Promise<SimOfficer[]> 
 
 /** Two distinct staff users: the maker submits applications, the checker approves them. */
 async function ensureUsers(tx: Tx, tenantId: string, slug: string): Promise<{ maker: string; checker: string }> {
-  const users = await tx.query<{ id: string; email: string }>(`select id, email from users where is_active order by email`);
+  const users = await tx.query<Pick<UsersRow, 'id' | 'email'>>(`select id, email from users where is_active order by email`);
   const officer = users.find((u) => /officer/i.test(u.email)) ?? users[0];
   const checker = users.find((u) => u.id !== officer?.id && /admin|analyst|manager/i.test(u.email)) ?? users.find((u) => u.id !== officer?.id);
   if (officer && checker) return { maker: officer.id, checker: checker.id };
   // No staff yet: service users without a password (they cannot sign in; they only sign records).
   const make = async (name: string) =>
-    (await tx.query<{ id: string }>(
+    (await tx.query<Pick<UsersRow, 'id'>>(
       `insert into users (tenant_id, email, display_name, password_hash, is_active) values ($1, $2, $3, null, false)
        on conflict do nothing returning id`,
       [tenantId, `${name}@${slug}.simulator.invalid`, `Simulator ${name}`],
-    ))[0]?.id ?? (await tx.query<{ id: string }>(`select id from users where lower(email) = lower($1)`, [`${name}@${slug}.simulator.invalid`]))[0].id;
+    ))[0]?.id ?? (await tx.query<Pick<UsersRow, 'id'>>(`select id from users where lower(email) = lower($1)`, [`${name}@${slug}.simulator.invalid`]))[0].id;
   return { maker: officer?.id ?? (await make('maker')), checker: await make('checker') };
 }
 
@@ -83,9 +84,9 @@ export async function ensureDaysOff(tx: Tx, tenantId: string, fromYear: number, 
 }
 
 async function ensureBucketSet(tx: Tx, tenantId: string): Promise<string> {
-  const existing = await tx.query<{ id: string }>(`select id from delinquency_bucket_sets where name = 'Standard'`);
+  const existing = await tx.query<Pick<DelinquencyBucketSetsRow, 'id'>>(`select id from delinquency_bucket_sets where name = 'Standard'`);
   if (existing[0]) return existing[0].id;
-  const [set] = await tx.query<{ id: string }>(`insert into delinquency_bucket_sets (tenant_id, name) values ($1, 'Standard') returning id`, [tenantId]);
+  const [set] = await tx.query<Pick<DelinquencyBucketSetsRow, 'id'>>(`insert into delinquency_bucket_sets (tenant_id, name) values ($1, 'Standard') returning id`, [tenantId]);
   for (const r of DEFAULT_DELINQUENCY_RANGES) {
     await tx.query(
       `insert into delinquency_ranges (tenant_id, bucket_set_id, classification, min_age_days, max_age_days) values ($1, $2, $3, $4, $5)`,

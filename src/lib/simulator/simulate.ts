@@ -16,6 +16,7 @@ import { INSTALLMENT_OUTSTANDING_SQL } from '../close/sql.ts';
 import { createCustomers, type SimCustomer } from './customers.ts';
 import { createRng, seedTag, type Rng } from './prng.ts';
 import { prepareLender, type SimSetup } from './setup.ts';
+import type { LoansRow, OffersRow, TenantsRow } from '../db/schema.generated.ts';
 
 /**
  * The portfolio simulator: builds a realistic lender THROUGH THE ENGINE. Customers and their bank
@@ -136,7 +137,7 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
   const seed = String(options.seed ?? 1);
   const rng = createRng(seed);
   const [tenant] = await db.system((tx) =>
-    tx.query<{ slug: string; currency: string; business_date: string }>(`select slug, currency, business_date from tenants where id = $1`, [tenantId]),
+    tx.query<Pick<TenantsRow, 'slug' | 'currency' | 'business_date'>>(`select slug, currency, business_date from tenants where id = $1`, [tenantId]),
   );
   if (!tenant) throw new AppError('NOT_FOUND', `Unknown tenant ${tenantId}`, { field: 'tenant' });
   // Offer codes read like BIG1-0000001 (seed 1) or DEMO-ETTI-0000001 (a longer seed, four characters of its hash).
@@ -333,7 +334,7 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
     const loanId = loanIds.get(plan.ref);
     if (!loanId) return;
     const done = await db.tenant(tenantId, async (tx) => {
-      const [{ status }] = await tx.query<{ status: string }>(`select status from loans where id = $1`, [loanId]);
+      const [{ status }] = await tx.query<Pick<LoansRow, 'status'>>(`select status from loans where id = $1`, [loanId]);
       if (status !== 'ACTIVE') return false;
       await writeOffLoan(tx, checker, { loanId, date, note: 'Written off after 180 days past due' });
       return true;
@@ -348,7 +349,7 @@ async function createOffer(
 ): Promise<string> {
   const principal = terms?.principal ?? (product.default_principal ?? product.min_principal * 2n);
   const repayments = terms?.repayments ?? product.default_repayments ?? product.min_repayments;
-  const [{ id }] = await tx.query<{ id: string }>(
+  const [{ id }] = await tx.query<Pick<OffersRow, 'id'>>(
     `insert into offers (tenant_id, code, customer_id, product_id, currency, principal, number_of_repayments, annual_interest_rate, expires_on, created_at)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::date) returning id`,
     [tenantId, code, customer.id, product.id, setup.currency, principal, repayments, product.annual_interest_rate, addDays(day, validDays), day],
