@@ -41,11 +41,8 @@ export async function recordAudit(tx: Tx, entry: AuditEntry): Promise<string> {
   return rows[0].id;
 }
 
-export type AuditRow = {
-  id: string; occurred_at: Date; actor_id: string | null; actor_kind: string; action: string; object_type: string;
-  object_id: string | null; before: unknown; after: unknown; ip: string | null; request_id: string | null;
-  outcome: AuditOutcome; reason: string | null;
-};
+/** An `audit_log` row without its tenant; the outcome check constraint narrows one column. */
+export type AuditRow = Omit<AuditLogRow, 'tenant_id' | 'outcome'> & { outcome: AuditOutcome };
 
 /** The audit trail of one object, oldest first. */
 export async function listAudit(tx: Tx, objectType: string, objectId: string): Promise<AuditRow[]> {

@@ -7,12 +7,10 @@ import {
 } from '../customer-files/files.ts';
 import { parseStatementCsv, type StatementRow } from './csv.ts';
 import { assertInScope } from '../auth/data-permissions.ts';
-import type { CustomerBankTransactionsRow, TenantsRow } from '../db/schema.generated.ts';
+import type { BankStatementImportsRow, CustomerBankTransactionsRow, TenantsRow } from '../db/schema.generated.ts';
 
-export type StatementImport = {
-  id: string; customer_id: string; file_id: string; currency: string; row_count: number; first_date: string; last_date: string;
-  imported_by: string; created_at: Date; file_name?: string;
-};
+/** A `bank_statement_imports` row; the list adds the statement file's name. */
+export type StatementImport = BankStatementImportsRow & { file_name?: string };
 
 /**
  * Imports a bank-statement CSV as one unit: the file is kept (kind 'bank_statement'), its rows become

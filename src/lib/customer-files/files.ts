@@ -9,6 +9,7 @@ import type { Actor } from '../lending/actor.ts';
 import { assertUuid } from '../lending/loans.ts';
 import { extractPdfText } from './pdf-text.ts';
 import { assertInScope, isInNodes, notFoundError } from '../auth/data-permissions.ts';
+import type { CustomerFilesRow } from '../db/schema.generated.ts';
 
 /**
  * Customer files (spec §2 profile "files" and "upload-bureau-pdf", §6 customer.files.*): the bytes live
@@ -36,10 +37,8 @@ const TYPE_BY_EXTENSION: Record<string, string> = {
   '.pdf': 'application/pdf', '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.csv': 'text/csv', '.txt': 'text/plain',
 };
 
-export type CustomerFileRow = {
-  id: string; customer_id: string; kind: FileKind; file_name: string; content_type: string; size_bytes: number; sha256: string;
-  storage_key: string; extracted_text: string | null; uploaded_by: string; created_at: Date;
-};
+/** A `customer_files` row; the kind check constraint narrows one column. */
+export type CustomerFileRow = Omit<CustomerFilesRow, 'kind'> & { kind: FileKind };
 
 export type UploadMeta = { kind: string; fileName: string; contentType: string; declaredLength: number | null };
 

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AppError } from '../errors/app-error.ts';
 import type { Db, Tx } from '../db/index.ts';
+import type { DownloadsRow } from '../db/schema.generated.ts';
 
 /**
  * Files generated for one user (exports, reports). The row says who may fetch the file and how far
@@ -27,10 +28,8 @@ export type Download = {
   completedAt: Date | null;
 };
 
-type Row = {
-  id: string; user_id: string; kind: string; file_name: string; content_type: string; status: DownloadStatus;
-  progress: number; size_bytes: bigint | null; error: string | null; created_at: Date; updated_at: Date; completed_at: Date | null;
-};
+/** A `downloads` row as COLUMNS reads it (no tenant); the status check constraint narrows one column. */
+type Row = Omit<DownloadsRow, 'tenant_id' | 'status'> & { status: DownloadStatus };
 
 const COLUMNS = 'id, user_id, kind, file_name, content_type, status, progress, size_bytes, error, created_at, updated_at, completed_at';
 

@@ -63,9 +63,9 @@ export async function createErrorReport(
   return { id: row.id };
 }
 
-type ReportRow = {
-  id: string; user_id: string | null; user_name: string | null; message: string; stack: string;
-  context: ErrorReportContext; report_type: 'auto' | 'manual'; is_resolved: boolean; created_at: Date;
+/** An `error_reports` row with its reporter's name (left join, so nullable). */
+type ReportRow = Pick<ErrorReportsRow, 'id' | 'user_id' | 'message' | 'stack' | 'is_resolved' | 'created_at'> & {
+  user_name: string | null; context: ErrorReportContext; report_type: 'auto' | 'manual';
 };
 
 /** The tenant's most recent reports first, for the administrators' list. */

@@ -5,7 +5,7 @@ import { AppError } from '../errors/app-error.ts';
 import type { Db } from '../db/index.ts';
 import { LANGUAGES, getT, type Language } from './index.ts';
 import { RESOURCES, type Namespace, type Resource } from './resources.ts';
-import type { TranslationMissingKeysRow } from '../db/schema.generated.ts';
+import type { TranslationMissingKeysRow, TranslationOverridesRow } from '../db/schema.generated.ts';
 
 /**
  * Translations served to browsers (GET /v1/translations/{lng}/{ns}): the bundled resources with the
@@ -39,7 +39,7 @@ function setPath(target: Resource, dotted: string, value: string): void {
   node[parts[parts.length - 1]] = value;
 }
 
-type OverrideRow = { namespace: string; key: string; value: string };
+type OverrideRow = Pick<TranslationOverridesRow, 'namespace' | 'key' | 'value'>;
 
 async function loadOverrides(db: Db, tenantId: string, language: Language, namespace?: Namespace): Promise<OverrideRow[]> {
   return db.tenant(tenantId, (tx) =>

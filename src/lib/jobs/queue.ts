@@ -46,13 +46,8 @@ export type EnqueueInput = {
   createdBy?: string | null;
 };
 
-type JobRow = {
-  id: bigint; name: string; tenant_id: string | null; payload: Record<string, unknown>; status: JobStatus;
-  priority: number; run_at: Date; attempts: number; max_attempts: number; dedupe_key: string | null;
-  locked_by: string | null; lease_until: Date | null; progress_done: bigint | null; progress_total: bigint | null;
-  last_error: string | null; result: unknown; created_by: string | null; created_at: Date; started_at: Date | null;
-  finished_at: Date | null;
-};
+/** A `jobs` row as COLUMNS reads it; the status check constraint and the JSON payload are narrowed. */
+type JobRow = Omit<JobsRow, 'heartbeat_at' | 'payload' | 'status'> & { payload: Record<string, unknown>; status: JobStatus };
 
 function toJob(row: JobRow): Job {
   return {

@@ -360,7 +360,7 @@ async function createOffer(
 /** Moves an offer through its lifecycle with the engine's offer state machine (refusals throw). */
 async function moveOffer(tx: Tx, offerId: string, action: 'notify' | 'request' | 'reject', day: string): Promise<void> {
   {
-    const [offer] = await tx.query<{ status: OfferStatus; expires_on: string }>(`select status, expires_on from offers where id = $1 for update`, [offerId]);
+    const [offer] = await tx.query<Pick<OffersRow, 'expires_on'> & { status: OfferStatus }>(`select status, expires_on from offers where id = $1 for update`, [offerId]);
     const next = transitionOffer(offer.status, action, { businessDate: day, expiresOn: offer.expires_on });
     await tx.query(
       `update offers set status = $2, updated_at = $3::date, version = version + 1,
