@@ -4,7 +4,7 @@ import { decoyVerify, MAX_PASSWORD_LENGTH, verifyPassword } from './passwords.ts
 import { createSession, endSession } from './sessions.ts';
 import { clearFailures, noteEvaluation, releaseAttempt, reserveAttempt, throttleKeys } from './throttle.ts';
 import { checkTotp, hasConfirmedTotp } from './totp.ts';
-import type { SessionsRow, UsersRow } from '../db/schema.generated.ts';
+import type { SessionsRow, SignInDirectoryRow, TenantsRow, UsersRow } from '../db/schema.generated.ts';
 
 /** The one message for an unknown e-mail, a wrong password or a disabled account: it reveals nothing. */
 export const BAD_CREDENTIALS = 'Incorrect email or password.';
@@ -39,7 +39,7 @@ export async function signInWithPassword(
   if (!email || !input.password || input.password.length > MAX_PASSWORD_LENGTH) return fail();
 
   const entries = await db.system((tx) =>
-    tx.query<{ tenant_id: string; user_id: string; name: string }>(
+    tx.query<Pick<SignInDirectoryRow, 'tenant_id' | 'user_id'> & Pick<TenantsRow, 'name'>>(
       `select d.tenant_id, d.user_id, t.name from sign_in_directory d join tenants t on t.id = d.tenant_id
        where d.email_lower = $1 and t.is_active order by t.name`,
       [email],

@@ -45,19 +45,23 @@ export type SchemaColumn = { table: string; column: string; udt: string; isArray
 export type SchemaTable = { name: string; isView: boolean; columns: SchemaColumn[] };
 export type Schema = { tables: SchemaTable[]; enums: Map<string, string[]> };
 
+type TableInfo = { table_name: string; table_type: string };
+type ColumnInfo = { table_name: string; column_name: string; udt_name: string; is_nullable: string };
+type EnumLabel = { name: string; label: string };
+
 /** Reads tables, views, columns and enum types of the `public` schema, in a stable order. */
 export async function readSchema(tx: Tx): Promise<Schema> {
-  const tables = await tx.query<{ table_name: string; table_type: string }>(
+  const tables = await tx.query<TableInfo>(
     `select table_name, table_type from information_schema.tables
       where table_schema = 'public' and table_type in ('BASE TABLE', 'VIEW')
       order by table_name`,
   );
-  const columns = await tx.query<{ table_name: string; column_name: string; udt_name: string; is_nullable: string }>(
+  const columns = await tx.query<ColumnInfo>(
     `select table_name, column_name, udt_name, is_nullable from information_schema.columns
       where table_schema = 'public'
       order by table_name, ordinal_position`,
   );
-  const enumRows = await tx.query<{ name: string; label: string }>(
+  const enumRows = await tx.query<EnumLabel>(
     `select t.typname as name, e.enumlabel as label
        from pg_type t join pg_enum e on e.enumtypid = t.oid join pg_namespace n on n.oid = t.typnamespace
       where n.nspname = 'public'

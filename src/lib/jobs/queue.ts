@@ -182,7 +182,7 @@ export async function failJob(
   const willRetry = options.isRetryable && job.attempts < job.maxAttempts;
   const delay = willRetry ? backoffMs(job.attempts, options.backoffBaseMs) : 0;
   const rows = await db.system((tx) =>
-    tx.query<{ status: JobStatus }>(
+    tx.query<Pick<JobRow, 'status'>>(
       `update jobs set status = $3, last_error = $4, locked_by = null, lease_until = null,
          run_at = case when $3 = 'queued' then now() + make_interval(secs => $5::double precision / 1000) else run_at end,
          finished_at = case when $3 = 'failed' then now() else null end

@@ -11,6 +11,7 @@ import { getProduct, listProducts, loadCalendar, termsFor } from '../lending/pro
 import { currencyDigits, formatMinor } from '../money/money.ts';
 import { resolveScopeNodes } from '../tenancy/scope.ts';
 import { businessDate } from '../tenancy/tenant.ts';
+import type { CollateralsRow, LoanApplicationsRow, LoanDelinquencyHistoryRow, UsersRow } from '../db/schema.generated.ts';
 
 /**
  * What the offer, application and loan pages of the customer profile show, read through the
@@ -51,7 +52,7 @@ export async function loadOfferPage(db: Db, principal: Principal, customerId: st
     const dryRun = (await offerActions(tx, principal.tenantId, row)).map((e) => ({ action: e.action, allowed: e.allowed, reason: e.reason?.code }));
     const digits = product.digits_after_decimal;
     const [application] = row.application_id
-      ? await tx.query<{ loan_id: string | null }>(`select loan_id from loan_applications where id = $1`, [row.application_id])
+      ? await tx.query<Pick<LoanApplicationsRow, 'loan_id'>>(`select loan_id from loan_applications where id = $1`, [row.application_id])
       : [];
     return {
       customer, offer: offerJson(row, digits), product: { id: product.id, name: product.name, currency: product.currency.trim(), digits },
@@ -72,11 +73,11 @@ export async function loadApplicationPage(db: Db, principal: Principal, customer
   return db.tenant(principal.tenantId, async (tx) => {
     const { customer, nodes } = await assertCustomer(tx, principal, customerId);
     if (!isUuid(loanId) || !(await isLoanInScope(tx, loanId, nodes))) throw new AppError('NOT_FOUND', 'Loan not found', { field: 'loanId' });
-    const [row] = await tx.query<{ id: string; customer_id: string }>(`select id, customer_id from loan_applications where loan_id = $1`, [loanId]);
+    const [row] = await tx.query<Pick<LoanApplicationsRow, 'id' | 'customer_id'>>(`select id, customer_id from loan_applications where loan_id = $1`, [loanId]);
     if (!row || row.customer_id !== customerId) throw new AppError('NOT_FOUND', 'Loan application not found', { field: 'loanId' });
     const application = await getApplicationView(tx, actorFromPrincipal(principal), row.id);
     const product = await getProduct(tx, application.productId);
-    const names = await tx.query<{ id: string; display_name: string }>(`select id, display_name from users where id = any($1::uuid[])`,
+    const names = await tx.query<Pick<UsersRow, 'id' | 'display_name'>>(`select id, display_name from users where id = any($1::uuid[])`,
       [[application.submittedBy, application.decidedBy].filter((v): v is string => Boolean(v))]);
     return { customer, application, productName: product.name, userNames: Object.fromEntries(names.map((n) => [n.id, n.display_name])) };
   });
@@ -93,12 +94,12 @@ export async function loadLoanPage(db: Db, principal: Principal, customerId: str
     if (loan.customerId !== customerId) throw new AppError('NOT_FOUND', 'Loan not found', { field: 'loanId' });
     const product = await getProduct(tx, loan.productId);
     const digits = product.digits_after_decimal;
-    const collaterals = await tx.query<{ id: string; type: string; description: string; value: bigint; currency: string; valuation_date: string }>(
+    const collaterals = await tx.query<Pick<CollateralsRow, 'id' | 'type' | 'description' | 'value' | 'currency' | 'valuation_date'>>(
       `select c.id, c.type, c.description, c.value, c.currency, c.valuation_date from loan_collaterals lc
          join collaterals c on c.tenant_id = lc.tenant_id and c.id = lc.collateral_id where lc.loan_id = $1 order by c.valuation_date desc, c.id`,
       [loanId],
     );
-    const history = await tx.query<{ business_date: string; from_classification: string | null; to_classification: string | null; reason: string; past_due_days: number; delinquent_amount: bigint }>(
+    const history = await tx.query<Pick<LoanDelinquencyHistoryRow, 'business_date' | 'from_classification' | 'to_classification' | 'reason' | 'past_due_days' | 'delinquent_amount'>>(
       `select business_date, from_classification, to_classification, reason, past_due_days, delinquent_amount
          from loan_delinquency_history where loan_id = $1 order by business_date desc, created_at desc limit 200`,
       [loanId],

@@ -7,6 +7,7 @@ import { getDb } from '../../../../lib/db/index.ts';
 import { getT, languageOf } from '../../../../lib/i18n/index.ts';
 import { handle, json, readJson } from '../../../../lib/http/respond.ts';
 import { publicOrigin, requestIp } from '../../../../server/session.ts';
+import type { TenantsRow, UsersRow } from '../../../../lib/db/schema.generated.ts';
 
 const ResetRequest = z.object({ email: z.string().trim().min(1).max(320) });
 
@@ -17,8 +18,8 @@ export const POST: APIRoute = (context) =>
     const db = await getDb();
     const links = await createPasswordResets(db, { email: body.email, now: new Date(), ip: requestIp(context) });
     for (const link of links) {
-      const [user] = await db.tenant(link.tenantId, (tx) => tx.query<{ language: string }>('select language from users where lower(email) = $1', [link.email]));
-      const [tenant] = await db.system((tx) => tx.query<{ name: string }>('select name from tenants where id = $1', [link.tenantId]));
+      const [user] = await db.tenant(link.tenantId, (tx) => tx.query<Pick<UsersRow, 'language'>>('select language from users where lower(email) = $1', [link.email]));
+      const [tenant] = await db.system((tx) => tx.query<Pick<TenantsRow, 'name'>>('select name from tenants where id = $1', [link.tenantId]));
       const t = await getT(languageOf(user?.language));
       const url = `${publicOrigin(context.url)}/user/reset-password?${new URLSearchParams({ tenant: link.tenantId, token: link.token })}`;
       await sendMail({ smtpUrl: env().smtpUrl, dataDir: env().dataDir }, { to: link.email, subject: t('auth:reset.mailSubject'), text: t('auth:reset.mailBody', { link: url, lender: tenant?.name ?? '' }) });
