@@ -118,7 +118,7 @@ describe.each(testDbKinds())('idempotent money commands on %s', (kind) => {
           idempotency: hold ? { beforeCommand: async () => { claimed(); await gate; } } : { inFlightWaitMs: 50 },
         },
         {
-          action: 'loan.repay', objectType: 'loan', objectId: loanId, permission: 'loans.loans.repay', schema: z.object({ amount: z.string() }),
+          action: 'loan.repay', objectType: 'loan', objectId: loanId, schema: z.object({ amount: z.string() }),
           run: async (tx, actor, body) => {
             const { transaction } = await repayLoan(tx, actor, { loanId, amount: body.amount });
             return loanAnswer(tx, 201, transaction, loanId);
