@@ -38,6 +38,7 @@ type ActionTable = Record<string, { rule: Rule; lifecycle?: boolean }>;
 const LOAN = '/v1/loans/x';
 const OFFER = '/v1/offers/x';
 const CUSTOMER = '/v1/customers/x';
+const APPLICATION = '/v1/applications/x';
 
 const TABLES = {
   /** The loan page: money commands, each gated by the loan's lifecycle too. */
@@ -55,6 +56,13 @@ const TABLES = {
     simulate: { rule: need('loans.offers.simulate_repayment') },
     copyCode: { rule: need('loans.offers.copy_code') },
     print: { rule: apiRule('GET', `${OFFER}/letter`) },
+  },
+  /** A loan application being processed: maker-checker decisions and the maker's edits, each gated by its lifecycle. */
+  application: {
+    approve: { rule: apiRule('POST', `${APPLICATION}/approve`), lifecycle: true },
+    reject: { rule: apiRule('POST', `${APPLICATION}/reject`), lifecycle: true },
+    withdraw: { rule: apiRule('POST', `${APPLICATION}/withdraw`), lifecycle: true },
+    edit: { rule: apiRule('PATCH', APPLICATION), lifecycle: true },
   },
   /** The customer profile and the pages hanging off it (files, statements, collaterals). */
   customer: {
