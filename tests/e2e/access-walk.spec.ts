@@ -22,11 +22,10 @@ const concrete = (pattern: string) => pattern.replace(/:(\w+)/g, (_m, name: stri
 
 function expectedAllowed(entry: RouteEntry, role: DemoRole): boolean {
   const r = DEMO_ROLES[role];
-  if (entry.isPublic || r.isAdmin) return true;
-  if (entry.adminOnly) return false;
-  if (entry.permission === null) return true;
-  const required = typeof entry.permission === 'string' ? [entry.permission] : entry.permission;
-  return required.some((key) => (r.authorities as readonly string[]).includes(key));
+  if (entry.rule.kind === 'public' || r.isAdmin) return true;
+  if (entry.rule.kind === 'admin') return false;
+  if (entry.rule.kind === 'signed-in') return true;
+  return (r.authorities as readonly string[]).includes(entry.rule.key);
 }
 
 async function signIn(request: APIRequestContext, baseURL: string, email: string) {
@@ -39,7 +38,7 @@ test.describe('[ACCESS]: manifest walk against the server', () => {
     for (const entry of ROUTES) {
       const path = concrete(entry.pattern);
       const response = await request.get(`${path}?q=1`, { maxRedirects: 0 });
-      if (entry.isPublic) expect(response.status(), path).not.toBe(302);
+      if (entry.rule.kind === 'public') expect(response.status(), path).not.toBe(302);
       else {
         expect(response.status(), path).toBe(302);
         expect(response.headers().location, path).toBe(`/user/login?redirect=${encodeURIComponent(`${path}?q=1`)}`);
@@ -52,7 +51,7 @@ test.describe('[ACCESS]: manifest walk against the server', () => {
       test.setTimeout(120_000);
       await signIn(request, baseURL!, ACCOUNTS[role]!);
       const mismatches: string[] = [];
-      const entries = ROUTES.filter((r) => !r.isPublic);
+      const entries = ROUTES.filter((r) => r.rule.kind !== 'public');
       // A few requests in flight at once keeps the walk quick on a two-core machine.
       for (let i = 0; i < entries.length; i += 6) {
         await Promise.all(entries.slice(i, i + 6).map(async (entry) => {

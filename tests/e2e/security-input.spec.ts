@@ -29,7 +29,7 @@ function apiGetUrls(): string[] {
 }
 
 /** Every signed-in page of the manifest, with an unknown id for its params. */
-const PAGE_URLS = ROUTES.filter((r) => !r.isPublic).map((r) => r.pattern.replace(/:\w+/g, NONE));
+const PAGE_URLS = ROUTES.filter((r) => r.rule.kind !== 'public').map((r) => r.pattern.replace(/:\w+/g, NONE));
 /** Pages that read list/search parameters. */
 const LIST_PAGES = [...new Set(Object.values(LISTS).map((entry) => entry.path))];
 

@@ -90,7 +90,7 @@ test.describe('[SECURITY]: honest status codes (issue 9, class 11)', () => {
     test.setTimeout(180_000);
     await signIn(request, baseURL!, 'analyst@demo.test');
     const analyst = DEMO_ROLES.analyst;
-    const denied = ROUTES.filter((r) => !r.isPublic && !canOpen(analyst, r));
+    const denied = ROUTES.filter((r) => r.rule.kind !== 'public' && !canOpen(analyst, r));
     expect(denied.length).toBeGreaterThan(10);
     const failures: string[] = [];
     for (let i = 0; i < denied.length; i += 6) {

@@ -6,7 +6,8 @@ import type { Principal } from '../../src/lib/auth/principal.ts';
 import { POST as repay } from '../../src/pages/v1/loans/[id]/repayments.ts';
 import { GET as getLoan } from '../../src/pages/v1/loans/[id]/index.ts';
 import { GET as listLoansRoute } from '../../src/pages/v1/loans/index.ts';
-import { moneyCommand } from '../../src/lib/lending/api.ts';
+import { auditRefusal, moneyCommand } from '../../src/lib/lending/api.ts';
+import { decideAccess } from '../../src/lib/auth/guard.ts';
 import { repayLoan } from '../../src/lib/lending/commands/repay-loan.ts';
 import { loanAnswer } from '../../src/lib/lending/api.ts';
 import { checkLedger } from '../../src/lib/lending/ledger/check-ledger.ts';
@@ -118,7 +119,7 @@ describe.each(testDbKinds())('idempotent money commands on %s', (kind) => {
           idempotency: hold ? { beforeCommand: async () => { claimed(); await gate; } } : { inFlightWaitMs: 50 },
         },
         {
-          action: 'loan.repay', objectType: 'loan', objectId: loanId, permission: 'loans.loans.repay', schema: z.object({ amount: z.string() }),
+          action: 'loan.repay', objectType: 'loan', objectId: loanId, schema: z.object({ amount: z.string() }),
           run: async (tx, actor, body) => {
             const { transaction } = await repayLoan(tx, actor, { loanId, amount: body.amount });
             return loanAnswer(tx, 201, transaction, loanId);
@@ -268,8 +269,12 @@ describe.each(testDbKinds())('idempotent money commands on %s', (kind) => {
   test('a caller without the permission is refused and the refusal is audited', async () => {
     const { loanId } = await f.disbursedLoan();
     const viewer = principalOf(f, 'viewer-1', ['loans.loans.view']);
-    const answer = await call(repay, `/v1/loans/${loanId}/repayments`, { principal: viewer, params: { id: loanId }, key: 'x', body: { amount: '1.00' } });
-    expect(answer.status).toBe(403);
+    // The guard refuses before the endpoint runs, and names the refused command for the audit log
+    // (src/server/middleware/guard.ts writes it with auditRefusal).
+    const decision = decideAccess({ method: 'POST', path: `/v1/loans/${loanId}/repayments`, search: '', principal: viewer });
+    expect(decision).toMatchObject({ kind: 'api-error', status: 403, audit: { action: 'loan.repay', objectType: 'loan', objectId: loanId } });
+    if (decision.kind !== 'api-error' || !decision.audit) throw new Error('no refusal to audit');
+    await auditRefusal(db, viewer, { ip: '127.0.0.1', requestId: 'r-1' }, decision.audit);
     const audit = await db.tenant(f.tenantId, (tx) => listAudit(tx, 'loan', loanId));
     expect(audit.at(-1)).toMatchObject({ action: 'loan.repay', outcome: 'denied', actor_id: 'viewer-1', ip: '127.0.0.1' });
   });

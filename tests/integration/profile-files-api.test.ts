@@ -7,12 +7,19 @@ import type { Db } from '../../src/lib/db/index.ts';
 import type { Principal } from '../../src/lib/auth/principal.ts';
 import { analyticsHttp, downloadFileHttp, importStatementHttp, listFilesHttp, uploadFileHttp, type FilesApiContext } from '../../src/lib/customer-files/http.ts';
 import { listAudit } from '../../src/lib/audit/record-audit.ts';
+import { decideAccess } from '../../src/lib/auth/guard.ts';
 import { createLendingFixture, type LendingFixture } from '../support/lending-fixtures.ts';
 
 const principalOf = (f: LendingFixture, authorities: string[]): Principal => ({
   tenantId: f.tenantId, userId: 'officer', displayName: 'Officer', email: 'officer@example.test', isAdmin: false, authorities, dataPermissions: [],
   language: 'en', via: 'session', sessionId: null, passwordChangeRequired: false, sessionTimeout: 3600, idleTimeout: 3600,
 } as Principal);
+
+/** What the guard (the one permission point, before any endpoint runs) answers this caller. */
+const guardStatus = (method: string, path: string, authorities: string[]) => {
+  const decision = decideAccess({ method, path, search: '', principal: { isAdmin: false, authorities, passwordChangeRequired: false } });
+  return decision.kind === 'api-error' ? decision.status : decision.kind;
+};
 
 describe.each(testDbKinds())('customer files API on %s', (kind) => {
   let db: Db;
@@ -36,8 +43,8 @@ describe.each(testDbKinds())('customer files API on %s', (kind) => {
     new Request(`http://localhost/v1/customers/${f.customerId}/files?${query}`, { method: 'POST', body, headers, duplex: 'half' } as RequestInit);
 
   test('uploads are refused by type (400) or declared size (413) before reading, and without permission (403)', async () => {
-    const denied = await uploadFileHttp(ctx(['customer.files.view'], upload('kind=document&name=a.txt', 'x', { 'content-type': 'text/plain' })));
-    expect(denied.status).toBe(403);
+    expect(guardStatus('POST', `/v1/customers/${f.customerId}/files`, ['customer.files.view'])).toBe(403);
+    expect(guardStatus('POST', `/v1/customers/${f.customerId}/files`, ['customer.files.upload'])).toBe('allow');
     const badType = await uploadFileHttp(ctx(all, upload('kind=document&name=a.exe', 'MZ', { 'content-type': 'application/x-msdownload' })));
     expect(badType.status).toBe(400);
     expect(await badType.json()).toMatchObject({ error: { code: 'BAD_REQUEST', field: 'file' } });
@@ -62,7 +69,8 @@ describe.each(testDbKinds())('customer files API on %s', (kind) => {
     expect(download.headers.get('x-content-type-options')).toBe('nosniff');
     expect(await download.text()).toBe('hello world');
     expect((await db.tenant(f.tenantId, (tx) => listAudit(tx, 'customer_file', file.id))).map((a) => a.action)).toEqual(['customer_file.upload', 'customer_file.download']);
-    expect((await downloadFileHttp(ctx(['customer.files.view'], new Request('http://localhost/'), file.id))).status).toBe(403);
+    expect(guardStatus('GET', `/v1/customers/${f.customerId}/files/${file.id}`, ['customer.files.view'])).toBe(403);
+    expect(guardStatus('GET', `/v1/customers/${f.customerId}/files/${file.id}`, ['customer.files.download'])).toBe('allow');
     expect((await downloadFileHttp(ctx(all, new Request('http://localhost/'), '00000000-0000-4000-8000-000000000000'))).status).toBe(404);
   });
 });
@@ -97,7 +105,10 @@ describe.each(testDbKinds())('bank statement and analytics API on %s', (kind) =>
     expect(ok.status).toBe(201);
     expect(await ok.json()).toMatchObject({ rowCount: 5, firstDate: '2026-01-01', lastDate: '2026-03-02', currency: 'USD' });
     expect((await importStatementHttp(ctx(may, post(csv)))).status).toBe(409);
-    expect((await importStatementHttp(ctx(['customer.bank_statements.view'], post(csv)))).status).toBe(403);
+    // Importing needs both the upload and the statements permission (an implied key of the permission module).
+    expect(guardStatus('POST', `/v1/customers/${f.customerId}/bank-statements`, ['customer.bank_statements.view'])).toBe(403);
+    expect(guardStatus('POST', `/v1/customers/${f.customerId}/bank-statements`, ['customer.files.upload'])).toBe(403);
+    expect(guardStatus('POST', `/v1/customers/${f.customerId}/bank-statements`, may)).toBe('allow');
     const analytics = await analyticsHttp(ctx(may, new Request('http://localhost/')));
     const body = await analytics.json();
     expect(body.metrics).toMatchObject({ averageInflow: '100000', averageOutflow: '11669', averageNetFlow: '88330', lastBalance: '264991', regularityBp: 10000 });

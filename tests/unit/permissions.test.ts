@@ -1,38 +1,47 @@
 import { describe, expect, it } from 'vitest';
 import {
-  DEMO_ROLES, PERMISSION_KEYS, PERMISSION_TABLE, hasPermission, isFeatureEnabled, isPermissionKey, isUsageLimitReached, keyFallbacks,
-  permissionKey, type PricingFeature,
+  ADMIN, DEMO_ROLES, PERMISSION_KEYS, PERMISSION_TABLE, PUBLIC, SIGNED_IN, allows, hasPermission, isFeatureEnabled, isPermissionKey, isRuleKey,
+  isUsageLimitReached, keyFallbacks, need, permissionKey, type PricingFeature,
 } from '../../src/lib/auth/permissions.ts';
 
 const user = (authorities: string[], isAdmin = false) => ({ isAdmin, authorities });
 
 describe('permission check (spec §6)', () => {
   it.each([
-    ['admin passes a string it does not hold', user([], true), 'loans.offers.notify', true],
-    ['admin passes a list it does not hold', user([], true), ['admin.users.edit', 'loans.loans.repay'], true],
-    ['admin passes an empty requirement', user([], true), undefined, true],
-    ['absent requirement passes', user([]), undefined, true],
-    ['null requirement passes', user([]), null, true],
-    ['empty string passes', user([]), '', true],
-    ['empty list passes', user([]), [], true],
+    ['admin passes a key it does not hold', user([], true), 'loans.offers.notify', true],
     ['string held passes', user(['loans.offers.notify']), 'loans.offers.notify', true],
     ['string not held fails', user(['loans.offers.view']), 'loans.offers.notify', false],
-    ['list passes when any entry is held', user(['loans.tasks.view']), ['admin.users.view', 'loans.tasks.view'], true],
-    ['list fails when none is held', user(['loans.tasks.view']), ['admin.users.view', 'loans.tasks.edit'], false],
     ['fallback to area.resource', user(['loans.offers']), 'loans.offers.notify', true],
     ['fallback to area', user(['loans']), 'loans.tasks.delete', true],
     ['area fallback does not cross areas', user(['loans']), 'analytics.overview.view', false],
     ['a more specific authority does not grant the broader key', user(['loans.offers.view']), 'loans.offers', false],
     ['a prefix that is not a whole segment grants nothing', user(['loans.off']), 'loans.offers.view', false],
-    ['list with fallback', user(['customer']), ['admin.users.view', 'customer.files.delete'], true],
+    ['an implied key is held through any key that implies it', user(['loans.offers.view']), 'loans.products.view', true],
+    ['an implied key is not held without one', user(['loans.tasks.view']), 'loans.products.view', false],
+    ['an all-of implied key needs every key', user(['customer.files.upload']), 'customer.bank_statements.import', false],
+    ['an all-of implied key passes with every key (fallbacks count)', user(['customer.files.upload', 'customer.bank_statements']), 'customer.bank_statements.import', true],
   ])('%s', (_name, subject, requirement, expected) => {
     expect(hasPermission(subject, requirement as never)).toBe(expected);
   });
 
-  it.each([[null], [undefined]])('no user fails, even with an empty requirement (%s)', (nobody) => {
-    expect(hasPermission(nobody, undefined)).toBe(false);
+  it.each([[null], [undefined]])('no user fails every rule but public (%s)', (nobody) => {
     expect(hasPermission(nobody, 'loans.loans.view')).toBe(false);
-    expect(hasPermission(nobody, [])).toBe(false);
+    expect(allows(nobody, PUBLIC)).toBe(true);
+    expect(allows(nobody, SIGNED_IN)).toBe(false);
+    expect(allows(nobody, ADMIN)).toBe(false);
+    expect(allows(nobody, need('loans.loans.view'))).toBe(false);
+  });
+
+  it('evaluates each of the four rules', () => {
+    expect(allows(user([]), SIGNED_IN)).toBe(true);
+    expect(allows(user(['loans', 'admin']), ADMIN)).toBe(false);
+    expect(allows(user([], true), ADMIN)).toBe(true);
+    expect(allows(user(['loans.loans.view']), need('loans.loans.view'))).toBe(true);
+    expect(allows(user(['loans.loans.view']), need('loans.loans.repay'))).toBe(false);
+    expect(isRuleKey('loans.products.view')).toBe(true);
+    expect(isRuleKey('loans.products.edit')).toBe(false);
+    // Implied keys are never granted to a role directly.
+    expect(isPermissionKey('loans.products.view')).toBe(false);
   });
 
   it('builds keys area.resource.action with view as the default action', () => {

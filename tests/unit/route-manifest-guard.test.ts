@@ -35,11 +35,10 @@ async function run(path: string, principal: Principal | undefined, method = 'GET
 /** Written independently of the guard: the demo roles hold exact keys, so no fallbacks are needed here. */
 function expectedAllowed(entry: RouteEntry, role: DemoRole): boolean {
   const r = DEMO_ROLES[role];
-  if (entry.isPublic || r.isAdmin) return true;
-  if (entry.adminOnly) return false;
-  if (entry.permission === null) return true;
-  const required = typeof entry.permission === 'string' ? [entry.permission] : entry.permission;
-  return required.some((key) => (r.authorities as readonly string[]).includes(key));
+  if (entry.rule.kind === 'public' || r.isAdmin) return true;
+  if (entry.rule.kind === 'admin') return false;
+  if (entry.rule.kind === 'signed-in') return true;
+  return (r.authorities as readonly string[]).includes(entry.rule.key);
 }
 
 const sectionOf = (path: string) => {
@@ -57,7 +56,7 @@ describe('guard walk: every manifest route × signed out', () => {
   it.each(ROUTES.map((r) => [r.pattern, r] as const))('%s', async (_p, entry) => {
     const path = concrete(entry.pattern);
     const outcome = await run(path, undefined, 'GET', '?tab=all&x=1');
-    if (entry.isPublic) {
+    if (entry.rule.kind === 'public') {
       expect(outcome.status).toBe(200);
       expect(outcome.rewrittenTo).toBeNull();
     } else {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PERMISSION_KEYS } from '../../src/lib/auth/permissions.ts';
+import { isRuleKey } from '../../src/lib/auth/permissions.ts';
 import { API_ROUTES, ROUTES, canonicalRouteCase, matchApiRoute, matchRoute, notFoundPagePath, forbiddenPagePath } from '../../src/lib/auth/route-manifest.ts';
 
 // Spec §2, transcribed by hand (one line per route; '+' expansions written out).
@@ -88,19 +88,17 @@ describe('route manifest', () => {
   });
 
   it('marks exactly the §6 all_permissions routes admin-only', () => {
-    expect(ROUTES.filter((r) => r.adminOnly).map((r) => r.pattern).sort()).toEqual([...ADMIN_ONLY].sort());
+    expect(ROUTES.filter((r) => r.rule.kind === 'admin').map((r) => r.pattern).sort()).toEqual([...ADMIN_ONLY].sort());
   });
 
   it('gives every entry a section, a known permission, and a unique page-view event name', () => {
-    const known = new Set<string>(PERMISSION_KEYS);
     for (const r of ROUTES) {
-      const perms = r.permission === null ? [] : typeof r.permission === 'string' ? [r.permission] : r.permission;
-      for (const p of perms) expect(known.has(p), `${r.pattern}: ${p}`).toBe(true);
+      if (r.rule.kind === 'permission') expect(isRuleKey(r.rule.key), `${r.pattern}: ${r.rule.key}`).toBe(true);
       expect(r.event).toMatch(/^page_view:\//);
       const first = r.pattern.split('/')[1];
       const expected = first === 'user' ? 'auth' : first === 'application' ? 'public' : ['admin', 'analytics', 'strategies', 'loans'].includes(first) ? first : 'root';
       expect(r.section, r.pattern).toBe(expected);
-      expect(r.isPublic, r.pattern).toBe(expected === 'auth' || expected === 'public');
+      expect(r.rule.kind === 'public', r.pattern).toBe(expected === 'auth' || expected === 'public');
     }
     expect(new Set(ROUTES.map((r) => r.event)).size).toBe(ROUTES.length);
   });
@@ -112,7 +110,7 @@ describe('route manifest', () => {
     expect(matchRoute('/admin/notifications/events/bigquery/add')?.entry.pattern).toBe('/admin/notifications/events/:database_type/add');
     expect(matchRoute('/admin/notifications/events/bigquery/7')?.params).toEqual({ database_type: 'bigquery', id: '7' });
     expect(matchRoute('/loans/customer/profile/c-1/loans/l-9/repay')).toEqual({
-      entry: expect.objectContaining({ pattern: '/loans/customer/profile/:customerId/loans/:loanId/repay', permission: 'loans.loans.repay' }),
+      entry: expect.objectContaining({ pattern: '/loans/customer/profile/:customerId/loans/:loanId/repay', rule: { kind: 'permission', key: 'loans.loans.repay' } }),
       params: { customerId: 'c-1', loanId: 'l-9' },
     });
     expect(matchRoute('/')?.entry.pattern).toBe('/');
@@ -141,15 +139,13 @@ describe('route manifest', () => {
   it('has an API manifest with no duplicate patterns and known permissions', () => {
     const patterns = API_ROUTES.map((r) => r.pattern);
     expect(new Set(patterns).size).toBe(patterns.length);
-    const known = new Set<string>(PERMISSION_KEYS);
     for (const r of API_ROUTES) {
-      for (const access of Object.values(r.methods)) {
-        if (access?.kind !== 'user' || access.permission === null) continue;
-        for (const p of typeof access.permission === 'string' ? [access.permission] : access.permission) expect(known.has(p), `${r.pattern}: ${p}`).toBe(true);
+      for (const rule of Object.values(r.methods)) {
+        if (rule.kind === 'permission') expect(isRuleKey(rule.key), `${r.pattern}: ${rule.key}`).toBe(true);
       }
     }
     expect(matchApiRoute('/v1/users/me')?.entry.pattern).toBe('/v1/users/me');
-    expect(matchApiRoute('/v1/loans/abc/repayments')?.entry.pattern).toBe('/v1/loans/**');
+    expect(matchApiRoute('/v1/loans/abc/repayments')?.entry.pattern).toBe('/v1/loans/:id/repayments');
     expect(matchApiRoute('/v1/loans')?.entry.pattern).toBe('/v1/loans');
     expect(matchApiRoute('/v1/unknown')).toBeNull();
   });

@@ -1,5 +1,4 @@
 import type { AstroGlobal } from 'astro';
-import { hasPermission } from '../../lib/auth/permissions.ts';
 import { getDb } from '../../lib/db/index.ts';
 import { AppError } from '../../lib/errors/app-error.ts';
 import { inputErrorFromPg } from '../../lib/http/respond.ts';
@@ -51,7 +50,7 @@ export async function loadCustomViewPage(Astro: AstroGlobal, listName: string, v
   if (!entry || !entry.hasCustomViews) throw new AppError('NOT_FOUND', 'This list has no custom views.');
   const { principal, tenant } = Astro.locals;
   if (!principal || !tenant) return { kind: 'redirect', location: `/user/login?redirect=${encodeURIComponent(Astro.url.pathname)}` };
-  if (!hasPermission(principal, 'loans.custom_views.edit')) throw new AppError('FORBIDDEN', 'You may not edit custom views.');
+  // The route manifest gives these pages the custom-views edit permission: the guard has decided.
   const db = await getDb();
   const actor = { tenantId: tenant.id, userId: principal.userId, requestId: Astro.locals.requestId };
   let view: CustomView | null = null;

@@ -1,6 +1,6 @@
 import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
-import { hasPermission } from '../../lib/auth/permissions.ts';
+import { allowedActions } from '../../lib/auth/allowed-actions.ts';
 import { getDb } from '../../lib/db/index.ts';
 import { AppError } from '../../lib/errors/app-error.ts';
 import { requestListExport } from '../../lib/exports/export-job.ts';
@@ -57,7 +57,7 @@ export async function loadListPage(Astro: AstroGlobal, listName: string): Promis
     );
     return {
       kind: 'ok', entry, served, currency: tenant.currency, timeZone: tenant.timeZone, notice,
-      canEditViews: entry.hasCustomViews && hasPermission(principal, 'loans.custom_views.edit'),
+      canEditViews: allowedActions(principal, 'list', entry).editViews,
     };
   } catch (error) {
     const status = error instanceof AppError ? error.status : 500;

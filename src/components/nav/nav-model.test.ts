@@ -26,7 +26,7 @@ describe('navigation follows the route manifest', () => {
     for (const [name, role] of Object.entries(DEMO_ROLES)) {
       if (role.isAdmin) continue;
       const user = { isAdmin: false, authorities: role.authorities };
-      const adminOnly = visibleItems(user, 'admin').filter((item) => matchRoute(item.path)!.entry.adminOnly);
+      const adminOnly = visibleItems(user, 'admin').filter((item) => matchRoute(item.path)!.entry.rule.kind === 'admin');
       expect(adminOnly, name).toEqual([]);
     }
   });

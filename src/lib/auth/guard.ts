@@ -33,8 +33,14 @@ export type GuardDecision =
   | { kind: 'forbidden'; page: string }
   /** Render the section's 404 page (`page`) with status 404. */
   | { kind: 'not-found'; page: string }
-  /** A JSON error for /v1. */
-  | { kind: 'api-error'; status: 401 | 403 | 404 | 405; code: 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED'; message: string; allow?: string };
+  /** A JSON error for /v1; `audit` is the refused command to record in the audit log (src/server/middleware/guard.ts). */
+  | {
+    kind: 'api-error'; status: 401 | 403 | 404 | 405; code: 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED'; message: string; allow?: string;
+    audit?: RefusalAudit;
+  };
+
+/** A command the guard refused for lack of permission, as the audit log names it. */
+export type RefusalAudit = { action: string; objectType: string; objectId: string };
 
 export type GuardInput = {
   method: string;
@@ -54,7 +60,7 @@ export function decideAccess({ method, path, search, principal }: GuardInput): G
   if (path === '/v1' || path.startsWith('/v1/')) return decideApi(method.toUpperCase(), path, principal);
 
   const match = matchRoute(path);
-  if (match?.entry.isPublic) return { kind: 'allow', route: match.entry, event: match.entry.event };
+  if (match?.entry.rule.kind === 'public') return { kind: 'allow', route: match.entry, event: match.entry.event };
   // Signed out: every other page, known or not, goes to login (an unknown path does not reveal that it is unknown).
   if (!principal) return { kind: 'redirect', location: loginRedirect(path, search) };
   if (principal.passwordChangeRequired) return { kind: 'redirect', location: RESET_PASSWORD_PATH };
@@ -81,6 +87,10 @@ function decideApi(method: string, path: string, principal: GuardInput['principa
   if (principal.passwordChangeRequired && !PASSWORD_CHANGE_API.some((p) => path.startsWith(p))) {
     return { kind: 'api-error', status: 403, code: 'FORBIDDEN', message: 'Change your password to continue.' };
   }
-  if (!canCall(principal, access)) return { kind: 'api-error', status: 403, code: 'FORBIDDEN', message: 'You do not have permission to do this.' };
+  if (!canCall(principal, access)) {
+    const action = match.entry.audit?.actions[methodKey];
+    const audit = action ? { action, objectType: match.entry.audit!.objectType, objectId: match.params.id ?? '' } : undefined;
+    return { kind: 'api-error', status: 403, code: 'FORBIDDEN', message: 'You do not have permission to do this.', ...(audit ? { audit } : {}) };
+  }
   return { kind: 'allow', route: match.entry, event: null };
 }

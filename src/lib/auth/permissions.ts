@@ -120,27 +120,75 @@ export function keyFallbacks(key: string): string[] {
   return out;
 }
 
+/**
+ * Permissions no role is granted directly: a user holds one when they hold any (`anyOf`) or all
+ * (`allOf`) of the keys that imply it. Where the product lets several permissions open the same thing
+ * (the product catalogue is read by whoever sees loans or offers), or needs two at once (importing a
+ * bank statement uploads a file into the statements), the implication lives here, so every route
+ * still names exactly one key.
+ */
+export const IMPLIED_PERMISSIONS = {
+  'loans.products.view': { anyOf: ['loans.loans.view', 'loans.offers.view'] },
+  'loans.schedules.preview': { anyOf: ['loans.offers.simulate_repayment', 'loans.loans.view'] },
+  'customer.bank_statements.import': { allOf: ['customer.files.upload', 'customer.bank_statements.view'] },
+} as const satisfies Record<string, { anyOf: readonly PermissionKey[] } | { allOf: readonly PermissionKey[] }>;
+export type ImpliedPermissionKey = keyof typeof IMPLIED_PERMISSIONS;
+/** A key a rule may name: one of the table, or an implied one. */
+export type RuleKey = PermissionKey | ImpliedPermissionKey;
+
+export function isRuleKey(value: string): value is RuleKey {
+  return KEY_SET.has(value) || Object.hasOwn(IMPLIED_PERMISSIONS, value);
+}
+
 /** What the check needs of a user: the admin flag and the authorities. */
 export type PermissionSubject = { isAdmin: boolean; authorities: readonly string[] };
-/** A route's requirement: absent/empty passes; a string must be held; a list passes when any entry is held. */
-export type Requirement = string | readonly string[] | null | undefined;
 
 function holds(authorities: ReadonlySet<string>, key: string): boolean {
+  const implied = (IMPLIED_PERMISSIONS as Record<string, { anyOf?: readonly string[]; allOf?: readonly string[] }>)[key];
+  if (implied?.anyOf) return implied.anyOf.some((k) => holds(authorities, k));
+  if (implied?.allOf) return implied.allOf.every((k) => holds(authorities, k));
   return keyFallbacks(key).some((k) => authorities.has(k));
 }
 
 /**
- * The §6 permission check. No user fails; an admin passes everything; an empty or absent requirement
- * passes; a string passes when held (or one of its fallbacks is); a list passes when any entry does.
+ * The permission check. No user fails; an administrator (the Administrator role: all permissions)
+ * passes everything; otherwise the key must be held, directly, through one of its fallbacks
+ * (`area.resource`, `area`), or through a key that implies it.
  */
-export function hasPermission(user: PermissionSubject | null | undefined, requirement: Requirement): boolean {
+export function hasPermission(user: PermissionSubject | null | undefined, key: RuleKey): boolean {
   if (!user) return false;
   if (user.isAdmin) return true;
-  if (requirement === null || requirement === undefined || requirement === '') return true;
-  const list: readonly string[] = typeof requirement === 'string' ? [requirement] : requirement;
-  if (list.length === 0) return true;
-  const authorities = new Set(user.authorities);
-  return list.some((key) => key !== '' && holds(authorities, key));
+  return holds(new Set(user.authorities), key);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Access rules: what every page route, /v1 route and method, and every action shown on a page
+// requires. Exactly one of four; administrators are spelled only as ADMIN.
+
+export type Rule =
+  /** Needs no signed-in user (sign-in itself, the public application form). */
+  | { readonly kind: 'public' }
+  /** Any signed-in user (or API token). */
+  | { readonly kind: 'signed-in' }
+  /** A signed-in user holding this one key. */
+  | { readonly kind: 'permission'; readonly key: RuleKey }
+  /** Administrators only: what the permission table has no key for. */
+  | { readonly kind: 'admin' };
+
+export const PUBLIC: Rule = Object.freeze({ kind: 'public' });
+export const SIGNED_IN: Rule = Object.freeze({ kind: 'signed-in' });
+export const ADMIN: Rule = Object.freeze({ kind: 'admin' });
+export function need(key: RuleKey): Rule {
+  return { kind: 'permission', key };
+}
+
+/** Whether this user (or nobody) satisfies the rule: the one evaluation the guard and the pages share. */
+export function allows(user: PermissionSubject | null | undefined, rule: Rule): boolean {
+  if (rule.kind === 'public') return true;
+  if (!user) return false;
+  if (rule.kind === 'signed-in') return true;
+  if (rule.kind === 'admin') return user.isAdmin;
+  return hasPermission(user, rule.key);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,10 +1,12 @@
 /**
- * The one manifest of every page route of spec §2 (and of every /v1 API route), read by the guard
- * step (src/server/middleware/guard.ts) and by the navigation. Deny by default: a path that no entry
- * matches is a 404; a page entry without `isPublic` needs a signed-in user; its `permission` is checked
- * with the §6 check (src/lib/auth/permissions.ts); `adminOnly` marks the all_permissions routes of §6.
+ * The one manifest of every page route (and of every /v1 route and method), read by the guard step
+ * (src/server/middleware/guard.ts), the navigation and the action sets pages show
+ * (src/lib/auth/allowed-actions.ts). Deny by default: a path that no entry matches is a 404. Every
+ * page and every (API route, method) has exactly one Rule (src/lib/auth/permissions.ts): public,
+ * signed-in, one permission key, or ADMIN. There are no subtree entries and no lists of alternatives;
+ * tests/unit/permission-coverage.test.ts walks the page and endpoint files to keep it so.
  */
-import { type Area, type PermissionKey, type Requirement, hasPermission, type PermissionSubject } from './permissions.ts';
+import { ADMIN, PUBLIC, SIGNED_IN, allows, need, type Area, type PermissionSubject, type Rule, type RuleKey } from './permissions.ts';
 
 export const SECTIONS = ['root', 'admin', 'analytics', 'strategies', 'loans', 'auth', 'public'] as const;
 export type Section = (typeof SECTIONS)[number];
@@ -16,17 +18,14 @@ export type RouteEntry = {
   /** Path pattern: static segments and `:param` segments, no trailing slash ('/' for home). */
   pattern: string;
   section: Section;
-  /** Needs no signed-in user (auth pages, the public application form, error pages' assets). */
-  isPublic: boolean;
-  /** §6 requirement; null = any signed-in user. */
-  permission: PermissionKey | readonly PermissionKey[] | null;
-  /** The all_permissions routes of §6: only an administrator may open them. */
-  adminOnly: boolean;
+  /** Who may open it: public (auth pages, the public application form), any signed-in user, one key, or ADMIN. */
+  rule: Rule;
   /** First-party page-view event name (analytics_events.name). */
   event: string;
 };
 
-type Def = [pattern: string, permission?: PermissionKey | readonly PermissionKey[] | null | 'ADMIN'];
+/** A page: its pattern and rule (default: any signed-in user). A bare key is shorthand for need(key). */
+type Def = [pattern: string, rule?: Rule | RuleKey];
 
 function sectionOf(pattern: string): Section {
   const first = pattern.split('/')[1] ?? '';
@@ -40,20 +39,12 @@ function eventName(pattern: string): string {
   return `page_view:${pattern}`;
 }
 
-function entry([pattern, permission = null]: Def, isPublic = false): RouteEntry {
-  const isAdminOnly = permission === 'ADMIN';
-  return {
-    pattern,
-    section: sectionOf(pattern),
-    isPublic,
-    permission: isAdminOnly ? null : permission,
-    adminOnly: isAdminOnly,
-    event: eventName(pattern),
-  };
+function entry([pattern, rule = SIGNED_IN]: Def): RouteEntry {
+  return { pattern, section: sectionOf(pattern), rule: typeof rule === 'string' ? need(rule) : rule, event: eventName(pattern) };
 }
 
 /** The customer profile subpages of §2 with the permission each needs ('' = the profile itself). */
-const CUSTOMER_PROFILE_SUBPAGES: [subpath: string, permission: PermissionKey][] = [
+const CUSTOMER_PROFILE_SUBPAGES: [subpath: string, permission: RuleKey][] = [
   ['', 'customer.profile.view'],
   ['/resume', 'customer.profile.view'],
   ['/transaction-metrics', 'customer.profile.view'],
@@ -177,9 +168,9 @@ const PAGE_DEFS: Def[] = [
   ['/admin/data/data-availability', 'admin.data_availability.view'],
   ['/admin/data/days-off', 'admin.days_off.view'],
   ['/admin/data/data-resource-usage', 'admin.resource_usage.view'],
-  ['/admin/data/import-buckets', 'ADMIN'],
-  ['/admin/data/import-buckets/add', 'ADMIN'],
-  ['/admin/data/import-buckets/edit/:id', 'ADMIN'],
+  ['/admin/data/import-buckets', ADMIN],
+  ['/admin/data/import-buckets/add', ADMIN],
+  ['/admin/data/import-buckets/edit/:id', ADMIN],
   ['/admin/user/users', 'admin.users.view'],
   ['/admin/user/users/add', 'admin.users.edit'],
   ['/admin/user/users/edit/:id', 'admin.users.edit'],
@@ -197,51 +188,50 @@ const PAGE_DEFS: Def[] = [
   ['/admin/platform/translations', 'admin.translations.view'],
   ['/admin/platform/password-policy', 'admin.password_policy.view'],
   // Error reports of §7/§8, listed for administrators (brief C's page).
-  ['/admin/platform/error-reports', 'ADMIN'],
+  ['/admin/platform/error-reports', ADMIN],
   ['/admin/plan-contracts/contracts', 'admin.contracts.view'],
-  ['/admin/plan-contracts/plan', 'ADMIN'],
-  ['/admin/processes/strategy-editing', 'ADMIN'],
-  ['/admin/business/application-form', 'ADMIN'],
-  ['/admin/business/application-form/:id', 'ADMIN'],
-  ['/admin/business/application-form/:id/submissions', 'ADMIN'],
-  ['/admin/business/decision-engine', 'ADMIN'],
-  ['/admin/business/decision-engine/:id', 'ADMIN'],
-  ['/admin/application/decision-engine', 'ADMIN'],
+  ['/admin/plan-contracts/plan', ADMIN],
+  ['/admin/processes/strategy-editing', ADMIN],
+  ['/admin/business/application-form', ADMIN],
+  ['/admin/business/application-form/:id', ADMIN],
+  ['/admin/business/application-form/:id/submissions', ADMIN],
+  ['/admin/business/decision-engine', ADMIN],
+  ['/admin/business/decision-engine/:id', ADMIN],
+  ['/admin/application/decision-engine', ADMIN],
   ['/admin/business/collection-workflow', 'admin.collection_workflow.view'],
   ['/admin/business/collection-workflow/new', 'admin.collection_workflow.edit'],
   ['/admin/business/collection-workflow/:id', 'admin.collection_workflow.view'],
-  ['/admin/business/loan-products', 'ADMIN'],
-  ['/admin/business/loan-products/add', 'ADMIN'],
-  ['/admin/business/collateral', 'ADMIN'],
-  ['/admin/business/decision-models', 'ADMIN'],
-  ['/admin/business/decision-models/:id', 'ADMIN'],
-  ['/admin/business/customized-form', 'ADMIN'],
-  ['/admin/business/customized-form/:id', 'ADMIN'],
+  ['/admin/business/loan-products', ADMIN],
+  ['/admin/business/loan-products/add', ADMIN],
+  ['/admin/business/collateral', ADMIN],
+  ['/admin/business/decision-models', ADMIN],
+  ['/admin/business/decision-models/:id', ADMIN],
+  ['/admin/business/customized-form', ADMIN],
+  ['/admin/business/customized-form/:id', ADMIN],
   ...sectionCommon('admin'),
 ];
 
 const PUBLIC_PAGE_DEFS: Def[] = [
-  ['/user/login'],
-  ['/user/reset-password'],
-  ['/user/mfa'],
-  ['/application/:id'],
+  ['/user/login', PUBLIC],
+  ['/user/reset-password', PUBLIC],
+  ['/user/mfa', PUBLIC],
+  ['/application/:id', PUBLIC],
 ];
 
-export const ROUTES: readonly RouteEntry[] = [...PAGE_DEFS.map((d) => entry(d)), ...PUBLIC_PAGE_DEFS.map((d) => entry(d, true))];
+export const ROUTES: readonly RouteEntry[] = [...PAGE_DEFS, ...PUBLIC_PAGE_DEFS].map(entry);
 
 // ---------------------------------------------------------------------------------------------
 // Matching
 
 export type RouteMatch<T> = { entry: T; params: Record<string, string> };
 
-type Compiled<T> = { entry: T; segments: string[]; isPrefix: boolean; score: number[] };
+type Compiled<T> = { entry: T; segments: string[]; score: number[] };
 
 function compile<T extends { pattern: string }>(entries: readonly T[]): Compiled<T>[] {
   return entries.map((e) => {
-    const isPrefix = e.pattern.endsWith('/**');
-    const segments = (isPrefix ? e.pattern.slice(0, -3) : e.pattern).split('/').filter(Boolean);
+    const segments = e.pattern.split('/').filter(Boolean);
     // Static segments beat params at the same position: '/analytics/queries/new' wins over '/:id'.
-    return { entry: e, segments, isPrefix, score: segments.map((s) => (s.startsWith(':') ? 1 : 2)) };
+    return { entry: e, segments, score: segments.map((s) => (s.startsWith(':') ? 1 : 2)) };
   });
 }
 
@@ -249,7 +239,7 @@ function matchCompiled<T>(table: Compiled<T>[], pathname: string): RouteMatch<T>
   const parts = pathname.split('/').filter(Boolean);
   let best: { c: Compiled<T>; params: Record<string, string> } | null = null;
   for (const c of table) {
-    if (c.isPrefix ? parts.length < c.segments.length : parts.length !== c.segments.length) continue;
+    if (parts.length !== c.segments.length) continue;
     const params: Record<string, string> = {};
     let ok = true;
     for (let i = 0; i < c.segments.length; i++) {
@@ -267,7 +257,6 @@ function matchCompiled<T>(table: Compiled<T>[], pathname: string): RouteMatch<T>
 }
 
 function better<T>(a: Compiled<T>, b: Compiled<T>): boolean {
-  if (a.isPrefix !== b.isPrefix) return !a.isPrefix; // exact entries win over subtrees
   for (let i = 0; i < Math.max(a.score.length, b.score.length); i++) {
     const d = (a.score[i] ?? 0) - (b.score[i] ?? 0);
     if (d !== 0) return d > 0;
@@ -298,12 +287,9 @@ export function notFoundPagePath(pathname: string): string {
   return s === 'root' ? '/404' : `/${s}/404`;
 }
 
-/** May this user open this route? Admin-only routes need isAdmin; others the §6 check. */
-export function canOpen(user: PermissionSubject | null | undefined, entry: Pick<RouteEntry, 'isPublic' | 'adminOnly' | 'permission'>): boolean {
-  if (entry.isPublic) return true;
-  if (!user) return false;
-  if (entry.adminOnly) return user.isAdmin;
-  return hasPermission(user, entry.permission as Requirement);
+/** May this user (or nobody) open this route? Its one rule decides. */
+export function canOpen(user: PermissionSubject | null | undefined, entry: Pick<RouteEntry, 'rule'>): boolean {
+  return allows(user, entry.rule);
 }
 
 /** Page routes of one section a user may open, e.g. for navigation (params left as patterns). */
@@ -312,63 +298,93 @@ export function openableRoutes(user: PermissionSubject | null | undefined, secti
 }
 
 // ---------------------------------------------------------------------------------------------
-// The /v1 API manifest. Deny by default: an API path no entry matches answers 404, a method the
-// entry does not list answers 405. A pattern ending in '/**' covers a subtree (the endpoint owner
-// then checks finer actions with hasPermission). Endpoints still take the tenant from
-// locals.principal; this table only decides whether the call may reach them.
+// The /v1 API manifest: every endpoint file's route with each method it exports and that method's one
+// rule. Deny by default: an API path no entry matches answers 404, a method the entry does not list
+// answers 405. The guard's decision is final: endpoints check only what depends on the object (its
+// scope, through src/lib/auth/data-permissions.ts, and its lifecycle). Endpoints still take the tenant
+// from locals.principal; this table only decides whether the call may reach them.
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-export type ApiAccess =
-  /** No signed-in user needed (sign-in itself, OIDC callbacks). The endpoint does its own checks. */
-  | { kind: 'public' }
-  /** A signed-in user or API token, with the §6 requirement (null = any). */
-  | { kind: 'user'; permission: PermissionKey | readonly PermissionKey[] | null }
-  /** Administrators only. */
-  | { kind: 'admin' };
 
-export type ApiRouteEntry = { pattern: string; methods: Partial<Record<HttpMethod, ApiAccess>> };
+export type ApiRouteEntry = {
+  pattern: string;
+  methods: Partial<Record<HttpMethod, Rule>>;
+  /**
+   * Commands whose refusal is written to the audit log, as the object type the path's `:id` names and
+   * the audit action of each method (e.g. POST → 'loan.repay').
+   */
+  audit?: { objectType: string; actions: Partial<Record<HttpMethod, string>> };
+};
 
-const PUBLIC: ApiAccess = { kind: 'public' };
-const ANY_USER: ApiAccess = { kind: 'user', permission: null };
-const ADMIN: ApiAccess = { kind: 'admin' };
-const need = (permission: PermissionKey | readonly PermissionKey[]): ApiAccess => ({ kind: 'user', permission });
+type ApiAudit = ApiRouteEntry['audit'];
+const audited = (objectType: string, actions: NonNullable<ApiAudit>['actions']): ApiAudit => ({ objectType, actions });
 
 export const API_ROUTES: readonly ApiRouteEntry[] = [
-  // Identity (brief B1): sign-in, MFA, reset, OIDC must work signed out; each endpoint checks its own state.
-  { pattern: '/v1/auth/**', methods: { GET: PUBLIC, POST: PUBLIC, PUT: PUBLIC, DELETE: PUBLIC } },
-  // …except what only makes sense signed in: API tokens are administrators' business, sessions a user's own.
+  // Identity: sign-in, MFA, reset, OIDC work signed out; each endpoint checks its own state (credentials, tokens).
+  { pattern: '/v1/auth/sign-in', methods: { POST: PUBLIC } },
+  { pattern: '/v1/auth/sign-out', methods: { POST: PUBLIC } },
+  { pattern: '/v1/auth/session', methods: { GET: PUBLIC } },
+  { pattern: '/v1/auth/mfa', methods: { POST: PUBLIC } },
+  { pattern: '/v1/auth/mfa/enrolment', methods: { GET: PUBLIC, POST: PUBLIC, PUT: PUBLIC } },
+  { pattern: '/v1/auth/oidc/start', methods: { GET: PUBLIC } },
+  { pattern: '/v1/auth/oidc/callback', methods: { GET: PUBLIC } },
+  { pattern: '/v1/auth/password', methods: { POST: PUBLIC } },
+  { pattern: '/v1/auth/password-reset', methods: { POST: PUBLIC } },
+  { pattern: '/v1/auth/password-reset/complete', methods: { POST: PUBLIC } },
+  // What only makes sense signed in: API tokens and ending others' sessions are administrators' business.
   { pattern: '/v1/auth/api-tokens', methods: { GET: ADMIN, POST: ADMIN } },
   { pattern: '/v1/auth/api-tokens/:id', methods: { DELETE: ADMIN } },
-  { pattern: '/v1/auth/sessions', methods: { GET: ANY_USER } },
-  { pattern: '/v1/auth/sessions/:id', methods: { DELETE: ANY_USER } },
-  { pattern: '/v1/auth/sign-out-everywhere', methods: { POST: ANY_USER } },
-  // Platform (§7).
-  { pattern: '/v1/users/me', methods: { GET: ANY_USER } },
-  { pattern: '/v1/users/admin', methods: { GET: ANY_USER } },
-  { pattern: '/v1/hierarchies', methods: { GET: ANY_USER } },
-  { pattern: '/v1/pricing-plans/current', methods: { GET: ANY_USER } },
-  { pattern: '/v1/tenant-config', methods: { GET: ANY_USER } },
-  { pattern: '/v1/error-reports', methods: { GET: ADMIN, POST: ANY_USER } },
-  { pattern: '/v1/error-reports/**', methods: { GET: ADMIN } },
-  { pattern: '/v1/translations/:lng/:ns', methods: { GET: ANY_USER, POST: ANY_USER } },
-  { pattern: '/v1/downloads', methods: { GET: ANY_USER } },
-  { pattern: '/v1/downloads/**', methods: { GET: ANY_USER } },
-  // Lending (briefs A and D). Reads need the view keys; money commands need their action key,
-  // checked again by the endpoints for the exact action.
-  { pattern: '/v1/schedules/preview', methods: { POST: need(['loans.offers.simulate_repayment', 'loans.loans.view']) } },
+  { pattern: '/v1/auth/users/:id/end-sessions', methods: { POST: ADMIN } },
+  { pattern: '/v1/auth/sessions', methods: { GET: SIGNED_IN } },
+  { pattern: '/v1/auth/sessions/:id', methods: { DELETE: SIGNED_IN } },
+  { pattern: '/v1/auth/sign-out-everywhere', methods: { POST: SIGNED_IN } },
+  // Platform.
+  { pattern: '/v1/users/me', methods: { GET: SIGNED_IN } },
+  { pattern: '/v1/users/admin', methods: { GET: SIGNED_IN } },
+  { pattern: '/v1/hierarchies', methods: { GET: SIGNED_IN } },
+  { pattern: '/v1/pricing-plans/current', methods: { GET: SIGNED_IN } },
+  { pattern: '/v1/tenant-config', methods: { GET: SIGNED_IN } },
+  { pattern: '/v1/error-reports', methods: { GET: ADMIN, POST: SIGNED_IN } },
+  { pattern: '/v1/translations/:lng/:ns', methods: { GET: SIGNED_IN, POST: SIGNED_IN } },
+  { pattern: '/v1/downloads', methods: { GET: SIGNED_IN } },
+  { pattern: '/v1/downloads/:id/file', methods: { GET: SIGNED_IN } },
+  // Lending. Reads need the view keys; each command its own action key. Waivers, charges, credit
+  // refunds, write-offs and reversals have no key in the permission table: administrators only.
+  { pattern: '/v1/schedules/preview', methods: { POST: need('loans.schedules.preview') } },
   { pattern: '/v1/loans', methods: { GET: need('loans.loans.view') } },
-  { pattern: '/v1/loans/**', methods: { GET: need('loans.loans.view'), POST: need(['loans.loans.repay', 'loans.loans.transfer_funds', 'loans.offers.approve_loan', 'loans.offers.reject_loan']) } },
-  { pattern: '/v1/applications', methods: { GET: need('loans.loan_applications.view'), POST: need('loans.offers.request_loan') } },
-  { pattern: '/v1/applications/**', methods: { GET: need('loans.loan_applications.view'), POST: need(['loans.offers.request_loan', 'loans.offers.approve_loan', 'loans.offers.reject_loan']), PATCH: need('loans.offers.request_loan') } },
+  { pattern: '/v1/loans/:id', methods: { GET: need('loans.loans.view') } },
+  { pattern: '/v1/loans/:id/disbursements', methods: { POST: need('loans.loans.transfer_funds') }, audit: audited('loan', { POST: 'loan.disburse' }) },
+  { pattern: '/v1/loans/:id/repayments', methods: { POST: need('loans.loans.repay') }, audit: audited('loan', { POST: 'loan.repay' }) },
+  { pattern: '/v1/loans/:id/waivers', methods: { POST: ADMIN }, audit: audited('loan', { POST: 'loan.waive' }) },
+  { pattern: '/v1/loans/:id/charges', methods: { POST: ADMIN }, audit: audited('loan', { POST: 'loan.apply_charge' }) },
+  { pattern: '/v1/loans/:id/credit-refunds', methods: { POST: ADMIN }, audit: audited('loan', { POST: 'loan.refund_credit' }) },
+  { pattern: '/v1/loans/:id/write-offs', methods: { POST: ADMIN }, audit: audited('loan', { POST: 'loan.write_off' }) },
+  { pattern: '/v1/loans/:id/transactions/:transactionId/reversals', methods: { POST: ADMIN }, audit: audited('loan', { POST: 'loan.reverse_transaction' }) },
+  { pattern: '/v1/applications', methods: { GET: need('loans.loan_applications.view'), POST: need('loans.offers.request_loan') }, audit: audited('loan_application', { POST: 'application.submit' }) },
+  { pattern: '/v1/applications/:id', methods: { GET: need('loans.loan_applications.view'), PATCH: need('loans.offers.request_loan') }, audit: audited('loan_application', { PATCH: 'application.edit' }) },
+  { pattern: '/v1/applications/:id/withdraw', methods: { POST: need('loans.offers.request_loan') }, audit: audited('loan_application', { POST: 'application.withdraw' }) },
+  { pattern: '/v1/applications/:id/approve', methods: { POST: need('loans.offers.approve_loan') }, audit: audited('loan_application', { POST: 'application.approve' }) },
+  { pattern: '/v1/applications/:id/reject', methods: { POST: need('loans.offers.reject_loan') }, audit: audited('loan_application', { POST: 'application.reject' }) },
   { pattern: '/v1/offers', methods: { GET: need('loans.offers.view') } },
-  { pattern: '/v1/offers/**', methods: { GET: need('loans.offers.view'), POST: need(['loans.offers.notify', 'loans.offers.reject', 'loans.offers.request_loan', 'loans.offers.approve_loan', 'loans.offers.reject_loan']) } },
-  { pattern: '/v1/products', methods: { GET: need(['loans.loans.view', 'loans.offers.view']), POST: ADMIN } },
-  { pattern: '/v1/products/**', methods: { GET: need(['loans.loans.view', 'loans.offers.view']), POST: ADMIN, PATCH: ADMIN, PUT: ADMIN, DELETE: ADMIN } },
-  { pattern: '/v1/customers', methods: { GET: need('loans.customers.view'), POST: need('loans.customers.view') } },
-  { pattern: '/v1/customers/**', methods: { GET: need('loans.customers.view'), POST: need(['loans.customers.opt_in', 'loans.customers.opt_out', 'loans.customers.view_details']), PATCH: need('loans.customers.view_details') } },
-  // Loans workspace lists, exports and custom views: each endpoint checks the list's own permission.
-  { pattern: '/v1/lists/:name', methods: { GET: ANY_USER } },
-  { pattern: '/v1/exports', methods: { POST: ANY_USER } },
+  { pattern: '/v1/offers/:id', methods: { GET: need('loans.offers.view') } },
+  { pattern: '/v1/offers/:id/letter', methods: { GET: need('loans.offers.print') } },
+  { pattern: '/v1/offers/:id/notify', methods: { POST: need('loans.offers.notify') }, audit: audited('offer', { POST: 'offer.notify' }) },
+  { pattern: '/v1/offers/:id/reject', methods: { POST: need('loans.offers.reject') }, audit: audited('offer', { POST: 'offer.reject' }) },
+  { pattern: '/v1/offers/:id/request', methods: { POST: need('loans.offers.request_loan') }, audit: audited('offer', { POST: 'offer.request_loan' }) },
+  { pattern: '/v1/products', methods: { GET: need('loans.products.view'), POST: ADMIN }, audit: audited('loan_product', { POST: 'product.create' }) },
+  { pattern: '/v1/products/:id', methods: { GET: need('loans.products.view') } },
+  { pattern: '/v1/customers', methods: { GET: need('loans.customers.view'), POST: need('loans.customers.view') }, audit: audited('customer', { POST: 'customer.create' }) },
+  { pattern: '/v1/customers/:id', methods: { GET: need('loans.customers.view') } },
+  { pattern: '/v1/customers/:id/opt-in', methods: { POST: need('loans.customers.opt_in') }, audit: audited('customer', { POST: 'customer.opt_in' }) },
+  { pattern: '/v1/customers/:id/opt-out', methods: { POST: need('loans.customers.opt_out') }, audit: audited('customer', { POST: 'customer.opt_out' }) },
+  { pattern: '/v1/customers/:id/analytics', methods: { GET: need('customer.profile.view') } },
+  { pattern: '/v1/customers/:id/files', methods: { GET: need('customer.files.view'), POST: need('customer.files.upload') } },
+  { pattern: '/v1/customers/:id/files/:fileId', methods: { GET: need('customer.files.download') } },
+  { pattern: '/v1/customers/:id/bank-statements', methods: { POST: need('customer.bank_statements.import') } },
+  // Loans workspace lists and exports: which list is named in the path or body, so the list's own
+  // permission is an object question answered by allowedActions(…, 'list', name).
+  { pattern: '/v1/lists/:name', methods: { GET: SIGNED_IN } },
+  { pattern: '/v1/exports', methods: { POST: SIGNED_IN } },
   { pattern: '/v1/custom-views/:list', methods: { GET: need('loans.custom_views.view'), POST: need('loans.custom_views.edit') } },
   { pattern: '/v1/custom-views/:list/:id', methods: { GET: need('loans.custom_views.view'), PATCH: need('loans.custom_views.edit'), DELETE: need('loans.custom_views.edit') } },
 ];
@@ -379,11 +395,8 @@ export function matchApiRoute(pathname: string): RouteMatch<ApiRouteEntry> | nul
   return matchCompiled(COMPILED_API, pathname);
 }
 
-export function canCall(user: PermissionSubject | null | undefined, access: ApiAccess): boolean {
-  if (access.kind === 'public') return true;
-  if (!user) return false;
-  if (access.kind === 'admin') return user.isAdmin;
-  return hasPermission(user, access.permission as Requirement);
+export function canCall(user: PermissionSubject | null | undefined, rule: Rule): boolean {
+  return allows(user, rule);
 }
 
 export type { Area };
@@ -397,7 +410,7 @@ export function canonicalRouteCase(path: string): string | null {
   if (matchRoute(path) || matchApiRoute(path)) return path;
   const parts = path.split('/').filter(Boolean);
   for (const c of [...COMPILED_PAGES, ...COMPILED_API] as Compiled<{ pattern: string }>[]) {
-    if (c.isPrefix ? parts.length < c.segments.length : parts.length !== c.segments.length) continue;
+    if (parts.length !== c.segments.length) continue;
     const fixed = [...parts];
     let ok = true;
     for (let i = 0; i < c.segments.length; i++) {

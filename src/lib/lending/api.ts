@@ -6,19 +6,22 @@ import { localizeErrorBody } from '../errors/messages.ts';
 import type { Language } from '../i18n/index.ts';
 import { zodAmount, zodDate } from '../http/input-fields.ts';
 import { requirePrincipal, type Principal } from '../auth/principal.ts';
-import { hasPermission, type Requirement } from '../auth/permissions.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import { actorFromPrincipal, type Actor } from './actor.ts';
 import { clientIp } from '../auth/client-ip.ts';
-import { findLoan, getLoanView, isLoanInScope, loanDigits, transactionJson } from './loans.ts';
+import { findLoan, getLoanView, loanDigits, transactionJson } from './loans.ts';
 import { resolveScopeNodes } from '../tenancy/scope.ts';
-import { isOfferInScope } from './offers.ts';
-import { isApplicationInScope } from './applications.ts';
+import { assertInScope } from '../auth/data-permissions.ts';
+import type { RefusalAudit } from '../auth/guard.ts';
 import { requestFingerprint, requireIdempotencyKey, runIdempotent, type CommandAnswer, type IdempotencyOptions } from './idempotency.ts';
 
 /**
  * The HTTP glue of the lending /v1 endpoints, kept out of Astro so it can be tested with plain
- * Request objects: the endpoint files only build an ApiContext and call one of these.
+ * Request objects: the endpoint files only build an ApiContext and call one of these. Whether the
+ * caller may call the route at all is the guard's decision (src/lib/auth/route-manifest.ts API_ROUTES),
+ * made before the endpoint runs; here only the object is checked: it must lie in the caller's scope
+ * (src/lib/auth/data-permissions.ts, the same loader for reads and commands) and its lifecycle must
+ * allow the command.
  */
 export type ApiContext = {
   request: Request;
@@ -48,13 +51,15 @@ async function audit(db: Db, actor: Actor, entry: { action: string; objectType: 
   }
 }
 
-function authorise(ctx: ApiContext, permission: Requirement): { principal: Principal; actor: Actor } {
+function signedIn(ctx: ApiContext): { principal: Principal; actor: Actor } {
   const principal = requirePrincipal(ctx.principal);
-  const actor = actorFromPrincipal(principal, { ip: ctx.ip, requestId: ctx.requestId });
-  if (!hasPermission(principal, permission)) {
-    throw Object.assign(new AppError('FORBIDDEN', 'You do not have permission to do this'), { actor });
-  }
-  return { principal, actor };
+  return { principal, actor: actorFromPrincipal(principal, { ip: ctx.ip, requestId: ctx.requestId }) };
+}
+
+/** Writes the audit row of a command the guard refused for lack of permission. */
+export async function auditRefusal(db: Db, principal: Principal, request: { ip: string | null; requestId: string }, refused: RefusalAudit): Promise<void> {
+  const actor = actorFromPrincipal(principal, request);
+  await audit(db, actor, { ...refused, outcome: 'denied', reason: 'You do not have permission to do this.' });
 }
 
 async function readBody(request: Request): Promise<unknown> {
@@ -72,7 +77,6 @@ export type MoneyCommandSpec<B> = {
   action: string;
   objectType: string;
   objectId: string;
-  permission: Requirement;
   schema: z.ZodType<B>;
   run: (tx: Tx, actor: Actor, body: B) => Promise<CommandAnswer>;
   /** When set, the caller's hierarchy data permissions must cover this loan (else 404). */
@@ -105,32 +109,25 @@ export function scopeNodesOf(tx: Tx, principal: Principal): Promise<string[] | n
   return resolveScopeNodes(tx, principal, null);
 }
 
-async function assertLoanVisible(tx: Tx, principal: Principal, loanId: string): Promise<void> {
-  if (!(await isLoanInScope(tx, loanId, await scopeNodesOf(tx, principal)))) {
-    throw new AppError('NOT_FOUND', 'Loan not found', { field: 'loanId' });
-  }
-}
-
-/** Another branch's loan, offer or application answers exactly like a missing one: 404. */
+/**
+ * Another branch's loan, offer or application answers exactly like a missing one: 404. Reads and
+ * commands both go through the scoped loader of src/lib/auth/data-permissions.ts.
+ */
 async function assertVisible(tx: Tx, principal: Principal, on: Visibility): Promise<void> {
-  if (on.loanId !== undefined) await assertLoanVisible(tx, principal, on.loanId);
-  if (on.offerId !== undefined && !(await isOfferInScope(tx, on.offerId, await scopeNodesOf(tx, principal)))) {
-    throw new AppError('NOT_FOUND', 'Offer not found', { field: 'offerId' });
-  }
-  if (on.applicationId !== undefined && !(await isApplicationInScope(tx, on.applicationId, await scopeNodesOf(tx, principal)))) {
-    throw new AppError('NOT_FOUND', 'Loan application not found', { field: 'applicationId' });
-  }
+  if (on.loanId !== undefined) await assertInScope(tx, principal, 'loan', on.loanId);
+  if (on.offerId !== undefined) await assertInScope(tx, principal, 'offer', on.offerId);
+  if (on.applicationId !== undefined) await assertInScope(tx, principal, 'application', on.applicationId);
 }
 
 /**
- * A money command over HTTP: authorisation, Idempotency-Key (required), body validation, the
+ * A money command over HTTP: Idempotency-Key (required), body validation, the
  * command in one transaction with its stored answer, and an audit row for refusals and failures.
  */
 export async function moneyCommand<B>(ctx: ApiContext, spec: MoneyCommandSpec<B>): Promise<Response> {
   const db = await dbOf(ctx);
   let actor: Actor | undefined;
   try {
-    const auth = authorise(ctx, spec.permission);
+    const auth = signedIn(ctx);
     actor = auth.actor;
     const principal = auth.principal;
     const key = requireIdempotencyKey(ctx.request.headers.get('idempotency-key'));
@@ -168,12 +165,12 @@ export async function moneyCommand<B>(ctx: ApiContext, spec: MoneyCommandSpec<B>
   }
 }
 
-/** A non-money mutation (customers, offers, products): authorised, audited on refusal, one transaction. */
+/** A non-money mutation (customers, offers, products): audited on refusal or failure, one transaction. */
 export async function mutation<B>(ctx: ApiContext, spec: MoneyCommandSpec<B>): Promise<Response> {
   const db = await dbOf(ctx);
   let actor: Actor | undefined;
   try {
-    const auth = authorise(ctx, spec.permission);
+    const auth = signedIn(ctx);
     actor = auth.actor;
     const body = spec.schema.parse(await readBody(ctx.request));
     const a = actor;
@@ -195,15 +192,14 @@ export async function mutation<B>(ctx: ApiContext, spec: MoneyCommandSpec<B>): P
   }
 }
 
-/** A read: authorised, one tenant transaction, JSON answer. */
+/** A read: one tenant transaction, the named objects loaded through the caller's scope, JSON answer. */
 export async function query(
   ctx: ApiContext,
-  permission: Requirement,
   run: (tx: Tx, actor: Actor, url: URL, principal: Principal) => Promise<unknown>,
   options: Visibility = {},
 ): Promise<Response> {
   try {
-    const { actor, principal } = authorise(ctx, permission);
+    const { actor, principal } = signedIn(ctx);
     const db = await dbOf(ctx);
     const body = await db.tenant(actor.tenantId, async (tx) => {
       await assertVisible(tx, principal, options);
@@ -223,9 +219,6 @@ export async function query(
 export const amountField = zodAmount();
 /** A real calendar date 'YYYY-MM-DD'; the command applies the field's business rule. */
 export const dateField = zodDate();
-
-/** Only admins may waive, write off, charge or reverse: the permission table has no narrower key. */
-export const ADMIN_ONLY: Requirement = ['__admin_only__'];
 
 /** Answer of a loan money command: the transaction and the loan after it. */
 export async function loanAnswer(tx: Tx, status: number, transaction: unknown, loanId: string): Promise<CommandAnswer> {

@@ -8,22 +8,22 @@ import { collateralsList } from './defs/collaterals.ts';
 
 /**
  * Every server-side list by name: the JSON API, the export job and custom views look lists up
- * here. Each entry also names its page and the permission that opens it (the same as the page's
- * route-manifest entry), so the API never shows a list to someone the page would refuse.
+ * here. Each entry also names its page: whoever may open that page (its route-manifest rule, asked
+ * through allowedActions(…, 'list', entry)) may read and export the list, and no one else.
  */
 export type ListEntry = {
-  def: ListDef; path: string; permission: string; fileBaseName: string;
+  def: ListDef; path: string; fileBaseName: string;
   /** Whether the list has custom views (spec §2: customers, offers, loans, collaterals, payments) and their pages. */
   hasCustomViews: boolean;
 };
 
 export const LISTS: Readonly<Record<string, ListEntry>> = {
-  customers: { def: customersList, path: '/loans/customers', permission: 'loans.customers.view', fileBaseName: 'customers', hasCustomViews: true },
-  loans: { def: loansList, path: '/loans/loans', permission: 'loans.loans.view', fileBaseName: 'loans', hasCustomViews: true },
-  offers: { def: offersList, path: '/loans/offers', permission: 'loans.offers.view', fileBaseName: 'offers', hasCustomViews: true },
-  payments: { def: paymentsList, path: '/loans/payments', permission: 'loans.payments.view', fileBaseName: 'payments', hasCustomViews: true },
-  applications: { def: applicationsList, path: '/loans/loan-applications', permission: 'loans.loan_applications.view', fileBaseName: 'loan-applications', hasCustomViews: false },
-  collaterals: { def: collateralsList, path: '/loans/collaterals', permission: 'loans.collaterals.view', fileBaseName: 'collaterals', hasCustomViews: true },
+  customers: { def: customersList, path: '/loans/customers', fileBaseName: 'customers', hasCustomViews: true },
+  loans: { def: loansList, path: '/loans/loans', fileBaseName: 'loans', hasCustomViews: true },
+  offers: { def: offersList, path: '/loans/offers', fileBaseName: 'offers', hasCustomViews: true },
+  payments: { def: paymentsList, path: '/loans/payments', fileBaseName: 'payments', hasCustomViews: true },
+  applications: { def: applicationsList, path: '/loans/loan-applications', fileBaseName: 'loan-applications', hasCustomViews: false },
+  collaterals: { def: collateralsList, path: '/loans/collaterals', fileBaseName: 'collaterals', hasCustomViews: true },
 };
 
 export function findList(name: string): ListEntry | undefined {

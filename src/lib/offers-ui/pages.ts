@@ -1,44 +1,28 @@
 import type { Principal } from '../auth/principal.ts';
-import { hasPermission, type PermissionKey } from '../auth/permissions.ts';
+import { allowedActions } from '../auth/allowed-actions.ts';
+import { assertInScope } from '../auth/data-permissions.ts';
 import type { Db, Tx } from '../db/index.ts';
 import { AppError } from '../errors/app-error.ts';
 import { getApplicationView } from '../lending/applications.ts';
 import { actorFromPrincipal } from '../lending/actor.ts';
-import { getCustomer, isCustomerInScope } from '../lending/customers.ts';
-import { getLoanView, isLoanInScope, isUuid } from '../lending/loans.ts';
+import { getCustomer } from '../lending/customers.ts';
+import { getLoanView, isUuid } from '../lending/loans.ts';
 import { getOffer, offerActions, offerJson } from '../lending/offers.ts';
 import { getProduct, listProducts, loadCalendar, termsFor } from '../lending/products.ts';
 import { currencyDigits, formatMinor } from '../money/money.ts';
-import { resolveScopeNodes } from '../tenancy/scope.ts';
 import { businessDate } from '../tenancy/tenant.ts';
 import type { CollateralsRow, LoanApplicationsRow, LoanDelinquencyHistoryRow, UsersRow } from '../db/schema.generated.ts';
 
 /**
  * What the offer, application and loan pages of the customer profile show, read through the
- * lending domain in one tenant transaction. Every loader first checks the customer is inside the
- * user's data permissions and that the object belongs to that customer: anything else is a 404,
- * so typing another branch's URL reveals nothing.
+ * lending domain in one tenant transaction. Every loader first loads the customer through the
+ * user's data permissions (the scoped loader of src/lib/auth/data-permissions.ts, as commands do)
+ * and checks the object belongs to that customer: anything else is a 404, so typing another
+ * branch's URL reveals nothing.
  */
 async function assertCustomer(tx: Tx, principal: Principal, customerId: string) {
-  if (!isUuid(customerId)) throw new AppError('NOT_FOUND', 'Customer not found', { field: 'customerId' });
-  const nodes = await resolveScopeNodes(tx, principal, null);
-  if (!(await isCustomerInScope(tx, customerId, nodes))) throw new AppError('NOT_FOUND', 'Customer not found', { field: 'customerId' });
-  return { customer: await getCustomer(tx, customerId), nodes };
-}
-
-/** Actions a user sees: the lifecycle allows it AND the user holds the permission. */
-export function allowedActions(
-  dryRun: readonly { action: string; allowed: boolean; reason?: string; message?: string }[],
-  principal: Principal,
-  permissions: Record<string, PermissionKey | 'ADMIN'>,
-): Record<string, boolean> {
-  const out: Record<string, boolean> = {};
-  for (const [action, permission] of Object.entries(permissions)) {
-    const entry = dryRun.find((e) => e.action === action);
-    const isPermitted = permission === 'ADMIN' ? principal.isAdmin : hasPermission(principal, permission);
-    out[action] = Boolean(entry?.allowed) && isPermitted;
-  }
-  return out;
+  await assertInScope(tx, principal, 'customer', customerId);
+  return { customer: await getCustomer(tx, customerId) };
 }
 
 export async function loadOfferPage(db: Db, principal: Principal, customerId: string, offerId: string) {
@@ -71,8 +55,8 @@ export async function loadOfferPage(db: Db, principal: Principal, customerId: st
 
 export async function loadApplicationPage(db: Db, principal: Principal, customerId: string, loanId: string) {
   return db.tenant(principal.tenantId, async (tx) => {
-    const { customer, nodes } = await assertCustomer(tx, principal, customerId);
-    if (!isUuid(loanId) || !(await isLoanInScope(tx, loanId, nodes))) throw new AppError('NOT_FOUND', 'Loan not found', { field: 'loanId' });
+    const { customer } = await assertCustomer(tx, principal, customerId);
+    await assertInScope(tx, principal, 'loan', loanId);
     const [row] = await tx.query<Pick<LoanApplicationsRow, 'id' | 'customer_id'>>(`select id, customer_id from loan_applications where loan_id = $1`, [loanId]);
     if (!row || row.customer_id !== customerId) throw new AppError('NOT_FOUND', 'Loan application not found', { field: 'loanId' });
     const application = await getApplicationView(tx, actorFromPrincipal(principal), row.id);
@@ -88,8 +72,8 @@ export type DelinquencyView = { date: string; from: string | null; to: string | 
 
 export async function loadLoanPage(db: Db, principal: Principal, customerId: string, loanId: string) {
   return db.tenant(principal.tenantId, async (tx) => {
-    const { customer, nodes } = await assertCustomer(tx, principal, customerId);
-    if (!isUuid(loanId) || !(await isLoanInScope(tx, loanId, nodes))) throw new AppError('NOT_FOUND', 'Loan not found', { field: 'loanId' });
+    const { customer } = await assertCustomer(tx, principal, customerId);
+    await assertInScope(tx, principal, 'loan', loanId);
     const loan = await getLoanView(tx, loanId);
     if (loan.customerId !== customerId) throw new AppError('NOT_FOUND', 'Loan not found', { field: 'loanId' });
     const product = await getProduct(tx, loan.productId);
@@ -118,14 +102,9 @@ export async function loadLoanPage(db: Db, principal: Principal, customerId: str
 
 type LoanPage = Awaited<ReturnType<typeof loadLoanPage>>;
 
-/**
- * The loan page's action set: each action needs its permission AND the lifecycle's dry run. The
- * API keeps reversal and write-off to administrators (lending/api.ts ADMIN_ONLY), so the page does too.
- */
+/** The loan page's action set: what allowedActions says (the API route's rule AND the lifecycle's dry run). */
 export function loanActionsFor(data: LoanPage, principal: Principal) {
-  const can = allowedActions(data.loan.actions, principal, {
-    disburse: 'loans.loans.transfer_funds', repay: 'loans.loans.repay', writeOff: 'ADMIN', reverseTransaction: 'ADMIN',
-  });
+  const can = allowedActions(principal, 'loan', { dryRun: data.loan.actions });
   const next = data.loan.installments.find((i) => i.outstanding.total !== formatMinor(0n, data.digits));
   return {
     can: { transfer: can.disburse, repay: can.repay, writeOff: can.writeOff, reverse: can.reverseTransaction },

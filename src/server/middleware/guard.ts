@@ -1,7 +1,9 @@
 import type { MiddlewareHandler } from 'astro';
 import { EventBuffer } from '../../lib/analytics/events.ts';
 import { decideAccess } from '../../lib/auth/guard.ts';
+import { clientIp } from '../../lib/auth/client-ip.ts';
 import { getDb } from '../../lib/db/index.ts';
+import { auditRefusal } from '../../lib/lending/api.ts';
 import { json } from '../../lib/http/respond.ts';
 import { getT } from '../../lib/i18n/index.ts';
 import { featureForRoute } from '../../lib/plans/feature-routes.ts';
@@ -37,6 +39,17 @@ export const guard: MiddlewareHandler = async (context, next) => {
     case 'redirect':
       return new Response(null, { status: 302, headers: { location: decision.location } });
     case 'api-error':
+      // A command refused for lack of permission is audited, as the command itself would have been.
+      if (decision.audit && principal) {
+        let direct: string | undefined;
+        try {
+          direct = context.clientAddress;
+        } catch {
+          direct = undefined;
+        }
+        const ip = clientIp(direct, context.request.headers.get('x-forwarded-for'));
+        await auditRefusal(await getDb(), principal, { ip, requestId: context.locals.requestId }, decision.audit);
+      }
       return json({ error: { code: decision.code, message: decision.message } }, { status: decision.status, headers: decision.allow ? { allow: decision.allow } : {} });
     case 'forbidden':
       return withStatus(await next(decision.page), 403);

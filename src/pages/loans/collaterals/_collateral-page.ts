@@ -3,7 +3,7 @@ import type { AstroGlobal } from 'astro';
 import { getDb, type Db } from '../../../lib/db/index.ts';
 import { AppError } from '../../../lib/errors/app-error.ts';
 import { formErrorOf } from '../../../lib/errors/messages.ts';
-import { hasPermission, type PermissionKey } from '../../../lib/auth/permissions.ts';
+import { allowedActions, type ActionsOf } from '../../../lib/auth/allowed-actions.ts';
 import type { Principal } from '../../../lib/auth/principal.ts';
 import { actorFromPrincipal, type Actor } from '../../../lib/lending/actor.ts';
 import { resolveScopeNodes } from '../../../lib/tenancy/scope.ts';
@@ -24,8 +24,15 @@ export async function collateralContext(Astro: AstroGlobal): Promise<CollateralP
   });
 }
 
-export function need(ctx: CollateralPageContext, permission: PermissionKey): void {
-  if (!hasPermission(ctx.principal, permission)) throw new AppError('FORBIDDEN', 'You do not have permission to do this');
+/** What a collateral's page can offer (src/lib/auth/allowed-actions.ts). */
+export type CollateralAction = keyof ActionsOf<'collateral'>;
+
+export function can(ctx: CollateralPageContext | null, action: CollateralAction): boolean {
+  return Boolean(ctx && allowedActions(ctx.principal, 'collateral')[action]);
+}
+
+export function need(ctx: CollateralPageContext, action: CollateralAction): void {
+  if (!can(ctx, action)) throw new AppError('FORBIDDEN', 'You do not have permission to do this');
 }
 
 /** A refused form post: the status, and the field and message in the user's language (messages.ts). */

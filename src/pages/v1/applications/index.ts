@@ -7,7 +7,7 @@ import { QueryReader } from '../../../lib/http/query-params.ts';
 
 /** GET /v1/applications?status=submitted&limit=N → { items }. */
 export const GET: APIRoute = (context) =>
-  query(apiContext(context), 'loans.loan_applications.view', async (tx, _actor, url, principal) => {
+  query(apiContext(context), async (tx, _actor, url, principal) => {
     const q = new QueryReader(url.searchParams, ['status', 'limit']);
     const input = { status: q.one('status') || undefined, limit: q.int('limit', { min: 1, max: 500, fallback: 50 }) };
     return listApplications(tx, { ...input, scopeNodes: await scopeNodesOf(tx, principal) });
@@ -22,7 +22,7 @@ const Body = z.object({
 /** POST /v1/applications → 201 the submitted application (the maker's step). */
 export const POST: APIRoute = (context) =>
   mutation(apiContext(context), {
-    action: 'application.submit', objectType: 'loan_application', objectId: '', permission: 'loans.offers.request_loan', schema: Body,
+    action: 'application.submit', objectType: 'loan_application', objectId: '', schema: Body,
     run: async (tx, actor, body) => {
       const { application } = await submitApplication(tx, actor, body);
       return { status: 201, body: applicationJson(application) };

@@ -24,7 +24,6 @@ export const POST: APIRoute = ({ request, locals }) =>
 export const GET: APIRoute = ({ url, locals }) =>
   handle(locals.requestId, async () => {
     const principal = requirePrincipal(locals.principal);
-    if (!principal.isAdmin) throw new AppError('FORBIDDEN', 'Only administrators can read error reports.');
     const q = new QueryReader(url.searchParams, ['limit', 'offset', 'open']);
     const limit = q.int('limit', { min: 1, max: 200, fallback: 50 });
     const offset = q.int('offset', { min: 0, max: 1_000_000, fallback: 0 });

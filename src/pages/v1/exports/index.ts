@@ -2,7 +2,7 @@ import type { APIRoute } from 'astro';
 import { z } from 'zod';
 import { getT } from '../../../lib/i18n/index.ts';
 import { localizePlanError } from '../../../lib/plans/plan-messages.ts';
-import { hasPermission } from '../../../lib/auth/permissions.ts';
+import { allowedActions } from '../../../lib/auth/allowed-actions.ts';
 import { requirePrincipal } from '../../../lib/auth/principal.ts';
 import { getDb } from '../../../lib/db/index.ts';
 import { toDownloadJson } from '../../../lib/downloads/downloads.ts';
@@ -32,7 +32,7 @@ export const POST: APIRoute = ({ locals, request }) =>
     const body = await readJson(request, ExportRequest);
     const entry = findList(body.list);
     if (!entry || !locals.tenant) throw new AppError('NOT_FOUND', 'This list does not exist.', { field: 'list' });
-    if (!hasPermission(principal, entry.permission)) throw new AppError('FORBIDDEN', 'You may not export this list.');
+    if (!allowedActions(principal, 'list', entry).export) throw new AppError('FORBIDDEN', 'You may not export this list.');
     const db = await getDb();
     ensureListExportJob();
     const date = await db.tenant(principal.tenantId, (tx) => businessDate(tx, principal.tenantId));

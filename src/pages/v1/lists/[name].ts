@@ -1,5 +1,5 @@
 import type { APIRoute } from 'astro';
-import { hasPermission } from '../../../lib/auth/permissions.ts';
+import { allowedActions } from '../../../lib/auth/allowed-actions.ts';
 import { requirePrincipal } from '../../../lib/auth/principal.ts';
 import { getDb } from '../../../lib/db/index.ts';
 import { AppError } from '../../../lib/errors/app-error.ts';
@@ -21,7 +21,7 @@ export const GET: APIRoute = ({ locals, params, url }) =>
     const entry = findList(params.name ?? '');
     // An unknown list and one the caller may not open answer alike, so names cannot be probed.
     if (!entry || !locals.tenant) throw new AppError('NOT_FOUND', 'This list does not exist.', { field: 'name' });
-    if (!hasPermission(principal, entry.permission)) throw new AppError('FORBIDDEN', 'You may not open this list.');
+    if (!allowedActions(principal, 'list', entry).open) throw new AppError('FORBIDDEN', 'You may not open this list.');
     const served = await serveList(
       await getDb(),
       { tenantId: principal.tenantId, userId: principal.userId, isAdmin: principal.isAdmin, dataPermissions: principal.dataPermissions, currency: locals.tenant.currency },

@@ -6,7 +6,7 @@ import { QueryReader } from '../../../lib/http/query-params.ts';
 
 /** GET /v1/loans?status=ACTIVE&limit=N&cursor=… → { items: [{ id, status, … }], nextCursor }. */
 export const GET: APIRoute = (context) =>
-  query(apiContext(context), 'loans.loans.view', async (tx, _actor, url, principal) => {
+  query(apiContext(context), async (tx, _actor, url, principal) => {
     const q = new QueryReader(url.searchParams, ['status', 'customerId', 'limit', 'cursor']);
     return listLoans(tx, {
       status: q.oneOf('status', LOAN_STATUSES), customerId: q.uuid('customerId'),

@@ -7,7 +7,7 @@ import { currencyDigits } from '../../../lib/money/money.ts';
 
 /** GET /v1/offers?status=pending&customerId=…&limit=N → { items }. */
 export const GET: APIRoute = (context) =>
-  query(apiContext(context), 'loans.offers.view', async (tx, _actor, url, principal) => {
+  query(apiContext(context), async (tx, _actor, url, principal) => {
     const q = new QueryReader(url.searchParams, ['status', 'customerId', 'limit']);
     const rows = await listOffers(tx, {
       status: q.oneOf<OfferStatus>('status', OFFER_STATUSES), customerId: q.uuid('customerId'),

@@ -4,4 +4,4 @@ import { getProduct, productJson } from '../../../lib/lending/products.ts';
 
 /** GET /v1/products/{id} → the product with every schedule convention. */
 export const GET: APIRoute = (context) =>
-  query(apiContext(context), ['loans.loans.view', 'loans.offers.view'], async (tx) => productJson(await getProduct(tx, context.params.id ?? '')));
+  query(apiContext(context), async (tx) => productJson(await getProduct(tx, context.params.id ?? '')));

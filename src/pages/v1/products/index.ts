@@ -7,7 +7,7 @@ import { auditSuccess } from '../../../lib/lending/commands/common.ts';
 
 /** GET /v1/products → { items }. */
 export const GET: APIRoute = (context) =>
-  query(apiContext(context), ['loans.loans.view', 'loans.offers.view'], async (tx) => ({ items: (await listProducts(tx)).map(productJson) }));
+  query(apiContext(context), async (tx) => ({ items: (await listProducts(tx)).map(productJson) }));
 
 const Body = z.object({
   code: z.string().min(1).max(40), name: z.string().min(1).max(200), description: z.string().max(2000).optional(),
@@ -30,7 +30,7 @@ const Body = z.object({
 /** POST /v1/products (admins) → 201 the product. */
 export const POST: APIRoute = (context) =>
   mutation(apiContext(context), {
-    action: 'product.create', objectType: 'loan_product', objectId: '', permission: ['__admin_only__'], schema: Body,
+    action: 'product.create', objectType: 'loan_product', objectId: '', schema: Body,
     run: async (tx, actor, body) => {
       const d = body.digitsAfterDecimal;
       const product = await createProduct(tx, actor.tenantId, {

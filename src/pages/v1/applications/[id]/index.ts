@@ -6,7 +6,7 @@ import { editApplicationById } from '../../../../lib/lending/commands/edit-appli
 
 /** GET /v1/applications/{id} → the application with the actions the caller may take. */
 export const GET: APIRoute = (context) =>
-  query(apiContext(context), 'loans.loan_applications.view', (tx, actor) => getApplicationView(tx, actor, context.params.id ?? ''), {
+  query(apiContext(context), (tx, actor) => getApplicationView(tx, actor, context.params.id ?? ''), {
     applicationId: context.params.id ?? '',
   });
 
@@ -19,7 +19,7 @@ const Body = z.object({
 export const PATCH: APIRoute = (context) => {
   const applicationId = context.params.id ?? '';
   return mutation(apiContext(context), {
-    action: 'application.edit', objectType: 'loan_application', objectId: applicationId, applicationId, permission: 'loans.offers.request_loan', schema: Body,
+    action: 'application.edit', objectType: 'loan_application', objectId: applicationId, applicationId, schema: Body,
     run: async (tx, actor, body) => ({ status: 200, body: applicationJson(await editApplicationById(tx, actor, applicationId, body)) }),
   });
 };

@@ -2,7 +2,6 @@ import type { APIRoute } from 'astro';
 import { z } from 'zod';
 import { revokeApiToken } from '../../../../lib/auth/api-tokens.ts';
 import { requirePrincipal } from '../../../../lib/auth/principal.ts';
-import { AppError } from '../../../../lib/errors/app-error.ts';
 import { getDb } from '../../../../lib/db/index.ts';
 import { handle } from '../../../../lib/http/respond.ts';
 
@@ -10,7 +9,6 @@ import { handle } from '../../../../lib/http/respond.ts';
 export const DELETE: APIRoute = (context) =>
   handle(context.locals.requestId, async () => {
     const principal = requirePrincipal(context.locals.principal);
-    if (!principal.isAdmin) throw new AppError('FORBIDDEN', 'Only administrators can manage API tokens.');
     const id = z.uuid().parse(context.params.id);
     const db = await getDb();
     await db.tenant(principal.tenantId, (tx) => revokeApiToken(tx, { tenantId: principal.tenantId, id, now: new Date() }));

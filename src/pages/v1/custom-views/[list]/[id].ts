@@ -7,14 +7,14 @@ import { listAccess } from '../../../../lib/lists/access.ts';
 /** GET /v1/custom-views/:list/:id → the view (own or shared; someone else's personal view is 404). */
 export const GET: APIRoute = ({ locals, params }) =>
   handle(locals.requestId, async () => {
-    const { principal, entry, actor } = listAccess(locals.principal, params.list, 'loans.custom_views.view', locals.requestId);
+    const { principal, entry, actor } = listAccess(locals.principal, params.list, locals.requestId);
     return json(await (await getDb()).tenant(principal.tenantId, (tx) => getCustomView(tx, actor, entry.def.name, params.id ?? '')));
   });
 
 /** PATCH /v1/custom-views/:list/:id (the whole view) → the view; only its owner (403 otherwise). */
 export const PATCH: APIRoute = ({ locals, params, request }) =>
   handle(locals.requestId, async () => {
-    const { principal, entry, actor } = listAccess(locals.principal, params.list, 'loans.custom_views.edit', locals.requestId);
+    const { principal, entry, actor } = listAccess(locals.principal, params.list, locals.requestId);
     const body = await readJson(request, customViewInputSchema);
     return json(await (await getDb()).tenant(principal.tenantId, (tx) => updateCustomView(tx, actor, entry.def, params.id ?? '', body)));
   });
@@ -22,7 +22,7 @@ export const PATCH: APIRoute = ({ locals, params, request }) =>
 /** DELETE /v1/custom-views/:list/:id → 204; only its owner. */
 export const DELETE: APIRoute = ({ locals, params }) =>
   handle(locals.requestId, async () => {
-    const { principal, entry, actor } = listAccess(locals.principal, params.list, 'loans.custom_views.edit', locals.requestId);
+    const { principal, entry, actor } = listAccess(locals.principal, params.list, locals.requestId);
     await (await getDb()).tenant(principal.tenantId, (tx) => deleteCustomView(tx, actor, entry.def.name, params.id ?? ''));
     return new Response(null, { status: 204 });
   });

@@ -7,7 +7,7 @@ import { listAccess } from '../../../../lib/lists/access.ts';
 /** GET /v1/custom-views/:list → { items }: the caller's views and the shared ones. */
 export const GET: APIRoute = ({ locals, params }) =>
   handle(locals.requestId, async () => {
-    const { principal, entry, actor } = listAccess(locals.principal, params.list, 'loans.custom_views.view', locals.requestId);
+    const { principal, entry, actor } = listAccess(locals.principal, params.list, locals.requestId);
     const items = await (await getDb()).tenant(principal.tenantId, (tx) => listCustomViews(tx, actor, entry.def.name));
     return json({ items });
   });
@@ -15,7 +15,7 @@ export const GET: APIRoute = ({ locals, params }) =>
 /** POST /v1/custom-views/:list { name, columns, filters, sort, tab, isShared } → 201 the view. */
 export const POST: APIRoute = ({ locals, params, request }) =>
   handle(locals.requestId, async () => {
-    const { principal, entry, actor } = listAccess(locals.principal, params.list, 'loans.custom_views.edit', locals.requestId);
+    const { principal, entry, actor } = listAccess(locals.principal, params.list, locals.requestId);
     const body = await readJson(request, customViewInputSchema);
     const view = await (await getDb()).tenant(principal.tenantId, (tx) => createCustomView(tx, actor, entry.def, body));
     return json(view, { status: 201 });

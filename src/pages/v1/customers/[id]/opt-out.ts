@@ -9,7 +9,7 @@ const Body = z.object({ reason: z.string().min(1).max(1000) });
 export const POST: APIRoute = (context) => {
   const customerId = context.params.id ?? '';
   return mutation(apiContext(context), {
-    action: 'customer.opt_out', objectType: 'customer', objectId: customerId, permission: 'loans.customers.opt_out', schema: Body,
+    action: 'customer.opt_out', objectType: 'customer', objectId: customerId, schema: Body,
     run: async (tx, actor, body) => ({ status: 200, body: customerJson(await setCustomerOptIn(tx, actor, customerId, 'opted_out', body.reason)) }),
   });
 };

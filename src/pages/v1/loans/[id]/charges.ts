@@ -1,6 +1,6 @@
 import type { APIRoute } from 'astro';
 import { z } from 'zod';
-import { ADMIN_ONLY, amountField, apiContext, dateField, loanAnswer, moneyCommand } from '../../../../lib/lending/api.ts';
+import { amountField, apiContext, dateField, loanAnswer, moneyCommand } from '../../../../lib/lending/api.ts';
 import { applyLoanCharge } from '../../../../lib/lending/commands/apply-loan-charge.ts';
 
 const Body = z.object({
@@ -12,7 +12,7 @@ const Body = z.object({
 export const POST: APIRoute = (context) => {
   const loanId = context.params.id ?? '';
   return moneyCommand(apiContext(context), {
-    action: 'loan.apply_charge', objectType: 'loan', objectId: loanId, loanId, permission: ADMIN_ONLY, schema: Body,
+    action: 'loan.apply_charge', objectType: 'loan', objectId: loanId, loanId, schema: Body,
     run: async (tx, actor, body) => {
       const { transaction } = await applyLoanCharge(tx, actor, { loanId, ...body });
       return loanAnswer(tx, 201, transaction, loanId);

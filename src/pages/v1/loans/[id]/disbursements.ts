@@ -9,7 +9,7 @@ const Body = z.object({ date: dateField.optional(), firstRepaymentDate: dateFiel
 export const POST: APIRoute = (context) => {
   const loanId = context.params.id ?? '';
   return moneyCommand(apiContext(context), {
-    action: 'loan.disburse', objectType: 'loan', objectId: loanId, loanId, permission: 'loans.loans.transfer_funds', schema: Body,
+    action: 'loan.disburse', objectType: 'loan', objectId: loanId, loanId, schema: Body,
     run: async (tx, actor, body) => {
       const { transaction } = await disburseLoan(tx, actor, { loanId, ...body });
       return loanAnswer(tx, 201, transaction, loanId);

@@ -13,7 +13,7 @@ const Body = z.object({ amount: amountField, date: dateField.optional(), note: z
 export const POST: APIRoute = (context) => {
   const loanId = context.params.id ?? '';
   return moneyCommand(apiContext(context), {
-    action: 'loan.repay', objectType: 'loan', objectId: loanId, loanId, permission: 'loans.loans.repay', schema: Body,
+    action: 'loan.repay', objectType: 'loan', objectId: loanId, loanId, schema: Body,
     run: async (tx, actor, body) => {
       const { transaction } = await repayLoan(tx, actor, { loanId, ...body });
       return loanAnswer(tx, 201, transaction, loanId);

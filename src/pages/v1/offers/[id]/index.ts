@@ -5,7 +5,7 @@ import { currencyDigits } from '../../../../lib/money/money.ts';
 
 /** GET /v1/offers/{id} → the offer with the actions possible now. */
 export const GET: APIRoute = (context) =>
-  query(apiContext(context), 'loans.offers.view', async (tx, actor) => {
+  query(apiContext(context), async (tx, actor) => {
     const offer = await getOffer(tx, context.params.id ?? '');
     const actions = await offerActions(tx, actor.tenantId, offer);
     return {

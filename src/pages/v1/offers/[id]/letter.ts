@@ -1,18 +1,15 @@
 import type { APIRoute } from 'astro';
-import { hasPermission } from '../../../../lib/auth/permissions.ts';
 import { requirePrincipal } from '../../../../lib/auth/principal.ts';
 import { getDb } from '../../../../lib/db/index.ts';
-import { AppError } from '../../../../lib/errors/app-error.ts';
 import { contentDisposition } from '../../../../lib/http/content-disposition.ts';
 import { errorResponse } from '../../../../lib/http/respond.ts';
 import { getT, LANGUAGES, type Language } from '../../../../lib/i18n/index.ts';
 import { offerLetter } from '../../../../lib/offers-ui/offer-letter.ts';
 
-/** GET /v1/offers/{id}/letter?lang=fr → the offer letter as a PDF in the user's language (loans.offers.print). */
+/** GET /v1/offers/{id}/letter?lang=fr → the offer letter as a PDF in the user's language (the route manifest asks loans.offers.print; the offer is loaded through the caller's scope). */
 export const GET: APIRoute = async ({ params, url, locals }) => {
   try {
     const principal = requirePrincipal(locals.principal);
-    if (!hasPermission(principal, 'loans.offers.print')) throw new AppError('FORBIDDEN', 'You do not have permission to do this');
     const asked = url.searchParams.get('lang');
     const language: Language = asked && (LANGUAGES as readonly string[]).includes(asked) ? (asked as Language) : locals.language;
     const db = await getDb();

@@ -12,7 +12,7 @@ const Body = z.record(z.string().max(100), z.string().max(2000));
 export const POST: APIRoute = (context) => {
   const offerId = context.params.id ?? '';
   return mutation(apiContext(context), {
-    action: 'offer.notify', objectType: 'offer', objectId: offerId, offerId, permission: 'loans.offers.notify', schema: Body,
+    action: 'offer.notify', objectType: 'offer', objectId: offerId, offerId, schema: Body,
     run: async (tx, actor, body) => {
       const row = await notifyOffer(tx, actor, offerId, body);
       return { status: 200, body: offerJson(row, currencyDigits(row.currency.trim())) };

@@ -10,7 +10,7 @@ const Body = z.object({ reason: z.string().max(1000).optional() });
 export const POST: APIRoute = (context) => {
   const offerId = context.params.id ?? '';
   return mutation(apiContext(context), {
-    action: 'offer.reject', objectType: 'offer', objectId: offerId, offerId, permission: 'loans.offers.reject', schema: Body,
+    action: 'offer.reject', objectType: 'offer', objectId: offerId, offerId, schema: Body,
     run: async (tx, actor, body) => {
       const row = await rejectOffer(tx, actor, offerId, body.reason);
       return { status: 200, body: offerJson(row, currencyDigits(row.currency.trim())) };

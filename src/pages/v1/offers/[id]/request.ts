@@ -11,7 +11,7 @@ const Body = z.object({ formData: z.record(z.string(), z.unknown()).optional(), 
 export const POST: APIRoute = (context) => {
   const offerId = context.params.id ?? '';
   return moneyCommand(apiContext(context), {
-    action: 'offer.request_loan', objectType: 'offer', objectId: offerId, offerId, permission: 'loans.offers.request_loan', schema: Body,
+    action: 'offer.request_loan', objectType: 'offer', objectId: offerId, offerId, schema: Body,
     run: async (tx, actor, body) => {
       const { offer, application } = await requestOfferLoan(tx, actor, offerId, body.formData, body.expectedDisbursementDate);
       return { status: 201, body: { offer: offerJson(offer, currencyDigits(offer.currency.trim())), application: applicationJson(application) } };

@@ -2,13 +2,13 @@
  * Page glue of the customer profile (spec §2 /{section}/customer/profile/:customerId/…), shared by the
  * four sections' dispatchers. Loads the customer inside the caller's hierarchy scope (outside → 404, as
  * if it did not exist), lists the tabs the caller may open, and runs the profile's form posts (opt in /
- * out, uploads, deletes, bank statements), each with its own §6 permission. Pages stay thin.
+ * out, uploads, deletes, bank statements), each shown and allowed by allowedActions (src/lib/auth). Pages stay thin.
  */
 import type { AstroGlobal } from 'astro';
 import { AppError } from '../../../../../lib/errors/app-error.ts';
 import { getDb, type Db, type Tx } from '../../../../../lib/db/index.ts';
 import type { Principal } from '../../../../../lib/auth/principal.ts';
-import { hasPermission, type PermissionKey } from '../../../../../lib/auth/permissions.ts';
+import { allowedActions, mayOpen, type ActionsOf } from '../../../../../lib/auth/allowed-actions.ts';
 import { actorFromPrincipal, type Actor } from '../../../../../lib/lending/actor.ts';
 import { getCustomer, setCustomerOptIn, type CustomerRow } from '../../../../../lib/lending/customers.ts';
 import { resolveScopeNodes } from '../../../../../lib/tenancy/scope.ts';
@@ -19,20 +19,20 @@ import { importBankStatement } from '../../../../../lib/bank-statements/import.t
 export const PROFILE_SECTIONS = ['loans', 'admin', 'analytics', 'strategies'] as const;
 export type ProfileSection = (typeof PROFILE_SECTIONS)[number];
 
-/** The tabs of the profile shell, in order, with the permission the route manifest gives each. */
-export const PROFILE_TABS: { key: string; permission: PermissionKey }[] = [
-  { key: 'resume', permission: 'customer.profile.view' },
-  { key: 'transaction-metrics', permission: 'customer.profile.view' },
-  { key: 'files', permission: 'customer.files.view' },
-  { key: 'collaterals', permission: 'loans.collaterals.view' },
-  { key: 'offers', permission: 'loans.offers.view' },
-  { key: 'loans', permission: 'loans.loans.view' },
-  { key: 'transactions', permission: 'customer.profile.view' },
-  { key: 'repayment-behavior', permission: 'customer.profile.view' },
-  { key: 'class', permission: 'customer.profile.view' },
-  { key: 'upload-bureau-pdf', permission: 'customer.bureau_pdf.view' },
-  { key: 'bank-statements', permission: 'customer.bank_statements.view' },
-  { key: 'credit-analysis', permission: 'customer.credit_analysis.view' },
+/** The tabs of the profile shell, in order; each is shown when the caller may open its page (canOpenTab). */
+export const PROFILE_TABS: { key: string }[] = [
+  { key: 'resume' },
+  { key: 'transaction-metrics' },
+  { key: 'files' },
+  { key: 'collaterals' },
+  { key: 'offers' },
+  { key: 'loans' },
+  { key: 'transactions' },
+  { key: 'repayment-behavior' },
+  { key: 'class' },
+  { key: 'upload-bureau-pdf' },
+  { key: 'bank-statements' },
+  { key: 'credit-analysis' },
 ];
 
 /** Subpaths this dispatcher renders; anything else under the profile is the section's 404. */
@@ -91,8 +91,11 @@ export function inTenant<T>(ctx: ProfileContext, fn: (tx: Tx) => Promise<T>): Pr
 
 export type PostOutcome = { redirect?: string; error?: { field?: string; message: string; rows?: { row: number; field: string; message: string }[] } };
 
-function need(ctx: ProfileContext, permission: PermissionKey): void {
-  if (!hasPermission(ctx.principal, permission)) throw new AppError('FORBIDDEN', 'You do not have permission to do this');
+/** What the profile's pages can offer on a customer (src/lib/auth/allowed-actions.ts). */
+export type CustomerAction = keyof ActionsOf<'customer'>;
+
+function need(ctx: ProfileContext, action: CustomerAction): void {
+  if (!can(ctx, action)) throw new AppError('FORBIDDEN', 'You do not have permission to do this');
 }
 
 /**
@@ -107,7 +110,7 @@ export async function handleProfilePost(Astro: AstroGlobal, ctx: ProfileContext,
       const form = await Astro.request.formData();
       const status = String(form.get('status') ?? '');
       if (status !== 'opted_in' && status !== 'opted_out') throw new AppError('BAD_REQUEST', 'status must be opted_in or opted_out', { field: 'status' });
-      need(ctx, status === 'opted_in' ? 'loans.customers.opt_in' : 'loans.customers.opt_out');
+      need(ctx, status === 'opted_in' ? 'optIn' : 'optOut');
       await inTenant(ctx, (tx) => setCustomerOptIn(tx, ctx.actor, ctx.customer.id, status, String(form.get('reason') ?? '')));
       return back(status);
     }
@@ -116,11 +119,11 @@ export async function handleProfilePost(Astro: AstroGlobal, ctx: ProfileContext,
       if (!type.startsWith('multipart/')) {
         const form = await Astro.request.formData();
         if (form.get('_action') !== 'delete') throw new AppError('BAD_REQUEST', 'Choose a file to upload', { field: 'file' });
-        need(ctx, 'customer.files.delete');
+        need(ctx, 'deleteFile');
         await deleteCustomerFile(ctx.db, ctx.actor, ctx.customer.id, String(form.get('fileId') ?? ''));
         return back('deleted');
       }
-      need(ctx, 'customer.files.upload');
+      need(ctx, 'uploadFile');
       const kind = tab === 'files' ? 'document' : 'bureau_pdf';
       const upload = await readUploadForm(Astro.request, kind, FILE_RULES[kind].maxBytes);
       if (!upload.file) throw new AppError('BAD_REQUEST', 'Choose a file to upload', { field: 'file' });
@@ -128,7 +131,7 @@ export async function handleProfilePost(Astro: AstroGlobal, ctx: ProfileContext,
       return back('uploaded');
     }
     if (tab === 'bank-statements') {
-      need(ctx, 'customer.files.upload');
+      need(ctx, 'importBankStatement');
       const upload = await readUploadForm(Astro.request, 'bank_statement', FILE_RULES.bank_statement.maxBytes);
       if (!upload.file) throw new AppError('BAD_REQUEST', 'Choose a file to upload', { field: 'file' });
       const file = upload.file;
@@ -145,8 +148,13 @@ export async function handleProfilePost(Astro: AstroGlobal, ctx: ProfileContext,
   }
 }
 
-export function can(ctx: ProfileContext, permission: PermissionKey): boolean {
-  return hasPermission(ctx.principal, permission);
+export function can(ctx: ProfileContext, action: CustomerAction): boolean {
+  return allowedActions(ctx.principal, 'customer')[action];
+}
+
+/** Whether the caller may open this tab of the profile: its page's rule in the route manifest. */
+export function canOpenTab(ctx: ProfileContext, key: string): boolean {
+  return mayOpen(ctx.principal, `${ctx.base}/${key}`);
 }
 
 const CLOSED_STATUSES = ['CLOSED_OBLIGATIONS_MET', 'OVERPAID', 'CLOSED_WRITTEN_OFF'];

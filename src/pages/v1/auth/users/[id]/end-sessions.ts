@@ -7,14 +7,13 @@ import { getDb } from '../../../../../lib/db/index.ts';
 import { handle, json } from '../../../../../lib/http/respond.ts';
 
 /**
- * POST /v1/auth/users/{id}/end-sessions → { ended }: an administrator ends every session of a user of
+ * POST /v1/auth/users/{id}/end-sessions → { ended }: an administrator (the route manifest lets no one else in) ends every session of a user of
  * their tenant; the user's next request is refused. (Disabling a user or changing their roles needs
  * no call: every request re-reads both.)
  */
 export const POST: APIRoute = (context) =>
   handle(context.locals.requestId, async () => {
     const principal = requirePrincipal(context.locals.principal);
-    if (!principal.isAdmin) throw new AppError('FORBIDDEN', "Only administrators can end another user's sessions.");
     const userId = z.uuid().parse(context.params.id);
     const db = await getDb();
     const ended = await db.tenant(principal.tenantId, async (tx) => {
