@@ -6,7 +6,7 @@
  */
 import type { AstroGlobal } from 'astro';
 import { AppError } from '../../lib/errors/app-error.ts';
-import { getDb, type Db, type Tx } from '../../lib/db/index.ts';
+import { pageDb, type Db, type Tx } from '../../server/db.ts';
 import type { Principal } from '../../lib/auth/principal.ts';
 import { hasPermission, type PermissionKey } from '../../lib/auth/permissions.ts';
 import { actorFromPrincipal, type Actor } from '../../lib/lending/actor.ts';
@@ -16,6 +16,8 @@ import { assertCustomerVisible, deleteCustomerFile, FILE_RULES, storeCustomerFil
 import { readUploadForm } from '../../lib/customer-files/form-upload.ts';
 import { importBankStatement } from '../../lib/bank-statements/import.ts';
 import type { LayoutSection } from '../../lib/auth/route-manifest.ts';
+import { isClosedLoanOf } from '../../lib/customer-analytics/profile-queries.ts';
+import { tenantMoneyDay } from '../../lib/tenancy/tenant.ts';
 
 /** The profile is shown in every section with a layout (src/pages/[section]/customer/profile/…). */
 export type ProfileSection = LayoutSection;
@@ -65,17 +67,16 @@ function clientAddress(Astro: AstroGlobal): string | null {
 export async function loadProfile(Astro: AstroGlobal, section: ProfileSection): Promise<ProfileContext | null> {
   const principal = Astro.locals.principal;
   if (!principal) return null;
-  const db = await getDb();
+  const db = await pageDb();
   const customerId = Astro.params.customerId ?? '';
   try {
     return await db.tenant(principal.tenantId, async (tx) => {
       const scopeNodes = await resolveScopeNodes(tx, principal, null);
       await assertCustomerVisible(tx, customerId, scopeNodes);
       const customer = await getCustomer(tx, customerId);
-      const [tenant] = await tx.query<{ currency: string; business_date: string }>(
-        `select currency, to_char(business_date, 'YYYY-MM-DD') as business_date from tenants where id = $1`, [principal.tenantId]);
+      const { currency, businessDate } = await tenantMoneyDay(tx, principal.tenantId);
       return {
-        db, principal, customer, scopeNodes, section, currency: tenant.currency.trim(), businessDate: tenant.business_date,
+        db, principal, customer, scopeNodes, section, currency, businessDate,
         actor: actorFromPrincipal(principal, { ip: clientAddress(Astro), requestId: Astro.locals.requestId ?? null }),
         base: `/${section}/customer/profile/${customer.id}`,
       };
@@ -150,15 +151,6 @@ export function can(ctx: ProfileContext, permission: PermissionKey): boolean {
   return hasPermission(ctx.principal, permission);
 }
 
-const CLOSED_STATUSES = ['CLOSED_OBLIGATIONS_MET', 'OVERPAID', 'CLOSED_WRITTEN_OFF'];
-
-/** closed-loans/:loanId shows only a closed loan of this very customer; anything else is a 404. */
-async function isClosedLoanOf(ctx: ProfileContext, loanId: string): Promise<boolean> {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(loanId)) return false;
-  const rows = await inTenant(ctx, (tx) => tx.query(`select 1 from loans where id = $1 and customer_id = $2 and status = any($3::text[])`, [loanId, ctx.customer.id, CLOSED_STATUSES]));
-  return rows.length > 0;
-}
-
 export type ProfileRun =
   | { kind: 'not-found' }
   | { kind: 'redirect'; location: string }
@@ -170,7 +162,8 @@ export async function runProfile(Astro: AstroGlobal, section: ProfileSection): P
   if (!view) return { kind: 'not-found' };
   const ctx = await loadProfile(Astro, section);
   if (!ctx) return { kind: 'not-found' };
-  if (view.kind === 'closed-loan' && !(await isClosedLoanOf(ctx, view.loanId))) return { kind: 'not-found' };
+  // closed-loans/:loanId shows only a closed loan of this very customer; anything else is a 404.
+  if (view.kind === 'closed-loan' && !(await inTenant(ctx, (tx) => isClosedLoanOf(tx, ctx.customer.id, view.loanId)))) return { kind: 'not-found' };
   const outcome = view.kind === 'tab' ? await handleProfilePost(Astro, ctx, view.tab) : {};
   if (outcome.redirect) return { kind: 'redirect', location: outcome.redirect };
   const done = Astro.url.searchParams.get('done');
