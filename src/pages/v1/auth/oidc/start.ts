@@ -2,7 +2,7 @@ import type { APIRoute } from 'astro';
 import { startSso } from '../../../../lib/auth/oidc.ts';
 import { safeRedirect } from '../../../../lib/auth/redirect.ts';
 import { getDb } from '../../../../lib/db/index.ts';
-import { findTenant } from '../../../../lib/tenancy/tenant.ts';
+import { findActiveTenantBySlug, findTenant } from '../../../../lib/tenancy/tenant.ts';
 import { publicOrigin, writeOidcStateCookie } from '../../../../server/session.ts';
 
 /**
@@ -13,7 +13,7 @@ export const GET: APIRoute = async (context) => {
   const slug = context.url.searchParams.get('tenant') ?? '';
   const redirectParam = context.url.searchParams.get('redirect');
   const db = await getDb();
-  const [row] = /^[a-z0-9-]{1,64}$/.test(slug) ? await db.system((tx) => tx.query<{ id: string }>('select id from tenants where slug = $1 and is_active', [slug])) : [];
+  const row = /^[a-z0-9-]{1,64}$/.test(slug) ? await findActiveTenantBySlug(db, slug) : null;
   const tenant = row ? await findTenant(db, row.id) : null;
   if (!tenant) return context.redirect('/user/login?message=sso_failed', 303);
   try {

@@ -1,10 +1,8 @@
 import type { APIRoute } from 'astro';
 import { z } from 'zod';
-import { env } from '../../../../lib/config/env.ts';
 import { createPasswordResets } from '../../../../lib/auth/password-reset.ts';
-import { sendMail } from '../../../../lib/auth/mailer.ts';
+import { mailResetLinks } from '../../../../lib/auth/reset-mail.ts';
 import { getDb } from '../../../../lib/db/index.ts';
-import { getT, languageOf } from '../../../../lib/i18n/index.ts';
 import { handle, json, readJson } from '../../../../lib/http/respond.ts';
 import { publicOrigin, requestIp } from '../../../../server/session.ts';
 
@@ -16,12 +14,6 @@ export const POST: APIRoute = (context) =>
     const body = await readJson(context.request, ResetRequest);
     const db = await getDb();
     const links = await createPasswordResets(db, { email: body.email, now: new Date(), ip: requestIp(context) });
-    for (const link of links) {
-      const [user] = await db.tenant(link.tenantId, (tx) => tx.query<{ language: string }>('select language from users where lower(email) = $1', [link.email]));
-      const [tenant] = await db.system((tx) => tx.query<{ name: string }>('select name from tenants where id = $1', [link.tenantId]));
-      const t = await getT(languageOf(user?.language));
-      const url = `${publicOrigin(context.url)}/user/reset-password?${new URLSearchParams({ tenant: link.tenantId, token: link.token })}`;
-      await sendMail({ smtpUrl: env().smtpUrl, dataDir: env().dataDir }, { to: link.email, subject: t('auth:reset.mailSubject'), text: t('auth:reset.mailBody', { link: url, lender: tenant?.name ?? '' }) });
-    }
+    await mailResetLinks(db, links, publicOrigin(context.url));
     return json({ status: 'sent' }, { status: 202 });
   });
