@@ -14,7 +14,11 @@ import { pageDb } from '../../server/db.ts';
  */
 export type FieldError = { field?: string; message: string; rows?: { row: number; field: string; message: string }[] };
 export type FormValues = Record<string, string>;
-export type FormOutcome = { kind: 'redirect'; location: string } | { kind: 'refused'; values: FormValues; error: FieldError };
+export type FormRefusal = { kind: 'refused'; values: FormValues; error: FieldError; details?: Record<string, unknown> };
+/** The command ran but its answer is shown on the page itself (`redirect` gave null), e.g. possible duplicates to confirm. */
+export type FormAnswer<O> = { kind: 'answered'; values: FormValues; output: O };
+/** What the page does next; 'answered' only when `redirect` may give null. */
+export type FormOutcome<O, R extends string | null = string> = { kind: 'redirect'; location: string } | FormRefusal | (null extends R ? FormAnswer<O> : never);
 
 /** The text fields of a posted form (files and repeated names aside: `form.getAll` reads those). */
 export function formValues(form: FormData): FormValues {
@@ -23,7 +27,7 @@ export function formValues(form: FormData): FormValues {
   return values;
 }
 
-export async function formCommand<I, O>(
+export async function formCommand<I, O, R extends string | null = string>(
   Astro: AstroGlobal,
   command: Command<I, O>,
   spec: {
@@ -33,23 +37,26 @@ export async function formCommand<I, O>(
     input?: (values: FormValues, form: FormData) => unknown;
     /** The object the command acts on, for the audit of a refusal. */
     objectId?: string | null;
-    redirect: (output: O) => string;
+    redirect: (output: O) => R;
   },
-): Promise<FormOutcome> {
+): Promise<FormOutcome<O, R>> {
   const values = formValues(spec.form);
   const language = Astro.locals.language ?? 'en';
   try {
     const principal = requirePrincipal(Astro.locals.principal);
     const actor = actorFromPrincipal(principal, { ip: clientAddress(Astro), requestId: Astro.locals.requestId ?? null });
-    const raw = spec.input ? spec.input(values, spec.form) : values;
-    const output = await runCommand({ db: await pageDb(), actor, permissionSubject: principal, objectId: spec.objectId, language }, command, raw);
-    return { kind: 'redirect', location: spec.redirect(output) };
+    const readInput = () => (spec.input ? spec.input(values, spec.form) : values);
+    const output = await runCommand({ db: await pageDb(), actor, permissionSubject: principal, objectId: spec.objectId, language }, command, readInput);
+    const location = spec.redirect(output);
+    if (location === null) return { kind: 'answered', values, output } as FormOutcome<O, R>;
+    return { kind: 'redirect', location };
   } catch (error) {
     const refusal = formErrorOf(error, language);
     if (!refusal) throw error;
     Astro.response.status = refusal.status;
-    const rows = (error as { details?: { rows?: FieldError['rows'] } }).details?.rows;
-    return { kind: 'refused', values, error: { field: refusal.field, message: refusal.message, ...(rows ? { rows } : {}) } };
+    const details = (error as { details?: Record<string, unknown> }).details;
+    const rows = details?.rows as FieldError['rows'] | undefined;
+    return { kind: 'refused', values, error: { field: refusal.field, message: refusal.message, ...(rows ? { rows } : {}) }, ...(details ? { details } : {}) };
   }
 }
 

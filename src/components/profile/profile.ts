@@ -10,7 +10,9 @@ import { pageDb, type Db, type Tx } from '../../server/db.ts';
 import type { Principal } from '../../lib/auth/principal.ts';
 import { hasPermission, type PermissionKey } from '../../lib/auth/permissions.ts';
 import { actorFromPrincipal, type Actor } from '../../lib/lending/actor.ts';
-import { getCustomer, setCustomerOptIn, type CustomerRow } from '../../lib/lending/customers.ts';
+import { getCustomer, type CustomerRow } from '../../lib/lending/customers.ts';
+import { optInCustomerCommand, optOutCustomerCommand } from '../../lib/lending/customer-commands.ts';
+import { formCommand } from '../pages/form-command.ts';
 import { resolveScopeNodes } from '../../lib/tenancy/scope.ts';
 import { assertCustomerVisible, deleteCustomerFile, FILE_RULES, storeCustomerFile } from '../../lib/customer-files/files.ts';
 import { readUploadForm } from '../../lib/customer-files/form-upload.ts';
@@ -100,6 +102,9 @@ function need(ctx: ProfileContext, permission: PermissionKey): void {
 /**
  * The profile's form posts (they work without JavaScript). Success: 303 back to the tab with a notice,
  * so a reload does not post again. Failure: the message, naming the field (and the faulty CSV rows).
+ * Opting in or out runs its command through the form adapter (components/pages/form-command.ts). The
+ * uploads read a multipart body as a stream under a byte limit and write the file before its row, so
+ * they are not a one-transaction command: they stay here, with the same answers.
  */
 export async function handleProfilePost(Astro: AstroGlobal, ctx: ProfileContext, tab: string): Promise<PostOutcome> {
   if (Astro.request.method !== 'POST') return {};
@@ -109,9 +114,11 @@ export async function handleProfilePost(Astro: AstroGlobal, ctx: ProfileContext,
       const form = await Astro.request.formData();
       const status = String(form.get('status') ?? '');
       if (status !== 'opted_in' && status !== 'opted_out') throw new AppError('BAD_REQUEST', 'status must be opted_in or opted_out', { field: 'status' });
-      need(ctx, status === 'opted_in' ? 'loans.customers.opt_in' : 'loans.customers.opt_out');
-      await inTenant(ctx, (tx) => setCustomerOptIn(tx, ctx.actor, ctx.customer.id, status, String(form.get('reason') ?? '')));
-      return back(status);
+      // The same command as POST /v1/customers/{id}/opt-in|opt-out, through the form adapter.
+      const outcome = await formCommand(Astro, status === 'opted_in' ? optInCustomerCommand : optOutCustomerCommand, {
+        form, objectId: ctx.customer.id, input: (v) => ({ customerId: ctx.customer.id, reason: v.reason ?? '' }), redirect: () => back(status).redirect,
+      });
+      return outcome.kind === 'redirect' ? { redirect: outcome.location } : { error: outcome.error };
     }
     if (tab === 'files' || tab === 'upload-bureau-pdf') {
       const type = Astro.request.headers.get('content-type') ?? '';

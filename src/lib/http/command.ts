@@ -48,13 +48,15 @@ async function auditRefusal(db: Db, actor: Actor, command: Command<unknown, unkn
 }
 
 /**
- * Runs a command: the permission, the input through its schema, the work in one tenant transaction.
+ * Runs a command: the permission, then the input (read by `readInput`) through its schema, then the
+ * work in one tenant transaction.
  * A refusal (AppError, zod error) is audited and thrown on for the adapter to answer in its own form.
  */
-export async function runCommand<I, O>(call: CommandCall, command: Command<I, O>, raw: unknown): Promise<O> {
+export async function runCommand<I, O>(call: CommandCall, command: Command<I, O>, readInput: () => unknown): Promise<O> {
   try {
+    // The permission first: a caller who may not run the command learns nothing about its input rules.
     if (!hasPermission(call.permissionSubject, command.permission)) throw new AppError('FORBIDDEN', 'You do not have permission to do this');
-    const input = command.input.parse(raw);
+    const input = command.input.parse(await readInput());
     return await call.db.tenant(call.actor.tenantId, (tx) => command.run(tx, call.actor, input, { language: call.language ?? 'en' }));
   } catch (error) {
     await auditRefusal(call.db, call.actor, command as Command<unknown, unknown>, call.objectId ?? null, error);

@@ -209,8 +209,11 @@ export async function commandEndpoint<I, O>(
   try {
     const principal = requirePrincipal(ctx.principal);
     const actor = actorFromPrincipal(principal, { ip: ctx.ip, requestId: ctx.requestId });
-    const body = await readBody(ctx.request);
-    const output = await runCommand({ db: await dbOf(ctx), actor, permissionSubject: principal, objectId: spec.objectId, language: ctx.language }, command, spec.input ? spec.input(body) : body);
+    const readInput = async () => {
+      const body = await readBody(ctx.request);
+      return spec.input ? spec.input(body) : body;
+    };
+    const output = await runCommand({ db: await dbOf(ctx), actor, permissionSubject: principal, objectId: spec.objectId, language: ctx.language }, command, readInput);
     const reply = spec.answer(output);
     return new Response(stringify(reply.body), { status: reply.status, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } });
   } catch (error) {
