@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { revokeApiToken } from '../../../../lib/auth/api-tokens.ts';
 import { requirePrincipal } from '../../../../lib/auth/principal.ts';
 import { AppError } from '../../../../lib/errors/app-error.ts';
-import { getDb } from '../../../../lib/db/index.ts';
+import { pageDb } from '../../../../server/db.ts';
 import { handle } from '../../../../lib/http/respond.ts';
 
 /** DELETE /v1/auth/api-tokens/{id} → 204: revokes the token at once (admins). */
@@ -12,7 +12,7 @@ export const DELETE: APIRoute = (context) =>
     const principal = requirePrincipal(context.locals.principal);
     if (!principal.isAdmin) throw new AppError('FORBIDDEN', 'Only administrators can manage API tokens.');
     const id = z.uuid().parse(context.params.id);
-    const db = await getDb();
+    const db = await pageDb();
     await db.tenant(principal.tenantId, (tx) => revokeApiToken(tx, { tenantId: principal.tenantId, id, now: new Date() }));
     return new Response(null, { status: 204 });
   });

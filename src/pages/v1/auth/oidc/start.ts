@@ -1,7 +1,7 @@
 import type { APIRoute } from 'astro';
 import { startSso } from '../../../../lib/auth/oidc.ts';
 import { safeRedirect } from '../../../../lib/auth/redirect.ts';
-import { getDb } from '../../../../lib/db/index.ts';
+import { pageDb } from '../../../../server/db.ts';
 import { findActiveTenantBySlug, findTenant } from '../../../../lib/tenancy/tenant.ts';
 import { publicOrigin, writeOidcStateCookie } from '../../../../server/session.ts';
 
@@ -12,7 +12,7 @@ import { publicOrigin, writeOidcStateCookie } from '../../../../server/session.t
 export const GET: APIRoute = async (context) => {
   const slug = context.url.searchParams.get('tenant') ?? '';
   const redirectParam = context.url.searchParams.get('redirect');
-  const db = await getDb();
+  const db = await pageDb();
   const row = /^[a-z0-9-]{1,64}$/.test(slug) ? await findActiveTenantBySlug(db, slug) : null;
   const tenant = row ? await findTenant(db, row.id) : null;
   if (!tenant) return context.redirect('/user/login?message=sso_failed', 303);

@@ -2,7 +2,7 @@ import type { APIRoute } from 'astro';
 import { z } from 'zod';
 import { createPasswordResets } from '../../../../lib/auth/password-reset.ts';
 import { mailResetLinks } from '../../../../lib/auth/reset-mail.ts';
-import { getDb } from '../../../../lib/db/index.ts';
+import { pageDb } from '../../../../server/db.ts';
 import { handle, json, readJson } from '../../../../lib/http/respond.ts';
 import { publicOrigin, requestIp } from '../../../../server/session.ts';
 
@@ -12,7 +12,7 @@ const ResetRequest = z.object({ email: z.string().trim().min(1).max(320) });
 export const POST: APIRoute = (context) =>
   handle(context.locals.requestId, async () => {
     const body = await readJson(context.request, ResetRequest);
-    const db = await getDb();
+    const db = await pageDb();
     const links = await createPasswordResets(db, { email: body.email, now: new Date(), ip: requestIp(context) });
     await mailResetLinks(db, links, publicOrigin(context.url));
     return json({ status: 'sent' }, { status: 202 });

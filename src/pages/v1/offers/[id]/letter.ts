@@ -1,7 +1,7 @@
 import type { APIRoute } from 'astro';
 import { hasPermission } from '../../../../lib/auth/permissions.ts';
 import { requirePrincipal } from '../../../../lib/auth/principal.ts';
-import { getDb } from '../../../../lib/db/index.ts';
+import { pageDb } from '../../../../server/db.ts';
 import { AppError } from '../../../../lib/errors/app-error.ts';
 import { contentDisposition } from '../../../../lib/http/content-disposition.ts';
 import { errorResponse } from '../../../../lib/http/respond.ts';
@@ -15,7 +15,7 @@ export const GET: APIRoute = async ({ params, url, locals }) => {
     if (!hasPermission(principal, 'loans.offers.print')) throw new AppError('FORBIDDEN', 'You do not have permission to do this');
     const asked = url.searchParams.get('lang');
     const language: Language = asked && (LANGUAGES as readonly string[]).includes(asked) ? (asked as Language) : locals.language;
-    const db = await getDb();
+    const db = await pageDb();
     const { bytes, fileName } = await offerLetter(db, principal, params.id ?? '', language, await getT(language));
     return new Response(bytes as Uint8Array<ArrayBuffer>, {
       status: 200,

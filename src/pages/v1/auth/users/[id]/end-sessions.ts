@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { requirePrincipal } from '../../../../../lib/auth/principal.ts';
 import { endUserSessions } from '../../../../../lib/auth/sessions.ts';
 import { AppError } from '../../../../../lib/errors/app-error.ts';
-import { getDb } from '../../../../../lib/db/index.ts';
+import { pageDb } from '../../../../../server/db.ts';
 import { handle, json } from '../../../../../lib/http/respond.ts';
 import { userExists } from '../../../../../lib/tenancy/users.ts';
 
@@ -17,7 +17,7 @@ export const POST: APIRoute = (context) =>
     const principal = requirePrincipal(context.locals.principal);
     if (!principal.isAdmin) throw new AppError('FORBIDDEN', "Only administrators can end another user's sessions.");
     const userId = z.uuid().parse(context.params.id);
-    const db = await getDb();
+    const db = await pageDb();
     const ended = await db.tenant(principal.tenantId, async (tx) => {
       if (!(await userExists(tx, principal.tenantId, userId))) throw new AppError('NOT_FOUND', 'This user does not exist.');
       return endUserSessions(tx, { tenantId: principal.tenantId, userId, now: new Date(), reason: `ended_by_admin:${principal.userId}` });
