@@ -1,7 +1,7 @@
 import type { AstroGlobal } from 'astro';
 import type { TFunction } from 'i18next';
 import type { Principal } from '../lib/auth/principal.ts';
-import { getDb, type Db } from '../lib/db/index.ts';
+import { pageDb, type Db } from '../server/db.ts';
 import { getT, type Language } from '../lib/i18n/index.ts';
 import { tenantTranslator } from '../lib/i18n/translations.ts';
 import type { Tenant } from '../lib/tenancy/tenant.ts';
@@ -21,7 +21,7 @@ export type PageContext = {
  */
 export async function pageContext(Astro: AstroGlobal): Promise<PageContext> {
   const { principal, tenant, language } = Astro.locals;
-  const db = await getDb();
+  const db = await pageDb();
   let t: TFunction;
   try {
     t = tenant ? await tenantTranslator(db, tenant.id, language) : await getT(language);

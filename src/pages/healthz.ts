@@ -1,13 +1,12 @@
 import type { APIRoute } from 'astro';
-import { getDb } from '../lib/db/index.ts';
+import { databaseHealth } from '../lib/observability/health.ts';
+import { pageDb } from '../server/db.ts';
 
 /** Liveness and database reachability, for load balancers. Public. */
 export const GET: APIRoute = async () => {
-  const started = Date.now();
   try {
-    const db = await getDb();
-    await db.system((tx) => tx.query('select 1'));
-    return Response.json({ status: 'ok', database: { kind: db.kind, reachable: true, ms: Date.now() - started } });
+    const { kind, ms } = await databaseHealth(await pageDb());
+    return Response.json({ status: 'ok', database: { kind, reachable: true, ms } });
   } catch {
     return Response.json({ status: 'degraded', database: { reachable: false } }, { status: 503, headers: { 'retry-after': '5' } });
   }

@@ -8,10 +8,10 @@ import { RESOURCES, type Resource } from '../../src/lib/i18n/resources.ts';
  * completeness test, in French): a typo would otherwise show the raw key to users.
  */
 const ROOTS = ['src/components', 'src/layouts', 'src/islands'];
-const SECTIONS = ['admin', 'analytics', 'strategies', 'loans'];
 const PAGES = [
   'src/pages/index.astro', 'src/pages/403.astro', 'src/pages/404.astro', 'src/pages/500.astro', 'src/pages/admin/platform/error-reports.astro',
-  ...SECTIONS.flatMap((s) => [`src/pages/${s}/403.astro`, `src/pages/${s}/[...rest].astro`, `src/pages/${s}/user/profile.astro`, `src/pages/${s}/user/downloads-list.astro`]),
+  'src/pages/loans/403.astro', 'src/pages/[section]/403.astro', 'src/pages/[section]/[...rest].astro',
+  'src/pages/[section]/user/profile.astro', 'src/pages/[section]/user/downloads-list.astro',
 ];
 
 function files(dir: string): string[] {

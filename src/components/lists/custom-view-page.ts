@@ -1,8 +1,10 @@
 import type { AstroGlobal } from 'astro';
-import { getDb } from '../../lib/db/index.ts';
+import { pageDb } from '../../server/db.ts';
 import { AppError } from '../../lib/errors/app-error.ts';
 import { inputErrorFromPg } from '../../lib/http/respond.ts';
-import { createCustomView, deleteCustomView, getCustomView, inputFromState, updateCustomView, viewHref, type CustomView, type CustomViewInput } from '../../lib/lists/custom-views.ts';
+import { getCustomView, inputFromState, viewHref, type CustomView, type CustomViewInput } from '../../lib/lists/custom-views.ts';
+import { deleteCustomViewCommand, saveCustomViewCommand } from '../../lib/lists/custom-view-commands.ts';
+import { formCommand } from '../pages/form-command.ts';
 import { findList, type ListEntry } from '../../lib/lists/registry.ts';
 import { parseListState } from '../../lib/lists/url-state.ts';
 
@@ -51,7 +53,7 @@ export async function loadCustomViewPage(Astro: AstroGlobal, listName: string, v
   const { principal, tenant } = Astro.locals;
   if (!principal || !tenant) return { kind: 'redirect', location: `/user/login?redirect=${encodeURIComponent(Astro.url.pathname)}` };
   // The route manifest gives these pages the custom-views edit permission: the guard has decided.
-  const db = await getDb();
+  const db = await pageDb();
   const actor = { tenantId: tenant.id, userId: principal.userId, requestId: Astro.locals.requestId };
   let view: CustomView | null = null;
   if (viewId) {
@@ -63,21 +65,16 @@ export async function loadCustomViewPage(Astro: AstroGlobal, listName: string, v
     if (!view.isOwn) throw new AppError('FORBIDDEN', 'Only its owner may change this view.');
   }
   if (Astro.request.method === 'POST') {
-    const data = await Astro.request.formData();
-    const input = inputFromForm(entry, data);
-    try {
-      if (view && data.get('_action') === 'delete') {
-        await db.tenant(tenant.id, (tx) => deleteCustomView(tx, actor, listName, view!.id));
-        return { kind: 'redirect', location: entry.path };
-      }
-      const saved = await db.tenant(tenant.id, (tx) => (view ? updateCustomView(tx, actor, entry.def, view.id, input) : createCustomView(tx, actor, entry.def, input)));
-      return { kind: 'redirect', location: viewHref(entry.def, saved, entry.path) };
-    } catch (error) {
-      const issue = (error as { issues?: { path: (string | number)[]; message: string }[] }).issues?.[0];
-      const message = error instanceof AppError ? error.message : issue ? `${issue.path.join('.')}: ${issue.message}` : 'The view could not be saved.';
-      const field = error instanceof AppError ? error.field ?? null : issue ? String(issue.path[0]) : null;
-      return { kind: 'form', entry, view, form: formFromInput(entry, input), error: { field, message } };
-    }
+    const form = await Astro.request.formData();
+    const input = inputFromForm(entry, form);
+    const outcome = view && form.get('_action') === 'delete'
+      ? await formCommand(Astro, deleteCustomViewCommand, { form, objectId: view.id, input: () => ({ list: listName, viewId: view!.id }), redirect: () => entry.path })
+      : await formCommand(Astro, saveCustomViewCommand, {
+        form, objectId: view?.id ?? null, input: () => ({ ...input, list: listName, viewId: view?.id ?? null }),
+        redirect: (saved) => viewHref(entry.def, saved, entry.path),
+      });
+    if (outcome.kind === 'redirect') return { kind: 'redirect', location: outcome.location };
+    return { kind: 'form', entry, view, form: formFromInput(entry, input), error: { field: outcome.error.field ?? null, message: outcome.error.message } };
   }
   if (view) return { kind: 'form', entry, view, form: formFromInput(entry, view), error: null };
   const { state } = parseListState(entry.def, Astro.url.searchParams);

@@ -1,7 +1,7 @@
 import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
 import { allowedActions } from '../../lib/auth/allowed-actions.ts';
-import { getDb } from '../../lib/db/index.ts';
+import { pageDb } from '../../server/db.ts';
 import { AppError } from '../../lib/errors/app-error.ts';
 import { requestListExport } from '../../lib/exports/export-job.ts';
 import { EXPORT_FORMATS } from '../../lib/exports/write-list-export.ts';
@@ -27,7 +27,7 @@ export async function loadListPage(Astro: AstroGlobal, listName: string): Promis
   if (!entry) throw new Error(`unknown list ${listName}`);
   const { principal, tenant, language } = Astro.locals;
   if (!principal || !tenant) return { kind: 'redirect', location: `/user/login?redirect=${encodeURIComponent(Astro.url.pathname + Astro.url.search)}` };
-  const db = await getDb();
+  const db = await pageDb();
   let notice: string | null = null;
   if (Astro.request.method === 'POST') {
     try {

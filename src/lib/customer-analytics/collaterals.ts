@@ -105,23 +105,3 @@ export async function deleteCollateral(tx: Tx, actor: Actor, collateralId: strin
     ip: actor.ip, requestId: actor.requestId, outcome: 'success',
   });
 }
-
-export type CollateralListRow = CollateralSummary & { customer_name: string };
-
-/** One page of collaterals in the caller's scope, newest first, optionally filtered by customer name. */
-export async function listCollateralsPage(tx: Tx, query: { scopeNodes: string[] | null; search?: string; offset?: number; limit?: number }): Promise<{ rows: CollateralListRow[]; total: number }> {
-  const limit = Math.min(Math.max(query.limit ?? 50, 1), 200);
-  const search = query.search?.trim() ? `%${query.search.trim().toLowerCase().replace(/[%_\\]/g, (c) => `\\${c}`)}%` : null;
-  const where = `($1::uuid[] is null or cu.branch_id = any($1::uuid[]) or cu.officer_id = any($1::uuid[]))
-      and ($2::text is null or lower(cu.first_name || ' ' || cu.last_name) like $2)`;
-  const [{ total }] = await tx.query<{ total: number }>(
-    `select count(*)::int as total from collaterals c join customers cu on cu.tenant_id = c.tenant_id and cu.id = c.customer_id where ${where}`,
-    [query.scopeNodes, search]);
-  // One query for the page: the summary select, joined to the customer for the name and the scope.
-  const pageSql = SELECT.replace('from collaterals c', 'from collaterals c join customers cu on cu.tenant_id = c.tenant_id and cu.id = c.customer_id')
-    .replace('select c.id,', `select cu.first_name || ' ' || cu.last_name as customer_name, c.id,`);
-  const rows = withLtv(await tx.query(
-    `${pageSql} where ${where} group by c.id, c.tenant_id, cu.first_name, cu.last_name order by c.created_at desc, c.id desc limit $3 offset $4`,
-    [query.scopeNodes, search, limit, Math.max(query.offset ?? 0, 0)])) as CollateralListRow[];
-  return { rows, total };
-}

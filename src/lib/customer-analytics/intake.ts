@@ -1,8 +1,12 @@
-import type { Db } from '../db/index.ts';
+import { z } from 'zod';
+import type { Db, Tx } from '../db/index.ts';
+import { defineCommand } from '../http/command.ts';
+import { tenantMoneyDay } from '../tenancy/tenant.ts';
 import { AppError, pgCode } from '../errors/app-error.ts';
 import type { Actor } from '../lending/actor.ts';
 import { createCustomer, setCustomerOptIn, type CustomerRow } from '../lending/customers.ts';
 import { findDuplicateCustomers, type DuplicateMatch } from './duplicates.ts';
+import { need } from '../auth/permissions.ts';
 
 /** The add-customer form (spec §2 /loans/customers/add), as posted. */
 export type NewCustomerForm = {
@@ -44,9 +48,13 @@ export function validateNewCustomer(form: NewCustomerForm, businessDate: string)
  * Opting out at creation records the reason in the opt-in history. All in one transaction, audited.
  */
 export async function addCustomer(db: Db, actor: Actor, form: NewCustomerForm): Promise<AddCustomerResult> {
-  return db.tenant(actor.tenantId, async (tx) => {
-    const [tenant] = await tx.query<{ business_date: string }>(`select to_char(business_date, 'YYYY-MM-DD') as business_date from tenants where id = $1`, [actor.tenantId]);
-    validateNewCustomer(form, tenant.business_date);
+  return db.tenant(actor.tenantId, (tx) => addCustomerIn(tx, actor, form));
+}
+
+async function addCustomerIn(tx: Tx, actor: Actor, form: NewCustomerForm): Promise<AddCustomerResult> {
+  {
+    const { businessDate } = await tenantMoneyDay(tx, actor.tenantId);
+    validateNewCustomer(form, businessDate);
     const matches = await findDuplicateCustomers(tx, { phone: form.phone, nationalId: form.nationalId });
     if (matches.some((m) => m.field === 'nationalId')) {
       throw new AppError('ALREADY_EXISTS', 'A customer with this national ID already exists', { field: 'nationalId', details: { matches } });
@@ -65,8 +73,24 @@ export async function addCustomer(db: Db, actor: Actor, form: NewCustomerForm): 
     }
     if (form.isOptedOut) customer = await setCustomerOptIn(tx, actor, customer.id, 'opted_out', form.optOutReason.trim());
     return { kind: 'created', customer };
-  });
+  }
 }
+
+const formText = z.string().max(10_000);
+const newCustomerFormSchema = z.object({
+  firstName: formText, lastName: formText, nationalId: formText, phone: formText, email: formText, dateOfBirth: formText, segment: formText,
+  isOptedOut: z.boolean(), optOutReason: formText, isDuplicateConfirmed: z.boolean(),
+});
+
+/**
+ * Adding a customer as a command (src/lib/http/command.ts): the add-customer page posts its form
+ * through the form adapter. Possible duplicates are an answer, not a refusal: the page shows them.
+ */
+export const addCustomerCommand = defineCommand({
+  action: 'customer.create', objectType: 'customer', permission: need('loans.customers.view'),
+  input: newCustomerFormSchema,
+  run: (tx, actor, form) => addCustomerIn(tx, actor, form),
+});
 
 export function formFromData(data: FormData): NewCustomerForm {
   const s = (name: string) => String(data.get(name) ?? '');

@@ -13,6 +13,7 @@ import { findLoan, getLoanView, loanDigits, transactionJson } from './loans.ts';
 import { resolveScopeNodes } from '../tenancy/scope.ts';
 import { assertInScope } from '../auth/data-permissions.ts';
 import type { RefusalAudit } from '../auth/guard.ts';
+import { runCommand, type Command } from '../http/command.ts';
 import { requestFingerprint, requireIdempotencyKey, runIdempotent, type CommandAnswer, type IdempotencyOptions } from './idempotency.ts';
 
 /**
@@ -188,6 +189,31 @@ export async function mutation<B>(ctx: ApiContext, spec: MoneyCommandSpec<B>): P
         reason: error instanceof Error ? error.message : String(error),
       });
     }
+    return errorResponse(error, ctx.requestId, ctx.language);
+  }
+}
+
+/**
+ * The JSON adapter of a command (src/lib/http/command.ts): the body (or what `input` builds from it
+ * and the URL's ids) goes through the command's schema, the command runs through runCommand — the
+ * same path as a page's form post — and `answer` shapes the JSON reply.
+ */
+export async function commandEndpoint<I, O>(
+  ctx: ApiContext,
+  command: Command<I, O>,
+  spec: { objectId?: string | null; input?: (body: unknown) => unknown; answer: (output: O) => { status: number; body: unknown } },
+): Promise<Response> {
+  try {
+    const principal = requirePrincipal(ctx.principal);
+    const actor = actorFromPrincipal(principal, { ip: ctx.ip, requestId: ctx.requestId });
+    const readInput = async () => {
+      const body = await readBody(ctx.request);
+      return spec.input ? spec.input(body) : body;
+    };
+    const output = await runCommand({ db: await dbOf(ctx), actor, permissionSubject: principal, objectId: spec.objectId, language: ctx.language }, command, readInput);
+    const reply = spec.answer(output);
+    return new Response(stringify(reply.body), { status: reply.status, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } });
+  } catch (error) {
     return errorResponse(error, ctx.requestId, ctx.language);
   }
 }

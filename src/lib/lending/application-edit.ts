@@ -1,5 +1,7 @@
 import type { Principal } from '../auth/principal.ts';
-import type { Db } from '../db/index.ts';
+import { z } from 'zod';
+import type { Db, Tx } from '../db/index.ts';
+import { defineCommand } from '../http/command.ts';
 import { AppError } from '../errors/app-error.ts';
 import { formatMinor } from '../money/money.ts';
 import { checkAmountText } from '../money/parse.ts';
@@ -7,7 +9,7 @@ import { validationError } from '../errors/messages.ts';
 import type { Language } from '../i18n/index.ts';
 import { businessDate } from '../tenancy/tenant.ts';
 import { resolveScopeNodes } from '../tenancy/scope.ts';
-import { actorFromPrincipal } from './actor.ts';
+import { actorFromPrincipal, type Actor } from './actor.ts';
 import { applicationJson } from './applications.ts';
 import { applicationContext } from './commands/decide-application.ts';
 import { editApplication } from './commands/edit-application.ts';
@@ -16,12 +18,13 @@ import { getCustomer, isCustomerInScope } from './customers.ts';
 import { dryRunApplication } from './lifecycle/application.ts';
 import { isUuid } from './loans.ts';
 import { getProduct } from './products.ts';
+import { need } from '../auth/permissions.ts';
 
 /**
  * What /loans/loan-applications/edit/:customerId/:loanId shows and saves. The customer must be in
  * the user's data permissions and the loan must be that customer's application loan; otherwise 404.
  */
-async function findApplication(tx: Parameters<Parameters<Db['tenant']>[1]>[0], principal: Principal, customerId: string, loanId: string) {
+async function findApplication(tx: Tx, principal: Pick<Principal, 'isAdmin' | 'dataPermissions'>, customerId: string, loanId: string) {
   if (!isUuid(customerId) || !isUuid(loanId)) throw new AppError('NOT_FOUND', 'Loan application not found', { field: 'loanId' });
   if (!(await isCustomerInScope(tx, customerId, await resolveScopeNodes(tx, principal, null)))) {
     throw new AppError('NOT_FOUND', 'Loan application not found', { field: 'loanId' });
@@ -64,30 +67,49 @@ export function editableFormFields(formData: Record<string, unknown>): string[] 
   return keys.includes('purpose') ? keys : ['purpose', ...keys];
 }
 
+export type ApplicationEditInput = { principal: string; numberOfRepayments: string; expectedVersion: string; expectedDisbursementDate?: string; fields: Record<string, string> };
+
 export async function saveApplicationEdit(
   db: Db,
   principal: Principal,
   customerId: string,
   loanId: string,
-  input: { principal: string; numberOfRepayments: string; expectedVersion: string; expectedDisbursementDate?: string; fields: Record<string, string> },
+  input: ApplicationEditInput,
   request: { ip?: string | null; requestId?: string | null; language?: Language } = {},
 ) {
+  const actor = actorFromPrincipal(principal, { ip: request.ip, requestId: request.requestId });
+  return db.tenant(principal.tenantId, (tx) => saveApplicationEditIn(tx, actor, customerId, loanId, input, request.language ?? 'en'));
+}
+
+async function saveApplicationEditIn(tx: Tx, actor: Actor, customerId: string, loanId: string, input: ApplicationEditInput, language: Language) {
   // The one money parser; French users may type a decimal comma ("1200,50").
-  const amount = checkAmountText(input.principal, { decimalComma: request.language === 'fr' });
+  const amount = checkAmountText(input.principal, { decimalComma: language === 'fr' });
   if (!amount.ok) throw validationError('principal', amount.problem.key, amount.problem.params);
   if (!/^\d{1,4}$/.test(input.numberOfRepayments.trim())) throw validationError('numberOfRepayments', 'number.whole');
   const repayments = Number(input.numberOfRepayments);
   const version = /^\d+$/.test(input.expectedVersion) ? Number(input.expectedVersion) : undefined;
-  return db.tenant(principal.tenantId, async (tx) => {
-    const application = await findApplication(tx, principal, customerId, loanId);
-    const { expectedDisbursementDate: _legacy, ...stored } = application.form_data as Record<string, unknown>;
-    const formData: Record<string, unknown> = { ...stored };
-    for (const [key, value] of Object.entries(input.fields)) {
-      if (editableFormFields(application.form_data).includes(key)) formData[key] = value.trim().slice(0, 2000);
-    }
-    return editApplication(tx, actorFromPrincipal(principal, { ip: request.ip, requestId: request.requestId }), loanId, {
-      principal: amount.text, numberOfRepayments: repayments, formData, expectedVersion: version,
-      expectedDisbursementDate: input.expectedDisbursementDate,
-    });
+  const application = await findApplication(tx, { isAdmin: actor.isAdmin, dataPermissions: actor.dataPermissions ?? [] }, customerId, loanId);
+  const { expectedDisbursementDate: _legacy, ...stored } = application.form_data as Record<string, unknown>;
+  const formData: Record<string, unknown> = { ...stored };
+  for (const [key, value] of Object.entries(input.fields)) {
+    if (editableFormFields(application.form_data).includes(key)) formData[key] = value.trim().slice(0, 2000);
+  }
+  return editApplication(tx, actor, loanId, {
+    principal: amount.text, numberOfRepayments: repayments, formData, expectedVersion: version,
+    expectedDisbursementDate: input.expectedDisbursementDate,
   });
 }
+
+/**
+ * The edit page's save as a command (src/lib/http/command.ts), posted through the form adapter: the
+ * amount and term arrive as typed text and are read here (PATCH /v1/applications/{id} takes them as
+ * JSON numbers and runs editApplicationById).
+ */
+export const editApplicationFromFormCommand = defineCommand({
+  action: 'application.edit', objectType: 'loan_application', permission: need('loans.offers.request_loan'),
+  input: z.object({
+    customerId: z.string(), loanId: z.string(), principal: z.string().max(10_000), numberOfRepayments: z.string().max(10_000), expectedVersion: z.string().max(10_000),
+    expectedDisbursementDate: z.string().max(10_000).optional(), fields: z.record(z.string(), z.string().max(10_000)),
+  }),
+  run: (tx, actor, { customerId, loanId, ...input }, request) => saveApplicationEditIn(tx, actor, customerId, loanId, input, request.language),
+});

@@ -52,3 +52,12 @@ export async function listLoanCollaterals(tx: Tx, loanId: string): Promise<Colla
     [loanId],
   );
 }
+
+export type CollateralLoanChoice = { id: string; account_no: string; status: string; linked: boolean };
+
+/** The customer's loans, newest first, each saying whether it is pledged this collateral (the collateral page's link form). */
+export function loansForCollateral(tx: Tx, customerId: string, collateralId: string): Promise<CollateralLoanChoice[]> {
+  return tx.query<CollateralLoanChoice>(
+    `select l.id, l.account_no, l.status, exists (select 1 from loan_collaterals lc where lc.loan_id = l.id and lc.collateral_id = $2) as linked
+       from loans l where l.customer_id = $1 order by l.submitted_on desc`, [customerId, collateralId]);
+}

@@ -3,7 +3,7 @@ import type { Tx } from '../db/index.ts';
 import type { CustomersRow, HierarchyNodesRow } from '../db/schema.generated.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import type { Actor } from './actor.ts';
-import { assertUuid } from './loans.ts';
+import { assertUuid, isUuid } from './loans.ts';
 import { assertInScope, assertPlacementInScope, isInNodes } from '../auth/data-permissions.ts';
 
 /** A `customers` row; the opt-in check constraint narrows its status. */
@@ -135,4 +135,11 @@ export function customerJson(c: CustomerRow) {
     email: c.email, dateOfBirth: c.date_of_birth, branchId: c.branch_id, officerId: c.officer_id, segment: c.segment,
     optInStatus: c.opt_in_status, riskClass: c.risk_class, createdAt: c.created_at, updatedAt: c.updated_at, version: c.version,
   };
+}
+
+/** The customer when it exists and is inside the caller's scope (scopeNodes from resolveScopeNodes), else null: pages answer 404 either way. */
+export async function visibleCustomer(tx: Tx, customerId: string, scopeNodes: string[] | null): Promise<CustomerRow | null> {
+  if (!isUuid(customerId) || !(await isCustomerInScope(tx, customerId, scopeNodes))) return null;
+  const rows = await tx.query<CustomerRow>(`select * from customers where id = $1`, [customerId]);
+  return rows[0] ?? null;
 }

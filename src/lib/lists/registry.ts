@@ -33,3 +33,12 @@ export function findList(name: string): ListEntry | undefined {
 export function resolveListDef(name: string): ListDef | undefined {
   return findList(name)?.def;
 }
+
+/**
+ * The list a page path names: /loans/[list] (and its custom-view pages) is one route for every list,
+ * and the segment is checked here against the registry. Unknown → undefined (the page answers 404).
+ */
+export function findListByPath(path: string): { name: string; entry: ListEntry } | undefined {
+  const found = Object.entries(LISTS).find(([, entry]) => entry.path === path);
+  return found ? { name: found[0], entry: found[1] } : undefined;
+}

@@ -44,3 +44,17 @@ export async function businessDate(tx: Tx, tenantId: string): Promise<string> {
   if (!rows[0]) throw new AppError('NOT_FOUND', 'Unknown tenant');
   return rows[0].business_date;
 }
+
+/** The tenant's currency (trimmed) and business date ('YYYY-MM-DD'), read together for the pages that show money and default dates. */
+export async function tenantMoneyDay(tx: Tx, tenantId: string): Promise<{ currency: string; businessDate: string }> {
+  const [row] = await tx.query<{ currency: string; business_date: string }>(
+    `select currency, to_char(business_date, 'YYYY-MM-DD') as business_date from tenants where id = $1`, [tenantId]);
+  if (!row) throw new AppError('NOT_FOUND', 'Unknown tenant');
+  return { currency: row.currency.trim(), businessDate: row.business_date };
+}
+
+/** An active tenant by its slug (the sign-in page's single sign-on button), or null. */
+export async function findActiveTenantBySlug(db: Db, slug: string): Promise<{ id: string; slug: string; config: Record<string, unknown> } | null> {
+  const [row] = await db.system((tx) => tx.query<{ id: string; slug: string; config: Record<string, unknown> }>('select id, slug, config from tenants where slug = $1 and is_active', [slug]));
+  return row ?? null;
+}

@@ -58,3 +58,9 @@ export async function listAdministrators(tx: Tx): Promise<Administrator[]> {
       order by u.display_name, u.email`,
   );
 }
+
+/** Whether the user exists in the bound tenant (an administrator's action on another user). */
+export async function userExists(tx: Tx, tenantId: string, userId: string): Promise<boolean> {
+  const rows = await tx.query('select 1 from users where tenant_id = $1 and id = $2', [tenantId, userId]);
+  return rows.length > 0;
+}

@@ -1,6 +1,6 @@
 import type { APIRoute } from 'astro';
 import { requirePrincipal } from '../../lib/auth/principal.ts';
-import { getDb } from '../../lib/db/index.ts';
+import { pageDb } from '../../server/db.ts';
 import { handle, json } from '../../lib/http/respond.ts';
 import { listHierarchies } from '../../lib/tenancy/hierarchies.ts';
 
@@ -8,6 +8,6 @@ import { listHierarchies } from '../../lib/tenancy/hierarchies.ts';
 export const GET: APIRoute = ({ locals }) =>
   handle(locals.requestId, async () => {
     const principal = requirePrincipal(locals.principal);
-    const db = await getDb();
+    const db = await pageDb();
     return json({ items: await db.tenant(principal.tenantId, (tx) => listHierarchies(tx, principal)) });
   });

@@ -8,7 +8,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { API_ROUTES, matchApiRoute, matchRoute, ROUTES } from '../../../src/lib/auth/route-manifest.ts';
+import { API_ROUTES, LAYOUT_SECTIONS, matchApiRoute, matchRoute, ROUTES } from '../../../src/lib/auth/route-manifest.ts';
+import { LISTS } from '../../../src/lib/lists/registry.ts';
 
 export type MutatingMethod = 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 const METHODS: readonly MutatingMethod[] = ['POST', 'PUT', 'PATCH', 'DELETE'];
@@ -31,6 +32,17 @@ function fileRoute(file: string): string {
 }
 
 const sample = (pattern: string) => pattern.replace(/:(\w+)/g, 'x-$1');
+
+/**
+ * A page file's routes: `:section` is each section with a layout (one file serves them all) and
+ * `:list` each list of the registry the manifest has that page for (the page answers 404 for others).
+ */
+function expandRoute(route: string): string[] {
+  const sections = route.includes(':section') ? LAYOUT_SECTIONS.map((s) => route.replace(':section', s)) : [route];
+  if (!route.includes(':list')) return sections;
+  const lists = Object.values(LISTS).map((entry) => entry.path.split('/').pop()!);
+  return sections.flatMap((r) => lists.map((l) => r.replace(':list', l))).filter((r) => Boolean(matchRoute(sample(r))));
+}
 const normalise = (pattern: string) => pattern.replace(/:\w+/g, ':');
 
 /** Whether a page file, or a module it imports (relative imports, followed), handles a POST. */
@@ -67,10 +79,10 @@ export function mutatingRoutes(): { api: string[]; pages: string[]; problems: st
   const pages = new Set<string>();
   const pageFiles = walk(PAGES).filter((f) => !f.startsWith(path.join(PAGES, 'v1') + path.sep));
   // A manifest route under a catch-all that has its own file is served by that file, not the catch-all.
-  const ownFile = new Set(pageFiles.map(fileRoute).filter((r) => !r.endsWith('/**')).map(normalise));
+  const ownFile = new Set(pageFiles.flatMap((f) => expandRoute(fileRoute(f))).filter((r) => !r.endsWith('/**')).map(normalise));
   for (const file of pageFiles) {
     if (!handlesPost(file)) continue;
-    const route = fileRoute(file);
+    for (const route of expandRoute(fileRoute(file))) {
     if (route.endsWith('/**')) {
       const prefix = normalise(route.slice(0, -3));
       const under = ROUTES.filter((r) => (normalise(r.pattern) === prefix || normalise(r.pattern).startsWith(prefix + '/')) && !ownFile.has(normalise(r.pattern)));
@@ -80,6 +92,7 @@ export function mutatingRoutes(): { api: string[]; pages: string[]; problems: st
       const match = matchRoute(sample(route));
       if (!match) problems.push(`${route} has no manifest route`);
       else pages.add(`POST ${match.entry.pattern}`);
+    }
     }
   }
   return { api: [...api].sort(), pages: [...pages].sort(), problems };

@@ -2,7 +2,7 @@ import type { APIRoute } from 'astro';
 import { z } from 'zod';
 import { AppError } from '../../../lib/errors/app-error.ts';
 import { completeMfaSignIn } from '../../../lib/auth/sign-in.ts';
-import { getDb } from '../../../lib/db/index.ts';
+import { pageDb } from '../../../server/db.ts';
 import { handle, json, readJson } from '../../../lib/http/respond.ts';
 import { finishSignIn, readSessionCookie, requestIp } from '../../../server/session.ts';
 
@@ -14,7 +14,7 @@ export const POST: APIRoute = (context) =>
     const body = await readJson(context.request, MfaRequest);
     const cookie = await readSessionCookie(context.cookies);
     if (!cookie) throw new AppError('UNAUTHORIZED', 'Your sign-in has expired. Sign in again.');
-    const db = await getDb();
+    const db = await pageDb();
     const done = await completeMfaSignIn(db, {
       tenantId: cookie.tenantId, pendingSessionId: cookie.sessionId, code: body.code,
       ip: requestIp(context), userAgent: context.request.headers.get('user-agent') ?? undefined, now: new Date(),

@@ -5,7 +5,7 @@ import { getT } from '../../../lib/i18n/index.ts';
 import { requirePrincipal } from '../../../lib/auth/principal.ts';
 import { changePassword } from '../../../lib/auth/password-reset.ts';
 import { AppError } from '../../../lib/errors/app-error.ts';
-import { getDb } from '../../../lib/db/index.ts';
+import { pageDb } from '../../../server/db.ts';
 import { handle, readJson } from '../../../lib/http/respond.ts';
 import { requestIp } from '../../../server/session.ts';
 
@@ -17,7 +17,7 @@ export const POST: APIRoute = (context) =>
     const principal = requirePrincipal(context.locals.principal);
     if (principal.via !== 'session') throw new AppError('FORBIDDEN', 'API tokens cannot change passwords.');
     const body = await readJson(context.request, ChangeRequest);
-    const db = await getDb();
+    const db = await pageDb();
     const t = await getT(context.locals.language ?? 'en');
     await changePassword(db, { tenantId: principal.tenantId, userId: principal.userId, sessionId: principal.sessionId, currentPassword: body.current_password, newPassword: body.new_password, now: new Date(), ip: requestIp(context) }).catch((error: unknown) => {
       throw localizePasswordError(t, error);

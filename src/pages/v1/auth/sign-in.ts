@@ -1,7 +1,7 @@
 import type { APIRoute } from 'astro';
 import { z } from 'zod';
 import { signInWithPassword } from '../../../lib/auth/sign-in.ts';
-import { getDb } from '../../../lib/db/index.ts';
+import { pageDb } from '../../../server/db.ts';
 import { handle, json, readJson } from '../../../lib/http/respond.ts';
 import { finishSignIn, requestIp, writeSessionCookie } from '../../../server/session.ts';
 
@@ -20,7 +20,7 @@ const SignInRequest = z.object({
 export const POST: APIRoute = (context) =>
   handle(context.locals.requestId, async () => {
     const body = await readJson(context.request, SignInRequest);
-    const db = await getDb();
+    const db = await pageDb();
     const result = await signInWithPassword(db, {
       email: body.email, password: body.password, tenantId: body.tenant_id ?? null,
       ip: requestIp(context), userAgent: context.request.headers.get('user-agent') ?? undefined, now: new Date(),

@@ -1,7 +1,7 @@
 import type { APIRoute } from 'astro';
 import { endSession } from '../../../lib/auth/sessions.ts';
 import { ssoLogoutUrl } from '../../../lib/auth/oidc.ts';
-import { getDb } from '../../../lib/db/index.ts';
+import { pageDb } from '../../../server/db.ts';
 import { findTenant } from '../../../lib/tenancy/tenant.ts';
 import { handle, json } from '../../../lib/http/respond.ts';
 import { clearSessionCookie, publicOrigin, readSessionCookie } from '../../../server/session.ts';
@@ -17,7 +17,7 @@ export const POST: APIRoute = (context) =>
     const loginUrl = '/user/login?message=signed_out';
     let redirect = loginUrl;
     if (cookie) {
-      const db = await getDb();
+      const db = await pageDb();
       const ended = await db.tenant(cookie.tenantId, (tx) => endSession(tx, { ...cookie, now: new Date() })).catch(() => null);
       if (ended?.oidcIssuer) {
         const tenant = await findTenant(db, cookie.tenantId);

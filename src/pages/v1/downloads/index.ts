@@ -1,6 +1,6 @@
 import type { APIRoute } from 'astro';
 import { requirePrincipal } from '../../../lib/auth/principal.ts';
-import { getDb } from '../../../lib/db/index.ts';
+import { pageDb } from '../../../server/db.ts';
 import { listDownloads, toDownloadJson } from '../../../lib/downloads/downloads.ts';
 import { handle, json } from '../../../lib/http/respond.ts';
 
@@ -8,6 +8,6 @@ import { handle, json } from '../../../lib/http/respond.ts';
 export const GET: APIRoute = ({ locals }) =>
   handle(locals.requestId, async () => {
     const principal = requirePrincipal(locals.principal);
-    const items = await listDownloads(await getDb(), { tenantId: principal.tenantId, userId: principal.userId });
+    const items = await listDownloads(await pageDb(), { tenantId: principal.tenantId, userId: principal.userId });
     return json({ items: items.map(toDownloadJson) });
   });

@@ -4,7 +4,7 @@ import { getT } from '../../../lib/i18n/index.ts';
 import { localizePlanError } from '../../../lib/plans/plan-messages.ts';
 import { allowedActions } from '../../../lib/auth/allowed-actions.ts';
 import { requirePrincipal } from '../../../lib/auth/principal.ts';
-import { getDb } from '../../../lib/db/index.ts';
+import { pageDb } from '../../../server/db.ts';
 import { toDownloadJson } from '../../../lib/downloads/downloads.ts';
 import { AppError } from '../../../lib/errors/app-error.ts';
 import { requestListExport } from '../../../lib/exports/export-job.ts';
@@ -33,7 +33,7 @@ export const POST: APIRoute = ({ locals, request }) =>
     const entry = findList(body.list);
     if (!entry || !locals.tenant) throw new AppError('NOT_FOUND', 'This list does not exist.', { field: 'list' });
     if (!allowedActions(principal, 'list', entry).export) throw new AppError('FORBIDDEN', 'You may not export this list.');
-    const db = await getDb();
+    const db = await pageDb();
     ensureListExportJob();
     const date = await db.tenant(principal.tenantId, (tx) => businessDate(tx, principal.tenantId));
     const t = await getT(locals.language ?? 'en');

@@ -1,7 +1,7 @@
 import type { APIRoute } from 'astro';
 import { allowedActions } from '../../../lib/auth/allowed-actions.ts';
 import { requirePrincipal } from '../../../lib/auth/principal.ts';
-import { getDb } from '../../../lib/db/index.ts';
+import { pageDb } from '../../../server/db.ts';
 import { AppError } from '../../../lib/errors/app-error.ts';
 import { handle, json } from '../../../lib/http/respond.ts';
 import { findList } from '../../../lib/lists/registry.ts';
@@ -23,7 +23,7 @@ export const GET: APIRoute = ({ locals, params, url }) =>
     if (!entry || !locals.tenant) throw new AppError('NOT_FOUND', 'This list does not exist.', { field: 'name' });
     if (!allowedActions(principal, 'list', entry).open) throw new AppError('FORBIDDEN', 'You may not open this list.');
     const served = await serveList(
-      await getDb(),
+      await pageDb(),
       { tenantId: principal.tenantId, userId: principal.userId, isAdmin: principal.isAdmin, dataPermissions: principal.dataPermissions, currency: locals.tenant.currency },
       entry,
       url.searchParams,

@@ -1,6 +1,6 @@
 import type { APIRoute } from 'astro';
 import { requirePrincipal } from '../../../lib/auth/principal.ts';
-import { getDb } from '../../../lib/db/index.ts';
+import { pageDb } from '../../../server/db.ts';
 import { handle, json } from '../../../lib/http/respond.ts';
 import { listAdministrators } from '../../../lib/tenancy/users.ts';
 
@@ -8,6 +8,6 @@ import { listAdministrators } from '../../../lib/tenancy/users.ts';
 export const GET: APIRoute = ({ locals }) =>
   handle(locals.requestId, async () => {
     const principal = requirePrincipal(locals.principal);
-    const db = await getDb();
+    const db = await pageDb();
     return json(await db.tenant(principal.tenantId, (tx) => listAdministrators(tx)));
   });

@@ -2,7 +2,8 @@ import type { APIRoute } from 'astro';
 import { z } from 'zod';
 import { revokeApiToken } from '../../../../lib/auth/api-tokens.ts';
 import { requirePrincipal } from '../../../../lib/auth/principal.ts';
-import { getDb } from '../../../../lib/db/index.ts';
+import { AppError } from '../../../../lib/errors/app-error.ts';
+import { pageDb } from '../../../../server/db.ts';
 import { handle } from '../../../../lib/http/respond.ts';
 
 /** DELETE /v1/auth/api-tokens/{id} → 204: revokes the token at once (admins). */
@@ -10,7 +11,7 @@ export const DELETE: APIRoute = (context) =>
   handle(context.locals.requestId, async () => {
     const principal = requirePrincipal(context.locals.principal);
     const id = z.uuid().parse(context.params.id);
-    const db = await getDb();
+    const db = await pageDb();
     await db.tenant(principal.tenantId, (tx) => revokeApiToken(tx, { tenantId: principal.tenantId, id, now: new Date() }));
     return new Response(null, { status: 204 });
   });

@@ -4,7 +4,8 @@ import { getT } from '../../../../lib/i18n/index.ts';
 import { localizePlanError } from '../../../../lib/plans/plan-messages.ts';
 import { createApiToken, listApiTokens } from '../../../../lib/auth/api-tokens.ts';
 import { requirePrincipal } from '../../../../lib/auth/principal.ts';
-import { getDb } from '../../../../lib/db/index.ts';
+import { AppError } from '../../../../lib/errors/app-error.ts';
+import { pageDb } from '../../../../server/db.ts';
 import { handle, json, readJson } from '../../../../lib/http/respond.ts';
 
 /** The route manifest lets only administrators reach these methods. */
@@ -16,7 +17,7 @@ function requireAdmin(locals: App.Locals) {
 export const GET: APIRoute = (context) =>
   handle(context.locals.requestId, async () => {
     const principal = requireAdmin(context.locals);
-    const db = await getDb();
+    const db = await pageDb();
     return json({ tokens: await db.tenant(principal.tenantId, (tx) => listApiTokens(tx, principal.tenantId)) });
   });
 
@@ -27,7 +28,7 @@ export const POST: APIRoute = (context) =>
   handle(context.locals.requestId, async () => {
     const principal = requireAdmin(context.locals);
     const body = await readJson(context.request, CreateToken);
-    const db = await getDb();
+    const db = await pageDb();
     const t = await getT(context.locals.language ?? 'en');
     const created = await db.tenant(principal.tenantId, (tx) =>
       createApiToken(tx, { tenantId: principal.tenantId, createdBy: principal, name: body.name, userId: body.user_id, expiresAt: body.expires_at ? new Date(body.expires_at) : null, now: new Date() }),

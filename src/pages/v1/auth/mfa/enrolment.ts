@@ -2,7 +2,7 @@ import type { APIRoute } from 'astro';
 import { z } from 'zod';
 import { requirePrincipal } from '../../../../lib/auth/principal.ts';
 import { beginTotpEnrolment, confirmTotpEnrolment, otpauthUri, totpStatus } from '../../../../lib/auth/totp.ts';
-import { getDb } from '../../../../lib/db/index.ts';
+import { pageDb } from '../../../../server/db.ts';
 import { handle, json, readJson } from '../../../../lib/http/respond.ts';
 import { requestIp } from '../../../../server/session.ts';
 
@@ -10,7 +10,7 @@ import { requestIp } from '../../../../server/session.ts';
 export const GET: APIRoute = (context) =>
   handle(context.locals.requestId, async () => {
     const principal = requirePrincipal(context.locals.principal);
-    const db = await getDb();
+    const db = await pageDb();
     const status = await db.tenant(principal.tenantId, (tx) => totpStatus(tx, principal.tenantId, principal.userId));
     return json({ state: status.state });
   });
@@ -19,7 +19,7 @@ export const GET: APIRoute = (context) =>
 export const POST: APIRoute = (context) =>
   handle(context.locals.requestId, async () => {
     const principal = requirePrincipal(context.locals.principal);
-    const db = await getDb();
+    const db = await pageDb();
     const { secret } = await db.tenant(principal.tenantId, (tx) => beginTotpEnrolment(tx, { tenantId: principal.tenantId, userId: principal.userId, now: new Date() }));
     const issuer = context.locals.tenant?.name ?? 'Lending back office';
     return json({ secret, otpauth_uri: otpauthUri({ secret, issuer, account: principal.email }) }, { status: 201 });
@@ -32,7 +32,7 @@ export const PUT: APIRoute = (context) =>
   handle(context.locals.requestId, async () => {
     const principal = requirePrincipal(context.locals.principal);
     const body = await readJson(context.request, ConfirmRequest);
-    const db = await getDb();
+    const db = await pageDb();
     await confirmTotpEnrolment(db, { tenantId: principal.tenantId, userId: principal.userId, code: body.code, now: new Date(), ip: requestIp(context) });
     return new Response(null, { status: 204 });
   });

@@ -1,6 +1,6 @@
 import type { APIRoute } from 'astro';
 import { finishSso } from '../../../../lib/auth/oidc.ts';
-import { getDb } from '../../../../lib/db/index.ts';
+import { pageDb } from '../../../../server/db.ts';
 import { logger } from '../../../../lib/observability/log.ts';
 import { clearOidcStateCookie, finishSignIn, publicOrigin, readOidcStateCookie, requestIp } from '../../../../server/session.ts';
 
@@ -12,7 +12,7 @@ import { clearOidcStateCookie, finishSignIn, publicOrigin, readOidcStateCookie, 
 export const GET: APIRoute = async (context) => {
   const browserState = readOidcStateCookie(context.cookies);
   clearOidcStateCookie(context.cookies);
-  const db = await getDb();
+  const db = await pageDb();
   try {
     const done = await finishSso(db, {
       callbackUrl: `${publicOrigin(context.url)}/v1/auth/oidc/callback`,

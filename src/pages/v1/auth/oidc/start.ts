@@ -1,10 +1,9 @@
 import type { APIRoute } from 'astro';
 import { startSso } from '../../../../lib/auth/oidc.ts';
 import { safeRedirect } from '../../../../lib/auth/redirect.ts';
-import { getDb } from '../../../../lib/db/index.ts';
-import { findTenant } from '../../../../lib/tenancy/tenant.ts';
+import { pageDb } from '../../../../server/db.ts';
+import { findActiveTenantBySlug, findTenant } from '../../../../lib/tenancy/tenant.ts';
 import { publicOrigin, writeOidcStateCookie } from '../../../../server/session.ts';
-import type { TenantsRow } from '../../../../lib/db/schema.generated.ts';
 
 /**
  * GET /v1/auth/oidc/start?tenant=<slug>&redirect=<path> → 302 to the lender's identity provider,
@@ -13,8 +12,8 @@ import type { TenantsRow } from '../../../../lib/db/schema.generated.ts';
 export const GET: APIRoute = async (context) => {
   const slug = context.url.searchParams.get('tenant') ?? '';
   const redirectParam = context.url.searchParams.get('redirect');
-  const db = await getDb();
-  const [row] = /^[a-z0-9-]{1,64}$/.test(slug) ? await db.system((tx) => tx.query<Pick<TenantsRow, 'id'>>('select id from tenants where slug = $1 and is_active', [slug])) : [];
+  const db = await pageDb();
+  const row = /^[a-z0-9-]{1,64}$/.test(slug) ? await findActiveTenantBySlug(db, slug) : null;
   const tenant = row ? await findTenant(db, row.id) : null;
   if (!tenant) return context.redirect('/user/login?message=sso_failed', 303);
   try {

@@ -1,13 +1,10 @@
 import type { APIRoute } from 'astro';
 import { z } from 'zod';
-import { env } from '../../../../lib/config/env.ts';
 import { createPasswordResets } from '../../../../lib/auth/password-reset.ts';
-import { sendMail } from '../../../../lib/auth/mailer.ts';
-import { getDb } from '../../../../lib/db/index.ts';
-import { getT, languageOf } from '../../../../lib/i18n/index.ts';
+import { mailResetLinks } from '../../../../lib/auth/reset-mail.ts';
+import { pageDb } from '../../../../server/db.ts';
 import { handle, json, readJson } from '../../../../lib/http/respond.ts';
 import { publicOrigin, requestIp } from '../../../../server/session.ts';
-import type { TenantsRow, UsersRow } from '../../../../lib/db/schema.generated.ts';
 
 const ResetRequest = z.object({ email: z.string().trim().min(1).max(320) });
 
@@ -15,14 +12,8 @@ const ResetRequest = z.object({ email: z.string().trim().min(1).max(320) });
 export const POST: APIRoute = (context) =>
   handle(context.locals.requestId, async () => {
     const body = await readJson(context.request, ResetRequest);
-    const db = await getDb();
+    const db = await pageDb();
     const links = await createPasswordResets(db, { email: body.email, now: new Date(), ip: requestIp(context) });
-    for (const link of links) {
-      const [user] = await db.tenant(link.tenantId, (tx) => tx.query<Pick<UsersRow, 'language'>>('select language from users where lower(email) = $1', [link.email]));
-      const [tenant] = await db.system((tx) => tx.query<Pick<TenantsRow, 'name'>>('select name from tenants where id = $1', [link.tenantId]));
-      const t = await getT(languageOf(user?.language));
-      const url = `${publicOrigin(context.url)}/user/reset-password?${new URLSearchParams({ tenant: link.tenantId, token: link.token })}`;
-      await sendMail({ smtpUrl: env().smtpUrl, dataDir: env().dataDir }, { to: link.email, subject: t('auth:reset.mailSubject'), text: t('auth:reset.mailBody', { link: url, lender: tenant?.name ?? '' }) });
-    }
+    await mailResetLinks(db, links, publicOrigin(context.url));
     return json({ status: 'sent' }, { status: 202 });
   });

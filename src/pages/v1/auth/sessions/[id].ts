@@ -2,7 +2,7 @@ import type { APIRoute } from 'astro';
 import { z } from 'zod';
 import { requirePrincipal } from '../../../../lib/auth/principal.ts';
 import { endOwnSession } from '../../../../lib/auth/sessions.ts';
-import { getDb } from '../../../../lib/db/index.ts';
+import { pageDb } from '../../../../server/db.ts';
 import { handle } from '../../../../lib/http/respond.ts';
 
 /** DELETE /v1/auth/sessions/{id} → 204: ends one of the caller's own sessions. */
@@ -10,7 +10,7 @@ export const DELETE: APIRoute = (context) =>
   handle(context.locals.requestId, async () => {
     const principal = requirePrincipal(context.locals.principal);
     const id = z.uuid().parse(context.params.id);
-    const db = await getDb();
+    const db = await pageDb();
     await db.tenant(principal.tenantId, (tx) => endOwnSession(tx, { tenantId: principal.tenantId, userId: principal.userId, sessionId: id, now: new Date() }));
     return new Response(null, { status: 204 });
   });

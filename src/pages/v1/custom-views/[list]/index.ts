@@ -1,5 +1,5 @@
 import type { APIRoute } from 'astro';
-import { getDb } from '../../../../lib/db/index.ts';
+import { pageDb } from '../../../../server/db.ts';
 import { handle, json, readJson } from '../../../../lib/http/respond.ts';
 import { createCustomView, customViewInputSchema, listCustomViews } from '../../../../lib/lists/custom-views.ts';
 import { listAccess } from '../../../../lib/lists/access.ts';
@@ -8,7 +8,7 @@ import { listAccess } from '../../../../lib/lists/access.ts';
 export const GET: APIRoute = ({ locals, params }) =>
   handle(locals.requestId, async () => {
     const { principal, entry, actor } = listAccess(locals.principal, params.list, locals.requestId);
-    const items = await (await getDb()).tenant(principal.tenantId, (tx) => listCustomViews(tx, actor, entry.def.name));
+    const items = await (await pageDb()).tenant(principal.tenantId, (tx) => listCustomViews(tx, actor, entry.def.name));
     return json({ items });
   });
 
@@ -17,6 +17,6 @@ export const POST: APIRoute = ({ locals, params, request }) =>
   handle(locals.requestId, async () => {
     const { principal, entry, actor } = listAccess(locals.principal, params.list, locals.requestId);
     const body = await readJson(request, customViewInputSchema);
-    const view = await (await getDb()).tenant(principal.tenantId, (tx) => createCustomView(tx, actor, entry.def, body));
+    const view = await (await pageDb()).tenant(principal.tenantId, (tx) => createCustomView(tx, actor, entry.def, body));
     return json(view, { status: 201 });
   });

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import type { APIRoute } from 'astro';
 import { requirePrincipal } from '../../../../lib/auth/principal.ts';
 import { env } from '../../../../lib/config/env.ts';
-import { getDb } from '../../../../lib/db/index.ts';
+import { pageDb } from '../../../../server/db.ts';
 import { openDownload } from '../../../../lib/downloads/downloads.ts';
 import { contentDisposition } from '../../../../lib/http/content-disposition.ts';
 import { handle } from '../../../../lib/http/respond.ts';
@@ -15,7 +15,7 @@ import { handle } from '../../../../lib/http/respond.ts';
 export const GET: APIRoute = ({ params, locals }) =>
   handle(locals.requestId, async () => {
     const principal = requirePrincipal(locals.principal);
-    const { download, path } = await openDownload(await getDb(), { tenantId: principal.tenantId, userId: principal.userId, id: params.id ?? '', dataDir: env().dataDir });
+    const { download, path } = await openDownload(await pageDb(), { tenantId: principal.tenantId, userId: principal.userId, id: params.id ?? '', dataDir: env().dataDir });
     const stream = Readable.toWeb(fs.createReadStream(path)) as unknown as ReadableStream;
     return new Response(stream, {
       headers: {

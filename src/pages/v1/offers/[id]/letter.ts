@@ -1,6 +1,6 @@
 import type { APIRoute } from 'astro';
 import { requirePrincipal } from '../../../../lib/auth/principal.ts';
-import { getDb } from '../../../../lib/db/index.ts';
+import { pageDb } from '../../../../server/db.ts';
 import { contentDisposition } from '../../../../lib/http/content-disposition.ts';
 import { errorResponse } from '../../../../lib/http/respond.ts';
 import { getT, LANGUAGES, type Language } from '../../../../lib/i18n/index.ts';
@@ -12,7 +12,7 @@ export const GET: APIRoute = async ({ params, url, locals }) => {
     const principal = requirePrincipal(locals.principal);
     const asked = url.searchParams.get('lang');
     const language: Language = asked && (LANGUAGES as readonly string[]).includes(asked) ? (asked as Language) : locals.language;
-    const db = await getDb();
+    const db = await pageDb();
     const { bytes, fileName } = await offerLetter(db, principal, params.id ?? '', language, await getT(language));
     return new Response(bytes as Uint8Array<ArrayBuffer>, {
       status: 200,
