@@ -57,10 +57,12 @@ export type TransactionRow = {
   created_at: Date;
 };
 
-/** Digits of the loan's amounts: the product's digitsAfterDecimal carried in the terms, else the currency's. */
-export function loanDigits(loan: Pick<LoanRow, 'terms' | 'currency'>): number {
-  const digits = loan.terms?.digitsAfterDecimal;
-  return typeof digits === 'number' ? digits : currencyDigits(loan.currency.trim());
+/**
+ * Digits of the loan's amounts: its currency's (the one source of digits, src/lib/money/money.ts). The
+ * terms also carry the product's digitsAfterDecimal, which products are made to agree with.
+ */
+export function loanDigits(loan: Pick<LoanRow, 'currency'>): number {
+  return currencyDigits(loan.currency);
 }
 
 /** Reads and row-locks the loan (select … for update): money commands on one loan run one at a time. */

@@ -56,7 +56,7 @@ export async function loadOfferPage(db: Db, principal: Principal, customerId: st
     return {
       customer, offer: offerJson(row, digits), product: { id: product.id, name: product.name, currency: product.currency.trim(), digits },
       limits: {
-        minPrincipal: formatMinor(product.min_principal, digits), maxPrincipal: formatMinor(product.max_principal, digits),
+        currency: product.currency, minPrincipal: formatMinor(product.min_principal, digits), maxPrincipal: formatMinor(product.max_principal, digits),
         minRepayments: product.min_repayments, maxRepayments: product.max_repayments,
       },
       // The engine's terms for this offer, disbursed today; the simulation only changes amount and term.
