@@ -39,7 +39,7 @@ const CODE = /^[A-Z]{3}$/;
  */
 export function currencyCode(raw: string): string {
   const code = raw.trim().toUpperCase();
-  if (!CODE.test(code)) throw new Error(`not a currency code: ${raw.slice(0, 10)}`);
+  if (!CODE.test(code)) throw validationError('currency', 'text.format');
   return code;
 }
 

@@ -43,7 +43,7 @@ export async function editApplication(tx: Tx, actor: Actor, loanId: string, inpu
     throw new AppError('CONFLICT', 'The application was changed by someone else; reload it and try again', { field: 'version' });
   }
   const product = await getProduct(tx, application.product_id);
-  const principal = positiveAmount(input.principal, product.digits_after_decimal, 'principal');
+  const { minor: principal } = positiveAmount(input.principal, product.currency, 'principal');
   assertWithinProduct(product, principal, input.numberOfRepayments);
   const expected = input.expectedDisbursementDate === undefined
     ? application.expected_disbursement_date

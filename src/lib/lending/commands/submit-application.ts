@@ -43,7 +43,7 @@ export async function submitApplication(tx: Tx, actor: Actor, input: SubmitAppli
   if (input.offerId) await assertInScope(tx, actor, 'offer', input.offerId);
   const product = await getProduct(tx, input.productId);
   if (!product.is_active) throw new AppError('CONFLICT', 'This loan product is no longer offered', { field: 'productId' });
-  const principal = positiveAmount(input.principal, product.digits_after_decimal, 'principal');
+  const { minor: principal } = positiveAmount(input.principal, product.currency, 'principal');
   assertWithinProduct(product, principal, input.numberOfRepayments);
   const rate = input.annualInterestRate ?? product.annual_interest_rate;
   if (!RATE.test(rate)) throw new AppError('BAD_REQUEST', 'annualInterestRate must be a percentage such as "12.5"', { field: 'annualInterestRate' });
