@@ -10,7 +10,7 @@ import { hasPermission, type Requirement } from '../auth/permissions.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import { actorFromPrincipal, type Actor } from './actor.ts';
 import { clientIp } from '../auth/client-ip.ts';
-import { findLoan, getLoanView, isLoanInScope, loanDigits, transactionJson } from './loans.ts';
+import { getLoanView, isLoanInScope, transactionJson } from './loans.ts';
 import { resolveScopeNodes } from '../tenancy/scope.ts';
 import { isOfferInScope } from './offers.ts';
 import { isApplicationInScope } from './applications.ts';
@@ -229,9 +229,7 @@ export const ADMIN_ONLY: Requirement = ['__admin_only__'];
 
 /** Answer of a loan money command: the transaction and the loan after it. */
 export async function loanAnswer(tx: Tx, status: number, transaction: unknown, loanId: string): Promise<CommandAnswer> {
-  const loan = await findLoan(tx, loanId);
-  const digits = loan ? loanDigits(loan) : 2;
-  return { status, body: { transaction: transactionJson(transaction as never, digits), loan: await getLoanView(tx, loanId) } };
+  return { status, body: { transaction: transactionJson(transaction as never), loan: await getLoanView(tx, loanId) } };
 }
 
 /** Builds the ApiContext from an Astro endpoint context (structural type: no Astro import here). */

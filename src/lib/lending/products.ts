@@ -1,6 +1,6 @@
 import { AppError } from '../errors/app-error.ts';
 import type { Tx } from '../db/index.ts';
-import { currencyDigits, formatMinor, MAX_AMOUNT_MINOR } from '../money/money.ts';
+import { currencyCode, currencyDigits, formatMinor, MAX_AMOUNT_MINOR } from '../money/money.ts';
 import { validationError } from '../errors/messages.ts';
 import type { AllocationStrategyCode, WorkingCalendar } from '../schedule/types.ts';
 import { assertUuid } from './loans.ts';
@@ -91,7 +91,7 @@ export type ProductInput = {
  */
 export function assertProductDigits(currency: string, digitsAfterDecimal: number): void {
   const digits = currencyDigits(currency);
-  if (digitsAfterDecimal !== digits) throw validationError('digitsAfterDecimal', 'money.currencyDigits', { digits, currency: currency.trim().toUpperCase() });
+  if (digitsAfterDecimal !== digits) throw validationError('digitsAfterDecimal', 'money.currencyDigits', { digits, currency: currencyCode(currency) });
 }
 
 export async function createProduct(tx: Tx, tenantId: string, p: ProductInput): Promise<ProductRow> {
@@ -127,7 +127,7 @@ export async function createProduct(tx: Tx, tenantId: string, p: ProductInput): 
 }
 
 function normalise(row: ProductRow): ProductRow {
-  return { ...row, currency: row.currency.trim() };
+  return { ...row, currency: currencyCode(row.currency) };
 }
 
 export async function getProduct(tx: Tx, productId: string): Promise<ProductRow> {

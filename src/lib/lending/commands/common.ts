@@ -1,5 +1,5 @@
 import type { Tx } from '../../db/index.ts';
-import { fromMinor, MAX_AMOUNT_MINOR, parseMoney, toDecimalString, type Money } from '../../money/money.ts';
+import { currencyCode, fromMinor, MAX_AMOUNT_MINOR, type Money, parseMoney, toDecimalString } from '../../money/money.ts';
 import { validationError } from '../../errors/messages.ts';
 import { parseDateInput } from '../../dates/parse-date.ts';
 import { businessDate } from '../../tenancy/tenant.ts';
@@ -102,7 +102,7 @@ export async function updateLoan(tx: Tx, loan: LoanRow, patch: LoanPatch): Promi
     [loan.id, next.status, next.credit_balance, next.closed_on, next.written_off_on, next.disbursed_on, next.approved_on, next.approved_by,
       JSON.stringify(next.terms)],
   );
-  return { ...rows[0], currency: rows[0].currency.trim() };
+  return { ...rows[0], currency: currencyCode(rows[0].currency) };
 }
 
 /** closed_on follows the state: set when the loan closes (or is overpaid), cleared when it reopens. */

@@ -9,6 +9,7 @@ import { applicationContext } from './decide-application.ts';
 import { expectedDisbursementDate, lockApplication, type ApplicationRow } from './submit-application.ts';
 import { assertInScope } from '../../auth/data-permissions.ts';
 import { businessDate } from '../../tenancy/tenant.ts';
+import { currencyCode } from '../../money/money.ts';
 
 export type EditApplicationInput = {
   /** Decimal string ("5000.00") or minor units. */
@@ -69,7 +70,7 @@ export async function editApplication(tx: Tx, actor: Actor, loanId: string, inpu
   await auditSuccess(tx, actor, 'application.edit', 'loan_application', application.id,
     { principal: application.principal, numberOfRepayments: application.number_of_repayments, formData: application.form_data, expectedDisbursementDate: application.expected_disbursement_date },
     { principal, numberOfRepayments: input.numberOfRepayments, formData, expectedDisbursementDate: expected });
-  return { ...updated, currency: updated.currency.trim() };
+  return { ...updated, currency: currencyCode(updated.currency) };
 }
 
 /** editApplication addressed by the application's id (the JSON API's URL names the application). */
