@@ -166,7 +166,6 @@ function RejectDialog({ offerId, labels, onClose }: { offerId: string; labels: L
 
 type Preview = { currency: string; installments: { number: number; dueDate: string; principal: string; interest: string; fees: string; total: string; balance: string }[]; totals: { principal: string; interest: string; total: string } };
 
-/** Decimals of a product limit the server wrote ("1000.00" → 2). */
 function Simulation({ props }: { props: Props }) {
   const { labels, limits, language } = props;
   const [amount, setAmount] = useState(props.principal);
