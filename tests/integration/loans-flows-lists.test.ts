@@ -51,7 +51,7 @@ describe.each(testDbKinds())('loans workspace lists (offers, payments, applicati
 
   test('payments: late = unpaid installments due before the business date, expected = due on or after it, amounts as the engine', async () => {
     const view = await t((tx) => getLoanView(tx, loanId));
-    const parts = view.installments.map((i) => ({ number: i.number, dueDate: i.dueDate, ...installmentParts(i, BD, 2), outstanding: parseMinor(i.outstanding.total, 2) }));
+    const parts = view.installments.map((i) => ({ number: i.number, dueDate: i.dueDate, ...installmentParts(i, BD, view.currency), outstanding: parseMinor(i.outstanding.total, 2) }));
     const late = parts.filter((p) => p.outstanding > 0n && p.dueDate < BD);
     const expected = parts.filter((p) => p.outstanding > 0n && p.dueDate >= BD);
     expect(late.map((p) => p.number)).toEqual([2]);

@@ -54,7 +54,7 @@ describe.each(testDbKinds())('profile offer and loan pages honour data permissio
     const officer = principalOf(f, {});
     const offer = await loadOfferPage(db, officer, ids.customerA, ids.offerA);
     expect(offer.offer).toMatchObject({ status: 'to_propose', principal: '900.00' });
-    expect(offer.limits).toEqual({ minPrincipal: '10.00', maxPrincipal: '1000000.00', minRepayments: 1, maxRepayments: 36 });
+    expect(offer.limits).toEqual({ currency: 'USD', minPrincipal: '10.00', maxPrincipal: '1000000.00', minRepayments: 1, maxRepayments: 36 });
     expect(await status(loadOfferPage(db, officer, ids.customerB, ids.offerB))).toBe(404);
     // Right customer, someone else's offer: also a 404.
     expect(await status(loadOfferPage(db, officer, ids.customerA, ids.offerB))).toBe(404);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatBytes, formatDate, formatDateTime, formatDecimalMoney, formatMoney, formatNumber, formatTime } from '../../src/lib/i18n/format.ts';
 import { getT, languageOf } from '../../src/lib/i18n/index.ts';
-import { money } from '../../src/lib/money/money.ts';
+import { fromMinor } from '../../src/lib/money/money.ts';
 
 // Intl puts narrow no-break spaces in French numbers; compare with plain spaces.
 const plain = (s: string) => s.replace(/[\u00a0\u202f]/g, ' ');
@@ -26,9 +26,9 @@ describe('dates and times (spec §9)', () => {
 
 describe('numbers and money through Intl', () => {
   it('money to the cent from minor units, no float', () => {
-    expect(plain(formatMoney(money(123456789012345678n, 'EUR'), 'fr'))).toBe('1 234 567 890 123 456,78 €');
-    expect(formatMoney(money(-1050n, 'USD'), 'en')).toBe('-$10.50');
-    expect(plain(formatMoney(money(1500n, 'XOF'), 'fr'))).toBe('1 500 F CFA');
+    expect(plain(formatMoney(fromMinor(123456789012345678n, 'EUR'), 'fr'))).toBe('1 234 567 890 123 456,78 €');
+    expect(formatMoney(fromMinor(-1050n, 'USD'), 'en')).toBe('-$10.50');
+    expect(plain(formatMoney(fromMinor(1500n, 'XOF'), 'fr'))).toBe('1 500 F CFA');
   });
   it('decimal strings from the API, in their currency, no float', () => {
     expect(formatDecimalMoney('9350.00', 'EUR', 'en')).toBe('€9,350.00');

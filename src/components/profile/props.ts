@@ -1,13 +1,13 @@
 import type { TFunction } from 'i18next';
 import type { Language } from '../../lib/i18n/index.ts';
-import { formatMoney } from '../../lib/i18n/format.ts';
+import { formatMoney, fromMinor } from '../../lib/money/money.ts';
 import type { ProfileContext, PostOutcome } from './profile.ts';
 
 /** What every profile subpage component receives from the shell. */
 export type ViewProps = { ctx: ProfileContext; t: TFunction; language: Language; error?: PostOutcome['error'] };
 
 export function moneyOf(ctx: ProfileContext, language: Language) {
-  return (minor: bigint | null | undefined, currency = ctx.currency) => (minor === null || minor === undefined ? '—' : formatMoney({ minor, currency: currency.trim() }, language));
+  return (minor: bigint | null | undefined, currency = ctx.currency) => (minor === null || minor === undefined ? '—' : formatMoney(fromMinor(minor, currency), language));
 }
 
 /** Basis points as a percentage text ("33.3 %"). */

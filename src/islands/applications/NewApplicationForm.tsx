@@ -6,7 +6,8 @@ import { ErrorAlert } from '../ui/error-alert.tsx';
 import { IslandProvider } from '../ui/provider.tsx';
 import { label, type Labels } from '../loans/labels.ts';
 import type { Failure } from '../loans/use-command.ts';
-import { parseAmount } from '../../lib/money/parse.ts';
+import { currencyDigits } from '../../lib/money/money.ts';
+import { amountMessage, amountSchema } from '../../lib/money/schema.ts';
 import { parseDateInput } from '../../lib/dates/parse-date.ts';
 import { validationMessage } from '../../lib/errors/messages.ts';
 
@@ -33,9 +34,9 @@ function Form(props: Props) {
   const check = (): Record<string, string> => {
     const found: Record<string, string> = {};
     const language = props.language;
-    const digits = product ? (product.minPrincipal.split('.')[1]?.length ?? 0) : 2;
-    const amount = parseAmount(principal, { digits, decimalComma: language === 'fr' });
-    if (!amount.ok) found.principal = validationMessage(language, amount.problem.key, amount.problem.params, 'principal');
+    const digits = product ? currencyDigits(product.currency) : 2;
+    const amount = amountSchema(digits, { decimalComma: language === 'fr' }).safeParse(principal);
+    if (!amount.success) found.principal = amountMessage(amount, language, 'principal') ?? '';
     if (!repayments.trim()) found.repayments = validationMessage(language, 'required', {}, 'numberOfRepayments');
     else if (!/^[0-9]{1,4}$/.test(repayments.trim())) found.repayments = validationMessage(language, 'number.whole', {}, 'numberOfRepayments');
     const day = parseDateInput(date, { min: props.businessDate, minIsBusinessDate: true });

@@ -5,8 +5,9 @@ import { ErrorAlert } from '../ui/error-alert.tsx';
 import { IslandProvider } from '../ui/provider.tsx';
 import { label, type Labels } from './labels.ts';
 import { useCommand } from './use-command.ts';
-import { formatMinorPlain, parseAmount } from '../../lib/money/parse.ts';
+import { formatMinorPlain } from '../../lib/money/parse.ts';
 import { currencyDigits } from '../../lib/money/money.ts';
+import { amountMessage, amountSchema } from '../../lib/money/schema.ts';
 import { parseDateInput } from '../../lib/dates/parse-date.ts';
 import { readableAmount, validationMessage } from '../../lib/errors/messages.ts';
 
@@ -21,8 +22,6 @@ type Props = {
   only?: 'transfer' | 'repay';
   /** Amount proposed for a repayment: the next installment's outstanding. */
   suggestedAmount: string;
-  /** Decimals of the loan's amounts (its product's); default the currency's. */
-  digits?: number;
   reversible: { id: string; label: string }[];
   /** Where to go after a success (the loan page). */
   loanHref: string;
@@ -61,12 +60,12 @@ function TransferForm({ props }: { props: Props }) {
 
 /** The amount as the server will read it, with the server's own rules and words (no float). */
 function checkRepayment(props: Props, amount: string, date: string): { field: 'amount' | 'date'; message: string } | { text: string } {
-  const digits = props.digits ?? currencyDigits(props.currency);
-  const parsed = parseAmount(amount, { digits, decimalComma: props.language === 'fr' });
-  if (!parsed.ok) return { field: 'amount', message: validationMessage(props.language, parsed.problem.key, parsed.problem.params, 'amount') };
+  const digits = currencyDigits(props.currency);
+  const parsed = amountSchema(digits, { decimalComma: props.language === 'fr' }).safeParse(amount);
+  if (!parsed.success) return { field: 'amount', message: amountMessage(parsed, props.language, 'amount') ?? '' };
   const day = parseDateInput(date, { max: props.businessDate, maxIsBusinessDate: true });
   if (!day.ok) return { field: 'date', message: validationMessage(props.language, day.problem.key, day.problem.params, 'date') };
-  return { text: formatMinorPlain(parsed.minor, digits) };
+  return { text: formatMinorPlain(parsed.data, digits) };
 }
 
 function RepayForm({ props }: { props: Props }) {

@@ -8,7 +8,9 @@ import { ErrorAlert } from '../ui/error-alert.tsx';
 import { IslandProvider } from '../ui/provider.tsx';
 import { label, type Labels } from '../loans/labels.ts';
 import type { Failure } from '../loans/use-command.ts';
-import { formatMinorPlain, parseAmount } from '../../lib/money/parse.ts';
+import { formatMinorPlain } from '../../lib/money/parse.ts';
+import { currencyDigits } from '../../lib/money/money.ts';
+import { amountMessage, amountSchema } from '../../lib/money/schema.ts';
 import { validationMessage } from '../../lib/errors/messages.ts';
 
 type Props = {
@@ -18,7 +20,7 @@ type Props = {
   /** Actions shown: permission held AND allowed by the offer's lifecycle now. */
   can: { notify: boolean; reject: boolean; request: boolean; simulate: boolean; copyCode: boolean; print: boolean };
   form: FormDefinition;
-  limits: { minPrincipal: string; maxPrincipal: string; minRepayments: number; maxRepayments: number };
+  limits: { currency: string; minPrincipal: string; maxPrincipal: string; minRepayments: number; maxRepayments: number };
   principal: string;
   numberOfRepayments: number;
   baseTerms: Record<string, unknown>;
@@ -164,11 +166,6 @@ function RejectDialog({ offerId, labels, onClose }: { offerId: string; labels: L
 
 type Preview = { currency: string; installments: { number: number; dueDate: string; principal: string; interest: string; fees: string; total: string; balance: string }[]; totals: { principal: string; interest: string; total: string } };
 
-/** Decimals of a product limit the server wrote ("1000.00" → 2). */
-function decimalsOf(text: string): number {
-  return text.includes('.') ? text.length - text.indexOf('.') - 1 : 0;
-}
-
 function Simulation({ props }: { props: Props }) {
   const { labels, limits, language } = props;
   const [amount, setAmount] = useState(props.principal);
@@ -182,12 +179,12 @@ function Simulation({ props }: { props: Props }) {
     event.preventDefault();
     // The product's limits, checked before asking the engine (which would accept any amount), on
     // the exact amount with the server's parser and words: never through a float.
-    const digits = decimalsOf(limits.minPrincipal);
-    const min = parseAmount(limits.minPrincipal, { digits });
-    const max = parseAmount(limits.maxPrincipal, { digits });
-    const value = parseAmount(amount, { digits, decimalComma: language === 'fr' });
-    if (!value.ok) { refuse(validationMessage(language, value.problem.key, value.problem.params, 'principal')); return; }
-    if ((min.ok && value.minor < min.minor) || (max.ok && value.minor > max.minor)) {
+    const digits = currencyDigits(limits.currency);
+    const min = amountSchema(digits).safeParse(limits.minPrincipal);
+    const max = amountSchema(digits).safeParse(limits.maxPrincipal);
+    const value = amountSchema(digits, { decimalComma: language === 'fr' }).safeParse(amount);
+    if (!value.success) { refuse(amountMessage(value, language, 'principal') ?? ''); return; }
+    if ((min.success && value.data < min.data) || (max.success && value.data > max.data)) {
       refuse(validationMessage(language, 'money.outOfRange', { min: limits.minPrincipal, max: limits.maxPrincipal }, 'principal'));
       return;
     }
@@ -201,7 +198,7 @@ function Simulation({ props }: { props: Props }) {
     setBusy(true);
     setFailure(null);
     try {
-      setPreview(await api.post('schedules/preview', { json: { ...props.baseTerms, principal: formatMinorPlain(value.minor, digits), numberOfRepayments: count } }).json<Preview>());
+      setPreview(await api.post('schedules/preview', { json: { ...props.baseTerms, principal: formatMinorPlain(value.data, digits), numberOfRepayments: count } }).json<Preview>());
     } catch (error) {
       // A refused simulation must not leave the previous result on screen as if it were this one.
       setPreview(null);

@@ -2,7 +2,7 @@ import type { Tx } from '../db/index.ts';
 import { AppError } from '../errors/app-error.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import type { Actor } from '../lending/actor.ts';
-import { currencyDigits, parseMinor } from '../money/money.ts';
+import { parseMoney } from '../money/money.ts';
 import { assertInScope } from '../auth/data-permissions.ts';
 import { validationError } from '../errors/messages.ts';
 import { parseDateInput } from '../dates/parse-date.ts';
@@ -66,7 +66,7 @@ export type CollateralEdit = { type: string; description: string; value: string;
  */
 export function parseCollateralEdit(input: CollateralEdit, currency: string, businessDate: string, language: Language = 'en'): { type: string; description: string; value: bigint; valuationDate: string } {
   if (!(COLLATERAL_TYPES as readonly string[]).includes(input.type)) throw validationError('type', 'choice', { options: COLLATERAL_TYPES.join(', ') });
-  const value = parseMinor(input.value, currencyDigits(currency), 'value', { decimalComma: language === 'fr' });
+  const { minor: value } = parseMoney(input.value, currency, 'value', { decimalComma: language === 'fr' });
   const date = parseDateInput(input.valuationDate.trim(), { max: businessDate, maxIsBusinessDate: true });
   if (!date.ok) throw validationError('valuationDate', date.problem.key, date.problem.params);
   const d = date.date;

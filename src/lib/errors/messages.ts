@@ -1,6 +1,7 @@
 import enValidation from '../i18n/locales/en/validation.json' with { type: 'json' };
 import frValidation from '../i18n/locales/fr/validation.json' with { type: 'json' };
 import type { Language } from '../i18n/index.ts';
+import { INTL_LOCALE } from '../i18n/intl-locale.ts';
 import { AppError, toAppError, type ErrorCode } from './app-error.ts';
 
 /**
@@ -29,7 +30,6 @@ export function fieldLabel(language: Language, field: string | undefined): strin
   return lookup(language, `fields.${last}`) ?? lookup('en', `fields.${last}`) ?? field;
 }
 
-const INTL_LOCALE: Record<Language, string> = { en: 'en-US', fr: 'fr-FR' };
 const AMOUNT = /^-?\d+(\.\d+)?$/;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 

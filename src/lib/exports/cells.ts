@@ -1,4 +1,4 @@
-import { currencyDigits, formatMinor } from '../money/money.ts';
+import { fromMinor, toDecimalString } from '../money/money.ts';
 import type { ColumnDef } from '../lists/definition.ts';
 import type { ListRow } from '../lists/query.ts';
 
@@ -38,8 +38,8 @@ export function toCell(column: ColumnDef, row: ListRow, tenantCurrency: string, 
   switch (column.type) {
     case 'money': {
       if (typeof value !== 'bigint' && typeof value !== 'number' && typeof value !== 'string') return { kind: 'empty' };
-      const digits = currencyDigits(row.currencies[column.key] ?? tenantCurrency);
-      return { kind: 'number', text: formatMinor(BigInt(value), digits), digits };
+      const money = fromMinor(BigInt(value), row.currencies[column.key] ?? tenantCurrency);
+      return { kind: 'number', text: toDecimalString(money), digits: money.digits };
     }
     case 'number': {
       const text = numberText(value);

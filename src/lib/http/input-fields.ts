@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { parseDateInput } from '../dates/parse-date.ts';
 import { validationMessage } from '../errors/messages.ts';
-import { checkAmountText, type AmountOptions } from '../money/parse.ts';
+import type { AmountOptions } from '../money/parse.ts';
+import { amountTextSchema } from '../money/schema.ts';
 
 /**
  * zod fields for the API's edge built on the one money parser and the one date check, so every
@@ -16,12 +17,13 @@ function fail(ctx: z.RefinementCtx, problem: Problem): typeof z.NEVER {
   return z.NEVER;
 }
 
-/** An amount as decimal text ("10.50"); the currency's decimals and bound are the command's to check. */
+/**
+ * An amount as decimal text ("10.50"); the currency's decimals and bound are the command's to check.
+ * The schema is the one shared with the islands (src/lib/money/schema.ts).
+ */
 export function zodAmount(options: Omit<AmountOptions, 'digits' | 'max' | 'isFormOnly'> = {}) {
-  return z.unknown().transform((value, ctx): string => {
-    const result = checkAmountText(value, options);
-    return result.ok ? result.text : fail(ctx, result.problem);
-  });
+  // Wrapped in a classic schema so endpoints keep `.optional()` and the other classic methods.
+  return z.unknown().pipe(amountTextSchema(options));
 }
 
 /** A real calendar date 'YYYY-MM-DD' (business rules such as "not before the business date" are the command's). */

@@ -3,7 +3,8 @@ import utc from 'dayjs/plugin/utc.js';
 import timezone from 'dayjs/plugin/timezone.js';
 // Bundled, not fetched from a CDN (the original product loaded its day locale script from one).
 import 'dayjs/locale/fr.js';
-import { currencyDigits, decodeMinor, toDecimalString, type Money } from '../money/money.ts';
+import { formatMoney, fromDecimalString } from '../money/money.ts';
+import { INTL_LOCALE } from './intl-locale.ts';
 import type { Language } from './index.ts';
 
 dayjs.extend(utc);
@@ -15,7 +16,7 @@ dayjs.extend(timezone);
  */
 export const DATE_FORMAT: Record<Language, string> = { en: 'MM/DD/YYYY', fr: 'DD/MM/YYYY' };
 export const TIME_FORMAT: Record<Language, string> = { en: 'HH:mm:ss', fr: 'HH:mm:ss' };
-export const INTL_LOCALE: Record<Language, string> = { en: 'en-US', fr: 'fr-FR' };
+export { INTL_LOCALE };
 
 const CALENDAR_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -49,14 +50,8 @@ export function formatNumber(value: number | bigint, language: Language, options
   return new Intl.NumberFormat(INTL_LOCALE[language], options).format(value);
 }
 
-/**
- * Money to the cent: the exact decimal string goes to Intl (which formats decimal strings without
- * passing through a float), never `Number(minor) / 100`.
- */
-export function formatMoney(amount: Money, language: Language): string {
-  const format = new Intl.NumberFormat(INTL_LOCALE[language], { style: 'currency', currency: amount.currency });
-  return format.format(toDecimalString(amount) as unknown as number);
-}
+/** Money for people: the one formatter lives with the money value (src/lib/money/money.ts). */
+export { formatMoney };
 
 /**
  * An amount the API gives as a decimal string ("9350.00") in a currency, formatted like formatMoney;
@@ -64,7 +59,7 @@ export function formatMoney(amount: Money, language: Language): string {
  */
 export function formatDecimalMoney(value: string | null | undefined, currency: string, language: Language): string {
   if (value == null || value === '') return '—';
-  return formatMoney({ minor: decodeMinor(value, currencyDigits(currency)), currency }, language);
+  return formatMoney(fromDecimalString(value, currency), language);
 }
 
 export function formatPercent(value: number, language: Language, fractionDigits = 0): string {

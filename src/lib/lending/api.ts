@@ -9,7 +9,7 @@ import { requirePrincipal, type Principal } from '../auth/principal.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import { actorFromPrincipal, type Actor } from './actor.ts';
 import { clientIp } from '../auth/client-ip.ts';
-import { findLoan, getLoanView, loanDigits, transactionJson } from './loans.ts';
+import { getLoanView, transactionJson } from './loans.ts';
 import { resolveScopeNodes } from '../tenancy/scope.ts';
 import { assertInScope } from '../auth/data-permissions.ts';
 import type { RefusalAudit } from '../auth/guard.ts';
@@ -248,9 +248,7 @@ export const dateField = zodDate();
 
 /** Answer of a loan money command: the transaction and the loan after it. */
 export async function loanAnswer(tx: Tx, status: number, transaction: unknown, loanId: string): Promise<CommandAnswer> {
-  const loan = await findLoan(tx, loanId);
-  const digits = loan ? loanDigits(loan) : 2;
-  return { status, body: { transaction: transactionJson(transaction as never, digits), loan: await getLoanView(tx, loanId) } };
+  return { status, body: { transaction: transactionJson(transaction as never), loan: await getLoanView(tx, loanId) } };
 }
 
 /** Builds the ApiContext from an Astro endpoint context (structural type: no Astro import here). */

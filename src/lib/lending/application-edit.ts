@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Db, Tx } from '../db/index.ts';
 import { defineCommand } from '../http/command.ts';
 import { AppError } from '../errors/app-error.ts';
-import { formatMinor } from '../money/money.ts';
+import { currencyCode, fromMinor, toDecimalString } from '../money/money.ts';
 import { checkAmountText } from '../money/parse.ts';
 import { validationError } from '../errors/messages.ts';
 import type { Language } from '../i18n/index.ts';
@@ -31,7 +31,7 @@ async function findApplication(tx: Tx, principal: Pick<Principal, 'isAdmin' | 'd
   }
   const rows = await tx.query<ApplicationRow>(`select * from loan_applications where loan_id = $1 and customer_id = $2`, [loanId, customerId]);
   if (!rows[0]) throw new AppError('NOT_FOUND', 'Loan application not found', { field: 'loanId' });
-  return { ...rows[0], currency: rows[0].currency.trim() };
+  return { ...rows[0], currency: currencyCode(rows[0].currency) };
 }
 
 export async function loadApplicationEdit(db: Db, principal: Principal, customerId: string, loanId: string) {
@@ -44,8 +44,8 @@ export async function loadApplicationEdit(db: Db, principal: Principal, customer
       customer: { firstName: customer.first_name, lastName: customer.last_name },
       application: applicationJson(application),
       product: {
-        name: product.name, currency: product.currency.trim(),
-        minPrincipal: formatMinor(product.min_principal, product.digits_after_decimal), maxPrincipal: formatMinor(product.max_principal, product.digits_after_decimal),
+        name: product.name, currency: currencyCode(product.currency),
+        minPrincipal: toDecimalString(fromMinor(product.min_principal, product.currency)), maxPrincipal: toDecimalString(fromMinor(product.max_principal, product.currency)),
         minRepayments: product.min_repayments, maxRepayments: product.max_repayments,
       },
       canEdit: edit?.allowed === true,

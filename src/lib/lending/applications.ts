@@ -1,6 +1,6 @@
 import { AppError } from '../errors/app-error.ts';
 import type { Tx } from '../db/index.ts';
-import { currencyDigits, formatMinor } from '../money/money.ts';
+import { fromMinor, toDecimalString } from '../money/money.ts';
 import type { Actor } from './actor.ts';
 import { applicationContext } from './commands/decide-application.ts';
 import type { ApplicationRow } from './commands/submit-application.ts';
@@ -9,10 +9,10 @@ import { assertUuid, isUuid } from './loans.ts';
 import { isInNodes } from '../auth/data-permissions.ts';
 
 export function applicationJson(row: ApplicationRow) {
-  const currency = row.currency.trim();
+  const principal = fromMinor(row.principal, row.currency);
   return {
     id: row.id, status: row.status, customerId: row.customer_id, productId: row.product_id, offerId: row.offer_id, loanId: row.loan_id,
-    currency, principal: formatMinor(row.principal, currencyDigits(currency)), numberOfRepayments: row.number_of_repayments,
+    currency: principal.currency, principal: toDecimalString(principal), numberOfRepayments: row.number_of_repayments,
     annualInterestRate: row.annual_interest_rate, expectedDisbursementDate: row.expected_disbursement_date,
     submittedBy: row.submitted_by, submittedAt: row.submitted_at, decidedBy: row.decided_by, decidedAt: row.decided_at,
     decisionNote: row.decision_note, formData: row.form_data, version: row.version,

@@ -3,7 +3,6 @@ import type { Tx } from '../db/index.ts';
 import type { CollateralsRow } from '../db/schema.generated.ts';
 import type { Actor } from './actor.ts';
 import { auditSuccess, positiveAmount } from './commands/common.ts';
-import { currencyDigits } from '../money/money.ts';
 import { assertUuid } from './loans.ts';
 import { assertInScope, assertPlacementInScope } from '../auth/data-permissions.ts';
 
@@ -18,8 +17,7 @@ export async function createCollateral(
   await assertPlacementInScope(tx, actor, { customerId: input.customerId });
   if (!input.type.trim()) throw new AppError('BAD_REQUEST', 'type is required', { field: 'type' });
   if (!/^\d{4}-\d{2}-\d{2}$/.test(input.valuationDate)) throw new AppError('BAD_REQUEST', 'valuationDate must be a date YYYY-MM-DD', { field: 'valuationDate' });
-  const currency = input.currency.toUpperCase();
-  const value = positiveAmount(input.value, currencyDigits(currency), 'value');
+  const { minor: value, currency } = positiveAmount(input.value, input.currency, 'value');
   const [row] = await tx.query<CollateralRow>(
     `insert into collaterals (tenant_id, customer_id, type, description, currency, value, valuation_date) values ($1, $2, $3, $4, $5, $6, $7) returning *`,
     [actor.tenantId, input.customerId, input.type.trim(), input.description ?? '', currency, value, input.valuationDate],

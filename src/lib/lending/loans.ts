@@ -1,7 +1,7 @@
 import { AppError } from '../errors/app-error.ts';
 import type { Tx } from '../db/index.ts';
 import type { LoansRow, LoanTransactionsRow } from '../db/schema.generated.ts';
-import { currencyDigits, formatMinor } from '../money/money.ts';
+import { currencyCode, fromMinor, toDecimalString } from '../money/money.ts';
 import { dryRunLoan, LOAN_STATUSES, type LoanContext, type LoanStatus } from './lifecycle/loan.ts';
 import { loadInstallments, loanOutstanding, outstandingOf, totalOf, type Components, type InstallmentRow } from './installments.ts';
 import { REVERSIBLE_TYPES } from './transaction-types.ts';
@@ -13,10 +13,13 @@ export type LoanRow = Omit<LoansRow, 'status' | 'terms'> & { status: LoanStatus;
 /** A row of `loan_transactions_view`: the table's columns plus whether a reversal points at it. */
 export type TransactionRow = LoanTransactionsRow & { reversed_by_id: string | null; is_reversed: boolean };
 
-/** Digits of the loan's amounts: the product's digitsAfterDecimal carried in the terms, else the currency's. */
-export function loanDigits(loan: Pick<LoanRow, 'terms' | 'currency'>): number {
-  const digits = loan.terms?.digitsAfterDecimal;
-  return typeof digits === 'number' ? digits : currencyDigits(loan.currency.trim());
+/**
+ * A loan's amounts as the API writes them: decimal strings in the digits of the loan's currency (the
+ * one source of digits, src/lib/money/money.ts; the terms also carry the product's digitsAfterDecimal,
+ * which products are made to agree with).
+ */
+function decimalsIn(currency: string): (minor: bigint) => string {
+  return (minor) => toDecimalString(fromMinor(minor, currency));
 }
 
 /** Reads and row-locks the loan (select … for update): money commands on one loan run one at a time. */
@@ -24,13 +27,13 @@ export async function lockLoan(tx: Tx, loanId: string): Promise<LoanRow> {
   assertUuid(loanId, 'loanId');
   const rows = await tx.query<LoanRow>(`select * from loans where id = $1 for update`, [loanId]);
   if (!rows[0]) throw new AppError('NOT_FOUND', 'Loan not found', { field: 'loanId' });
-  return { ...rows[0], currency: rows[0].currency.trim() };
+  return { ...rows[0], currency: currencyCode(rows[0].currency) };
 }
 
 export async function findLoan(tx: Tx, loanId: string): Promise<LoanRow | null> {
   if (!isUuid(loanId)) return null;
   const rows = await tx.query<LoanRow>(`select * from loans where id = $1`, [loanId]);
-  return rows[0] ? { ...rows[0], currency: rows[0].currency.trim() } : null;
+  return rows[0] ? { ...rows[0], currency: currencyCode(rows[0].currency) } : null;
 }
 
 export async function loadTransactions(tx: Tx, loanId: string): Promise<TransactionRow[]> {
@@ -59,18 +62,19 @@ export function assertUuid(value: string, field: string): void {
   if (!isUuid(value)) throw new AppError('NOT_FOUND', `No record with this ${field}`, { field });
 }
 
-function componentsJson(c: Components, digits: number) {
+function componentsJson(c: Components, currency: string) {
+  const f = decimalsIn(currency);
   return {
-    principal: formatMinor(c.principal, digits),
-    interest: formatMinor(c.interest, digits),
-    fees: formatMinor(c.fees, digits),
-    penalties: formatMinor(c.penalties, digits),
-    total: formatMinor(totalOf(c), digits),
+    principal: f(c.principal),
+    interest: f(c.interest),
+    fees: f(c.fees),
+    penalties: f(c.penalties),
+    total: f(totalOf(c)),
   };
 }
 
 export function loanSummaryJson(loan: LoanRow, outstanding: Components) {
-  const d = loanDigits(loan);
+  const f = decimalsIn(loan.currency);
   return {
     id: loan.id,
     accountNo: loan.account_no,
@@ -80,7 +84,7 @@ export function loanSummaryJson(loan: LoanRow, outstanding: Components) {
     applicationId: loan.application_id,
     offerId: loan.offer_id,
     currency: loan.currency,
-    principal: formatMinor(loan.principal, d),
+    principal: f(loan.principal),
     annualInterestRate: loan.annual_interest_rate,
     numberOfRepayments: loan.number_of_repayments,
     submittedOn: loan.submitted_on,
@@ -88,14 +92,14 @@ export function loanSummaryJson(loan: LoanRow, outstanding: Components) {
     disbursedOn: loan.disbursed_on,
     closedOn: loan.closed_on,
     writtenOffOn: loan.written_off_on,
-    creditBalance: formatMinor(loan.credit_balance, d),
-    outstanding: componentsJson(outstanding, d),
+    creditBalance: f(loan.credit_balance),
+    outstanding: componentsJson(outstanding, loan.currency),
     version: loan.version,
   };
 }
 
-export function installmentJson(row: InstallmentRow, digits: number) {
-  const f = (v: bigint) => formatMinor(v, digits);
+export function installmentJson(row: InstallmentRow, currency: string) {
+  const f = decimalsIn(currency);
   const out = outstandingOf(row);
   return {
     number: row.number,
@@ -112,19 +116,19 @@ export function installmentJson(row: InstallmentRow, digits: number) {
     writtenOff: {
       principal: f(row.principal_written_off), interest: f(row.interest_written_off), fees: f(row.fee_written_off), penalties: f(row.penalty_written_off),
     },
-    outstanding: componentsJson(out, digits),
+    outstanding: componentsJson(out, currency),
     obligationsMetOn: row.obligations_met_on,
   };
 }
 
-export function transactionJson(t: TransactionRow, digits: number) {
-  const f = (v: bigint) => formatMinor(v, digits);
+export function transactionJson(t: TransactionRow) {
+  const f = decimalsIn(t.currency);
   return {
     id: t.id,
     type: t.type,
     date: t.transaction_date,
     amount: f(t.amount),
-    currency: t.currency.trim(),
+    currency: currencyCode(t.currency),
     principal: f(t.principal_portion),
     interest: f(t.interest_portion),
     fees: f(t.fee_portion),
@@ -147,11 +151,10 @@ export async function getLoanView(tx: Tx, loanId: string) {
   // One connection per transaction: queries run one after the other (pg refuses overlapping queries).
   const installments = await loadInstallments(tx, loanId);
   const transactions = await loadTransactions(tx, loanId);
-  const d = loanDigits(loan);
   return {
     ...loanSummaryJson(loan, loanOutstanding(installments)),
-    installments: installments.map((row) => installmentJson(row, d)),
-    transactions: transactions.map((t) => transactionJson(t, d)),
+    installments: installments.map((row) => installmentJson(row, loan.currency)),
+    transactions: transactions.map((t) => transactionJson(t)),
     actions: dryRunLoan(loan.status, { ...loanContextOf(installments, transactions), creditBalance: loan.credit_balance }).map((e) => ({
       action: e.action, allowed: e.allowed, ...(e.reason ? { reason: e.reason.code, message: e.reason.message } : {}),
     })),
@@ -227,7 +230,7 @@ export async function listLoans(tx: Tx, query: ListLoansQuery) {
   const last = page[page.length - 1];
   return {
     items: page.map(({ cursor_at: _cursor, ...r }) =>
-      loanSummaryJson({ ...r, currency: r.currency.trim() }, { principal: BigInt(r.p), interest: BigInt(r.i), fees: BigInt(r.f), penalties: BigInt(r.pen) }),
+      loanSummaryJson({ ...r, currency: currencyCode(r.currency) }, { principal: BigInt(r.p), interest: BigInt(r.i), fees: BigInt(r.f), penalties: BigInt(r.pen) }),
     ),
     nextCursor: rows.length > limit && last ? Buffer.from(`${last.cursor_at}|${last.id}`).toString('base64url') : null,
   };

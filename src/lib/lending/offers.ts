@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { AppError } from '../errors/app-error.ts';
 import type { Tx } from '../db/index.ts';
 import type { OffersRow } from '../db/schema.generated.ts';
-import { formatMinor } from '../money/money.ts';
+import { fromMinor, toDecimalString } from '../money/money.ts';
 import { businessDate } from '../tenancy/tenant.ts';
 import type { Actor } from './actor.ts';
 import { auditSuccess, positiveAmount } from './commands/common.ts';
@@ -33,7 +33,7 @@ export async function createOffer(
   assertUuid(input.customerId, 'customerId');
   await assertPlacementInScope(tx, actor, { customerId: input.customerId });
   const product = await getProduct(tx, input.productId);
-  const principal = positiveAmount(input.principal, product.digits_after_decimal, 'principal');
+  const { minor: principal } = positiveAmount(input.principal, product.currency, 'principal');
   assertWithinProduct(product, principal, input.numberOfRepayments);
   const today = await businessDate(tx, actor.tenantId);
   if (!/^\d{4}-\d{2}-\d{2}$/.test(input.expiresOn) || input.expiresOn < today) {
@@ -157,7 +157,7 @@ export async function requestOfferLoan(tx: Tx, actor: Actor, offerId: string, fo
   const product = await getProduct(tx, offer.product_id);
   const { application, loanId } = await submitApplication(tx, actor, {
     customerId: offer.customer_id, productId: offer.product_id, offerId: offer.id,
-    principal: formatMinor(offer.principal, product.digits_after_decimal), numberOfRepayments: offer.number_of_repayments,
+    principal: toDecimalString(fromMinor(offer.principal, offer.currency)), numberOfRepayments: offer.number_of_repayments,
     annualInterestRate: offer.annual_interest_rate, formData: fields,
     expectedDisbursementDate: expectedDate ?? (legacyDate === undefined || legacyDate === '' ? undefined : (legacyDate as string)),
   });
@@ -237,10 +237,12 @@ export async function listOffers(
   return tx.query<OfferRow>(`select * from offers ${where.length ? `where ${where.join(' and ')}` : ''} order by created_at desc, id desc limit $${params.length}`, params);
 }
 
-export function offerJson(row: OfferRow, digits: number) {
+/** An offer as the API writes it; its amount a decimal string in the currency's digits. */
+export function offerJson(row: OfferRow) {
+  const principal = fromMinor(row.principal, row.currency);
   return {
-    id: row.id, code: row.code, status: row.status, customerId: row.customer_id, productId: row.product_id, currency: row.currency.trim(),
-    principal: formatMinor(row.principal, digits), numberOfRepayments: row.number_of_repayments, annualInterestRate: row.annual_interest_rate,
+    id: row.id, code: row.code, status: row.status, customerId: row.customer_id, productId: row.product_id, currency: principal.currency,
+    principal: toDecimalString(principal), numberOfRepayments: row.number_of_repayments, annualInterestRate: row.annual_interest_rate,
     expiresOn: row.expires_on, notifiedAt: row.notified_at, notifiedBy: row.notified_by, channel: row.notify_channel,
     feedback: row.notify_feedback, comment: row.notify_comment, notifyForm: row.notify_form, rejectedReason: row.rejected_reason, applicationId: row.application_id,
     loanId: row.loan_id, createdAt: row.created_at, version: row.version,

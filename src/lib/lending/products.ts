@@ -1,7 +1,7 @@
 import { AppError } from '../errors/app-error.ts';
 import type { Tx } from '../db/index.ts';
 import type { DaysOffRow, LendingSettingsRow, LoanProductsRow } from '../db/schema.generated.ts';
-import { formatMinor, MAX_AMOUNT_MINOR } from '../money/money.ts';
+import { currencyCode, currencyDigits, formatMinor, MAX_AMOUNT_MINOR } from '../money/money.ts';
 import { validationError } from '../errors/messages.ts';
 import type { AllocationStrategyCode, WorkingCalendar } from '../schedule/types.ts';
 import { assertUuid } from './loans.ts';
@@ -53,7 +53,18 @@ export type ProductInput = {
   allowOverpayment?: boolean;
 };
 
+/**
+ * A product's digits must be its currency's: the currency table is the one source of digits (see
+ * src/lib/money/money.ts), and the product keeps the column only because the schedule engine's terms
+ * carry it. A 400 naming digitsAfterDecimal otherwise.
+ */
+export function assertProductDigits(currency: string, digitsAfterDecimal: number): void {
+  const digits = currencyDigits(currency);
+  if (digitsAfterDecimal !== digits) throw validationError('digitsAfterDecimal', 'money.currencyDigits', { digits, currency: currencyCode(currency) });
+}
+
 export async function createProduct(tx: Tx, tenantId: string, p: ProductInput): Promise<ProductRow> {
+  assertProductDigits(p.currency, p.digitsAfterDecimal);
   const d = p.digitsAfterDecimal;
   for (const [field, value] of [['minPrincipal', p.minPrincipal], ['maxPrincipal', p.maxPrincipal]] as const) {
     if (value <= 0n) throw validationError(field, 'money.mustBePositive');
@@ -85,7 +96,7 @@ export async function createProduct(tx: Tx, tenantId: string, p: ProductInput): 
 }
 
 function normalise(row: ProductRow): ProductRow {
-  return { ...row, currency: row.currency.trim() };
+  return { ...row, currency: currencyCode(row.currency) };
 }
 
 export async function getProduct(tx: Tx, productId: string): Promise<ProductRow> {

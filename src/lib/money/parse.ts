@@ -117,12 +117,16 @@ export function parseAmount(value: unknown, options: AmountOptions): AmountResul
   const match = PLAIN.exec(text);
   if (!match) return problem('money.invalid', { example });
   const [, sign, whole, fraction = ''] = match;
-  if (fraction.length > digits) return digits === 0 ? problem('money.wholeOnly') : problem('money.tooManyDecimals', { digits });
-  const magnitude = BigInt(whole + fraction.padEnd(digits, '0'));
-  if (sign && magnitude !== 0n && !options.allowNegative) {
+  // Sign and zero before the decimals: an amount with both problems gets the same reason here as at
+  // the API edge (checkAmountText, which does not know the decimals), so an island's pre-check and
+  // the server never name different problems for one input.
+  const isZero = /^0*$/.test(whole + fraction);
+  if (sign && !isZero && !options.allowNegative) {
     return options.allowZero ? problem('money.mustNotBeNegative') : problem('money.mustBePositive');
   }
-  if (magnitude === 0n && !options.allowZero && !options.allowNegative) return problem('money.mustBePositive');
+  if (isZero && !options.allowZero && !options.allowNegative) return problem('money.mustBePositive');
+  if (fraction.length > digits) return digits === 0 ? problem('money.wholeOnly') : problem('money.tooManyDecimals', { digits });
+  const magnitude = BigInt(whole + fraction.padEnd(digits, '0'));
   if (magnitude > max && !options.isFormOnly) return problem('money.tooLarge', { max: formatMinorPlain(max, digits) });
   return { ok: true, minor: sign ? -magnitude : magnitude };
 }

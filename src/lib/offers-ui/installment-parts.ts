@@ -1,4 +1,4 @@
-import { decodeMinor, formatMinor } from '../money/money.ts';
+import { add, fromDecimalString, isZero, toDecimalString, zeroOf } from '../money/money.ts';
 
 /**
  * One installment of the loan page split as the officer reads it: what was paid, what is still
@@ -18,17 +18,18 @@ export type InstallmentState = 'paid' | 'overdue' | 'due' | 'upcoming';
 
 export type InstallmentParts = { paid: string; due: string; overdue: string; state: InstallmentState };
 
-export function installmentParts(row: InstallmentIn, businessDate: string, digits: number): InstallmentParts {
-  const m = (v: string) => decodeMinor(v, digits);
-  const paid = m(row.paid.principal) + m(row.paid.interest) + m(row.paid.fees) + m(row.paid.penalties);
+/** `currency`: the loan's; its digits read the decimal strings. */
+export function installmentParts(row: InstallmentIn, businessDate: string, currency: string): InstallmentParts {
+  const m = (v: string) => fromDecimalString(v, currency);
+  const paid = [row.paid.principal, row.paid.interest, row.paid.fees, row.paid.penalties].map(m).reduce(add);
   const outstanding = m(row.outstanding.total);
   const isLate = row.dueDate < businessDate;
-  const overdue = isLate ? outstanding : 0n;
-  const due = isLate ? 0n : outstanding;
+  const overdue = isLate ? outstanding : zeroOf(currency);
+  const due = isLate ? zeroOf(currency) : outstanding;
   let state: InstallmentState;
-  if (outstanding === 0n) state = 'paid';
+  if (isZero(outstanding)) state = 'paid';
   else if (isLate) state = 'overdue';
   else if (row.dueDate === businessDate) state = 'due';
   else state = 'upcoming';
-  return { paid: formatMinor(paid, digits), due: formatMinor(due, digits), overdue: formatMinor(overdue, digits), state };
+  return { paid: toDecimalString(paid), due: toDecimalString(due), overdue: toDecimalString(overdue), state };
 }

@@ -9,7 +9,7 @@ import { formatDate } from '../i18n/format.ts';
 import type { Language } from '../i18n/index.ts';
 import { resolveScopeNodes } from '../tenancy/scope.ts';
 import { businessDate } from '../tenancy/tenant.ts';
-import { formatMinor } from '../money/money.ts';
+import { fromMinor, toDecimalString } from '../money/money.ts';
 import { textPdf } from './pdf.ts';
 
 /**
@@ -25,7 +25,8 @@ export async function offerLetter(db: Db, principal: Principal, offerId: string,
     const customer = await getCustomer(tx, offer.customer_id);
     const product = await getProduct(tx, offer.product_id);
     const today = await businessDate(tx, principal.tenantId);
-    const amount = `${formatMinor(offer.principal, product.digits_after_decimal)} ${offer.currency.trim()}`;
+    const offered = fromMinor(offer.principal, offer.currency);
+    const amount = `${toDecimalString(offered)} ${offered.currency}`;
     const title = t('flows:letter.title', { code: offer.code });
     const bytes = textPdf([
       { text: title, size: 18, isBold: true },

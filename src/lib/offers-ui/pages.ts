@@ -9,7 +9,7 @@ import { getCustomer } from '../lending/customers.ts';
 import { getLoanView, isUuid } from '../lending/loans.ts';
 import { getOffer, offerActions, offerJson } from '../lending/offers.ts';
 import { getProduct, listProducts, loadCalendar, termsFor } from '../lending/products.ts';
-import { currencyDigits, formatMinor } from '../money/money.ts';
+import { fromDecimalString, fromMinor, isZero, toDecimalString } from '../money/money.ts';
 import { businessDate } from '../tenancy/tenant.ts';
 import type { CollateralsRow, LoanApplicationsRow, LoanDelinquencyHistoryRow, UsersRow } from '../db/schema.generated.ts';
 
@@ -34,14 +34,13 @@ export async function loadOfferPage(db: Db, principal: Principal, customerId: st
     const product = await getProduct(tx, row.product_id);
     const today = await businessDate(tx, principal.tenantId);
     const dryRun = (await offerActions(tx, principal.tenantId, row)).map((e) => ({ action: e.action, allowed: e.allowed, reason: e.reason?.code }));
-    const digits = product.digits_after_decimal;
     const [application] = row.application_id
       ? await tx.query<Pick<LoanApplicationsRow, 'loan_id'>>(`select loan_id from loan_applications where id = $1`, [row.application_id])
       : [];
     return {
-      customer, offer: offerJson(row, digits), product: { id: product.id, name: product.name, currency: product.currency.trim(), digits },
+      customer, offer: offerJson(row), product: { id: product.id, name: product.name, currency: product.currency },
       limits: {
-        minPrincipal: formatMinor(product.min_principal, digits), maxPrincipal: formatMinor(product.max_principal, digits),
+        currency: product.currency, minPrincipal: toDecimalString(fromMinor(product.min_principal, product.currency)), maxPrincipal: toDecimalString(fromMinor(product.max_principal, product.currency)),
         minRepayments: product.min_repayments, maxRepayments: product.max_repayments,
       },
       // The engine's terms for this offer, disbursed today; the simulation only changes amount and term.
@@ -70,6 +69,12 @@ export async function loadApplicationPage(db: Db, principal: Principal, customer
 export type CollateralView = { id: string; type: string; description: string; value: string; currency: string; valuationDate: string };
 export type DelinquencyView = { date: string; from: string | null; to: string | null; reason: string; pastDueDays: number; amount: string };
 
+/** A collateral's value as the page shows it: the cleaned currency code and the decimal string. */
+function collateralMoney(value: bigint, currency: string): { currency: string; value: string } {
+  const money = fromMinor(value, currency);
+  return { currency: money.currency, value: toDecimalString(money) };
+}
+
 export async function loadLoanPage(db: Db, principal: Principal, customerId: string, loanId: string) {
   return db.tenant(principal.tenantId, async (tx) => {
     const { customer } = await assertCustomer(tx, principal, customerId);
@@ -77,7 +82,6 @@ export async function loadLoanPage(db: Db, principal: Principal, customerId: str
     const loan = await getLoanView(tx, loanId);
     if (loan.customerId !== customerId) throw new AppError('NOT_FOUND', 'Loan not found', { field: 'loanId' });
     const product = await getProduct(tx, loan.productId);
-    const digits = product.digits_after_decimal;
     const collaterals = await tx.query<Pick<CollateralsRow, 'id' | 'type' | 'description' | 'value' | 'currency' | 'valuation_date'>>(
       `select c.id, c.type, c.description, c.value, c.currency, c.valuation_date from loan_collaterals lc
          join collaterals c on c.tenant_id = lc.tenant_id and c.id = lc.collateral_id where lc.loan_id = $1 order by c.valuation_date desc, c.id`,
@@ -89,12 +93,12 @@ export async function loadLoanPage(db: Db, principal: Principal, customerId: str
       [loanId],
     );
     return {
-      customer, loan, productName: product.name, digits, businessDate: await businessDate(tx, principal.tenantId),
+      customer, loan, productName: product.name, businessDate: await businessDate(tx, principal.tenantId),
       collaterals: collaterals.map((c): CollateralView => ({
-        id: c.id, type: c.type, description: c.description, currency: c.currency.trim(), value: formatMinor(c.value, currencyDigits(c.currency.trim())), valuationDate: c.valuation_date,
+        ...collateralMoney(c.value, c.currency), id: c.id, type: c.type, description: c.description, valuationDate: c.valuation_date,
       })),
       delinquency: history.map((h): DelinquencyView => ({
-        date: h.business_date, from: h.from_classification, to: h.to_classification, reason: h.reason, pastDueDays: h.past_due_days, amount: formatMinor(h.delinquent_amount, digits),
+        date: h.business_date, from: h.from_classification, to: h.to_classification, reason: h.reason, pastDueDays: h.past_due_days, amount: toDecimalString(fromMinor(h.delinquent_amount, loan.currency)),
       })),
     };
   });
@@ -105,7 +109,7 @@ type LoanPage = Awaited<ReturnType<typeof loadLoanPage>>;
 /** The loan page's action set: what allowedActions says (the API route's rule AND the lifecycle's dry run). */
 export function loanActionsFor(data: LoanPage, principal: Principal) {
   const can = allowedActions(principal, 'loan', { dryRun: data.loan.actions });
-  const next = data.loan.installments.find((i) => i.outstanding.total !== formatMinor(0n, data.digits));
+  const next = data.loan.installments.find((i) => !isZero(fromDecimalString(i.outstanding.total, data.loan.currency)));
   return {
     can: { transfer: can.disburse, repay: can.repay, writeOff: can.writeOff, reverse: can.reverseTransaction },
     suggestedAmount: next?.outstanding.total ?? '',
@@ -120,8 +124,8 @@ export async function loadNewApplicationPage(db: Db, principal: Principal, custo
   return db.tenant(principal.tenantId, async (tx) => {
     const { customer } = await assertCustomer(tx, principal, customerId);
     const products = (await listProducts(tx)).filter((p) => p.is_active).map((p) => ({
-      id: p.id, name: p.name, currency: p.currency.trim(), minPrincipal: formatMinor(p.min_principal, p.digits_after_decimal),
-      maxPrincipal: formatMinor(p.max_principal, p.digits_after_decimal), minRepayments: p.min_repayments, maxRepayments: p.max_repayments,
+      id: p.id, name: p.name, currency: p.currency, minPrincipal: toDecimalString(fromMinor(p.min_principal, p.currency)),
+      maxPrincipal: toDecimalString(fromMinor(p.max_principal, p.currency)), minRepayments: p.min_repayments, maxRepayments: p.max_repayments,
     }));
     return { customer, products, businessDate: await businessDate(tx, principal.tenantId) };
   });

@@ -2,7 +2,7 @@ import { AppError } from '../errors/app-error.ts';
 import { addDays, daysBetween, maxDate } from './dates.ts';
 import { cmp, type Dec, divScale, divSig, fromDouble, fromInt, fromMinor, isZero, mul, parseDec, roundSig, setScale, signum, toNumber } from './decimal.ts';
 import { dueDateSequence, unadjustedDueDates } from './due-dates.ts';
-import { minus, minor, money, type MoneyContext, plus, roundToMultiple, zero } from './fineract-money.ts';
+import { minus, minor, roundMoney, type MoneyContext, plus, roundToMultiple, zero } from './fineract-money.ts';
 import { cumulativePeriodicRate, type CumulativeRateTerms, periodsBetweenDates, periodsInOneYear, pmtDouble, pmtPeriod } from './rates.ts';
 import type { ScheduleInstallment, ScheduleTerms, WorkingCalendar } from './types.ts';
 
@@ -19,7 +19,7 @@ export function downPaymentAmount(ctx: MoneyContext, principal: Dec, percent: st
   if (percent === null) return zero(ctx);
   // MathUtil.percentageOf(value, percent, 19): value × (percent / 100), both at 19 significant digits.
   const share = divSig(parseDec(percent), HUNDRED, 19, ctx.mode);
-  let amount = money(ctx, roundSig(mul(principal, share), 19, ctx.mode));
+  let amount = roundMoney(ctx, roundSig(mul(principal, share), 19, ctx.mode));
   if (ctx.installmentMultiple !== null) amount = roundToMultiple(ctx, amount, ctx.installmentMultiple);
   if (cmp(amount, principal) >= 0) {
     throw new AppError('BAD_REQUEST', 'downPaymentPercent: the down payment, rounded to installmentAmountInMultiplesOf, leaves nothing to repay', {
@@ -66,7 +66,7 @@ export function generateCumulative(t: ScheduleTerms, ctx: MoneyContext, calendar
   const idealDisbursementDate = minusUnits(firstRepaymentDate, t);
   const loanEndDate = dueAt(n - 1);
 
-  const principal = money(ctx, fromMinor(t.principal, t.digits));
+  const principal = roundMoney(ctx, fromMinor(t.principal, t.digits));
   const down = downPaymentAmount(ctx, principal, t.downPaymentPercent);
   const scheduled = minus(ctx, principal, down);
 
@@ -92,9 +92,9 @@ export function generateCumulative(t: ScheduleTerms, ctx: MoneyContext, calendar
     const termRate = mul(divSig(divSig(rateTerms.annualRate, perYear, 12, ctx.mode), HUNDRED, 12, ctx.mode), periodsInTerm);
     // On the disbursed principal, down payment included (Fineract's disbursedPrincipal): 1000 with a 25%
     // down payment at 1% a month is charged 10 a month while 750 is amortised.
-    totalFlat = money(ctx, setScale(mul(principal, termRate), t.digits, ctx.mode));
-    flatPerInstallment = money(ctx, divScale(totalFlat, fromInt(n), t.digits, ctx.mode));
-    totalInterestDue = minus(ctx, totalFlat, money(ctx, setScale(mul(flatPerInstallment, fromInt(k)), t.digits, ctx.mode)));
+    totalFlat = roundMoney(ctx, setScale(mul(principal, termRate), t.digits, ctx.mode));
+    flatPerInstallment = roundMoney(ctx, divScale(totalFlat, fromInt(n), t.digits, ctx.mode));
+    totalInterestDue = minus(ctx, totalFlat, roundMoney(ctx, setScale(mul(flatPerInstallment, fromInt(k)), t.digits, ctx.mode)));
   }
 
   // The annuity, computed once up front in floating point (LoanApplicationTerms.paymentPerPeriod).
@@ -109,9 +109,9 @@ export function generateCumulative(t: ScheduleTerms, ctx: MoneyContext, calendar
       const m = fromInt(t.installmentAmountInMultiplesOf);
       amount = mul(divScale(amount, m, 0, ctx.mode), m);
     }
-    emi = money(ctx, amount);
+    emi = roundMoney(ctx, amount);
   } else if (t.interestMethod === 'DECLINING_BALANCE') {
-    fixedPrincipal = money(ctx, divScale(scheduled, fromInt(n - g), t.digits, ctx.mode));
+    fixedPrincipal = roundMoney(ctx, divScale(scheduled, fromInt(n - g), t.digits, ctx.mode));
   }
 
   let outstanding = scheduled;
@@ -147,8 +147,8 @@ export function generateCumulative(t: ScheduleTerms, ctx: MoneyContext, calendar
       if (t.amortization === 'EQUAL_INSTALLMENTS') {
         if (isInterestPaymentGrace || isInterestFree) interest = zero(ctx);
         else {
-          const real = minus(ctx, totalFlat, money(ctx, mul(flatPerInstallment, fromInt(k))));
-          interest = money(ctx, divScale(real, fromInt(n - gi - k), t.digits, ctx.mode));
+          const real = minus(ctx, totalFlat, roundMoney(ctx, mul(flatPerInstallment, fromInt(k))));
+          interest = roundMoney(ctx, divScale(real, fromInt(n - gi - k), t.digits, ctx.mode));
         }
       } else {
         interest = flatPerInstallment;
@@ -162,7 +162,7 @@ export function generateCumulative(t: ScheduleTerms, ctx: MoneyContext, calendar
           interestDueToGrace = zero(ctx);
         }
       }
-      principalPart = isPrincipalGrace ? zero(ctx) : money(ctx, divScale(minus(ctx, scheduled, zero(ctx)), fromInt(n - g), t.digits, ctx.mode));
+      principalPart = isPrincipalGrace ? zero(ctx) : roundMoney(ctx, divScale(minus(ctx, scheduled, zero(ctx)), fromInt(n - g), t.digits, ctx.mode));
       if (t.installmentAmountInMultiplesOf !== null) {
         const rp = roundToMultiple(ctx, principalPart, t.installmentAmountInMultiplesOf);
         const ri = roundToMultiple(ctx, interest, t.installmentAmountInMultiplesOf);
@@ -177,7 +177,7 @@ export function generateCumulative(t: ScheduleTerms, ctx: MoneyContext, calendar
       if (signum(interest) < 0) interest = plus(ctx, interest, interest); // Fineract's own (odd) correction, kept.
     } else {
       const rate = cumulativePeriodicRate(rc, rateTerms, interestStart, dueDate, false);
-      const beforeGrace = money(ctx, setScale(mul(outstanding, rate), t.digits, ctx.mode));
+      const beforeGrace = roundMoney(ctx, setScale(mul(outstanding, rate), t.digits, ctx.mode));
       const afterGrace = isInterestPaymentGrace || isInterestFree ? zero(ctx) : beforeGrace;
       if (signum(afterGrace) > 0) {
         interest = plus(ctx, interestDueToGrace, afterGrace);

@@ -16,8 +16,8 @@ export type MoneyContext = {
   installmentMultiple: number | null;
 };
 
-/** Money.of(currency, amount). */
-export function money(ctx: MoneyContext, amount: Dec): Dec {
+/** Money.of(currency, amount): an amount rounded the way the engine rounds every amount it creates. */
+export function roundMoney(ctx: MoneyContext, amount: Dec): Dec {
   let value = amount;
   if (ctx.digits === 0 && ctx.currencyMultiple > 0 && signum(value) > 0) {
     // Money.roundToMultiplesOf(double, int): nearest multiple, a tie goes to the ceiling. Done exactly here;
@@ -34,15 +34,15 @@ export function money(ctx: MoneyContext, amount: Dec): Dec {
 export function roundToMultiple(ctx: MoneyContext, amount: Dec, multiple: number): Dec {
   if (multiple <= 0) return amount;
   const m = fromInt(multiple);
-  return money(ctx, mul(divScale(amount, m, 0, ctx.mode), m));
+  return roundMoney(ctx, mul(divScale(amount, m, 0, ctx.mode), m));
 }
 
 export function plus(ctx: MoneyContext, a: Dec, b: Dec): Dec {
-  return money(ctx, add(a, b));
+  return roundMoney(ctx, add(a, b));
 }
 
 export function minus(ctx: MoneyContext, a: Dec, b: Dec): Dec {
-  return money(ctx, sub(a, b));
+  return roundMoney(ctx, sub(a, b));
 }
 
 export function zero(ctx: MoneyContext): Dec {

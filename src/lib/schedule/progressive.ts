@@ -1,7 +1,7 @@
 import { abs, add, cmp, type Dec, divScale, divSig, fromInt, fromMinor, isZero, mul, ONE, parseDec, roundSig, signum, sub } from './decimal.ts';
 import { dueDateSequence } from './due-dates.ts';
 import { downPaymentAmount, row } from './cumulative.ts';
-import { minus, money, type MoneyContext, plus, roundToMultiple, zero } from './fineract-money.ts';
+import { minus, roundMoney, type MoneyContext, plus, roundToMultiple, zero } from './fineract-money.ts';
 import { PRECISION, progressiveRateFactor, type ProgressiveRateTerms } from './rates.ts';
 import type { ScheduleInstallment, ScheduleTerms, WorkingCalendar } from './types.ts';
 
@@ -31,7 +31,7 @@ function walk(ctx: MoneyContext, periods: Period[], emis: Dec[]): Walked {
     let calculatedInterest = zero(ctx);
     period.interestPeriods.forEach((ip, j) => {
       if (j > 0) balance = plus(ctx, balance, period.interestPeriods[j - 1].disbursement);
-      calculatedInterest = plus(ctx, calculatedInterest, money(ctx, mul(balance, ip.rateFactor)));
+      calculatedInterest = plus(ctx, calculatedInterest, roundMoney(ctx, mul(balance, ip.rateFactor)));
     });
     calculatedInterest = plus(ctx, calculatedInterest, unrecognized);
     const last = period.interestPeriods[period.interestPeriods.length - 1];
@@ -72,7 +72,7 @@ export function progressiveEmi(ctx: MoneyContext, rateFactorsPlus1: Dec[], balan
   const product = rateFactorsPlus1.reduce((acc, r) => sig(mul(acc, r), ctx), ONE);
   const fn = rateFactorsPlus1.slice(1).reduce((acc, r) => sig(add(ONE, sig(mul(acc, r), ctx)), ctx), ONE);
   const raw = divSig(sig(mul(product, balance), ctx), fn, PRECISION, ctx.mode);
-  return applyMultiple(ctx, money(ctx, raw));
+  return applyMultiple(ctx, roundMoney(ctx, raw));
 }
 
 export function generateProgressive(t: ScheduleTerms, ctx: MoneyContext, calendar?: WorkingCalendar): ScheduleInstallment[] {
@@ -103,7 +103,7 @@ export function progressiveSchedule(
   const dueAt = dueDateSequence(start, t.firstRepaymentDate, t.repaymentFrequency, t.repaymentEvery, calendar, t.disbursementDate);
   const dueDates = Array.from({ length: t.numberOfRepayments }, (_, i) => dueAt(i));
 
-  const principal = money(ctx, fromMinor(t.principal, t.digits));
+  const principal = roundMoney(ctx, fromMinor(t.principal, t.digits));
   const down = downPaymentAmount(ctx, principal, t.downPaymentPercent);
   const disbursed = minus(ctx, principal, down);
 
@@ -145,7 +145,7 @@ export function progressiveSchedule(
     const gap = sub(emis[n - 1], emis[n - 2]);
     if (!isZero(gap) && lowerHalf > 0 && cmp(mul(abs(gap), fromInt(100)), fromInt(lowerHalf)) > 0) {
       const original = emis[n - 2];
-      const adjustment = money(ctx, divScale(gap, fromInt(n), t.digits, ctx.mode));
+      const adjustment = roundMoney(ctx, divScale(gap, fromInt(n), t.digits, ctx.mode));
       const adjusted = applyMultiple(ctx, plus(ctx, original, adjustment));
       if (cmp(adjusted, original) !== 0) {
         const candidate = absorbResidual(ctx, periods, periods.map(() => adjusted), disbursed);

@@ -4,7 +4,7 @@ import type { Actor } from '../actor.ts';
 import { applyCharge } from '../apply.ts';
 import { loanOutstanding, saveInstallments, totalOf } from '../installments.ts';
 import { validationError } from '../../errors/messages.ts';
-import { formatMinor, MAX_AMOUNT_MINOR } from '../../money/money.ts';
+import { fromMinor, MAX_AMOUNT_MINOR, toDecimalString } from '../../money/money.ts';
 import { transitionLoan } from '../lifecycle/loan.ts';
 import { loanContextOf } from '../loans.ts';
 import { postJournalEntry } from '../ledger/post-entry.ts';
@@ -26,13 +26,13 @@ export type ApplyChargeInput = {
  * product's penalties through this). Recognised at once: receivable against income.
  */
 export async function applyLoanCharge(tx: Tx, actor: Actor, input: ApplyChargeInput) {
-  const { loan, installments, transactions, today, digits } = await openLoanForCommand(tx, actor, input.loanId);
-  const amount = positiveAmount(input.amount, digits); // the input first: a bad amount is a 400 in any state
+  const { loan, installments, transactions, today } = await openLoanForCommand(tx, actor, input.loanId);
+  const { minor: amount } = positiveAmount(input.amount, loan.currency); // the input first: a bad amount is a 400 in any state
   transitionLoan(loan.status, 'applyCharge', loanContextOf(installments, transactions));
   // What a loan owes stays within the input bound, so its stored sums (installments, outstanding,
   // snapshots) stay far from int8 however many charges it gets.
   if (totalOf(loanOutstanding(installments)) + amount > MAX_AMOUNT_MINOR) {
-    throw validationError('amount', 'money.chargeTooLarge', { max: formatMinor(MAX_AMOUNT_MINOR, digits) });
+    throw validationError('amount', 'money.chargeTooLarge', { max: toDecimalString(fromMinor(MAX_AMOUNT_MINOR, loan.currency)) });
   }
   const date = commandDate(input.date, today, loan.disbursed_on);
   const number = input.installmentNumber ?? installments.find((i) => i.obligations_met_on === null)?.number ?? installments.at(-1)?.number;

@@ -1,12 +1,12 @@
 import type { Tx } from '../../db/index.ts';
-import { formatMinor, MAX_AMOUNT_MINOR, parseMinor } from '../../money/money.ts';
+import { currencyCode, fromMinor, MAX_AMOUNT_MINOR, type Money, parseMoney, toDecimalString } from '../../money/money.ts';
 import { validationError } from '../../errors/messages.ts';
 import { parseDateInput } from '../../dates/parse-date.ts';
 import { businessDate } from '../../tenancy/tenant.ts';
 import { recordAudit } from '../../audit/record-audit.ts';
 import type { Actor } from '../actor.ts';
 import { loadInstallments, loanOutstanding, type InstallmentRow } from '../installments.ts';
-import { loadTransactions, lockLoan, loanDigits, type LoanRow, type TransactionRow } from '../loans.ts';
+import { loadTransactions, lockLoan, type LoanRow, type TransactionRow } from '../loans.ts';
 import { getProduct, type ProductRow } from '../products.ts';
 import { assertInScope } from '../../auth/data-permissions.ts';
 import type { LoanStatus } from '../lifecycle/loan.ts';
@@ -21,7 +21,6 @@ export type LoanCommandState = {
   installments: InstallmentRow[];
   transactions: TransactionRow[];
   today: string;
-  digits: number;
 };
 
 /** Loads the loan through the actor's data permissions (another branch's loan is not found), then locks it. */
@@ -33,18 +32,19 @@ export async function openLoanForCommand(tx: Tx, actor: Actor, loanId: string): 
   const installments = await loadInstallments(tx, loan.id);
   const transactions = await loadTransactions(tx, loan.id);
   const today = await businessDate(tx, actor.tenantId);
-  return { loan, product, installments, transactions, today, digits: loanDigits(loan) };
+  return { loan, product, installments, transactions, today };
 }
 
 /**
- * A positive amount given as a decimal string ("10.00") or minor units (bigint), through the one
- * money parser: the currency's decimals, greater than 0, at most MAX_AMOUNT_MINOR (400 naming the field).
+ * A positive amount in `currency` given as a decimal string ("10.00") or minor units (bigint), through
+ * the one money parser: the currency's decimals, greater than 0, at most MAX_AMOUNT_MINOR (400 naming the field).
  */
-export function positiveAmount(value: string | bigint, digits: number, field = 'amount'): bigint {
-  if (typeof value !== 'bigint') return parseMinor(value, digits, field, {});
+export function positiveAmount(value: string | bigint, currency: string, field = 'amount'): Money {
+  if (typeof value !== 'bigint') return parseMoney(value, currency, field, {});
+  const money = fromMinor(value, currency);
   if (value <= 0n) throw validationError(field, 'money.mustBePositive');
-  if (value > MAX_AMOUNT_MINOR) throw validationError(field, 'money.tooLarge', { max: formatMinor(MAX_AMOUNT_MINOR, digits) });
-  return value;
+  if (value > MAX_AMOUNT_MINOR) throw validationError(field, 'money.tooLarge', { max: toDecimalString({ ...money, minor: MAX_AMOUNT_MINOR }) });
+  return money;
 }
 
 /**
@@ -102,7 +102,7 @@ export async function updateLoan(tx: Tx, loan: LoanRow, patch: LoanPatch): Promi
     [loan.id, next.status, next.credit_balance, next.closed_on, next.written_off_on, next.disbursed_on, next.approved_on, next.approved_by,
       JSON.stringify(next.terms)],
   );
-  return { ...rows[0], currency: rows[0].currency.trim() };
+  return { ...rows[0], currency: currencyCode(rows[0].currency) };
 }
 
 /** closed_on follows the state: set when the loan closes (or is overpaid), cleared when it reopens. */

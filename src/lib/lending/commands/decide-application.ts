@@ -7,6 +7,7 @@ import { lockLoan } from '../loans.ts';
 import { loadLendingSettings } from '../products.ts';
 import { auditSuccess } from './common.ts';
 import { lockApplication, type ApplicationRow } from './submit-application.ts';
+import { currencyCode } from '../../money/money.ts';
 
 const LOAN_ACTION = { approve: 'approve', reject: 'reject', withdraw: 'withdraw' } as const;
 const LOAN_EMPTY_CONTEXT = { outstanding: 0n, interestOutstanding: 0n, chargesOutstanding: 0n, hasReversibleTransactions: false };
@@ -55,6 +56,6 @@ export async function decideApplication(
     ]);
   }
   await auditSuccess(tx, actor, `application.${action}`, 'loan_application', application.id, { status: application.status }, { status: next, note: note ?? null });
-  return { ...updated, currency: updated.currency.trim() };
+  return { ...updated, currency: currencyCode(updated.currency) };
 }
 

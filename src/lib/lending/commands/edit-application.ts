@@ -10,6 +10,7 @@ import { expectedDisbursementDate, lockApplication, type ApplicationRow } from '
 import { assertInScope } from '../../auth/data-permissions.ts';
 import { businessDate } from '../../tenancy/tenant.ts';
 import type { LoanApplicationsRow } from '../../db/schema.generated.ts';
+import { currencyCode } from '../../money/money.ts';
 
 export type EditApplicationInput = {
   /** Decimal string ("5000.00") or minor units. */
@@ -44,7 +45,7 @@ export async function editApplication(tx: Tx, actor: Actor, loanId: string, inpu
     throw new AppError('CONFLICT', 'The application was changed by someone else; reload it and try again', { field: 'version' });
   }
   const product = await getProduct(tx, application.product_id);
-  const principal = positiveAmount(input.principal, product.digits_after_decimal, 'principal');
+  const { minor: principal } = positiveAmount(input.principal, product.currency, 'principal');
   assertWithinProduct(product, principal, input.numberOfRepayments);
   const expected = input.expectedDisbursementDate === undefined
     ? application.expected_disbursement_date
@@ -70,7 +71,7 @@ export async function editApplication(tx: Tx, actor: Actor, loanId: string, inpu
   await auditSuccess(tx, actor, 'application.edit', 'loan_application', application.id,
     { principal: application.principal, numberOfRepayments: application.number_of_repayments, formData: application.form_data, expectedDisbursementDate: application.expected_disbursement_date },
     { principal, numberOfRepayments: input.numberOfRepayments, formData, expectedDisbursementDate: expected });
-  return { ...updated, currency: updated.currency.trim() };
+  return { ...updated, currency: currencyCode(updated.currency) };
 }
 
 /** editApplication addressed by the application's id (the JSON API's URL names the application). */

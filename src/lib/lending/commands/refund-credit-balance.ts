@@ -4,7 +4,7 @@ import type { Actor } from '../actor.ts';
 import { transitionLoan } from '../lifecycle/loan.ts';
 import { loanContextOf } from '../loans.ts';
 import { postJournalEntry } from '../ledger/post-entry.ts';
-import { formatMinor } from '../../money/money.ts';
+import { fromMinor, toDecimalString } from '../../money/money.ts';
 import { auditSnapshot, auditSuccess, closedOnFor, commandDate, insertTransaction, lastTransactionDate, openLoanForCommand, positiveAmount, updateLoan } from './common.ts';
 
 export type RefundCreditInput = { loanId: string; amount?: string | bigint | null; date?: string; note?: string | null };
@@ -14,12 +14,12 @@ export type RefundCreditInput = { loanId: string; amount?: string | bigint | nul
  * OVERPAYMENT_LIABILITY / Cr FUND_SOURCE. With nothing left the loan closes (CLOSED_OBLIGATIONS_MET).
  */
 export async function refundCreditBalance(tx: Tx, actor: Actor, input: RefundCreditInput) {
-  const { loan, installments, transactions, today, digits } = await openLoanForCommand(tx, actor, input.loanId);
+  const { loan, installments, transactions, today } = await openLoanForCommand(tx, actor, input.loanId);
   const context = { ...loanContextOf(installments, transactions), creditBalance: loan.credit_balance };
-  const requested = input.amount === undefined || input.amount === null ? null : positiveAmount(input.amount, digits); // a bad amount is a 400 in any state
+  const requested = input.amount === undefined || input.amount === null ? null : positiveAmount(input.amount, loan.currency).minor; // a bad amount is a 400 in any state
   transitionLoan(loan.status, 'refundCredit', context);
   const amount = requested ?? loan.credit_balance;
-  if (amount > loan.credit_balance) throw validationError('amount', 'money.exceedsCredit', { max: formatMinor(loan.credit_balance, digits) });
+  if (amount > loan.credit_balance) throw validationError('amount', 'money.exceedsCredit', { max: toDecimalString(fromMinor(loan.credit_balance, loan.currency)) });
   const date = commandDate(input.date, today, lastTransactionDate(transactions) ?? loan.disbursed_on);
   const creditBalance = loan.credit_balance - amount;
   const status = transitionLoan(loan.status, 'refundCredit', { ...context, outstandingAfter: context.outstanding, creditBalanceAfter: creditBalance });

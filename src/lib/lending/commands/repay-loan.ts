@@ -1,6 +1,6 @@
 import type { Tx } from '../../db/index.ts';
 import { validationError } from '../../errors/messages.ts';
-import { formatMinor } from '../../money/money.ts';
+import { fromMinor, toDecimalString } from '../../money/money.ts';
 import type { ProductRow } from '../products.ts';
 import type { Actor } from '../actor.ts';
 import { applyRepayment } from '../apply.ts';
@@ -37,13 +37,13 @@ export type RepayInput = {
  */
 export async function repayLoan(tx: Tx, actor: Actor, input: RepayInput) {
   const state = await openLoanForCommand(tx, actor, input.loanId);
-  const { loan, product, installments, transactions, today, digits } = state;
-  const amount = positiveAmount(input.amount, digits);
+  const { loan, product, installments, transactions, today } = state;
+  const { minor: amount } = positiveAmount(input.amount, loan.currency);
   const context = loanContextOf(installments, transactions);
   transitionLoan(loan.status, 'repay', context); // refuses early when the loan cannot take money
   const date = commandDate(input.date, today, lastTransactionDate(transactions) ?? loan.disbursed_on);
   const before = auditSnapshot(loan, installments);
-  assertOverpaymentAllowed(product, totalOf(loanOutstanding(installments)), amount, digits, input.confirmOverpayment === true);
+  assertOverpaymentAllowed(product, totalOf(loanOutstanding(installments)), amount, input.confirmOverpayment === true);
   const applied = applyRepayment(installments, amount, date, product.allocation_strategy);
   const creditBalance = loan.credit_balance + applied.overpayment;
   const status = transitionLoan(loan.status, 'repay', { ...context, outstandingAfter: totalOf(loanOutstanding(installments)), creditBalanceAfter: creditBalance });
@@ -76,9 +76,9 @@ export async function repayLoan(tx: Tx, actor: Actor, input: RepayInput) {
  * stored, so the same key may come back with `confirmOverpayment: true`). Both name the amount field
  * and carry what is owed and the credit balance the repayment would leave.
  */
-function assertOverpaymentAllowed(product: ProductRow, owed: bigint, amount: bigint, digits: number, isConfirmed: boolean): void {
+function assertOverpaymentAllowed(product: ProductRow, owed: bigint, amount: bigint, isConfirmed: boolean): void {
   if (amount <= owed) return;
-  const params = { owed: formatMinor(owed, digits), credit: formatMinor(amount - owed, digits), currency: product.currency };
+  const params = { owed: toDecimalString(fromMinor(owed, product.currency)), credit: toDecimalString(fromMinor(amount - owed, product.currency)), currency: product.currency };
   const details = { reason: 'overpayment', owed: params.owed, creditBalance: params.credit };
   if (!product.allow_overpayment) throw validationError('amount', 'money.exceedsOwed', params, 'UNPROCESSABLE', details);
   if (!isConfirmed) throw validationError('amount', 'money.confirmOverpayment', params, 'CONFLICT', { ...details, reason: 'overpayment_unconfirmed' });

@@ -10,6 +10,7 @@ import { assertUuid } from '../loans.ts';
 import { assertWithinProduct, getProduct, termsFor } from '../products.ts';
 import { auditSuccess, positiveAmount } from './common.ts';
 import { assertInScope, assertPlacementInScope } from '../../auth/data-permissions.ts';
+import { currencyCode } from '../../money/money.ts';
 
 export type SubmitApplicationInput = {
   customerId: string;
@@ -43,7 +44,7 @@ export async function submitApplication(tx: Tx, actor: Actor, input: SubmitAppli
   if (input.offerId) await assertInScope(tx, actor, 'offer', input.offerId);
   const product = await getProduct(tx, input.productId);
   if (!product.is_active) throw new AppError('CONFLICT', 'This loan product is no longer offered', { field: 'productId' });
-  const principal = positiveAmount(input.principal, product.digits_after_decimal, 'principal');
+  const { minor: principal } = positiveAmount(input.principal, product.currency, 'principal');
   assertWithinProduct(product, principal, input.numberOfRepayments);
   const rate = input.annualInterestRate ?? product.annual_interest_rate;
   if (!RATE.test(rate)) throw new AppError('BAD_REQUEST', 'annualInterestRate must be a percentage such as "12.5"', { field: 'annualInterestRate' });
@@ -70,7 +71,7 @@ export async function submitApplication(tx: Tx, actor: Actor, input: SubmitAppli
   );
   const [linked] = await tx.query<ApplicationRow>(`update loan_applications set loan_id = $2 where id = $1 returning *`, [application.id, loan.id]);
   await auditSuccess(tx, actor, 'application.submit', 'loan_application', application.id, null, { status: 'submitted', principal, loanId: loan.id });
-  return { application: { ...linked, currency: linked.currency.trim() }, loanId: loan.id };
+  return { application: { ...linked, currency: currencyCode(linked.currency) }, loanId: loan.id };
 }
 
 /** A real calendar date, not before the business date (a loan is not planned in the past). */
@@ -86,5 +87,5 @@ export async function lockApplication(tx: Tx, actor: Actor, applicationId: strin
   await assertInScope(tx, actor, 'application', applicationId);
   const rows = await tx.query<ApplicationRow>(`select * from loan_applications where id = $1 for update`, [applicationId]);
   if (!rows[0]) throw new AppError('NOT_FOUND', 'Loan application not found', { field: 'applicationId' });
-  return { ...rows[0], currency: rows[0].currency.trim() };
+  return { ...rows[0], currency: currencyCode(rows[0].currency) };
 }

@@ -25,9 +25,9 @@ export type WaiveInput = {
  * close the loan.
  */
 export async function waiveLoan(tx: Tx, actor: Actor, input: WaiveInput) {
-  const { loan, installments, transactions, today, digits } = await openLoanForCommand(tx, actor, input.loanId);
+  const { loan, installments, transactions, today } = await openLoanForCommand(tx, actor, input.loanId);
   // The input first: a bad amount is a 400 whatever the loan's state.
-  let requested: bigint | null = input.amount === undefined || input.amount === null ? null : positiveAmount(input.amount, digits);
+  let requested: bigint | null = input.amount === undefined || input.amount === null ? null : positiveAmount(input.amount, loan.currency).minor;
   const context = loanContextOf(installments, transactions);
   const action = input.kind === 'interest' ? 'waiveInterest' : 'waiveCharges';
   transitionLoan(loan.status, action, context);

@@ -3,7 +3,6 @@ import { apiContext, query, scopeNodesOf } from '../../../lib/lending/api.ts';
 import { listOffers, offerJson } from '../../../lib/lending/offers.ts';
 import { OFFER_STATUSES, type OfferStatus } from '../../../lib/lending/lifecycle/offer.ts';
 import { QueryReader } from '../../../lib/http/query-params.ts';
-import { currencyDigits } from '../../../lib/money/money.ts';
 
 /** GET /v1/offers?status=pending&customerId=…&limit=N → { items }. */
 export const GET: APIRoute = (context) =>
@@ -13,5 +12,5 @@ export const GET: APIRoute = (context) =>
       status: q.oneOf<OfferStatus>('status', OFFER_STATUSES), customerId: q.uuid('customerId'),
       limit: q.int('limit', { min: 1, max: 500, fallback: 50 }), scopeNodes: await scopeNodesOf(tx, principal),
     });
-    return { items: rows.map((r) => offerJson(r, currencyDigits(r.currency.trim()))) };
+    return { items: rows.map((r) => offerJson(r)) };
   });

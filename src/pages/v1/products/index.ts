@@ -1,7 +1,7 @@
 import type { APIRoute } from 'astro';
 import { z } from 'zod';
 import { amountField, apiContext, mutation, query } from '../../../lib/lending/api.ts';
-import { createProduct, listProducts, productJson } from '../../../lib/lending/products.ts';
+import { assertProductDigits, createProduct, listProducts, productJson } from '../../../lib/lending/products.ts';
 import { parseMinor } from '../../../lib/money/money.ts';
 import { auditSuccess } from '../../../lib/lending/commands/common.ts';
 
@@ -32,6 +32,7 @@ export const POST: APIRoute = (context) =>
   mutation(apiContext(context), {
     action: 'product.create', objectType: 'loan_product', objectId: '', schema: Body,
     run: async (tx, actor, body) => {
+      assertProductDigits(body.currency, body.digitsAfterDecimal);
       const d = body.digitsAfterDecimal;
       const product = await createProduct(tx, actor.tenantId, {
         ...body, minPrincipal: parseMinor(body.minPrincipal, d, 'minPrincipal', {}), maxPrincipal: parseMinor(body.maxPrincipal, d, 'maxPrincipal', {}),

@@ -1,7 +1,6 @@
 import type { APIRoute } from 'astro';
 import { apiContext, query } from '../../../../lib/lending/api.ts';
 import { getOffer, offerActions, offerJson } from '../../../../lib/lending/offers.ts';
-import { currencyDigits } from '../../../../lib/money/money.ts';
 
 /** GET /v1/offers/{id} → the offer with the actions possible now. */
 export const GET: APIRoute = (context) =>
@@ -9,7 +8,7 @@ export const GET: APIRoute = (context) =>
     const offer = await getOffer(tx, context.params.id ?? '');
     const actions = await offerActions(tx, actor.tenantId, offer);
     return {
-      ...offerJson(offer, currencyDigits(offer.currency.trim())),
+      ...offerJson(offer),
       actions: actions.map((e) => ({ action: e.action, allowed: e.allowed, ...(e.reason ? { reason: e.reason.code, message: e.reason.message } : {}) })),
     };
   }, { offerId: context.params.id ?? '' });

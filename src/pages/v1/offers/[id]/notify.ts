@@ -2,7 +2,6 @@ import type { APIRoute } from 'astro';
 import { z } from 'zod';
 import { apiContext, mutation } from '../../../../lib/lending/api.ts';
 import { notifyOffer, offerJson } from '../../../../lib/lending/offers.ts';
-import { currencyDigits } from '../../../../lib/money/money.ts';
 
 // The fields are the tenant's notify_customer_modal_config.form (by default Channel, Client_Feedback, Comment);
 // notifyOffer checks them against that form.
@@ -15,7 +14,7 @@ export const POST: APIRoute = (context) => {
     action: 'offer.notify', objectType: 'offer', objectId: offerId, offerId, schema: Body,
     run: async (tx, actor, body) => {
       const row = await notifyOffer(tx, actor, offerId, body);
-      return { status: 200, body: offerJson(row, currencyDigits(row.currency.trim())) };
+      return { status: 200, body: offerJson(row) };
     },
   });
 };

@@ -2,7 +2,6 @@ import type { APIRoute } from 'astro';
 import { z } from 'zod';
 import { apiContext, mutation } from '../../../../lib/lending/api.ts';
 import { offerJson, rejectOffer } from '../../../../lib/lending/offers.ts';
-import { currencyDigits } from '../../../../lib/money/money.ts';
 
 const Body = z.object({ reason: z.string().max(1000).optional() });
 
@@ -13,7 +12,7 @@ export const POST: APIRoute = (context) => {
     action: 'offer.reject', objectType: 'offer', objectId: offerId, offerId, schema: Body,
     run: async (tx, actor, body) => {
       const row = await rejectOffer(tx, actor, offerId, body.reason);
-      return { status: 200, body: offerJson(row, currencyDigits(row.currency.trim())) };
+      return { status: 200, body: offerJson(row) };
     },
   });
 };

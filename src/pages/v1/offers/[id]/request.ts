@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { apiContext, dateField, moneyCommand } from '../../../../lib/lending/api.ts';
 import { applicationJson } from '../../../../lib/lending/applications.ts';
 import { offerJson, requestOfferLoan } from '../../../../lib/lending/offers.ts';
-import { currencyDigits } from '../../../../lib/money/money.ts';
 
 const Body = z.object({ formData: z.record(z.string(), z.unknown()).optional(), expectedDisbursementDate: dateField.optional() });
 
@@ -14,7 +13,7 @@ export const POST: APIRoute = (context) => {
     action: 'offer.request_loan', objectType: 'offer', objectId: offerId, offerId, schema: Body,
     run: async (tx, actor, body) => {
       const { offer, application } = await requestOfferLoan(tx, actor, offerId, body.formData, body.expectedDisbursementDate);
-      return { status: 201, body: { offer: offerJson(offer, currencyDigits(offer.currency.trim())), application: applicationJson(application) } };
+      return { status: 201, body: { offer: offerJson(offer), application: applicationJson(application) } };
     },
   });
 };
