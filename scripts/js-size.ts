@@ -92,7 +92,8 @@ const STATIC_IMPORTS = [
   /\bimport\s*(?:[\w*${}\s,]+from\s*)?["']([^"']+)["']/g,
   /\bexport\s*(?:[\w*${}\s,]+)from\s*["']([^"']+)["']/g,
 ];
-const DYNAMIC_IMPORTS = [/\bimport\(\s*["']([^"']+)["']\s*\)/g];
+// The bundler writes dynamic imports with template literals: import(`./chunk.js`).
+const DYNAMIC_IMPORTS = [/\bimport\(\s*["'`]([^"'`$]+)["'`]\s*\)/g];
 
 function matches(text: string, patterns: RegExp[]): string[] {
   const out: string[] = [];
