@@ -1,16 +1,11 @@
-import { Box, Button, Field, HStack, Input, Stack, Table, Text } from '@chakra-ui/react';
-import { lazy, Suspense, useState, type FormEvent } from 'react';
+import { Button, HStack, Stack, Text } from '@chakra-ui/react';
+import { lazy, Suspense, useState } from 'react';
 import type { Language } from '../../lib/i18n/index.ts';
 import type { FormDefinition } from '../../lib/tenancy/config.ts';
-import { api, errorMessageOf } from '../lib/api.ts';
-import { ErrorAlert } from '../ui/error-alert.tsx';
 import { IslandProvider } from '../ui/provider.tsx';
 import { label, type Labels } from '../loans/labels.ts';
-import type { Failure } from '../loans/use-command.ts';
-import { formatMinorPlain, parseAmount } from '../../lib/money/parse.ts';
-import { validationMessage } from '../../lib/errors/messages.ts';
 
-type Props = {
+export type OfferActionsProps = {
   language: Language;
   offerId: string;
   code: string;
@@ -26,101 +21,12 @@ type Props = {
   labels: Labels;
 };
 
-// Loaded when a dialog first opens (offer-dialogs.tsx says why).
+// Loaded when first shown (offer-dialogs.tsx and offer-simulation.tsx say why).
+const Simulation = lazy(() => import('./offer-simulation.tsx').then((m) => ({ default: m.Simulation })));
 const NotifyDialog = lazy(() => import('./offer-dialogs.tsx').then((m) => ({ default: m.NotifyDialog })));
 const RejectDialog = lazy(() => import('./offer-dialogs.tsx').then((m) => ({ default: m.RejectDialog })));
 
-type Preview = { currency: string; installments: { number: number; dueDate: string; principal: string; interest: string; fees: string; total: string; balance: string }[]; totals: { principal: string; interest: string; total: string } };
-
-/** Decimals of a product limit the server wrote ("1000.00" → 2). */
-function decimalsOf(text: string): number {
-  return text.includes('.') ? text.length - text.indexOf('.') - 1 : 0;
-}
-
-function Simulation({ props }: { props: Props }) {
-  const { labels, limits, language } = props;
-  const [amount, setAmount] = useState(props.principal);
-  const [repayments, setRepayments] = useState(String(props.numberOfRepayments));
-  const [invalid, setInvalid] = useState<string | null>(null);
-  const [preview, setPreview] = useState<Preview | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [failure, setFailure] = useState<Failure | null>(null);
-  const refuse = (message: string) => { setInvalid(message); setPreview(null); };
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    // The product's limits, checked before asking the engine (which would accept any amount), on
-    // the exact amount with the server's parser and words: never through a float.
-    const digits = decimalsOf(limits.minPrincipal);
-    const min = parseAmount(limits.minPrincipal, { digits });
-    const max = parseAmount(limits.maxPrincipal, { digits });
-    const value = parseAmount(amount, { digits, decimalComma: language === 'fr' });
-    if (!value.ok) { refuse(validationMessage(language, value.problem.key, value.problem.params, 'principal')); return; }
-    if ((min.ok && value.minor < min.minor) || (max.ok && value.minor > max.minor)) {
-      refuse(validationMessage(language, 'money.outOfRange', { min: limits.minPrincipal, max: limits.maxPrincipal }, 'principal'));
-      return;
-    }
-    const count = /^[0-9]{1,4}$/.test(repayments.trim()) ? Number(repayments.trim()) : Number.NaN;
-    if (!Number.isInteger(count)) { refuse(validationMessage(language, 'number.whole', {}, 'numberOfRepayments')); return; }
-    if (count < limits.minRepayments || count > limits.maxRepayments) {
-      refuse(validationMessage(language, 'number.between', { min: limits.minRepayments, max: limits.maxRepayments }, 'numberOfRepayments'));
-      return;
-    }
-    setInvalid(null);
-    setBusy(true);
-    setFailure(null);
-    try {
-      setPreview(await api.post('schedules/preview', { json: { ...props.baseTerms, principal: formatMinorPlain(value.minor, digits), numberOfRepayments: count } }).json<Preview>());
-    } catch (error) {
-      // A refused simulation must not leave the previous result on screen as if it were this one.
-      setPreview(null);
-      setFailure({ ...(await errorMessageOf(error)), error });
-    } finally {
-      setBusy(false);
-    }
-  };
-  const s = (k: string) => label(labels, `schedule.${k}`);
-  return (
-    <Box as="section" aria-label={label(labels, 'offer.simulateTitle')} borderWidth="1px" borderRadius="md" p="4">
-      <Text fontWeight="semibold" mb="3">{label(labels, 'offer.simulateTitle')}</Text>
-      <form onSubmit={submit} noValidate><HStack gap="3" align="end" wrap="wrap">
-        <Field.Root maxW="220px" invalid={Boolean(invalid)}>
-          <Field.Label>{label(labels, 'offer.amountWithin', { min: limits.minPrincipal, max: limits.maxPrincipal })}</Field.Label>
-          <Input name="principal" inputMode="decimal" value={amount} onChange={(e) => setAmount(e.target.value)} />
-        </Field.Root>
-        <Field.Root maxW="220px" invalid={Boolean(invalid)}>
-          <Field.Label>{label(labels, 'offer.repaymentsWithin', { min: limits.minRepayments, max: limits.maxRepayments })}</Field.Label>
-          <Input name="numberOfRepayments" inputMode="numeric" value={repayments} onChange={(e) => setRepayments(e.target.value)} />
-        </Field.Root>
-        <Button type="submit" loading={busy}>{label(labels, 'offer.calculate')}</Button>
-      </HStack></form>
-      {invalid ? <Text role="alert" color="fg.error" mt="2">{invalid}</Text> : null}
-      {failure ? <ErrorAlert status={failure.status} message={failure.message} error={failure.error} module="OfferActions" /> : null}
-      {preview ? (
-        <Table.Root size="sm" mt="4" aria-label={s('title')}>
-          <Table.Header>
-            <Table.Row>
-              {['number', 'dueDate', 'principal', 'interest', 'fees', 'total', 'balance'].map((k) => <Table.ColumnHeader key={k}>{s(k)}</Table.ColumnHeader>)}
-            </Table.Row>
-          </Table.Header>
-          <Table.Body>
-            {preview.installments.map((i) => (
-              <Table.Row key={i.number}>
-                <Table.Cell>{i.number}</Table.Cell><Table.Cell>{i.dueDate}</Table.Cell><Table.Cell>{i.principal}</Table.Cell>
-                <Table.Cell>{i.interest}</Table.Cell><Table.Cell>{i.fees}</Table.Cell><Table.Cell>{i.total}</Table.Cell><Table.Cell>{i.balance}</Table.Cell>
-              </Table.Row>
-            ))}
-            <Table.Row fontWeight="semibold">
-              <Table.Cell colSpan={2}>{s('totals')}</Table.Cell><Table.Cell>{preview.totals.principal}</Table.Cell><Table.Cell>{preview.totals.interest}</Table.Cell>
-              <Table.Cell /><Table.Cell data-testid="simulation-total">{preview.totals.total} {preview.currency}</Table.Cell><Table.Cell />
-            </Table.Row>
-          </Table.Body>
-        </Table.Root>
-      ) : null}
-    </Box>
-  );
-}
-
-function Actions(props: Props) {
+function Actions(props: OfferActionsProps) {
   const { labels, can } = props;
   const [dialog, setDialog] = useState<'notify' | 'reject' | null>(null);
   const [showSimulation, setShowSimulation] = useState(false);
@@ -144,7 +50,7 @@ function Actions(props: Props) {
         {can.reject ? <Button colorPalette="red" variant="outline" onClick={() => setDialog('reject')}>{label(labels, 'offer.actions.reject')}</Button> : null}
       </HStack>
       {notice ? <Text role="status">{notice}</Text> : null}
-      {showSimulation ? <Simulation props={props} /> : null}
+      <Suspense fallback={null}>{showSimulation ? <Simulation props={props} /> : null}</Suspense>
       <Suspense fallback={null}>
         {dialog === 'notify' ? <NotifyDialog offerId={props.offerId} form={props.form} labels={labels} onClose={() => setDialog(null)} /> : null}
         {dialog === 'reject' ? <RejectDialog offerId={props.offerId} labels={labels} onClose={() => setDialog(null)} /> : null}
@@ -153,7 +59,7 @@ function Actions(props: Props) {
   );
 }
 
-export default function OfferActions(props: Props) {
+export default function OfferActions(props: OfferActionsProps) {
   return (
     <IslandProvider language={props.language} module="OfferActions">
       <Actions {...props} />
