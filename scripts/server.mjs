@@ -1,6 +1,7 @@
 // The production server: boots the domain (lock, migrations, demo seed), then serves the built
 // Astro app behind compression and a structured access log. `npm start` runs this after a build.
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
 import compression from 'compression';
 
@@ -26,6 +27,48 @@ const { handler } = await import('../dist/server/entry.mjs');
 // Brotli when the client accepts it, gzip otherwise; small bodies are not worth it.
 const compress = compression({ threshold: 1024, brotli: { params: {} } });
 const config = env();
+
+// The client bundles' brotli copies written at build time (scripts/precompress-assets.mjs), sent
+// instead of compressing the bundle on the fly when the browser accepts brotli; read once, kept in
+// memory (they never change while the server runs). The file names carry a content hash.
+const ASSETS = new URL('../dist/client/_astro/', import.meta.url);
+const ASSET_TYPES = { js: 'text/javascript; charset=utf-8', mjs: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8', svg: 'image/svg+xml' };
+const precompressed = new Map();
+
+function acceptsBrotli(header) {
+  return String(header ?? '').split(',').some((part) => {
+    const [coding, ...params] = part.trim().split(';');
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    return coding.trim().toLowerCase() === 'br' && (q === undefined || Number(q.slice(2)) > 0);
+  });
+}
+
+/** Answers GET/HEAD of a client bundle with its build-time brotli copy; false when there is none. */
+function servePrecompressed(req, res) {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+  const match = /^\/_astro\/([\w.-]+\.(js|mjs|css|svg))$/.exec(req.url ?? '');
+  if (!match || !acceptsBrotli(req.headers['accept-encoding'])) return false;
+  let asset = precompressed.get(match[1]);
+  if (asset === undefined) {
+    try {
+      const body = fs.readFileSync(new URL(`${match[1]}.br`, ASSETS));
+      asset = { body, etag: `"br-${crypto.createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+    } catch {
+      asset = null;
+    }
+    precompressed.set(match[1], asset);
+  }
+  if (!asset) return false;
+  const headers = { 'content-type': ASSET_TYPES[match[2]], 'content-encoding': 'br', vary: 'Accept-Encoding', etag: asset.etag, 'cache-control': 'public, max-age=0' };
+  if (req.headers['if-none-match'] === asset.etag) {
+    res.writeHead(304, headers);
+    res.end();
+    return true;
+  }
+  res.writeHead(200, { ...headers, 'content-length': String(asset.body.length) });
+  res.end(req.method === 'HEAD' ? undefined : asset.body);
+  return true;
+}
 
 // Methods the app answers at all (pages: GET/HEAD/POST; /v1: per route, with 405 and Allow from the
 // guard). Anything else — TRACE, TRACK, CONNECT, WebDAV verbs, made-up tokens — is a 405 here: TRACE,
@@ -112,6 +155,7 @@ const server = http.createServer((req, res) => {
       ms: Number((process.hrtime.bigint() - t0) / 1000n) / 1000,
     });
   });
+  if (servePrecompressed(req, res)) return;
   // Bodies over their route's limit are refused (413) here, before the app buffers a byte of them.
   admitBody(req, res).then((isAdmitted) => {
     if (isAdmitted) compress(req, res, () => handler(req, res));

@@ -8,6 +8,7 @@ import { createApi, errorMessageOf } from './lib/api.ts';
 import { startPolling } from './lib/poll.ts';
 import { ErrorAlert } from './ui/error-alert.tsx';
 import { IslandProvider } from './ui/provider.tsx';
+import { Translations } from './ui/translations.tsx';
 
 export type DownloadItem = {
   id: string; kind: string; file_name: string; content_type: string; status: 'queued' | 'running' | 'done' | 'failed';
@@ -92,7 +93,9 @@ function List({ initial, language, timeZone }: { initial: DownloadItem[]; langua
 export default function DownloadsList(props: { initial: DownloadItem[]; language: Language; timeZone?: string }) {
   return (
     <IslandProvider language={props.language} module="DownloadsList">
-      <List {...props} />
+      <Translations>
+        <List {...props} />
+      </Translations>
     </IslandProvider>
   );
 }

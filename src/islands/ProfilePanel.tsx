@@ -7,6 +7,7 @@ import { changePassword, listSessions, signOutEverywhere, type SessionSummary } 
 import { errorMessageOf } from './lib/api.ts';
 import { ErrorAlert } from './ui/error-alert.tsx';
 import { IslandProvider } from './ui/provider.tsx';
+import { Translations } from './ui/translations.tsx';
 import { RequireUser } from './ui/require-user.tsx';
 import type { CurrentUser } from './stores/user.ts';
 
@@ -114,7 +115,9 @@ function Sessions({ language }: { language: Language }) {
 export default function ProfilePanel({ language, part, user }: { language: Language; part: 'password' | 'sessions'; user: CurrentUser }) {
   return (
     <IslandProvider language={language} module="ProfilePanel">
-      <RequireUser initialUser={user}>{part === 'password' ? <PasswordForm /> : <Sessions language={language} />}</RequireUser>
+      <Translations>
+        <RequireUser initialUser={user}>{part === 'password' ? <PasswordForm /> : <Sessions language={language} />}</RequireUser>
+      </Translations>
     </IslandProvider>
   );
 }

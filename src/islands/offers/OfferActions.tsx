@@ -1,19 +1,11 @@
-import { Box, Button, Dialog, Field, HStack, Input, Portal, RadioGroup, Stack, Table, Text, Textarea } from '@chakra-ui/react';
-import { useState, type FormEvent } from 'react';
+import { Button, HStack, Stack, Text } from '@chakra-ui/react';
+import { lazy, Suspense, useState } from 'react';
 import type { Language } from '../../lib/i18n/index.ts';
 import type { FormDefinition } from '../../lib/tenancy/config.ts';
-import { missingFields, submittedValues, visibleFields, type FormValues } from '../../lib/offers-ui/notify-form.ts';
-import { api, errorMessageOf } from '../lib/api.ts';
-import { ErrorAlert } from '../ui/error-alert.tsx';
 import { IslandProvider } from '../ui/provider.tsx';
 import { label, type Labels } from '../loans/labels.ts';
-import type { Failure } from '../loans/use-command.ts';
-import { formatMinorPlain } from '../../lib/money/parse.ts';
-import { currencyDigits } from '../../lib/money/money.ts';
-import { amountMessage, amountSchema } from '../../lib/money/schema.ts';
-import { validationMessage } from '../../lib/errors/messages.ts';
 
-type Props = {
+export type OfferActionsProps = {
   language: Language;
   offerId: string;
   code: string;
@@ -29,227 +21,12 @@ type Props = {
   labels: Labels;
 };
 
-const ICONS: Record<string, string> = {
-  message: '✉', 'phone-call': '☎', 'in-person': '👥', other: '…', uninterested: '☹', neutral: '😐', interested: '☺', unknown: '?',
-};
+// Loaded when first shown (offer-dialogs.tsx and offer-simulation.tsx say why).
+const Simulation = lazy(() => import('./offer-simulation.tsx').then((m) => ({ default: m.Simulation })));
+const NotifyDialog = lazy(() => import('./offer-dialogs.tsx').then((m) => ({ default: m.NotifyDialog })));
+const RejectDialog = lazy(() => import('./offer-dialogs.tsx').then((m) => ({ default: m.RejectDialog })));
 
-function NotifyDialog({ offerId, form, labels, onClose }: { offerId: string; form: FormDefinition; labels: Labels; onClose: () => void }) {
-  const [values, setValues] = useState<FormValues>({});
-  const [missing, setMissing] = useState<string[]>([]);
-  const [busy, setBusy] = useState(false);
-  const [failure, setFailure] = useState<Failure | null>(null);
-  const fieldLabel = (name: string, fallback: string) => { const text = label(labels, `notifyForm.${name}`); return text === `notifyForm.${name}` ? fallback : text; };
-  const optionLabel = (value: string, fallback: string) => { const text = label(labels, `notifyForm.options.${value}`); return text.startsWith('notifyForm.') ? fallback : text; };
-  const set = (name: string, value: string) => {
-    const next = { ...values, [name]: value };
-    setValues(next);
-    if (missing.length) setMissing(missingFields(form, next));
-  };
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    const stillMissing = missingFields(form, values);
-    setMissing(stillMissing);
-    if (stillMissing.length) return;
-    setBusy(true);
-    setFailure(null);
-    try {
-      await api.post(`offers/${offerId}/notify`, { json: submittedValues(form, values) }).json();
-      window.location.reload();
-    } catch (error) {
-      setFailure({ ...(await errorMessageOf(error)), error });
-      setBusy(false);
-    }
-  };
-  return (
-    <Dialog.Root open onOpenChange={(e) => { if (!e.open) onClose(); }} size="md">
-      <Portal>
-        <Dialog.Backdrop />
-        <Dialog.Positioner>
-          <Dialog.Content aria-label={label(labels, 'offer.notifyTitle')}>
-          <form onSubmit={submit} noValidate>
-            <Dialog.Header><Dialog.Title>{label(labels, 'offer.notifyTitle')}</Dialog.Title></Dialog.Header>
-            <Dialog.Body>
-              <Stack gap="4">
-                {visibleFields(form, values).map((field) => {
-                  const text = fieldLabel(field.name, field.label);
-                  const isMissing = missing.includes(field.name);
-                  const error = isMissing ? <Field.ErrorText>{label(labels, 'common.required', { field: text })}</Field.ErrorText> : null;
-                  if (field.type === 'textarea' || field.type === 'text') {
-                    return (
-                      <Field.Root key={field.name} required={field.required} invalid={isMissing}>
-                        <Field.Label>{text}</Field.Label>
-                        {field.type === 'textarea'
-                          ? <Textarea name={field.name} rows={field.rows ?? 4} maxLength={2000} value={values[field.name] ?? ''} onChange={(e) => set(field.name, e.target.value)} />
-                          : <Input name={field.name} maxLength={500} value={values[field.name] ?? ''} onChange={(e) => set(field.name, e.target.value)} />}
-                        {error}
-                      </Field.Root>
-                    );
-                  }
-                  return (
-                    <Field.Root key={field.name} required={field.required} invalid={isMissing}>
-                      <Field.Label id={`notify-${field.name}`}>{text}</Field.Label>
-                      <RadioGroup.Root name={field.name} value={values[field.name] ?? null} onValueChange={(e) => set(field.name, e.value ?? '')} aria-labelledby={`notify-${field.name}`}>
-                        <HStack gap="3" wrap="wrap">
-                          {(field.options ?? []).map((option) => (
-                            <RadioGroup.Item key={option.value} value={option.value} borderWidth="1px" borderRadius="md" px="3" py="2">
-                              <RadioGroup.ItemHiddenInput />
-                              <RadioGroup.ItemIndicator />
-                              {option.icon ? <span aria-hidden="true">{ICONS[option.icon] ?? ''}</span> : null}
-                              <RadioGroup.ItemText>{optionLabel(option.value, option.label)}</RadioGroup.ItemText>
-                            </RadioGroup.Item>
-                          ))}
-                        </HStack>
-                      </RadioGroup.Root>
-                      {error}
-                    </Field.Root>
-                  );
-                })}
-                {failure ? <ErrorAlert status={failure.status} message={failure.message} error={failure.error} module="OfferActions" /> : null}
-              </Stack>
-            </Dialog.Body>
-            <Dialog.Footer>
-              <Button variant="outline" onClick={onClose}>{label(labels, 'common.cancel')}</Button>
-              <Button type="submit" colorPalette="brand" loading={busy}>{label(labels, 'common.save')}</Button>
-            </Dialog.Footer>
-          </form>
-          </Dialog.Content>
-        </Dialog.Positioner>
-      </Portal>
-    </Dialog.Root>
-  );
-}
-
-function RejectDialog({ offerId, labels, onClose }: { offerId: string; labels: Labels; onClose: () => void }) {
-  const [reason, setReason] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [failure, setFailure] = useState<Failure | null>(null);
-  const [isMissing, setMissing] = useState(false);
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    if (!reason.trim()) { setMissing(true); return; }
-    setBusy(true);
-    try {
-      await api.post(`offers/${offerId}/reject`, { json: { reason: reason.trim() } }).json();
-      window.location.reload();
-    } catch (error) {
-      setFailure({ ...(await errorMessageOf(error)), error });
-      setBusy(false);
-    }
-  };
-  return (
-    <Dialog.Root open onOpenChange={(e) => { if (!e.open) onClose(); }}>
-      <Portal>
-        <Dialog.Backdrop />
-        <Dialog.Positioner>
-          <Dialog.Content>
-          <form onSubmit={submit} noValidate>
-            <Dialog.Header><Dialog.Title>{label(labels, 'offer.rejectTitle')}</Dialog.Title></Dialog.Header>
-            <Dialog.Body>
-              <Field.Root required invalid={isMissing}>
-                <Field.Label>{label(labels, 'offer.reason')}</Field.Label>
-                <Textarea rows={3} maxLength={1000} value={reason} onChange={(e) => { setReason(e.target.value); setMissing(false); }} />
-                {isMissing ? <Field.ErrorText>{label(labels, 'common.required', { field: label(labels, 'offer.reason') })}</Field.ErrorText> : null}
-              </Field.Root>
-              {failure ? <ErrorAlert status={failure.status} message={failure.message} error={failure.error} module="OfferActions" /> : null}
-            </Dialog.Body>
-            <Dialog.Footer>
-              <Button variant="outline" onClick={onClose}>{label(labels, 'common.cancel')}</Button>
-              <Button type="submit" colorPalette="red" loading={busy}>{label(labels, 'offer.actions.reject')}</Button>
-            </Dialog.Footer>
-          </form>
-          </Dialog.Content>
-        </Dialog.Positioner>
-      </Portal>
-    </Dialog.Root>
-  );
-}
-
-type Preview = { currency: string; installments: { number: number; dueDate: string; principal: string; interest: string; fees: string; total: string; balance: string }[]; totals: { principal: string; interest: string; total: string } };
-
-function Simulation({ props }: { props: Props }) {
-  const { labels, limits, language } = props;
-  const [amount, setAmount] = useState(props.principal);
-  const [repayments, setRepayments] = useState(String(props.numberOfRepayments));
-  const [invalid, setInvalid] = useState<string | null>(null);
-  const [preview, setPreview] = useState<Preview | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [failure, setFailure] = useState<Failure | null>(null);
-  const refuse = (message: string) => { setInvalid(message); setPreview(null); };
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    // The product's limits, checked before asking the engine (which would accept any amount), on
-    // the exact amount with the server's parser and words: never through a float.
-    const digits = currencyDigits(limits.currency);
-    const min = amountSchema(digits).safeParse(limits.minPrincipal);
-    const max = amountSchema(digits).safeParse(limits.maxPrincipal);
-    const value = amountSchema(digits, { decimalComma: language === 'fr' }).safeParse(amount);
-    if (!value.success) { refuse(amountMessage(value, language, 'principal') ?? ''); return; }
-    if ((min.success && value.data < min.data) || (max.success && value.data > max.data)) {
-      refuse(validationMessage(language, 'money.outOfRange', { min: limits.minPrincipal, max: limits.maxPrincipal }, 'principal'));
-      return;
-    }
-    const count = /^[0-9]{1,4}$/.test(repayments.trim()) ? Number(repayments.trim()) : Number.NaN;
-    if (!Number.isInteger(count)) { refuse(validationMessage(language, 'number.whole', {}, 'numberOfRepayments')); return; }
-    if (count < limits.minRepayments || count > limits.maxRepayments) {
-      refuse(validationMessage(language, 'number.between', { min: limits.minRepayments, max: limits.maxRepayments }, 'numberOfRepayments'));
-      return;
-    }
-    setInvalid(null);
-    setBusy(true);
-    setFailure(null);
-    try {
-      setPreview(await api.post('schedules/preview', { json: { ...props.baseTerms, principal: formatMinorPlain(value.data, digits), numberOfRepayments: count } }).json<Preview>());
-    } catch (error) {
-      // A refused simulation must not leave the previous result on screen as if it were this one.
-      setPreview(null);
-      setFailure({ ...(await errorMessageOf(error)), error });
-    } finally {
-      setBusy(false);
-    }
-  };
-  const s = (k: string) => label(labels, `schedule.${k}`);
-  return (
-    <Box as="section" aria-label={label(labels, 'offer.simulateTitle')} borderWidth="1px" borderRadius="md" p="4">
-      <Text fontWeight="semibold" mb="3">{label(labels, 'offer.simulateTitle')}</Text>
-      <form onSubmit={submit} noValidate><HStack gap="3" align="end" wrap="wrap">
-        <Field.Root maxW="220px" invalid={Boolean(invalid)}>
-          <Field.Label>{label(labels, 'offer.amountWithin', { min: limits.minPrincipal, max: limits.maxPrincipal })}</Field.Label>
-          <Input name="principal" inputMode="decimal" value={amount} onChange={(e) => setAmount(e.target.value)} />
-        </Field.Root>
-        <Field.Root maxW="220px" invalid={Boolean(invalid)}>
-          <Field.Label>{label(labels, 'offer.repaymentsWithin', { min: limits.minRepayments, max: limits.maxRepayments })}</Field.Label>
-          <Input name="numberOfRepayments" inputMode="numeric" value={repayments} onChange={(e) => setRepayments(e.target.value)} />
-        </Field.Root>
-        <Button type="submit" loading={busy}>{label(labels, 'offer.calculate')}</Button>
-      </HStack></form>
-      {invalid ? <Text role="alert" color="fg.error" mt="2">{invalid}</Text> : null}
-      {failure ? <ErrorAlert status={failure.status} message={failure.message} error={failure.error} module="OfferActions" /> : null}
-      {preview ? (
-        <Table.Root size="sm" mt="4" aria-label={s('title')}>
-          <Table.Header>
-            <Table.Row>
-              {['number', 'dueDate', 'principal', 'interest', 'fees', 'total', 'balance'].map((k) => <Table.ColumnHeader key={k}>{s(k)}</Table.ColumnHeader>)}
-            </Table.Row>
-          </Table.Header>
-          <Table.Body>
-            {preview.installments.map((i) => (
-              <Table.Row key={i.number}>
-                <Table.Cell>{i.number}</Table.Cell><Table.Cell>{i.dueDate}</Table.Cell><Table.Cell>{i.principal}</Table.Cell>
-                <Table.Cell>{i.interest}</Table.Cell><Table.Cell>{i.fees}</Table.Cell><Table.Cell>{i.total}</Table.Cell><Table.Cell>{i.balance}</Table.Cell>
-              </Table.Row>
-            ))}
-            <Table.Row fontWeight="semibold">
-              <Table.Cell colSpan={2}>{s('totals')}</Table.Cell><Table.Cell>{preview.totals.principal}</Table.Cell><Table.Cell>{preview.totals.interest}</Table.Cell>
-              <Table.Cell /><Table.Cell data-testid="simulation-total">{preview.totals.total} {preview.currency}</Table.Cell><Table.Cell />
-            </Table.Row>
-          </Table.Body>
-        </Table.Root>
-      ) : null}
-    </Box>
-  );
-}
-
-function Actions(props: Props) {
+function Actions(props: OfferActionsProps) {
   const { labels, can } = props;
   const [dialog, setDialog] = useState<'notify' | 'reject' | null>(null);
   const [showSimulation, setShowSimulation] = useState(false);
@@ -273,14 +50,16 @@ function Actions(props: Props) {
         {can.reject ? <Button colorPalette="red" variant="outline" onClick={() => setDialog('reject')}>{label(labels, 'offer.actions.reject')}</Button> : null}
       </HStack>
       {notice ? <Text role="status">{notice}</Text> : null}
-      {showSimulation ? <Simulation props={props} /> : null}
-      {dialog === 'notify' ? <NotifyDialog offerId={props.offerId} form={props.form} labels={labels} onClose={() => setDialog(null)} /> : null}
-      {dialog === 'reject' ? <RejectDialog offerId={props.offerId} labels={labels} onClose={() => setDialog(null)} /> : null}
+      <Suspense fallback={null}>{showSimulation ? <Simulation props={props} /> : null}</Suspense>
+      <Suspense fallback={null}>
+        {dialog === 'notify' ? <NotifyDialog offerId={props.offerId} form={props.form} labels={labels} onClose={() => setDialog(null)} /> : null}
+        {dialog === 'reject' ? <RejectDialog offerId={props.offerId} labels={labels} onClose={() => setDialog(null)} /> : null}
+      </Suspense>
     </Stack>
   );
 }
 
-export default function OfferActions(props: Props) {
+export default function OfferActions(props: OfferActionsProps) {
   return (
     <IslandProvider language={props.language} module="OfferActions">
       <Actions {...props} />

@@ -1,30 +1,18 @@
-import { Alert, Box, Button, HStack } from '@chakra-ui/react';
-import { useTranslation } from 'react-i18next';
-import { ReportErrorButton } from './report-error-button.tsx';
+import { lazy } from 'react';
+import { LoadOrPlain, PlainError } from './load-or-plain.tsx';
+
+const Content = lazy(() => import('./error-ui.tsx').then((m) => ({ default: m.ErrorAlertContent })));
 
 /**
  * The error alert of spec §8: the status (500 when unknown), the server's message as description,
- * a Retry button (when the caller can retry) and the Report error button.
+ * a Retry button (when the caller can retry) and the Report error button. Its content is loaded
+ * when an alert first shows (error-ui.tsx); until then, or if it cannot be loaded, the status and
+ * the message show as plain text.
  */
-export function ErrorAlert({ status = 500, message, onRetry, error, module }: { status?: number; message: string; onRetry?: () => void; error?: unknown; module?: string }) {
-  const { t } = useTranslation('errors');
+export function ErrorAlert(props: { status?: number; message: string; onRetry?: () => void; error?: unknown; module?: string }) {
   return (
-    <Alert.Root status="error" borderRadius="md" alignItems="flex-start" role="alert">
-      <Alert.Indicator />
-      <Alert.Content gap="2">
-        <Alert.Title>{t('status', { status })}</Alert.Title>
-        <Alert.Description>{message}</Alert.Description>
-        <HStack gap="3" wrap="wrap">
-          {onRetry ? (
-            <Button size="sm" colorPalette="brand" onClick={onRetry}>
-              {t('common:actions.retry')}
-            </Button>
-          ) : null}
-          <Box>
-            <ReportErrorButton error={error} status={status} message={message} module={module} />
-          </Box>
-        </HStack>
-      </Alert.Content>
-    </Alert.Root>
+    <LoadOrPlain plain={<PlainError status={props.status ?? 500} message={props.message} />}>
+      <Content {...props} />
+    </LoadOrPlain>
   );
 }

@@ -1,8 +1,6 @@
-import { Box, Button, Code, Heading, Stack, Text } from '@chakra-ui/react';
-import { Component, type ErrorInfo, type ReactNode } from 'react';
-import { useTranslation } from 'react-i18next';
+import { Component, lazy, type ErrorInfo, type ReactNode } from 'react';
 import { reportUncaught } from '../lib/error-report.ts';
-import { ReportErrorButton } from './report-error-button.tsx';
+import { LoadOrPlain, PlainError } from './load-or-plain.tsx';
 
 type Props = { module: string; children: ReactNode };
 type State = { error: unknown };
@@ -17,25 +15,8 @@ export function describeFallback(error: unknown): { status?: number; text: strin
   return { status, text: typeof error === 'string' && error ? error : 'Unknown error' };
 }
 
-function Fallback({ error, module }: { error: unknown; module: string }) {
-  const { t } = useTranslation('errors');
-  const { status, text } = describeFallback(error);
-  return (
-    <Box role="alert" borderWidth="1px" borderColor="border.error" borderRadius="md" p="4" bg="bg.error">
-      <Stack gap="2">
-        <Heading as="h2" textStyle="h4">{t('unexpected')}</Heading>
-        {status !== undefined ? <Text fontWeight="semibold">{status}</Text> : null}
-        <Code whiteSpace="pre-wrap" bg="transparent" p="0">{text}</Code>
-        <Box>
-          <Button size="sm" colorPalette="brand" onClick={() => window.location.reload()} mr="3">
-            {t('common:actions.reload')}
-          </Button>
-        </Box>
-        <ReportErrorButton error={error} module={module} />
-      </Stack>
-    </Box>
-  );
-}
+// Loaded when a render error first happens (error-ui.tsx says why).
+const Fallback = lazy(() => import('./error-ui.tsx').then((m) => ({ default: m.BoundaryFallback })));
 
 /**
  * The "Unexpected Application Error!" fallback of spec §2 around every island: a render error
@@ -50,6 +31,12 @@ export class AppErrorBoundary extends Component<Props, State> {
     void reportUncaught(error, this.props.module);
   }
   render() {
-    return this.state.error !== undefined ? <Fallback error={this.state.error} module={this.props.module} /> : this.props.children;
+    if (this.state.error === undefined) return this.props.children;
+    const { status, text } = describeFallback(this.state.error);
+    return (
+      <LoadOrPlain plain={<PlainError status={status} message={text} />}>
+        <Fallback error={this.state.error} module={this.props.module} />
+      </LoadOrPlain>
+    );
   }
 }

@@ -1,4 +1,5 @@
-import { createSystem, defaultConfig, defineConfig } from '@chakra-ui/react';
+import { createSystem, defineConfig } from '@chakra-ui/react';
+import { chakraBaseConfig } from './chakra-base.ts';
 
 /**
  * The Chakra v3 system built from the spec §9 theme (the same values as the CSS variables in
@@ -80,7 +81,8 @@ const config = defineConfig({
   preflight: false,
 });
 
-export const system = createSystem(defaultConfig, config);
+// Chakra's theme with only the recipes islands use (chakra-base.ts), then ours on top.
+export const system = createSystem(chakraBaseConfig, config);
 
 export const THEME = {
   primary: '#686EE2',
