@@ -54,6 +54,8 @@ export function isFileKind(value: string): value is FileKind {
 /** A display-safe file name: no folders, no control characters, at most 200 characters. */
 export function cleanFileName(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? '';
+  // Control characters are exactly what this strips.
+  // eslint-disable-next-line no-control-regex
   const cleaned = base.replace(/[\u0000-\u001f\u007f"]/g, '').trim().slice(0, 200);
   if (!cleaned || cleaned === '.' || cleaned === '..') throw new AppError('BAD_REQUEST', 'fileName is required', { field: 'fileName' });
   return cleaned;
