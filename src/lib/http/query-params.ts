@@ -146,7 +146,3 @@ export class QueryReader {
     return raw;
   }
 }
-
-export function queryOf(url: URL | string): QueryReader {
-  return new QueryReader(new URL(url).searchParams);
-}

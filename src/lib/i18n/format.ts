@@ -67,10 +67,6 @@ export function formatDecimalMoney(value: string | null | undefined, currency: s
   return formatMoney({ minor: decodeMinor(value, currencyDigits(currency)), currency }, language);
 }
 
-export function formatPercent(value: number, language: Language, fractionDigits = 0): string {
-  return new Intl.NumberFormat(INTL_LOCALE[language], { style: 'percent', maximumFractionDigits: fractionDigits }).format(value);
-}
-
 /** File sizes for the downloads list. */
 export function formatBytes(bytes: number | bigint, language: Language): string {
   const n = Number(bytes);
