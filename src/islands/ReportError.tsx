@@ -2,7 +2,7 @@ import type { Language } from '../lib/i18n/index.ts';
 import { IslandProvider } from './ui/provider.tsx';
 import { ReportErrorButton } from './ui/report-error-button.tsx';
 
-/** The "Report error" button of the server-rendered error pages (spec §2, §8). */
+/** The "Report error" button of the server-rendered error pages. */
 export default function ReportError({ language, status, message }: { language: Language; status: number; message: string }) {
   return (
     <IslandProvider language={language} module="ReportError">

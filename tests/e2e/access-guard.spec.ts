@@ -10,7 +10,7 @@ async function signIn(request: APIRequestContext, baseURL: string, email: string
 }
 
 test.describe('[ACCESS]: signed-in guard and platform APIs', () => {
-  test('GET /v1/users/me answers exactly the §3 fields', async ({ request, baseURL }) => {
+  test('GET /v1/users/me answers exactly the fields of the user contract', async ({ request, baseURL }) => {
     await signIn(request, baseURL!, 'officer@demo.test');
     const response = await request.get('/v1/users/me');
     expect(response.status()).toBe(200);

@@ -1,7 +1,7 @@
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import { signIn } from './support/auth.ts';
 
-// Issue 4, first acceptance line: the officer's day from an offer to a repaid installment, through
+// The officer's day from an offer to a repaid installment, through
 // the real pages, islands and API of the built server (freshly seeded demo: the seed gives branch
 // PAR-01 offers to propose).
 
@@ -146,7 +146,7 @@ test('[LOANS]: officer notifies an offer, simulates, requests the loan; admin ap
   await hydrated(officer);
   await expect(officer.getByRole('button', { name: 'Repay' })).toBeVisible();
   await expect(officer.getByRole('button', { name: 'Reverse' })).toHaveCount(0);
-  // Reversal asks to confirm, like write-off (issue 9).
+  // Reversal asks to confirm, like write-off.
   await admin.getByRole('button', { name: 'Reverse' }).click();
   await expect(admin.getByRole('alert').filter({ hasText: /^Reverse .*\? The loan’s balances are recomputed without it\.$/ })).toBeVisible();
   await admin.getByRole('button', { name: 'Confirm the reversal' }).click();

@@ -5,7 +5,7 @@ import { DEMO_PASSWORD } from './support/auth.ts';
 import { rawRequest } from './support/http-raw.ts';
 import { BAD_CURSORS, BAD_IDS, BAD_LIST_PARAMS, BAD_NUMBERS, MALFORMED_VALUES, ODD_METHODS, SQL_LIKE_TEXT } from './support/payloads-input.ts';
 
-// Issue 9, class 10: a client's mistake in a query parameter, a path id or a method is a 400, 404
+// A client's mistake in a query parameter, a path id or a method is a 400, 404
 // or 405 — never a 5xx — and /v1 answers name the field in the product's JSON error shape. Routes
 // come from the route manifest, so a new list, search or page is probed without editing this file.
 
@@ -50,7 +50,7 @@ async function each<T>(items: readonly T[], fn: (item: T) => Promise<void>, widt
   for (let i = 0; i < items.length; i += width) await Promise.all(items.slice(i, i + width).map(fn));
 }
 
-test.describe('[SECURITY]: client mistakes are 4xx naming the field (issue 9, class 10)', () => {
+test.describe('[SECURITY]: client mistakes are 4xx naming the field', () => {
   test.beforeEach(async ({ request, baseURL }) => {
     await signIn(request, baseURL!, 'admin@demo.test');
   });

@@ -2,7 +2,7 @@ import { expect, test, type APIRequestContext, type Browser, type Page } from '@
 import { signIn } from './support/auth.ts';
 import { DATE_PAYLOADS, MONEY_PAYLOADS } from './support/payloads-money.ts';
 
-// Issue 9, class 6 and "as users saw it": money without sanity limits, dates, messages for people.
+// Money without sanity limits, dates, and messages written for people.
 // Every money field of the /v1 API gets every hostile amount (400 naming the field, nothing
 // changes); a repayment above what is owed needs the product's consent and the user's confirmation;
 // the repayment and application edit forms show labelled messages in English and French, keep what

@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import { DEMO_PASSWORD, latestMailTo, signIn } from './support/auth.ts';
 import { personalPasswords, STRONG_PASSWORDS, WEAK_PASSWORDS } from './support/payloads-passwords.ts';
 
-// Issue 9, class 8 (weak passwords accepted): every weak value is refused by the real endpoints —
+// Weak passwords: every weak value is refused by the real endpoints —
 // password change and reset completion — with a message that says why and how, in the user's
 // language; a strong one is then accepted. Accounts of the security tests' own lender (E2E_PLANS_TENANT).
 const LENDER = { tenantName: 'Plans Test Lender', tenantSlug: 'plans' };

@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { signIn } from './support/auth.ts';
 
-// Issue 9, class 9 (plan limits not enforced). The security tests' lender (E2E_PLANS_TENANT in
+// Plan limits are enforced on the server. The security tests' lender (E2E_PLANS_TENANT in
 // src/lib/seed/demo.ts) is on Starter: 2 API tokens, no decision engine, no single sign-on, and —
 // for this test — no exports and no analytics reports.
 const ADMIN = 'admin@plans.test';

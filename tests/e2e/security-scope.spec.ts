@@ -2,7 +2,7 @@ import { expect, test, type APIRequestContext, type APIResponse } from '@playwri
 import { apiSession } from './support/auth.ts';
 import { caseFor, idSpellings, mutatingRoutes, SCOPE_FREE, type ForeignIds, type Probe } from './support/payloads-scope.ts';
 
-// Branch scope on writes (issue 9, class 2), against the built server: officer@demo.test may work
+// Branch scope on writes, against the built server: officer@demo.test may work
 // only in branch PAR-01. For EVERY mutating /v1 route and form post (listed from the route manifest
 // and the page files, see support/payloads-scope.ts), the officer sends another branch's ids in the
 // path, the query and the body (placement fields too); each request is refused (404 for an object

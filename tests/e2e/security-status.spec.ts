@@ -5,7 +5,7 @@ import { ROUTES, canOpen, sectionForPath } from '../../src/lib/auth/route-manife
 import { encodeSegment } from '../../src/lib/http/canonical-path.ts';
 import { DEMO_PASSWORD } from './support/auth.ts';
 
-// Issue 9, class 11: every not-found page answers 404 and every forbidden one 403, with the
+// Every not-found page answers 404 and every forbidden one 403, with the
 // section's own page (the 403 listing the administrators). The manifest drives the walk, so a new
 // route with a path id is covered without editing this file.
 
@@ -44,7 +44,7 @@ function expectSectionPage(html: string, path: string, title: 'No Found' | 'Unau
 
 const PARAM_ROUTES = ROUTES.filter((r) => r.pattern.includes('/:'));
 
-test.describe('[SECURITY]: honest status codes (issue 9, class 11)', () => {
+test.describe('[SECURITY]: honest status codes', () => {
   test('every page with a path id answers 404 with its section’s page for unknown, malformed and other-tenant ids', async ({ request, baseURL, playwright }) => {
     test.setTimeout(300_000);
     const foreign = await acmeIds(playwright, baseURL!);

@@ -5,7 +5,7 @@ import {
   accountFor, evaluationsOf, MAX_EVALUATIONS, PARALLEL_ATTEMPTS, rotatingIps, SPELLINGS, spoofedChains, WRONG_PASSWORDS,
 } from './support/payloads-throttle.ts';
 
-// [SECURITY] Issue 9, class 7: the throttle counts atomically with its check, so 50 parallel guesses
+// [SECURITY] The throttle counts atomically with its check, so 50 parallel guesses
 // get at most 10 evaluations (27 did before); the rest are refused with 429, Retry-After in seconds
 // and the one error shape. Per account across IPs, per IP across accounts, TOTP codes alike.
 

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { ReportErrorButton } from './report-error-button.tsx';
 
 /**
- * The error alert of spec §8: the status (500 when unknown), the server's message as description,
+ * The error alert: the status (500 when unknown), the server's message as description,
  * a Retry button (when the caller can retry) and the Report error button.
  */
 export function ErrorAlert({ status = 500, message, onRetry, error, module }: { status?: number; message: string; onRetry?: () => void; error?: unknown; module?: string }) {

@@ -38,7 +38,7 @@ function Fallback({ error, module }: { error: unknown; module: string }) {
 }
 
 /**
- * The "Unexpected Application Error!" fallback of spec §2 around every island: a render error
+ * The "Unexpected Application Error!" fallback around every island: a render error
  * shows its status and text (or its message) instead of an empty space, and is reported.
  */
 export class AppErrorBoundary extends Component<Props, State> {

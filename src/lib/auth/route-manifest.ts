@@ -1,14 +1,14 @@
 /**
- * The one manifest of every page route of spec §2 (and of every /v1 API route), read by the guard
+ * The one manifest of every page route (and of every /v1 API route), read by the guard
  * step (src/server/middleware/guard.ts) and by the navigation. Deny by default: a path that no entry
  * matches is a 404; a page entry without `isPublic` needs a signed-in user; its `permission` is checked
- * with the §6 check (src/lib/auth/permissions.ts); `adminOnly` marks the all_permissions routes of §6.
+ * with the permission check (src/lib/auth/permissions.ts); `adminOnly` marks the all_permissions routes.
  */
 import { type Area, type PermissionKey, type Requirement, hasPermission, type PermissionSubject } from './permissions.ts';
 
 export const SECTIONS = ['root', 'admin', 'analytics', 'strategies', 'loans', 'auth', 'public'] as const;
 export type Section = (typeof SECTIONS)[number];
-/** The four sections with their own layout, 403 and 404 pages (§2). */
+/** The four sections with their own layout, 403 and 404 pages. */
 export const LAYOUT_SECTIONS = ['admin', 'analytics', 'strategies', 'loans'] as const;
 export type LayoutSection = (typeof LAYOUT_SECTIONS)[number];
 
@@ -18,9 +18,9 @@ export type RouteEntry = {
   section: Section;
   /** Needs no signed-in user (auth pages, the public application form, error pages' assets). */
   isPublic: boolean;
-  /** §6 requirement; null = any signed-in user. */
+  /** The permission required; null = any signed-in user. */
   permission: PermissionKey | readonly PermissionKey[] | null;
-  /** The all_permissions routes of §6: only an administrator may open them. */
+  /** The all_permissions routes: only an administrator may open them. */
   adminOnly: boolean;
   /** First-party page-view event name (analytics_events.name). */
   event: string;
@@ -52,7 +52,7 @@ function entry([pattern, permission = null]: Def, isPublic = false): RouteEntry 
   };
 }
 
-/** The customer profile subpages of §2 with the permission each needs ('' = the profile itself). */
+/** The customer profile subpages with the permission each needs ('' = the profile itself). */
 const CUSTOMER_PROFILE_SUBPAGES: [subpath: string, permission: PermissionKey][] = [
   ['', 'customer.profile.view'],
   ['/resume', 'customer.profile.view'],
@@ -89,7 +89,7 @@ function sectionCommon(section: LayoutSection): Def[] {
 const CUSTOM_VIEW_LISTS = ['customers', 'offers', 'loans', 'collaterals', 'payments'] as const;
 
 const PAGE_DEFS: Def[] = [
-  // Root area (§2 Layouts): home, conversations, data-flow; standalone 403 and result pages.
+  // Root area: home, conversations, data-flow; standalone 403 and result pages.
   ['/'],
   ['/conversations'],
   ['/data-flow'],
@@ -149,7 +149,7 @@ const PAGE_DEFS: Def[] = [
   ['/loans/loan-applications/edit/:customerId/:loanId', 'loans.offers.request_loan'],
   ['/loans/collaterals', 'loans.collaterals.view'],
   ['/loans/collaterals/new/:customerId', 'loans.collaterals.add'],
-  // §2: "collateral by id (exact path not shown)".
+  // A collateral by its id.
   ['/loans/collaterals/:id', 'loans.collaterals.view'],
   ['/loans/payments', 'loans.payments.view'],
   ['/loans/tasks', 'loans.tasks.view'],
@@ -186,7 +186,7 @@ const PAGE_DEFS: Def[] = [
   ['/admin/user/roles', 'admin.roles.view'],
   ['/admin/user/roles/add', 'admin.roles.edit'],
   ['/admin/user/roles/:id', 'admin.roles.edit'],
-  // §6: the permissions page's guard is not shown; it lists what roles grant, so roles.view.
+  // The permissions page lists what roles grant, so it needs roles.view.
   ['/admin/user/permissions', 'admin.roles.view'],
   ['/admin/user/ip-restriction', 'admin.ip_restriction.view'],
   ['/admin/user/ip-restriction/add', 'admin.ip_restriction.edit'],
@@ -196,7 +196,7 @@ const PAGE_DEFS: Def[] = [
   ['/admin/platform/download/:id', 'admin.downloads.view'],
   ['/admin/platform/translations', 'admin.translations.view'],
   ['/admin/platform/password-policy', 'admin.password_policy.view'],
-  // Error reports of §7/§8, listed for administrators (brief C's page).
+  // Error reports, listed for administrators.
   ['/admin/platform/error-reports', 'ADMIN'],
   ['/admin/plan-contracts/contracts', 'admin.contracts.view'],
   ['/admin/plan-contracts/plan', 'ADMIN'],
@@ -298,7 +298,7 @@ export function notFoundPagePath(pathname: string): string {
   return s === 'root' ? '/404' : `/${s}/404`;
 }
 
-/** May this user open this route? Admin-only routes need isAdmin; others the §6 check. */
+/** May this user open this route? Admin-only routes need isAdmin; others the permission check. */
 export function canOpen(user: PermissionSubject | null | undefined, entry: Pick<RouteEntry, 'isPublic' | 'adminOnly' | 'permission'>): boolean {
   if (entry.isPublic) return true;
   if (!user) return false;
@@ -321,7 +321,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type ApiAccess =
   /** No signed-in user needed (sign-in itself, OIDC callbacks). The endpoint does its own checks. */
   | { kind: 'public' }
-  /** A signed-in user or API token, with the §6 requirement (null = any). */
+  /** A signed-in user or API token, with the permission it requires (null = any). */
   | { kind: 'user'; permission: PermissionKey | readonly PermissionKey[] | null }
   /** Administrators only. */
   | { kind: 'admin' };
@@ -334,7 +334,7 @@ const ADMIN: ApiAccess = { kind: 'admin' };
 const need = (permission: PermissionKey | readonly PermissionKey[]): ApiAccess => ({ kind: 'user', permission });
 
 export const API_ROUTES: readonly ApiRouteEntry[] = [
-  // Identity (brief B1): sign-in, MFA, reset, OIDC must work signed out; each endpoint checks its own state.
+  // Identity: sign-in, MFA, reset, OIDC must work signed out; each endpoint checks its own state.
   { pattern: '/v1/auth/**', methods: { GET: PUBLIC, POST: PUBLIC, PUT: PUBLIC, DELETE: PUBLIC } },
   // …except what only makes sense signed in: API tokens are administrators' business, sessions a user's own.
   { pattern: '/v1/auth/api-tokens', methods: { GET: ADMIN, POST: ADMIN } },
@@ -342,7 +342,7 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
   { pattern: '/v1/auth/sessions', methods: { GET: ANY_USER } },
   { pattern: '/v1/auth/sessions/:id', methods: { DELETE: ANY_USER } },
   { pattern: '/v1/auth/sign-out-everywhere', methods: { POST: ANY_USER } },
-  // Platform (§7).
+  // Platform.
   { pattern: '/v1/users/me', methods: { GET: ANY_USER } },
   { pattern: '/v1/users/admin', methods: { GET: ANY_USER } },
   { pattern: '/v1/hierarchies', methods: { GET: ANY_USER } },

@@ -4,7 +4,7 @@ import type { Actor } from '../lending/actor.ts';
 import { createCustomer, setCustomerOptIn, type CustomerRow } from '../lending/customers.ts';
 import { findDuplicateCustomers, type DuplicateMatch } from './duplicates.ts';
 
-/** The add-customer form (spec §2 /loans/customers/add), as posted. */
+/** The add-customer form (/loans/customers/add), as posted. */
 export type NewCustomerForm = {
   firstName: string; lastName: string; nationalId: string; phone: string; email: string; dateOfBirth: string; segment: string;
   isOptedOut: boolean; optOutReason: string;

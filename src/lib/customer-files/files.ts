@@ -11,7 +11,7 @@ import { extractPdfText } from './pdf-text.ts';
 import { assertInScope, isInNodes, notFoundError } from '../auth/data-permissions.ts';
 
 /**
- * Customer files (spec §2 profile "files" and "upload-bureau-pdf", §6 customer.files.*): the bytes live
+ * Customer files (profile "files" and "upload-bureau-pdf", permissions customer.files.*): the bytes live
  * on disk under the files root (DATA_DIR/files unless CUSTOMER_FILES_DIR says otherwise), the metadata in
  * customer_files. Type and declared size are checked before a byte of the body is read; the real size
  * is enforced while reading, so a lying or missing Content-Length cannot make us buffer more than the limit.

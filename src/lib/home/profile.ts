@@ -3,7 +3,7 @@ import { recordAudit } from '../audit/record-audit.ts';
 import type { Db } from '../db/index.ts';
 import { AppError } from '../errors/app-error.ts';
 
-/** The locales a user may choose (spec §3 language: only the part before the dash picks the UI language). */
+/** The locales a user may choose (language: only the part before the dash picks the UI language). */
 export const PROFILE_LANGUAGES = ['en-US', 'fr-FR'] as const;
 
 export const profileUpdateSchema = z.object({

@@ -1,5 +1,5 @@
 /**
- * The one query-parameter layer of lists, searches and exports (issue 9, class 10: a client's
+ * The one query-parameter layer of lists, searches and exports (a client's
  * mistake is a 400 naming the parameter, never a 500). Two levels:
  *
  *  1. `checkQueryString` looks at the RAW query string of every request (the middleware step

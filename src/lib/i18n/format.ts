@@ -10,7 +10,7 @@ dayjs.extend(utc);
 dayjs.extend(timezone);
 
 /**
- * Display formats per UI language. French follows spec §9: dates DD/MM/YYYY, times HH:mm:ss.
+ * Display formats per UI language. French uses dates DD/MM/YYYY, times HH:mm:ss.
  * Used by server-rendered pages and islands alike (no Node APIs here).
  */
 export const DATE_FORMAT: Record<Language, string> = { en: 'MM/DD/YYYY', fr: 'DD/MM/YYYY' };

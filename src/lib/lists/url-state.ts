@@ -22,7 +22,7 @@ export const DEFAULT_PAGE_SIZE = 25;
 export const MAX_PAGE = 2_000;
 export const MAX_SEARCH_LENGTH = 100;
 
-/** The hierarchy filter of spec §3 (`scope=level:id`), parsed by src/lib/tenancy/scope.ts. */
+/** The hierarchy filter (`scope=level:id`), parsed by src/lib/tenancy/scope.ts. */
 export type ScopeParam = Scope;
 
 export type ParsedFilter =

@@ -1,8 +1,8 @@
 /**
- * Page glue of the customer profile (spec §2 /{section}/customer/profile/:customerId/…), shared by the
+ * Page glue of the customer profile (/{section}/customer/profile/:customerId/…), shared by the
  * four sections' dispatchers. Loads the customer inside the caller's hierarchy scope (outside → 404, as
  * if it did not exist), lists the tabs the caller may open, and runs the profile's form posts (opt in /
- * out, uploads, deletes, bank statements), each with its own §6 permission. Pages stay thin.
+ * out, uploads, deletes, bank statements), each with its own permission. Pages stay thin.
  */
 import type { AstroGlobal } from 'astro';
 import { AppError } from '../../../../../lib/errors/app-error.ts';
