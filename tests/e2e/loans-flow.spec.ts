@@ -1,5 +1,5 @@
-import { expect, test, type Browser, type Page } from '@playwright/test';
-import { signIn } from './support/auth.ts';
+import type { Browser, Page } from '@playwright/test';
+import { expect, signInThroughForm, test } from './support/fixtures.ts';
 
 // The officer's day from an offer to a repaid installment, through
 // the real pages, islands and API of the built server (freshly seeded demo: the seed gives branch
@@ -14,7 +14,7 @@ async function hydrated(page: Page): Promise<void> {
 async function signedIn(browser: Browser, baseURL: string, email: string): Promise<Page> {
   const context = await browser.newContext({ baseURL, extraHTTPHeaders: { origin: baseURL } });
   const page = await context.newPage();
-  await signIn(page, email);
+  await signInThroughForm(page, email);
   return page;
 }
 

@@ -1,5 +1,5 @@
-import { expect, request, test } from '@playwright/test';
-import { DEMO_PASSWORD } from './support/auth.ts';
+import { request } from '@playwright/test';
+import { DEMO_PASSWORD, expect, test } from './support/fixtures.ts';
 import { LYING_BODIES, OVERSIZE_BODIES, sendRaw, serverRss, type BodyPayload } from './support/payloads-bodies.ts';
 
 // [SECURITY] Every request body has a limit (small for JSON and forms, the

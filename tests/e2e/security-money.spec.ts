@@ -1,5 +1,5 @@
-import { expect, test, type APIRequestContext, type Browser, type Page } from '@playwright/test';
-import { signIn } from './support/auth.ts';
+import type { APIRequestContext, Browser, Page } from '@playwright/test';
+import { expect, signInThroughForm, test } from './support/fixtures.ts';
 import { DATE_PAYLOADS, MONEY_PAYLOADS } from './support/payloads-money.ts';
 
 // Money without sanity limits, dates, and messages written for people.
@@ -14,7 +14,7 @@ type Loan = { customerId: string; loanId: string; applicationId: string; pending
 async function session(browser: Browser, baseURL: string, email: string): Promise<Session> {
   const context = await browser.newContext({ baseURL, extraHTTPHeaders: { origin: baseURL } });
   const page = await context.newPage();
-  await signIn(page, email);
+  await signInThroughForm(page, email);
   await expect(page).not.toHaveURL(/\/user\/login/);
   return { page, api: context.request };
 }

@@ -1,5 +1,5 @@
-import { expect, test } from '@playwright/test';
-import { DEMO_PASSWORD, latestMailTo, signIn } from './support/auth.ts';
+import { DEMO_PASSWORD, expect, signInThroughForm, test } from './support/fixtures.ts';
+import { latestMailTo } from './support/mail.ts';
 import { personalPasswords, STRONG_PASSWORDS, WEAK_PASSWORDS } from './support/payloads-passwords.ts';
 
 // Weak passwords: every weak value is refused by the real endpoints —
@@ -14,7 +14,7 @@ test.use({ extraHTTPHeaders: { 'x-forwarded-for': '198.51.100.208' } });
 
 test('[SECURITY]: password change refuses every weak password, saying why in English, then takes a strong one', async ({ page, baseURL }) => {
   const origin = new URL(baseURL!).origin;
-  await signIn(page, EN.email);
+  await signInThroughForm(page, EN.email);
   await expect(page).toHaveURL((u) => u.pathname === '/');
   for (const weak of weakFor(EN)) {
     const response = await page.request.post('/v1/auth/password', { headers: { origin }, data: { current_password: DEMO_PASSWORD, new_password: weak } });
@@ -53,6 +53,6 @@ test('[SECURITY]: reset completion refuses every weak password, in French for a 
 
   const strong = 'tapioca lighthouse wobble';
   expect((await page.request.post('/v1/auth/password-reset/complete', { headers: { origin }, data: { tenant_id: tenantId, token, password: strong } })).status()).toBe(204);
-  await signIn(page, FR.email, strong);
+  await signInThroughForm(page, FR.email, strong);
   await expect(page).toHaveURL((u) => u.pathname === '/');
 });

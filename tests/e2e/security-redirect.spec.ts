@@ -1,5 +1,5 @@
-import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
-import { DEMO_PASSWORD } from './support/auth.ts';
+import type { Browser, BrowserContext, Page } from '@playwright/test';
+import { DEMO_PASSWORD, expect, test } from './support/fixtures.ts';
 import { HOSTILE_REDIRECTS, SAME_ORIGIN_ODDITIES } from './support/payloads-redirect.ts';
 
 // Open redirect: for each hostile ?redirect=, follow what the server answers in

@@ -5,8 +5,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { expect, request, test, type APIRequestContext } from '@playwright/test';
-import { DEMO_PASSWORD } from './support/auth.ts';
+import { request, type APIRequestContext } from '@playwright/test';
+import { DEMO_PASSWORD, expect, test } from './support/fixtures.ts';
 
 // [SECURITY] A server killed (SIGKILL) in the middle of concurrent repayments on
 // Postgres leaves no idempotency key stuck "in flight": retrying every key on a fresh server applies

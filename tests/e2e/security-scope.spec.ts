@@ -1,5 +1,5 @@
-import { expect, test, type APIRequestContext, type APIResponse } from '@playwright/test';
-import { apiSession } from './support/auth.ts';
+import type { APIRequestContext, APIResponse } from '@playwright/test';
+import { apiSession, expect, test } from './support/fixtures.ts';
 import { caseFor, idSpellings, mutatingRoutes, SCOPE_FREE, type ForeignIds, type Probe } from './support/payloads-scope.ts';
 
 // Branch scope on writes, against the built server: officer@demo.test may work
@@ -10,7 +10,6 @@ import { caseFor, idSpellings, mutatingRoutes, SCOPE_FREE, type ForeignIds, type
 // identical before and after. Inside PAR-01 the officer still does everything.
 
 type Node = { id: string; level: string; code: string; parent_id: string | null; children?: Node[] };
-
 
 function flatten(nodes: Node[]): Node[] {
   return nodes.flatMap((n) => [n, ...flatten(n.children ?? [])]);

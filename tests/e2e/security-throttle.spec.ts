@@ -1,6 +1,6 @@
-import { expect, request, test, type APIRequestContext, type APIResponse } from '@playwright/test';
+import { request, type APIRequestContext, type APIResponse } from '@playwright/test';
+import { DEMO_PASSWORD, expect, test } from './support/fixtures.ts';
 import { hotp, totpStep } from '../../src/lib/auth/totp.ts';
-import { DEMO_PASSWORD } from './support/auth.ts';
 import {
   accountFor, evaluationsOf, MAX_EVALUATIONS, PARALLEL_ATTEMPTS, rotatingIps, SPELLINGS, spoofedChains, WRONG_PASSWORDS,
 } from './support/payloads-throttle.ts';

@@ -1,5 +1,5 @@
-import { expect, test, type APIRequestContext, type Browser, type BrowserContext, type Page } from '@playwright/test';
-import { appOrigin, signIn } from './shell-helpers.ts';
+import type { APIRequestContext, Browser, BrowserContext, Page } from '@playwright/test';
+import { appOrigin, expect, signIn, test } from './support/fixtures.ts';
 import { LONG_PAYLOAD, TRAP, XSS_PAYLOADS, payloadsUpTo, type XssPayload } from './support/payloads-xss.ts';
 
 /**

@@ -1,5 +1,4 @@
-import { expect, test } from '@playwright/test';
-import { appOrigin, signIn } from './shell-helpers.ts';
+import { appOrigin, expect, signIn, test } from './support/fixtures.ts';
 
 // The profile page's sessions island calls GET /v1/auth/sessions on load: the test makes that call
 // fail in the browser and watches what the island sends to /v1/error-reports.

@@ -1,5 +1,4 @@
-import { expect, test } from '@playwright/test';
-import { signIn } from './shell-helpers.ts';
+import { expect, signIn, test } from './support/fixtures.ts';
 
 test.describe('[SHELL]: languages', () => {
   test('agent.fr@demo.test gets <html lang="fr">, French navigation and DD/MM/YYYY dates', async ({ page }) => {
