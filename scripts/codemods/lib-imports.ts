@@ -22,7 +22,8 @@ const SKIP_DIRS = new Set(['node_modules', 'dist', '.astro', 'data']);
  * The places a module names another one: `from '…'`, `import '…'`, `import('…')`, and the module
  * argument of `vi.mock('…')` / `vi.importActual('…')` (so a mock keeps naming the same module).
  */
-const SPECIFIER = /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\bvi\.(?:mock|doMock|importActual)\s*\(\s*)(['"])(\.{1,2}\/[^'"\n]*)\2/g;
+const SPECIFIER =
+  /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\bvi\.(?:mock|doMock|importActual)\s*\(\s*)(['"])(\.{1,2}\/[^'"\n]*)\2/g;
 
 export function rewriteSource(source: string, file: string): { text: string; count: number } {
   const dir = path.dirname(file);
