@@ -1,4 +1,4 @@
-import { Box, Button, Field, Heading, Input, Stack, Table, Text } from '@chakra-ui/react';
+import { Box, Button, Field, Input, Stack, Table, Text } from '@chakra-ui/react';
 import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Language } from '../lib/i18n/index.ts';

@@ -3,7 +3,7 @@ import { IslandProvider } from './ui/provider.tsx';
 import { Translations } from './ui/translations.tsx';
 import { ReportErrorButton } from './ui/report-error-button.tsx';
 
-/** The "Report error" button of the server-rendered error pages (spec §2, §8). */
+/** The "Report error" button of the server-rendered error pages. */
 export default function ReportError({ language, status, message }: { language: Language; status: number; message: string }) {
   return (
     <IslandProvider language={language} module="ReportError">

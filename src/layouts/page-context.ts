@@ -33,7 +33,7 @@ export async function pageContext(Astro: AstroGlobal): Promise<PageContext> {
 }
 
 /**
- * The signed-in user in the §3 shape (the same builder as GET /v1/users/me), so islands seed the
+ * The signed-in user in the shape of GET /v1/users/me (the same builder as GET /v1/users/me), so islands seed the
  * $user store from the page instead of fetching it on load.
  */
 export async function currentUserOf(db: Db, principal: Principal): Promise<CurrentUser> {

@@ -102,7 +102,7 @@ export const LENDER_COOKIE = 'lender';
 /**
  * After any successful sign-in (password, second factor, single sign-on): the new session's cookie,
  * the remembered lender, the 'login' analytics event when the user came from a remembered origin
- * (spec §2), and where to go next — the forced password change first, else the origin.
+ *, and where to go next — the forced password change first, else the origin.
  */
 export async function finishSignIn(
   context: { cookies: AstroCookies },

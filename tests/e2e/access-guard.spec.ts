@@ -1,17 +1,10 @@
-import { expect, test, type APIRequestContext } from '@playwright/test';
+import { expect, signIn, test } from './support/fixtures.ts';
 
 // The guard and the platform APIs for signed-in demo users, against the built server.
-const PASSWORD = process.env.DEMO_PASSWORD || 'Demo-Lender-2026!';
-
-async function signIn(request: APIRequestContext, baseURL: string, email: string): Promise<void> {
-  const response = await request.post('/v1/auth/sign-in', { headers: { origin: baseURL, 'content-type': 'application/json' }, data: { email, password: PASSWORD } });
-  expect(response.status(), await response.text()).toBe(200);
-  expect((await response.json()).status).toBe('signed-in');
-}
 
 test.describe('[ACCESS]: signed-in guard and platform APIs', () => {
-  test('GET /v1/users/me answers exactly the §3 fields', async ({ request, baseURL }) => {
-    await signIn(request, baseURL!, 'officer@demo.test');
+  test('GET /v1/users/me answers exactly the fields of the user contract', async ({ request }) => {
+    await signIn(request, 'officer@demo.test');
     const response = await request.get('/v1/users/me');
     expect(response.status()).toBe(200);
     expect(response.headers()['cache-control']).toBe('no-store');
@@ -21,8 +14,8 @@ test.describe('[ACCESS]: signed-in guard and platform APIs', () => {
     expect(me.authorities).toContain('loans.offers.notify');
   });
 
-  test('administrators, hierarchies (scoped to the officer\'s branch) and the plan', async ({ request, baseURL }) => {
-    await signIn(request, baseURL!, 'officer@demo.test');
+  test('administrators, hierarchies (scoped to the officer\'s branch) and the plan', async ({ request }) => {
+    await signIn(request, 'officer@demo.test');
     expect(await (await request.get('/v1/users/admin')).json()).toEqual([{ display_name: 'Alice Admin', email: 'admin@demo.test' }]);
     const { items } = await (await request.get('/v1/hierarchies')).json();
     expect(items.map((n: { level: string; code: string }) => `${n.level}:${n.code}`)).toEqual(['branch:PAR-01']);
@@ -30,8 +23,8 @@ test.describe('[ACCESS]: signed-in guard and platform APIs', () => {
     expect(plan.find((f: { name: string }) => f.name === 'users')).toMatchObject({ supports_usage_limit: true, plans: [{ name: 'Growth', usage_limit: 50 }, { name: 'Enterprise', unlimited: true }] });
   });
 
-  test('a page the role may not open renders the section 403 page with status 403; unknown paths 404', async ({ request, baseURL }) => {
-    await signIn(request, baseURL!, 'officer@demo.test');
+  test('a page the role may not open renders the section 403 page with status 403; unknown paths 404', async ({ request }) => {
+    await signIn(request, 'officer@demo.test');
     const forbidden = await request.get('/admin/user/users', { maxRedirects: 0 });
     expect(forbidden.status()).toBe(403);
     expect(forbidden.headers()['content-type']).toContain('text/html');
@@ -50,8 +43,8 @@ test.describe('[ACCESS]: signed-in guard and platform APIs', () => {
     expect(api.status()).toBe(403);
   });
 
-  test('the administrator opens admin-only routes', async ({ request, baseURL }) => {
-    await signIn(request, baseURL!, 'admin@demo.test');
+  test('the administrator opens admin-only routes', async ({ request }) => {
+    await signIn(request, 'admin@demo.test');
     const response = await request.get('/admin/user/profile', { maxRedirects: 0 });
     expect(response.status()).toBe(200);
     expect((await request.get('/v1/error-reports')).status()).toBe(200);

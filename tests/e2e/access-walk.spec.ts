@@ -1,10 +1,9 @@
-import { expect, test, type APIRequestContext } from '@playwright/test';
+import { expect, signIn, test } from './support/fixtures.ts';
 import { DEMO_ROLES, type DemoRole } from '../../src/lib/auth/permissions.ts';
 import { ROUTES, type RouteEntry } from '../../src/lib/auth/route-manifest.ts';
 
 // Security goal 2 against the running server: every route of the manifest, signed out and as each
 // demo role, gets exactly the answer its permissions say (login redirect / 403 / through).
-const PASSWORD = process.env.DEMO_PASSWORD || 'Demo-Lender-2026!';
 // Every demo role, each through its demo account; tests/unit/route-manifest-guard.test.ts also walks
 // them through the guard step directly.
 const ACCOUNTS: Record<DemoRole, string> = {
@@ -28,11 +27,6 @@ function expectedAllowed(entry: RouteEntry, role: DemoRole): boolean {
   return (r.authorities as readonly string[]).includes(entry.rule.key);
 }
 
-async function signIn(request: APIRequestContext, baseURL: string, email: string) {
-  const response = await request.post('/v1/auth/sign-in', { headers: { origin: baseURL, 'content-type': 'application/json' }, data: { email, password: PASSWORD } });
-  expect(response.status(), await response.text()).toBe(200);
-}
-
 test.describe('[ACCESS]: manifest walk against the server', () => {
   test('signed out: every non-public route redirects to login remembering the path', async ({ request }) => {
     for (const entry of ROUTES) {
@@ -47,9 +41,9 @@ test.describe('[ACCESS]: manifest walk against the server', () => {
   });
 
   for (const role of Object.keys(ACCOUNTS) as DemoRole[]) {
-    test(`${role}: 403 exactly where the permissions deny`, async ({ request, baseURL }) => {
+    test(`${role}: 403 exactly where the permissions deny`, async ({ request }) => {
       test.setTimeout(120_000);
-      await signIn(request, baseURL!, ACCOUNTS[role]!);
+      await signIn(request, ACCOUNTS[role]!);
       const mismatches: string[] = [];
       const entries = ROUTES.filter((r) => r.rule.kind !== 'public');
       // A few requests in flight at once keeps the walk quick on a two-core machine.

@@ -1,9 +1,8 @@
-import { expect, test } from '@playwright/test';
+import { expect, signInThroughForm, test } from './support/fixtures.ts';
 import { hotp, totpStep } from '../../src/lib/auth/totp.ts';
-import { signIn } from './support/auth.ts';
 
 test('[AUTH]: TOTP enrolment, then sign-in asks for the code and refuses a reused one', async ({ page, context }) => {
-  await signIn(page, 'e2e.mfa@demo.test');
+  await signInThroughForm(page, 'e2e.mfa@demo.test');
   await expect(page).toHaveURL((url) => url.pathname === '/');
   await page.goto('/user/mfa');
   await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
@@ -15,7 +14,7 @@ test('[AUTH]: TOTP enrolment, then sign-in asks for the code and refuses a reuse
   await expect(page.getByRole('status')).toContainText('Multi-factor authentication is now on');
 
   await context.clearCookies();
-  await signIn(page, 'e2e.mfa@demo.test');
+  await signInThroughForm(page, 'e2e.mfa@demo.test');
   await expect(page).toHaveURL(/\/user\/mfa/);
   // Nothing is reachable with only the password.
   expect((await page.request.get('/v1/users/me')).status()).toBe(401);

@@ -1,5 +1,5 @@
-import { expect, test } from '@playwright/test';
-import { latestMailTo, signIn } from './support/auth.ts';
+import { expect, signInThroughForm, test } from './support/fixtures.ts';
+import { latestMailTo } from './support/mail.ts';
 
 test('[AUTH]: reset the password through the emailed link (outbox), once', async ({ page }) => {
   const since = Date.now() - 1000;
@@ -24,6 +24,6 @@ test('[AUTH]: reset the password through the emailed link (outbox), once', async
   await page.goto(`${url.pathname}${url.search}`);
   await expect(page.getByRole('alert')).toHaveText('This reset link is invalid or has expired. Ask for a new one.');
 
-  await signIn(page, 'e2e.reset@demo.test', 'Reset through the outbox 9');
+  await signInThroughForm(page, 'e2e.reset@demo.test', 'Reset through the outbox 9');
   await expect(page).toHaveURL((u) => u.pathname === '/');
 });

@@ -1,8 +1,7 @@
-import { expect, test } from '@playwright/test';
-import { DEMO_PASSWORD, signIn } from './support/auth.ts';
+import { DEMO_PASSWORD, expect, signInThroughForm, test } from './support/fixtures.ts';
 
 test('[AUTH]: admin signs in with email and password and lands on the home board', async ({ page }) => {
-  await signIn(page, 'admin@demo.test');
+  await signInThroughForm(page, 'admin@demo.test');
   await expect(page).toHaveURL((url) => url.pathname === '/');
   await expect(page.getByRole('heading', { level: 1 })).toContainText('Alice Admin');
 });
@@ -38,18 +37,18 @@ test('[AUTH]: a wrong password shows a clear error, and repeated failures are th
   // A client address of its own (the e2e server trusts one proxy hop), so the lock hits nobody else.
   const context = await browser.newContext({ extraHTTPHeaders: { 'x-forwarded-for': '203.0.113.77' } });
   const page = await context.newPage();
-  await signIn(page, 'collector@demo.test', 'not-the-password');
+  await signInThroughForm(page, 'collector@demo.test', 'not-the-password');
   await expect(page.getByRole('alert')).toHaveText('Incorrect email or password.');
   await expect(page.getByLabel('Email')).toHaveValue('collector@demo.test');
-  for (let i = 0; i < 10; i++) await signIn(page, 'throttle.target@demo.test', `wrong-${i}`);
-  await signIn(page, 'throttle.target@demo.test', 'still wrong');
+  for (let i = 0; i < 10; i++) await signInThroughForm(page, 'throttle.target@demo.test', `wrong-${i}`);
+  await signInThroughForm(page, 'throttle.target@demo.test', 'still wrong');
   await expect(page.getByRole('alert')).toContainText('Too many failed attempts. Try again in');
   // The lock is on this address and that account: the collector can still sign in from elsewhere.
   await context.close();
 });
 
 test('[AUTH]: a user whose password must change is sent to reset-password and cannot go on until it changes', async ({ page }) => {
-  await signIn(page, 'e2e.forced@demo.test');
+  await signInThroughForm(page, 'e2e.forced@demo.test');
   await expect(page).toHaveURL(/\/user\/reset-password/);
   await expect(page.getByRole('status')).toContainText('Your administrator asks you to choose a new password');
   await page.goto('/');
@@ -69,7 +68,7 @@ test('[AUTH]: a user whose password must change is sent to reset-password and ca
 });
 
 test('[AUTH]: after logout the old session cookie is refused', async ({ page, context, request }) => {
-  await signIn(page, 'e2e.logout@demo.test');
+  await signInThroughForm(page, 'e2e.logout@demo.test');
   await expect(page).toHaveURL((url) => url.pathname === '/');
   const cookies = await context.cookies();
   const session = cookies.find((c) => c.name === 'session');
@@ -88,7 +87,7 @@ test('[AUTH]: after logout the old session cookie is refused', async ({ page, co
 });
 
 test('[AUTH]: an API client uses a per-tenant token with x-tenant-id; revoking it applies at once', async ({ page, playwright }) => {
-  await signIn(page, 'admin@demo.test');
+  await signInThroughForm(page, 'admin@demo.test');
   await expect(page).toHaveURL((url) => url.pathname === '/');
   const created = await page.request.post('/v1/auth/api-tokens', { data: { name: 'e2e client' } });
   expect(created.status()).toBe(201);
@@ -106,7 +105,7 @@ test('[AUTH]: an API client uses a per-tenant token with x-tenant-id; revoking i
 test("[AUTH]: an administrator ends a user's sessions and the user's next request is refused", async ({ browser }) => {
   const userContext = await browser.newContext();
   const user = await userContext.newPage();
-  await signIn(user, 'strategist@demo.test');
+  await signInThroughForm(user, 'strategist@demo.test');
   await expect(user).toHaveURL((url) => !url.pathname.startsWith('/user/login'));
   const me = await user.request.get('/v1/users/me');
   expect(me.status()).toBe(200);
@@ -114,7 +113,7 @@ test("[AUTH]: an administrator ends a user's sessions and the user's next reques
 
   const adminContext = await browser.newContext();
   const admin = await adminContext.newPage();
-  await signIn(admin, 'admin@demo.test');
+  await signInThroughForm(admin, 'admin@demo.test');
   await expect(admin).toHaveURL((url) => url.pathname === '/');
   const ended = await admin.request.post(`/v1/auth/users/${id}/end-sessions`, { data: {} });
   expect(ended.status()).toBe(200);

@@ -1,10 +1,8 @@
-import { expect, test } from '@playwright/test';
-import { apiSession } from './support/auth.ts';
+import { apiSession, expect, test } from './support/fixtures.ts';
 
 // The lending JSON API against the built server: the contract outside checks use
 // (GET /v1/loans, GET /v1/loans/{id}, POST /v1/loans/{id}/repayments with Idempotency-Key) and the
 // maker-checker path that leads to an active loan, all through the real middleware.
-
 
 test('[LENDING]: maker-checker to an active loan, idempotent repayment, loan list and detail', async ({ browser, baseURL }) => {
   // Two real sign-ins (Argon2id) and a dozen API calls: allow for a busy machine.

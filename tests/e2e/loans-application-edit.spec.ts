@@ -1,10 +1,10 @@
-import { expect, test, type Browser, type Page } from '@playwright/test';
-import { signIn } from './support/auth.ts';
+import type { Browser, Page } from '@playwright/test';
+import { expect, signInThroughForm, test } from './support/fixtures.ts';
 
 async function signedIn(browser: Browser, baseURL: string, email: string): Promise<Page> {
   const context = await browser.newContext({ baseURL, extraHTTPHeaders: { origin: baseURL } });
   const page = await context.newPage();
-  await signIn(page, email);
+  await signInThroughForm(page, email);
   return page;
 }
 

@@ -1,8 +1,7 @@
-import { expect, test } from '@playwright/test';
-import { signIn } from './support/auth.ts';
+import { expect, signInThroughForm, test } from './support/fixtures.ts';
 
 test('[LOANS]: collaterals list with a saved custom view; loan applications offer no custom views', async ({ page }) => {
-  await signIn(page, 'admin@demo.test');
+  await signInThroughForm(page, 'admin@demo.test');
   expect((await page.goto('/loans/collaterals?tab=all&sort=-value'))?.status()).toBe(200);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Collaterals');
   await page.getByRole('link', { name: 'Save as view' }).click();

@@ -1,6 +1,6 @@
 import ExcelJS from 'exceljs';
-import { expect, test, type Page } from '@playwright/test';
-import { signIn } from './support/auth.ts';
+import type { Page } from '@playwright/test';
+import { expect, signInThroughForm, test } from './support/fixtures.ts';
 
 /** The number in a list tab's badge ("All 123"). */
 async function tabCount(page: Page, tab: string): Promise<number> {
@@ -29,12 +29,12 @@ async function exportList(page: Page, format: 'csv' | 'xlsx'): Promise<Buffer> {
 
 test('[LOANS]: a one-branch officer exports the customers list to CSV and XLSX through the downloads list, and gets only their rows', async ({ page, browser }) => {
   const admin = await browser.newPage();
-  await signIn(admin, 'admin@demo.test');
+  await signInThroughForm(admin, 'admin@demo.test');
   await admin.goto('/loans/customers?tab=all');
   const everyone = await tabCount(admin, 'All');
   await admin.close();
 
-  await signIn(page, 'officer@demo.test');
+  await signInThroughForm(page, 'officer@demo.test');
   await page.goto('/loans/customers?tab=all&sort=name');
   const mine = await tabCount(page, 'All');
   expect(mine).toBeGreaterThan(0);

@@ -1,7 +1,7 @@
-import { expect, test, type Browser, type Page } from '@playwright/test';
-import { signIn } from './support/auth.ts';
+import type { Browser, Page } from '@playwright/test';
+import { expect, signInThroughForm, test } from './support/fixtures.ts';
 
-// Issue 4, first acceptance line: the officer's day from an offer to a repaid installment, through
+// The officer's day from an offer to a repaid installment, through
 // the real pages, islands and API of the built server (freshly seeded demo: the seed gives branch
 // PAR-01 offers to propose).
 
@@ -14,7 +14,7 @@ async function hydrated(page: Page): Promise<void> {
 async function signedIn(browser: Browser, baseURL: string, email: string): Promise<Page> {
   const context = await browser.newContext({ baseURL, extraHTTPHeaders: { origin: baseURL } });
   const page = await context.newPage();
-  await signIn(page, email);
+  await signInThroughForm(page, email);
   return page;
 }
 
@@ -146,7 +146,7 @@ test('[LOANS]: officer notifies an offer, simulates, requests the loan; admin ap
   await hydrated(officer);
   await expect(officer.getByRole('button', { name: 'Repay' })).toBeVisible();
   await expect(officer.getByRole('button', { name: 'Reverse' })).toHaveCount(0);
-  // Reversal asks to confirm, like write-off (issue 9).
+  // Reversal asks to confirm, like write-off.
   await admin.getByRole('button', { name: 'Reverse' }).click();
   await expect(admin.getByRole('alert').filter({ hasText: /^Reverse .*\? The loan’s balances are recomputed without it\.$/ })).toBeVisible();
   await admin.getByRole('button', { name: 'Confirm the reversal' }).click();

@@ -1,5 +1,4 @@
-import { expect, test } from '@playwright/test';
-import { signIn } from './shell-helpers.ts';
+import { expect, signIn, test } from './support/fixtures.ts';
 
 test.describe('[PROFILE]: add customer and collaterals', () => {
   test('officer adds a customer (field errors, duplicate phone confirmed), then records, edits and lists a collateral', async ({ page }) => {

@@ -1,6 +1,6 @@
 import zlib from 'node:zlib';
-import { expect, test, type Page } from '@playwright/test';
-import { signIn } from './shell-helpers.ts';
+import type { Page } from '@playwright/test';
+import { expect, signIn, test } from './support/fixtures.ts';
 
 async function customers(page: Page): Promise<{ id: string; firstName: string; lastName: string }[]> {
   const response = await page.request.get('/v1/customers?limit=500');

@@ -1,8 +1,8 @@
-import { expect, request, test } from '@playwright/test';
-import { DEMO_PASSWORD } from './support/auth.ts';
+import { request } from '@playwright/test';
+import { DEMO_PASSWORD, expect, test } from './support/fixtures.ts';
 import { LYING_BODIES, OVERSIZE_BODIES, sendRaw, serverRss, type BodyPayload } from './support/payloads-bodies.ts';
 
-// [SECURITY] Issue 9, class 4: every request body has a limit (small for JSON and forms, the
+// [SECURITY] Every request body has a limit (small for JSON and forms, the
 // documented one for uploads), refused with 413 in the one error shape before it is buffered, with or
 // without a Content-Length, and the server's memory stays bounded however much is sent.
 

@@ -1,21 +1,16 @@
-import { expect, test, type APIRequestContext, type APIResponse } from '@playwright/test';
+import type { APIResponse } from '@playwright/test';
+import { expect, signIn, test } from './support/fixtures.ts';
 import { API_ROUTES, ROUTES } from '../../src/lib/auth/route-manifest.ts';
 import { LISTS } from '../../src/lib/lists/registry.ts';
-import { DEMO_PASSWORD } from './support/auth.ts';
 import { rawRequest } from './support/http-raw.ts';
 import { BAD_CURSORS, BAD_IDS, BAD_LIST_PARAMS, BAD_NUMBERS, MALFORMED_VALUES, ODD_METHODS, SQL_LIKE_TEXT } from './support/payloads-input.ts';
 
-// Issue 9, class 10: a client's mistake in a query parameter, a path id or a method is a 400, 404
+// A client's mistake in a query parameter, a path id or a method is a 400, 404
 // or 405 — never a 5xx — and /v1 answers name the field in the product's JSON error shape. Routes
 // come from the route manifest, so a new list, search or page is probed without editing this file.
 
 const NONE = '00000000-0000-4000-8000-000000000000';
 const LIST_NAMES = Object.keys(LISTS);
-
-async function signIn(request: APIRequestContext, baseURL: string, email: string) {
-  const response = await request.post('/v1/auth/sign-in', { headers: { origin: baseURL, 'content-type': 'application/json' }, data: { email, password: DEMO_PASSWORD } });
-  expect(response.status(), await response.text()).toBe(200);
-}
 
 /** The /v1 GET routes, made concrete: every list for /v1/lists/:name, an unknown id elsewhere. */
 function apiGetUrls(): string[] {
@@ -50,9 +45,9 @@ async function each<T>(items: readonly T[], fn: (item: T) => Promise<void>, widt
   for (let i = 0; i < items.length; i += width) await Promise.all(items.slice(i, i + width).map(fn));
 }
 
-test.describe('[SECURITY]: client mistakes are 4xx naming the field (issue 9, class 10)', () => {
-  test.beforeEach(async ({ request, baseURL }) => {
-    await signIn(request, baseURL!, 'admin@demo.test');
+test.describe('[SECURITY]: client mistakes are 4xx naming the field', () => {
+  test.beforeEach(async ({ request }) => {
+    await signIn(request, 'admin@demo.test');
   });
 
   test('malformed values (NUL, control characters, bad UTF-8, overlong, surrogates, 10k) on every /v1 GET and list page', async ({ request }) => {
@@ -99,7 +94,7 @@ test.describe('[SECURITY]: client mistakes are 4xx naming the field (issue 9, cl
 
   test('a foreign or unknown branch, customer or view in the query is a 404, never a 500', async ({ request, playwright, baseURL }) => {
     const acme = await playwright.request.newContext({ baseURL });
-    await signIn(acme, baseURL!, 'admin@acme.test');
+    await signIn(acme, 'admin@acme.test');
     const { items } = (await (await acme.get('/v1/customers?limit=1')).json()) as { items: { id: string; branchId?: string | null }[] };
     await acme.dispose();
     const foreign = items[0]?.id ?? NONE;

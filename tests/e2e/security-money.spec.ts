@@ -1,8 +1,8 @@
-import { expect, test, type APIRequestContext, type Browser, type Page } from '@playwright/test';
-import { signIn } from './support/auth.ts';
+import type { APIRequestContext, Browser, Page } from '@playwright/test';
+import { expect, signInThroughForm, test } from './support/fixtures.ts';
 import { DATE_PAYLOADS, MONEY_PAYLOADS } from './support/payloads-money.ts';
 
-// Issue 9, class 6 and "as users saw it": money without sanity limits, dates, messages for people.
+// Money without sanity limits, dates, and messages written for people.
 // Every money field of the /v1 API gets every hostile amount (400 naming the field, nothing
 // changes); a repayment above what is owed needs the product's consent and the user's confirmation;
 // the repayment and application edit forms show labelled messages in English and French, keep what
@@ -14,7 +14,7 @@ type Loan = { customerId: string; loanId: string; applicationId: string; pending
 async function session(browser: Browser, baseURL: string, email: string): Promise<Session> {
   const context = await browser.newContext({ baseURL, extraHTTPHeaders: { origin: baseURL } });
   const page = await context.newPage();
-  await signIn(page, email);
+  await signInThroughForm(page, email);
   await expect(page).not.toHaveURL(/\/user\/login/);
   return { page, api: context.request };
 }

@@ -1,8 +1,8 @@
-import { expect, test } from '@playwright/test';
-import { DEMO_PASSWORD, latestMailTo, signIn } from './support/auth.ts';
+import { DEMO_PASSWORD, expect, signInThroughForm, test } from './support/fixtures.ts';
+import { latestMailTo } from './support/mail.ts';
 import { personalPasswords, STRONG_PASSWORDS, WEAK_PASSWORDS } from './support/payloads-passwords.ts';
 
-// Issue 9, class 8 (weak passwords accepted): every weak value is refused by the real endpoints —
+// Weak passwords: every weak value is refused by the real endpoints —
 // password change and reset completion — with a message that says why and how, in the user's
 // language; a strong one is then accepted. Accounts of the security tests' own lender (E2E_PLANS_TENANT).
 const LENDER = { tenantName: 'Plans Test Lender', tenantSlug: 'plans' };
@@ -14,7 +14,7 @@ test.use({ extraHTTPHeaders: { 'x-forwarded-for': '198.51.100.208' } });
 
 test('[SECURITY]: password change refuses every weak password, saying why in English, then takes a strong one', async ({ page, baseURL }) => {
   const origin = new URL(baseURL!).origin;
-  await signIn(page, EN.email);
+  await signInThroughForm(page, EN.email);
   await expect(page).toHaveURL((u) => u.pathname === '/');
   for (const weak of weakFor(EN)) {
     const response = await page.request.post('/v1/auth/password', { headers: { origin }, data: { current_password: DEMO_PASSWORD, new_password: weak } });
@@ -53,6 +53,6 @@ test('[SECURITY]: reset completion refuses every weak password, in French for a 
 
   const strong = 'tapioca lighthouse wobble';
   expect((await page.request.post('/v1/auth/password-reset/complete', { headers: { origin }, data: { tenant_id: tenantId, token, password: strong } })).status()).toBe(204);
-  await signIn(page, FR.email, strong);
+  await signInThroughForm(page, FR.email, strong);
   await expect(page).toHaveURL((u) => u.pathname === '/');
 });

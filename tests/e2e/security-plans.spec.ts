@@ -1,7 +1,6 @@
-import { expect, test } from '@playwright/test';
-import { signIn } from './support/auth.ts';
+import { expect, signInThroughForm, test } from './support/fixtures.ts';
 
-// Issue 9, class 9 (plan limits not enforced). The security tests' lender (E2E_PLANS_TENANT in
+// Plan limits are enforced on the server. The security tests' lender (E2E_PLANS_TENANT in
 // src/lib/seed/demo.ts) is on Starter: 2 API tokens, no decision engine, no single sign-on, and —
 // for this test — no exports and no analytics reports.
 const ADMIN = 'admin@plans.test';
@@ -16,7 +15,7 @@ test.use({ extraHTTPHeaders: { 'x-forwarded-for': '198.51.100.209' } });
 
 test('[SECURITY]: a Starter lender creating API tokens in parallel gets exactly its limit (2), the rest refused naming plan and limit', async ({ page, baseURL }) => {
   const origin = new URL(baseURL!).origin;
-  await signIn(page, ADMIN);
+  await signInThroughForm(page, ADMIN);
   await expect(page).toHaveURL((u) => u.pathname === '/');
   const responses = await Promise.all(Array.from({ length: 8 }, (_, i) => page.request.post('/v1/auth/api-tokens', { headers: { origin }, data: { name: `parallel ${i}` } })));
   const created = responses.filter((r) => r.status() === 201);
@@ -41,7 +40,7 @@ test('[SECURITY]: a Starter lender creating API tokens in parallel gets exactly 
 
 test('[SECURITY]: pages of features the plan lacks answer 403 with "not in your plan"; their API answers 403', async ({ page, baseURL }) => {
   const origin = new URL(baseURL!).origin;
-  await signIn(page, ADMIN);
+  await signInThroughForm(page, ADMIN);
   await expect(page).toHaveURL((u) => u.pathname === '/');
   for (const path of DISABLED_PAGES) {
     const response = await page.goto(path);
@@ -71,7 +70,7 @@ test('[SECURITY]: pages of features the plan lacks answer 403 with "not in your 
 });
 
 test('[SECURITY]: the "not in your plan" page speaks French to a French user', async ({ page }) => {
-  await signIn(page, ANALYST_FR);
+  await signInThroughForm(page, ANALYST_FR);
   await expect(page).toHaveURL((u) => u.pathname === '/');
   const response = await page.goto('/analytics/reports');
   expect(response?.status()).toBe(403);

@@ -1,8 +1,8 @@
-import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
-import { DEMO_PASSWORD } from './support/auth.ts';
+import type { Browser, BrowserContext, Page } from '@playwright/test';
+import { DEMO_PASSWORD, expect, test } from './support/fixtures.ts';
 import { HOSTILE_REDIRECTS, SAME_ORIGIN_ODDITIES } from './support/payloads-redirect.ts';
 
-// Issue 9, class 3 (open redirect): for each hostile ?redirect=, follow what the server answers in
+// Open redirect: for each hostile ?redirect=, follow what the server answers in
 // Chromium, as a user would; the browser must end on our own origin. Every payload goes through the
 // login page a signed-in browser is sent on from and through the JSON sign-in; every fifth one also
 // through a full sign-in with the login form (the slow path, same code: finishSignIn → safeRedirect).

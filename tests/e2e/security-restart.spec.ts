@@ -5,10 +5,10 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { expect, request, test, type APIRequestContext } from '@playwright/test';
-import { DEMO_PASSWORD } from './support/auth.ts';
+import { request, type APIRequestContext } from '@playwright/test';
+import { DEMO_PASSWORD, expect, test } from './support/fixtures.ts';
 
-// [SECURITY] Issue 9, class 5: a server killed (SIGKILL) in the middle of concurrent repayments on
+// [SECURITY] A server killed (SIGKILL) in the middle of concurrent repayments on
 // Postgres leaves no idempotency key stuck "in flight": retrying every key on a fresh server applies
 // each exactly once, and `npm run ledger:check` passes. This spec starts its own servers (the built
 // `node scripts/server.mjs`) on a Postgres database it creates and drops; not the shared webServer.

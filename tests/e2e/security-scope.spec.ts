@@ -1,8 +1,8 @@
-import { expect, test, type APIRequestContext, type APIResponse } from '@playwright/test';
-import { apiSession } from './support/auth.ts';
+import type { APIRequestContext, APIResponse } from '@playwright/test';
+import { apiSession, expect, test } from './support/fixtures.ts';
 import { caseFor, idSpellings, mutatingRoutes, SCOPE_FREE, type ForeignIds, type Probe } from './support/payloads-scope.ts';
 
-// Branch scope on writes (issue 9, class 2), against the built server: officer@demo.test may work
+// Branch scope on writes, against the built server: officer@demo.test may work
 // only in branch PAR-01. For EVERY mutating /v1 route and form post (listed from the route manifest
 // and the page files, see support/payloads-scope.ts), the officer sends another branch's ids in the
 // path, the query and the body (placement fields too); each request is refused (404 for an object
@@ -10,7 +10,6 @@ import { caseFor, idSpellings, mutatingRoutes, SCOPE_FREE, type ForeignIds, type
 // identical before and after. Inside PAR-01 the officer still does everything.
 
 type Node = { id: string; level: string; code: string; parent_id: string | null; children?: Node[] };
-
 
 function flatten(nodes: Node[]): Node[] {
   return nodes.flatMap((n) => [n, ...flatten(n.children ?? [])]);

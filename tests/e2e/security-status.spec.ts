@@ -1,11 +1,11 @@
 import fs from 'node:fs';
-import { expect, test, type APIRequestContext } from '@playwright/test';
+import type { APIRequestContext } from '@playwright/test';
+import { expect, signIn, test } from './support/fixtures.ts';
 import { DEMO_ROLES } from '../../src/lib/auth/permissions.ts';
 import { ROUTES, canOpen, sectionForPath } from '../../src/lib/auth/route-manifest.ts';
 import { encodeSegment } from '../../src/lib/http/canonical-path.ts';
-import { DEMO_PASSWORD } from './support/auth.ts';
 
-// Issue 9, class 11: every not-found page answers 404 and every forbidden one 403, with the
+// Every not-found page answers 404 and every forbidden one 403, with the
 // section's own page (the 403 listing the administrators). The manifest drives the walk, so a new
 // route with a path id is covered without editing this file.
 
@@ -13,15 +13,10 @@ const NONE = '00000000-0000-4000-8000-000000000000';
 const MALFORMED = ['not-an-id', '1', "x'or'1'='1", 'ZZZZZZZZ-0000-4000-8000-000000000000'];
 const NAV = JSON.parse(fs.readFileSync('src/lib/i18n/locales/en/nav.json', 'utf8')) as { sections: Record<string, string> };
 
-async function signIn(request: APIRequestContext, baseURL: string, email: string) {
-  const response = await request.post('/v1/auth/sign-in', { headers: { origin: baseURL, 'content-type': 'application/json' }, data: { email, password: DEMO_PASSWORD } });
-  expect(response.status(), await response.text()).toBe(200);
-}
-
 /** Ids of the other tenant: its customers, loans, offers, applications (created when it has none). */
 async function acmeIds(playwright: { request: { newContext: (o: { baseURL: string }) => Promise<APIRequestContext> } }, baseURL: string): Promise<string[]> {
   const acme = await playwright.request.newContext({ baseURL });
-  await signIn(acme, baseURL, 'admin@acme.test');
+  await signIn(acme, 'admin@acme.test');
   const ids = new Set<string>();
   for (const url of ['/v1/customers?limit=2', '/v1/loans?limit=2', '/v1/offers?limit=2', '/v1/applications?limit=2']) {
     const body = (await (await acme.get(url)).json()) as { items?: { id: string }[] };
@@ -44,11 +39,11 @@ function expectSectionPage(html: string, path: string, title: 'No Found' | 'Unau
 
 const PARAM_ROUTES = ROUTES.filter((r) => r.pattern.includes('/:'));
 
-test.describe('[SECURITY]: honest status codes (issue 9, class 11)', () => {
+test.describe('[SECURITY]: honest status codes', () => {
   test('every page with a path id answers 404 with its section’s page for unknown, malformed and other-tenant ids', async ({ request, baseURL, playwright }) => {
     test.setTimeout(300_000);
     const foreign = await acmeIds(playwright, baseURL!);
-    await signIn(request, baseURL!, 'admin@demo.test');
+    await signIn(request, 'admin@demo.test');
     const ids = [NONE, ...MALFORMED, ...foreign];
     const failures: string[] = [];
     // Ids spelled as the product links them (canonical path), so the answer is the page's, not a redirect.
@@ -68,8 +63,8 @@ test.describe('[SECURITY]: honest status codes (issue 9, class 11)', () => {
     expect(failures).toEqual([]);
   });
 
-  test('the section result pages answer their own status', async ({ request, baseURL }) => {
-    await signIn(request, baseURL!, 'admin@demo.test');
+  test('the section result pages answer their own status', async ({ request }) => {
+    await signIn(request, 'admin@demo.test');
     for (const section of ['loans', 'admin', 'analytics', 'strategies']) {
       const notFound = await request.get(`/${section}/404`);
       expect(notFound.status(), section).toBe(404);
@@ -86,9 +81,9 @@ test.describe('[SECURITY]: honest status codes (issue 9, class 11)', () => {
     expect((await request.get('/403')).status()).toBe(403);
   });
 
-  test('forbidden pages answer 403 with the section’s page listing the administrators', async ({ request, baseURL }) => {
+  test('forbidden pages answer 403 with the section’s page listing the administrators', async ({ request }) => {
     test.setTimeout(180_000);
-    await signIn(request, baseURL!, 'analyst@demo.test');
+    await signIn(request, 'analyst@demo.test');
     const analyst = DEMO_ROLES.analyst;
     const denied = ROUTES.filter((r) => r.rule.kind !== 'public' && !canOpen(analyst, r));
     expect(denied.length).toBeGreaterThan(10);

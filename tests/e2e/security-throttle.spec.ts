@@ -1,11 +1,11 @@
-import { expect, request, test, type APIRequestContext, type APIResponse } from '@playwright/test';
+import { request, type APIRequestContext, type APIResponse } from '@playwright/test';
+import { DEMO_PASSWORD, expect, test } from './support/fixtures.ts';
 import { hotp, totpStep } from '../../src/lib/auth/totp.ts';
-import { DEMO_PASSWORD } from './support/auth.ts';
 import {
   accountFor, evaluationsOf, MAX_EVALUATIONS, PARALLEL_ATTEMPTS, rotatingIps, SPELLINGS, spoofedChains, WRONG_PASSWORDS,
 } from './support/payloads-throttle.ts';
 
-// [SECURITY] Issue 9, class 7: the throttle counts atomically with its check, so 50 parallel guesses
+// [SECURITY] The throttle counts atomically with its check, so 50 parallel guesses
 // get at most 10 evaluations (27 did before); the rest are refused with 429, Retry-After in seconds
 // and the one error shape. Per account across IPs, per IP across accounts, TOTP codes alike.
 

@@ -1,9 +1,9 @@
-import { expect, test, type APIRequestContext, type Browser, type BrowserContext, type Page } from '@playwright/test';
-import { appOrigin, signIn } from './shell-helpers.ts';
+import type { APIRequestContext, Browser, BrowserContext, Page } from '@playwright/test';
+import { appOrigin, expect, signIn, test } from './support/fixtures.ts';
 import { LONG_PAYLOAD, TRAP, XSS_PAYLOADS, payloadsUpTo, type XssPayload } from './support/payloads-xss.ts';
 
 /**
- * Script injection (issue 9, class 1; security goal 8). Hostile text is planted everywhere a user types
+ * Script injection. Hostile text is planted everywhere a user types
  * something the product echoes back (list searches, customer fields, collateral descriptions, file
  * names, custom view names, application notes, the sign-in page's parameters and error, 404 paths),
  * then every page kind that shows it is rendered in Chromium as an administrator. A trap defined

@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
-import { signIn } from './shell-helpers.ts';
+import type { Page } from '@playwright/test';
+import { expect, signIn, test } from './support/fixtures.ts';
 
 async function seriousViolations(page: Page) {
   const results = await new AxeBuilder({ page }).analyze();

@@ -1,10 +1,9 @@
-import { expect, test } from '@playwright/test';
-import { appOrigin, signIn } from './shell-helpers.ts';
+import { appOrigin, expect, signIn, test } from './support/fixtures.ts';
 
 // The profile page's sessions island calls GET /v1/auth/sessions on load: the test makes that call
 // fail in the browser and watches what the island sends to /v1/error-reports.
 test.describe('[SHELL]: error reporting', () => {
-  test('a failing island call files an automatic report with the §8 message; Report error says it was sent', async ({ page }) => {
+  test('a failing island call files an automatic report with the expected message; Report error says it was sent', async ({ page }) => {
     await signIn(page, 'officer@demo.test');
     await page.route('**/v1/auth/sessions', (route) =>
       route.fulfill({ status: 503, contentType: 'application/json', body: '{"error":{"code":"UNAVAILABLE","message":"Down for maintenance"}}' }),

@@ -1,5 +1,4 @@
-import { expect, test } from '@playwright/test';
-import { signIn } from './shell-helpers.ts';
+import { expect, signIn, test } from './support/fixtures.ts';
 
 test.describe('[SHELL]: languages', () => {
   test('agent.fr@demo.test gets <html lang="fr">, French navigation and DD/MM/YYYY dates', async ({ page }) => {
@@ -46,7 +45,7 @@ test.describe('[SHELL]: languages', () => {
     await expect(page.getByRole('heading', { level: 1, name: 'Page introuvable' })).toBeVisible();
   });
 
-  test('English users get the exact §8 sentence on the standalone 403 page', async ({ page }) => {
+  test('English users get the exact access-denied sentence on the standalone 403 page', async ({ page }) => {
     await signIn(page, 'officer@demo.test');
     const response = await page.goto('/403');
     expect(response?.status()).toBe(403);

@@ -1,5 +1,4 @@
-import { expect, test } from '@playwright/test';
-import { appOrigin, DEMO_PASSWORD, signIn } from './shell-helpers.ts';
+import { appOrigin, DEMO_PASSWORD, expect, signIn, test } from './support/fixtures.ts';
 
 // The browser's clock is driven by Playwright, so the tenant's configured timeout passes in an
 // instant instead of the test waiting for it.

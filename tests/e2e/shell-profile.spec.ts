@@ -1,5 +1,4 @@
-import { expect, test } from '@playwright/test';
-import { signIn } from './shell-helpers.ts';
+import { expect, signIn, test } from './support/fixtures.ts';
 
 test.describe('[SHELL]: profile', () => {
   test('a user changes their language and the next page is in French; a bad name is refused', async ({ page }) => {

@@ -79,7 +79,7 @@ describe.each(testDbKinds())('access data layer on %s', (kind) => {
     expect(officer.map((r) => [r.level, r.code, r.children.map((c) => c.code)])).toEqual([['branch', 'A-B1', ['A-O1']]]);
   });
 
-  it('reads the current user with exactly the §3 fields, and the active administrators', async () => {
+  it('reads the current user with exactly the fields of the user contract, and the active administrators', async () => {
     const me = await db.tenant(A, (tx) => currentUser(tx, a.officer));
     expect(Object.keys(me).sort()).toEqual(['authorities', 'data_permissions', 'display_name', 'email', 'id', 'is_admin', 'language', 'password_change_required', 'roles', 'session_timeout', 'tenant_id']);
     expect(me).toMatchObject({ id: a.officer, display_name: 'A Officer', email: 'officer@a.test', tenant_id: A, roles: [{ name: 'A Loan officer' }], data_permissions: [{ field: 'branch', value: 'A-B1' }], is_admin: false, language: 'fr-FR', session_timeout: 120, password_change_required: false });

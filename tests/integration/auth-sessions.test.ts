@@ -123,7 +123,7 @@ describe.each(testDbKinds())('sign-in and sessions on %s', (kind) => {
     await db.tenant(r.tenantId, (tx) => tx.query(`insert into user_roles (tenant_id, user_id, role_id) select tenant_id, $1, id from roles where name = 'Loan officer'`, [uid]));
   });
 
-  it('enforces the idle timeout of spec §9 and the absolute timeout on the server', async () => {
+  it('enforces the idle timeout and the absolute timeout on the server', async () => {
     await db.owner((tx) => tx.query(`update tenants set config = jsonb_set(config, '{auto_logout,timeout}', '120') where id = $1`, [DEMO_TENANTS.demo]));
     const r = await signInWithPassword(db, { ...client(), email: 'collector@demo.test', password: PASSWORD, tenantId: DEMO_TENANTS.demo });
     if (r.kind !== 'signed-in') throw new Error('expected a session');

@@ -15,7 +15,7 @@ import { checkLedger } from '../../src/lib/lending/ledger/check-ledger.ts';
 import { createLendingFixture, type LendingFixture } from '../support/lending-fixtures.ts';
 import { refused } from '../support/refused.ts';
 
-// Issue 9, class 6: money without sanity limits. A repayment above what the loan owes, amounts past
+// Money without sanity limits. A repayment above what the loan owes, amounts past
 // the bound, exponents and overflowing digit strings — on PGlite and Postgres, through the commands
 // and through the /v1 endpoints in English and French.
 

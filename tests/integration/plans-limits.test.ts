@@ -1,4 +1,4 @@
-// Plan limits and feature flags held on the server (issue 9, class 9), on PGlite and Postgres: a
+// Plan limits and feature flags held on the server, on PGlite and Postgres: a
 // Starter tenant creating API tokens and exports in parallel never passes its limit, revoking a token
 // frees its place, and a feature the plan lacks is refused with the plan named.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-// @ts-ignore -- oidc-provider ships no type declarations; the test drives it through its documented API.
+// @ts-expect-error -- oidc-provider ships no type declarations; the test drives it through its documented API.
 import Provider from 'oidc-provider';
 
 /**

@@ -6,7 +6,7 @@ import { fromMinor } from '../../src/lib/money/money.ts';
 // Intl puts narrow no-break spaces in French numbers; compare with plain spaces.
 const plain = (s: string) => s.replace(/[\u00a0\u202f]/g, ' ');
 
-describe('dates and times (spec §9)', () => {
+describe('dates and times', () => {
   it('French dates are DD/MM/YYYY, times HH:mm:ss', () => {
     expect(formatDate('2026-03-07', 'fr')).toBe('07/03/2026');
     expect(formatTime(new Date('2026-03-07T13:04:05Z'), 'fr', 'UTC')).toBe('13:04:05');
@@ -51,7 +51,7 @@ describe('languages', () => {
     expect(languageOf('en-US')).toBe('en');
     expect(languageOf(undefined)).toBe('en');
   });
-  it('the §8 texts are exact', async () => {
+  it('the error-report texts are exact', async () => {
     const t = await getT('en');
     expect(t('errors:forbiddenAdmins', { users: 'Ada (ada@demo.test)' })).toBe(
       'Sorry, you don’t have permission to access this page. For access, please reach out to one of the administrators: Ada (ada@demo.test)',

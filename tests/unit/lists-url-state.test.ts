@@ -5,7 +5,7 @@ import { peopleList } from '../integration/lists-fixture.ts';
 import { encodeCursor } from '../../src/lib/lists/query.ts';
 
 const parse = (query: string) => parseListState(peopleList, new URLSearchParams(query));
-/** A cursor as the list writes it (base64url JSON); anything else is refused since issue 9. */
+/** A cursor as the list writes it (base64url JSON); anything else is refused. */
 const CURSOR = encodeCursor({ d: 'n', v: 'Dupont', id: '2b1e4c2a-3f4d-4e5f-8a9b-0c1d2e3f4a5b', k: 'amount:desc' });
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
 
@@ -64,7 +64,7 @@ describe('list URL state', () => {
     );
   });
 
-  it('refuses cursors it did not write, repeated parameters and unknown names (issue 9)', () => {
+  it('refuses cursors it did not write, repeated parameters and unknown names', () => {
     for (const cursor of ['abc_DEF-1', b64({ a: 1 }), b64({ d: 'n', v: 1, id: 'x', k: 'name:asc' }), b64({ d: 'x', v: 'a', id: 'b', k: 'c' }), b64([1, 2]), b64(null), b64('s')]) {
       const { state, issues } = parse(`cursor=${cursor}`);
       expect(state.cursor, cursor).toBeNull();

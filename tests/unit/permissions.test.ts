@@ -6,7 +6,7 @@ import {
 
 const user = (authorities: string[], isAdmin = false) => ({ isAdmin, authorities });
 
-describe('permission check (spec §6)', () => {
+describe('permission check', () => {
   it.each([
     ['admin passes a key it does not hold', user([], true), 'loans.offers.notify', true],
     ['string held passes', user(['loans.offers.notify']), 'loans.offers.notify', true],
@@ -56,7 +56,7 @@ describe('permission check (spec §6)', () => {
     expect(Object.keys(PERMISSION_TABLE).sort()).toEqual(['admin', 'analytics', 'collection', 'customer', 'loans', 'strategies']);
     expect(new Set(PERMISSION_KEYS).size).toBe(PERMISSION_KEYS.length);
     for (const key of PERMISSION_KEYS) expect(key).toMatch(/^[a-z]+\.[a-z_]+\.[a-z_]+$/);
-    // A few keys the §6 route guards name, spelled as the table spells them.
+    // A few keys the route guards name, spelled as the table spells them.
     for (const key of ['admin.contracts.update', 'admin.plan.request', 'admin.collection_workflow.delete', 'analytics.list_export.run_query',
       'loans.offers.simulate_repayment', 'loans.loans.transfer_funds', 'loans.tasks.manage', 'strategies.strategies.validate_draft_provider',
       'strategies.strategies.reactivate_inactive', 'customer.files.download', 'customer.eligibility.force', 'collection.buckets.view']) {
@@ -78,7 +78,7 @@ describe('permission check (spec §6)', () => {
   });
 });
 
-describe('feature flags and usage limits (spec §6)', () => {
+describe('feature flags and usage limits', () => {
   const feature = (over: Partial<PricingFeature> & { plans: PricingFeature['plans'] }): PricingFeature => ({
     name: 'exports', supports_usage_limit: true, usage_unit: 'exports', ...over,
   });

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { isRuleKey } from '../../src/lib/auth/permissions.ts';
 import { API_ROUTES, ROUTES, canonicalRouteCase, matchApiRoute, matchRoute, notFoundPagePath, forbiddenPagePath } from '../../src/lib/auth/route-manifest.ts';
 
-// Spec §2, transcribed by hand (one line per route; '+' expansions written out).
+// Every page route of the product, written out by hand (one line per route; '+' expansions written
+// out), so a route the manifest gains or loses shows up here.
 const SECTIONS = ['admin', 'analytics', 'strategies', 'loans'];
 const PROFILE_SUBPAGES = [
   '', '/resume', '/transaction-metrics', '/files', '/collaterals', '/offers', '/offers/:offerId', '/offers/:offerId/request',
@@ -59,14 +60,14 @@ const SPEC_ROUTES = [
   '/admin/business/decision-models', '/admin/business/decision-models/:id',
   '/admin/business/customized-form', '/admin/business/customized-form/:id',
 ];
-// Routes the product adds beyond §2 (each with its reason).
+// Routes the product has besides the ones above (each with its reason).
 const ADDED_ROUTES = [
-  '/admin/platform/error-reports', // §7/§8 error reports listed for administrators (platform issue)
-  '/plan-required', // "not in your plan", shown by the guard with 403 for a feature the plan lacks (issue 9)
-  '/400', // issue 9: the page a client mistake (bad query parameter, unsupported method) answers with
+  '/admin/platform/error-reports', // error reports listed for administrators
+  '/plan-required', // "not in your plan", shown by the guard with 403 for a feature the plan lacks
+  '/400', // the page a client mistake (bad query parameter, unsupported method) answers with
 ];
 
-/** The §6 all_permissions routes. */
+/** The all_permissions routes: administrators only. */
 const ADMIN_ONLY = [
   '/admin/processes/strategy-editing',
   '/admin/business/application-form', '/admin/business/application-form/:id', '/admin/business/application-form/:id/submissions',
@@ -81,13 +82,13 @@ const ADMIN_ONLY = [
 ];
 
 describe('route manifest', () => {
-  it('lists exactly the routes of spec §2 (plus the documented additions), each once', () => {
+  it('lists exactly the routes (plus the documented additions), each once', () => {
     const patterns = ROUTES.map((r) => r.pattern);
     expect(new Set(patterns).size).toBe(patterns.length);
     expect([...patterns].sort()).toEqual([...new Set([...SPEC_ROUTES, ...ADDED_ROUTES])].sort());
   });
 
-  it('marks exactly the §6 all_permissions routes admin-only', () => {
+  it('marks exactly the all_permissions routes admin-only', () => {
     expect(ROUTES.filter((r) => r.rule.kind === 'admin').map((r) => r.pattern).sort()).toEqual([...ADMIN_ONLY].sort());
   });
 
@@ -116,7 +117,7 @@ describe('route manifest', () => {
     expect(matchRoute('/')?.entry.pattern).toBe('/');
   });
 
-  it('does not match unknown paths, including unknown customer-profile subpages (§2: any other subpath is a 404)', () => {
+  it('does not match unknown paths, including unknown customer-profile subpages (any other subpath is a 404)', () => {
     for (const p of ['/nope', '/loans', '/loans/customer/profile/c-1/secret', '/admin/user/users/edit', '/analytics/risk/product/cards/x']) {
       expect(matchRoute(p), p).toBeNull();
     }

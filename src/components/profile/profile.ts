@@ -1,8 +1,9 @@
 /**
- * Page glue of the customer profile (spec §2 /{section}/customer/profile/:customerId/…), shared by the
- * one `[section]` route (src/pages/[section]/customer/profile/[customerId]/[...sub].astro). Loads the customer inside the caller's hierarchy scope (outside → 404, as
- * if it did not exist), lists the tabs the caller may open, and runs the profile's form posts (opt in /
- * out, uploads, deletes, bank statements), each shown and allowed by allowedActions (src/lib/auth). Pages stay thin.
+ * Page glue of the customer profile (/{section}/customer/profile/:customerId/…), shared by the one
+ * `[section]` route (src/pages/[section]/customer/profile/[customerId]/[...sub].astro). Loads the customer inside the
+ * caller's hierarchy scope (outside → 404, as if it did not exist), lists the tabs the caller may open, and runs the
+ * profile's form posts (opt in / out, uploads, deletes, bank statements), each shown and allowed by allowedActions
+ * (src/lib/auth). Pages stay thin.
  */
 import type { AstroGlobal } from 'astro';
 import { AppError } from '../../lib/errors/app-error.ts';

@@ -1,7 +1,7 @@
 import { api } from './api.ts';
 
 /**
- * The account calls of the profile page. They belong to brief B1's identity API under /v1/auth; the
+ * The account calls of the profile page. They belong to the identity API under /v1/auth; the
  * paths are kept here, in one place, so the profile islands follow that API.
  */
 export const ACCOUNT_PATHS = {

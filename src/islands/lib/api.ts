@@ -3,7 +3,7 @@ import { buildContext, describeHttpFailure, isErrorReportUrl, sendErrorReport, s
 
 /**
  * The islands' JSON client: base /v1, same-origin cookies, JSON in and out, and an automatic error
- * report (spec §8) for every failed call except one to /v1/error-reports itself. The error is
+ * report for every failed call except one to /v1/error-reports itself. The error is
  * re-thrown unchanged, so callers still show their own error alert.
  */
 export function createApi(options: { module?: string; fetch?: typeof fetch; /** Only for tests outside a browser. */ baseUrl?: string } = {}): KyInstance {

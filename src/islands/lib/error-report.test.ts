@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createApi } from './api.ts';
 import { describeError, describeHttpFailure, isErrorReportUrl, resetReportDedupe, type ErrorReportPayload } from './error-report.ts';
 
-describe('§8 message formats', () => {
+describe('error report message formats', () => {
   it('a response: HTTP {status} - {statusText}, the body as stack', () => {
     expect(describeHttpFailure({ request: {}, response: { status: 503, statusText: 'Service Unavailable' }, data: { error: { code: 'UNAVAILABLE' } } })).toEqual({
       message: 'HTTP 503 - Service Unavailable',

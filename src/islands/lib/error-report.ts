@@ -1,5 +1,5 @@
 /**
- * Error reports of spec §8, built in the browser and sent to POST /v1/error-reports. Pure functions
+ * Error reports, built in the browser and sent to POST /v1/error-reports. Pure functions
  * (message formats, context) are separate from sending so they can be tested without a browser.
  */
 export const ERROR_REPORT_PATH = '/v1/error-reports';
@@ -41,7 +41,7 @@ export function isHttpFailure(error: unknown): error is HttpFailure {
 }
 
 /**
- * The §8 message and stack of a failed HTTP call: with a response, 'HTTP {status} - {statusText}'
+ * The report's message and stack of a failed HTTP call: with a response, 'HTTP {status} - {statusText}'
  * and the response body as the stack; with no response, 'No response received from server';
  * otherwise the error's own message.
  */
@@ -64,7 +64,7 @@ export function describeError(error: unknown): { message: string; stack: string 
   return { message: 'Unknown error', stack: '' };
 }
 
-/** The context of §3: the call (if any), the page, the browser, the time, the module that reported. */
+/** The context: the call (if any), the page, the browser, the time, the module that reported. */
 export function buildContext(args: { url?: string; method?: string; module?: string; now?: Date } = {}): ErrorReportContext {
   const w = typeof window === 'undefined' ? undefined : window;
   return {
@@ -128,7 +128,7 @@ export function resetReportDedupe(): void {
   recent.clear();
 }
 
-/** Reports an uncaught error or unhandled rejection (spec §8), once per burst. */
+/** Reports an uncaught error or unhandled rejection, once per burst. */
 export function reportUncaught(error: unknown, module?: string, fetchImpl?: typeof fetch): Promise<boolean> {
   const payload = toPayload(describeError(error), buildContext({ module }), 'auto');
   if (!shouldSend(payload)) return Promise.resolve(false);

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ACTIVITY_EVENTS, idleTimeoutSeconds, loginUrlFor, signOutForIdle, startIdleTimer } from './idle.ts';
 
-describe('idle timeout (spec §9)', () => {
+describe('idle timeout', () => {
   it('admins use their session_timeout, others the tenant auto_logout.timeout, default 60', () => {
     expect(idleTimeoutSeconds({ isAdmin: true, sessionTimeout: 900, tenantConfig: { auto_logout: { timeout: 30 } } })).toBe(900);
     expect(idleTimeoutSeconds({ isAdmin: true, sessionTimeout: null })).toBe(60);

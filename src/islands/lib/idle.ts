@@ -1,5 +1,5 @@
 /**
- * Idle auto-logout (spec §4, §9). The timeout is, for administrators, their own session_timeout;
+ * Idle auto-logout. The timeout is, for administrators, their own session_timeout;
  * for everyone else the tenant's auto_logout.timeout; 60 seconds when unset. Activity is any of the
  * six events below. On timeout the browser signs out and goes to login remembering where it was.
  * The server enforces the same idle limit on its session record; this only makes it visible.
@@ -54,7 +54,7 @@ export function startIdleTimer(args: { seconds: number; target: EventTargetLike;
 }
 
 /**
- * What happens on timeout: sign out on the server (a failure is only logged, spec §8), then go to
+ * What happens on timeout: sign out on the server (a failure is only logged), then go to
  * login with the origin. The server would refuse the idle session anyway.
  */
 export async function signOutForIdle(deps: {

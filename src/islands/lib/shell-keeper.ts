@@ -10,8 +10,8 @@ import { SHELL_STATE_ID, type ShellState } from './shell-state.ts';
  * Runs once per signed-in page, as a plain module script rather than a React island: it is on
  * every page, including pages that only show data, which then load no framework at all. It seeds
  * the shared $user and $plan stores from the server-rendered state (no fetch on load), keeps the
- * plan fresh while the tab is visible (§4), reports uncaught errors and unhandled rejections (§8),
- * and signs the browser out after `idleSeconds` without activity (§9). Returns false when the page
+ * plan fresh while the tab is visible, reports uncaught errors and unhandled rejections,
+ * and signs the browser out after `idleSeconds` without activity. Returns false when the page
  * carries no state (signed out).
  */
 export function startShellKeeper(doc: Document = document): boolean {
@@ -41,7 +41,7 @@ export function startShellKeeper(doc: Document = document): boolean {
 /**
  * The header's sign-out buttons (`data-sign-out`): end the session, then leave for where the server
  * says (the identity provider's logout after single sign-on, else the login page). A failed sign-out
- * is only logged (§8); the browser still leaves.
+ * is only logged; the browser still leaves.
  */
 export function wireSignOut(doc: Document = document): void {
   for (const button of doc.querySelectorAll<HTMLButtonElement>('button[data-sign-out]')) {

@@ -4,7 +4,7 @@ import { gateStep, unauthorizedUrl } from './user-gate.ts';
 
 const user = { id: 'u', password_change_required: false } as CurrentUser;
 
-describe('island user gate (spec §2 guard)', () => {
+describe('island user gate (guard)', () => {
   it('loads, waits, then renders', () => {
     expect(gateStep({ isLoading: false, value: null, error: null })).toBe('load');
     expect(gateStep({ isLoading: true, value: null, error: null })).toBe('loading');

@@ -1,7 +1,7 @@
 import type { UserState } from '../stores/user.ts';
 
 /**
- * The protected-area guard of spec §2 as islands see it, when they need the user and the page did
+ * The protected-area guard as islands see it, when they need the user and the page did
  * not seed it: load it (showing the full-screen overlay meanwhile), send a 401 to login with
  * 'You are not authorized to access the board.', show any other error, else render.
  */

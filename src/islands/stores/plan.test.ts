@@ -20,7 +20,7 @@ const FEATURES: PricingFeature[] = [
   { name: 'strategies', supports_usage_limit: false, usage_unit: null, plans: [{ enabled: false, unlimited: true }] },
 ];
 
-describe('$plan refresh (spec §4)', () => {
+describe('$plan refresh', () => {
   beforeEach(() => {
     vi.useFakeTimers();
     seedPlan([]);

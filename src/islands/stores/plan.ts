@@ -5,7 +5,7 @@ export type { PricingFeature };
 
 export type PlanState = { features: PricingFeature[]; isLoading: boolean; error: string | null; loadedAt: number | null };
 
-/** Plan features from GET /v1/pricing-plans/current (spec §3, §4). */
+/** Plan features from GET /v1/pricing-plans/current. */
 export const $plan = map<PlanState>({ features: [], isLoading: false, error: null, loadedAt: null });
 
 export const PLAN_REFRESH_MS = 5 * 60 * 1000;

@@ -7,7 +7,7 @@ const USER: CurrentUser = {
   password_change_required: false,
 };
 
-describe('$user (spec §4)', () => {
+describe('$user', () => {
   beforeEach(() => resetUser());
 
   it('loading, then value; the id is stored locally', async () => {

@@ -1,6 +1,6 @@
 import { map } from 'nanostores';
 
-/** The current user exactly as GET /v1/users/me returns it (spec §3); one type for server and islands. */
+/** The current user exactly as GET /v1/users/me returns it; one type for server and islands. */
 import type { CurrentUser } from '../../lib/tenancy/users.ts';
 
 export type { CurrentUser };
@@ -12,7 +12,7 @@ export type UserState = {
 };
 
 /**
- * Shared across islands of a page (spec §4 "User load"): loading, then value or error; reset clears
+ * Shared across islands of a page ("User load"): loading, then value or error; reset clears
  * both; partial updates merge. Pages seed it from server-rendered data so islands do not refetch.
  */
 export const $user = map<UserState>({ isLoading: false, value: null, error: null });

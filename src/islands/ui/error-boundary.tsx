@@ -19,7 +19,7 @@ export function describeFallback(error: unknown): { status?: number; text: strin
 const Fallback = lazy(() => import('./error-ui.tsx').then((m) => ({ default: m.BoundaryFallback })));
 
 /**
- * The "Unexpected Application Error!" fallback of spec §2 around every island: a render error
+ * The "Unexpected Application Error!" fallback around every island: a render error
  * shows its status and text (or its message) instead of an empty space, and is reported.
  */
 export class AppErrorBoundary extends Component<Props, State> {

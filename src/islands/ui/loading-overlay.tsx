@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { clampOpacity } from '../lib/overlay.ts';
 import { Logo } from './logo.tsx';
 
-/** Full-screen overlay with the logo and a spinner while an island loads the user (spec §2, §9). */
+/** Full-screen overlay with the logo and a spinner while an island loads the user. */
 export function LoadingOverlay({ isOpen, opacity = 1 }: { isOpen: boolean; opacity?: number }) {
   const { t } = useTranslation('common');
   if (!isOpen) return null;

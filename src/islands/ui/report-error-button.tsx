@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { buildContext, describeError, sendErrorReport, toPayload } from '../lib/error-report.ts';
 
 /**
- * The manual "Report error" of spec §8: sends the same data as an automatic report, with
+ * The manual "Report error": sends the same data as an automatic report, with
  * report_type 'manual', and says 'Error report sent, thank you!' or 'Failed to send error report'.
  */
 export function ReportErrorButton({ error, module, status, message }: { error?: unknown; module?: string; status?: number; message?: string }) {

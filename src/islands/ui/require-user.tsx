@@ -9,7 +9,7 @@ import { LoadingOverlay } from './loading-overlay.tsx';
 /**
  * Renders children once the current user is known. A page that server-renders the user passes it
  * as `initialUser` (no fetch, no overlay); otherwise the user is loaded from GET /v1/users/me behind
- * the full-screen loading overlay, and a 401 or a forced password change leaves the page (§2).
+ * the full-screen loading overlay, and a 401 or a forced password change leaves the page.
  */
 export function RequireUser({ initialUser, children }: { initialUser?: CurrentUser; children: ReactNode }) {
   if (initialUser && !$user.get().value) seedUser(initialUser);

@@ -2,7 +2,7 @@ import { createSystem, defineConfig } from '@chakra-ui/react';
 import { chakraBaseConfig } from './chakra-base.ts';
 
 /**
- * The Chakra v3 system built from the spec §9 theme (the same values as the CSS variables in
+ * The Chakra v3 system built from the product's theme (the same values as the CSS variables in
  * src/styles/global.css, which server-rendered pages use). Primary #686EE2 is the brand colour; solid
  * fills use a darker shade so white text on them keeps a 4.5:1 contrast (accessibility), while
  * #686EE2 itself stays the accent (borders, focus rings, highlights).

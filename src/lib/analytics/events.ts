@@ -1,5 +1,5 @@
 /**
- * First-party analytics (spec §2): the 'login' event after a sign-in with a remembered origin and the
+ * First-party analytics: the 'login' event after a sign-in with a remembered origin and the
  * page-view events named by the route manifest, stored in analytics_events (migration 0010).
  */
 import type { Db, Tx } from '../db/index.ts';

@@ -1,6 +1,6 @@
 /**
  * Data permissions on writes: the one place where a command learns whether the object it acts on,
- * and the place it puts a new object, are inside the caller's hierarchy scope (spec §3
+ * and the place it puts a new object, are inside the caller's hierarchy scope (its
  * data_permissions on region / branch / officer; src/lib/tenancy/scope.ts turns them into a node set).
  *
  * Every mutating verb goes through this family instead of checking ad hoc:

@@ -1,7 +1,8 @@
 /**
- * The access decision for one request, deny by default (spec §2 "Protected-area guard", §6; security
- * goals 1, 2, 9). Pure: the middleware step (src/server/middleware/guard.ts) feeds it the canonical
- * path and the principal the authenticate step resolved, then acts on the answer.
+ * The access decision for one request, deny by default: a path the manifest does not list is a 404,
+ * a signed-out visitor goes to the login, a user without the route's permission gets a 403. Pure: the
+ * middleware step (src/server/middleware/guard.ts) feeds it the canonical path and the principal the
+ * authenticate step resolved, then acts on the answer.
  */
 import type { Principal } from './principal.ts';
 import {

@@ -61,7 +61,7 @@ export async function startSso(
 ): Promise<{ url: string; state: string }> {
   const sso = ssoConfigOf(input.tenant);
   if (!sso) throw new AppError('NOT_FOUND', 'Single sign-on is not set up for this lender.');
-  // Single sign-on is a plan feature (spec §3): a lender whose plan lacks it signs in with passwords.
+  // Single sign-on is a plan feature: a lender whose plan lacks it signs in with passwords.
   await db.tenant(input.tenant.id, (tx) => assertFeatureEnabled(tx, input.tenant.id, 'sso'));
   const config = await providerConfiguration(sso).catch((error: unknown) => {
     throw new AppError('UNAVAILABLE', 'The single sign-on provider cannot be reached right now; please try again shortly.', { cause: error });

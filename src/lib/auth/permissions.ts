@@ -1,17 +1,17 @@
 /**
- * Permissions are data (spec §6). Three things live here:
- *  1. the permission check, exactly as §6 states it;
- *  2. the table of every permission key the §6 route guards name, and the demo role map built from it;
- *  3. the plan feature flags and usage limits of §6.
+ * Permissions are data. Three things live here:
+ *  1. the permission check;
+ *  2. the table of every permission key the route guards name, and the demo role map built from it;
+ *  3. the plan feature flags and usage limits.
  * Nothing here knows about Astro or the database; the route manifest and the guard read this file.
  */
 
-/** The six permission areas of spec §6. */
+/** The six permission areas. */
 export const AREAS = ['admin', 'loans', 'analytics', 'strategies', 'customer', 'collection'] as const;
 export type Area = (typeof AREAS)[number];
 
 /**
- * Every resource of every area with the actions the §6 route guards name. A key is
+ * Every resource of every area with the actions the route guards name. A key is
  * `area.resource.action` (see permissionKey). Names are snake_case spellings of the spec's words.
  */
 export const PERMISSION_TABLE = {
@@ -97,7 +97,7 @@ export function isPermissionKey(value: string): value is PermissionKey {
 }
 
 /**
- * Builds a permission key: `area.resource.action`, the action defaulting to 'view' (§6). With no
+ * Builds a permission key: `area.resource.action`, the action defaulting to 'view'. With no
  * resource the key is the bare area. Throws on a key that the table does not know, so a typo in a
  * route guard fails loudly at start-up instead of silently denying.
  */
@@ -110,7 +110,7 @@ export function permissionKey(area: Area, resource?: string, action = 'view'): s
 
 /**
  * The keys an authority grants for `key`: the key itself, then its fallbacks `area.resource` and
- * `area` (§6). So a role holding 'loans' may do everything in loans; one holding 'loans.offers' may
+ * `area`. So a role holding 'loans' may do everything in loans; one holding 'loans.offers' may
  * do every action on offers.
  */
 export function keyFallbacks(key: string): string[] {
@@ -192,7 +192,7 @@ export function allows(user: PermissionSubject | null | undefined, rule: Rule): 
 }
 
 // ---------------------------------------------------------------------------------------------
-// Demo roles (brief B1 seeds them from here; admin screens may offer them as templates).
+// Demo roles (the demo seed creates them from here; admin screens may offer them as templates).
 
 export type RoleTemplate = { name: string; description: string; isAdmin: boolean; authorities: readonly PermissionKey[] };
 
@@ -201,7 +201,7 @@ const loanOfficer = [
   'loans.custom_views.view', 'loans.custom_views.edit',
   'loans.offers.view', 'loans.offers.notify', 'loans.offers.reject', 'loans.offers.print', 'loans.offers.request_loan', 'loans.offers.copy_code',
   'loans.offers.simulate_repayment',
-  // The officer transfers the funds of an approved loan (issue 4 acceptance walk); approving stays with another user.
+  // The officer transfers the funds of an approved loan; approving stays with another user.
   'loans.loans.view', 'loans.loans.repay', 'loans.loans.transfer_funds', 'loans.loan_applications.view', 'loans.payments.view',
   'loans.collaterals.view', 'loans.collaterals.add', 'loans.collaterals.edit',
   'loans.tasks.view', 'loans.tasks.create', 'loans.tasks.edit',
@@ -244,7 +244,7 @@ export const DEMO_ROLES = {
 export type DemoRole = keyof typeof DEMO_ROLES;
 
 // ---------------------------------------------------------------------------------------------
-// Plan feature flags and usage limits (spec §3 "Pricing feature", §6).
+// Plan feature flags and usage limits.
 
 export type FeaturePlan = { enabled: boolean; unlimited: boolean; usage_limit?: number | null };
 export type PricingFeature = {

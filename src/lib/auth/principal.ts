@@ -1,6 +1,6 @@
 import { AppError } from '../errors/app-error.ts';
 
-/** A row filter on a user (spec §3 data_permissions), e.g. { field: 'branch', value: 'PAR-01' }. */
+/** A row filter on a user (data_permissions), e.g. { field: 'branch', value: 'PAR-01' }. */
 export type DataPermission = { field: string; value: string };
 
 /**
@@ -23,10 +23,10 @@ export type Principal = {
   sessionId: string | null;
   /** Set by an administrator or a reset: the guard sends the user to /user/reset-password. */
   passwordChangeRequired: boolean;
-  /** The user's own idle timeout in seconds (users.session_timeout, spec §3). */
+  /** The user's own idle timeout in seconds (users.session_timeout). */
   sessionTimeout: number;
   /**
-   * The idle timeout in force for this user, in seconds (spec §9): admins their session_timeout,
+   * The idle timeout in force for this user, in seconds: admins their session_timeout,
    * others the tenant's auto_logout.timeout, default 60. The server enforces it; the shell's idle
    * timer uses the same number.
    */

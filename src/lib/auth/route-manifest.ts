@@ -10,7 +10,7 @@ import { ADMIN, PUBLIC, SIGNED_IN, allows, need, type Area, type PermissionSubje
 
 export const SECTIONS = ['root', 'admin', 'analytics', 'strategies', 'loans', 'auth', 'public'] as const;
 export type Section = (typeof SECTIONS)[number];
-/** The four sections with their own layout, 403 and 404 pages (§2). */
+/** The four sections with their own layout, 403 and 404 pages. */
 export const LAYOUT_SECTIONS = ['admin', 'analytics', 'strategies', 'loans'] as const;
 export type LayoutSection = (typeof LAYOUT_SECTIONS)[number];
 
@@ -43,7 +43,7 @@ function entry([pattern, rule = SIGNED_IN]: Def): RouteEntry {
   return { pattern, section: sectionOf(pattern), rule: typeof rule === 'string' ? need(rule) : rule, event: eventName(pattern) };
 }
 
-/** The customer profile subpages of §2 with the permission each needs ('' = the profile itself). */
+/** The customer profile subpages with the permission each needs ('' = the profile itself). */
 const CUSTOMER_PROFILE_SUBPAGES: [subpath: string, permission: RuleKey][] = [
   ['', 'customer.profile.view'],
   ['/resume', 'customer.profile.view'],
@@ -80,7 +80,7 @@ function sectionCommon(section: LayoutSection): Def[] {
 const CUSTOM_VIEW_LISTS = ['customers', 'offers', 'loans', 'collaterals', 'payments'] as const;
 
 const PAGE_DEFS: Def[] = [
-  // Root area (§2 Layouts): home, conversations, data-flow; standalone 403 and result pages.
+  // Root area: home, conversations, data-flow; standalone 403 and result pages.
   ['/'],
   ['/conversations'],
   ['/data-flow'],
@@ -140,7 +140,7 @@ const PAGE_DEFS: Def[] = [
   ['/loans/loan-applications/edit/:customerId/:loanId', 'loans.offers.request_loan'],
   ['/loans/collaterals', 'loans.collaterals.view'],
   ['/loans/collaterals/new/:customerId', 'loans.collaterals.add'],
-  // §2: "collateral by id (exact path not shown)".
+  // A collateral by its id.
   ['/loans/collaterals/:id', 'loans.collaterals.view'],
   ['/loans/payments', 'loans.payments.view'],
   ['/loans/tasks', 'loans.tasks.view'],
@@ -177,7 +177,7 @@ const PAGE_DEFS: Def[] = [
   ['/admin/user/roles', 'admin.roles.view'],
   ['/admin/user/roles/add', 'admin.roles.edit'],
   ['/admin/user/roles/:id', 'admin.roles.edit'],
-  // §6: the permissions page's guard is not shown; it lists what roles grant, so roles.view.
+  // The permissions page lists what roles grant, so it needs roles.view.
   ['/admin/user/permissions', 'admin.roles.view'],
   ['/admin/user/ip-restriction', 'admin.ip_restriction.view'],
   ['/admin/user/ip-restriction/add', 'admin.ip_restriction.edit'],
@@ -187,7 +187,7 @@ const PAGE_DEFS: Def[] = [
   ['/admin/platform/download/:id', 'admin.downloads.view'],
   ['/admin/platform/translations', 'admin.translations.view'],
   ['/admin/platform/password-policy', 'admin.password_policy.view'],
-  // Error reports of §7/§8, listed for administrators (brief C's page).
+  // Error reports sent from the error pages and alerts, listed for administrators.
   ['/admin/platform/error-reports', ADMIN],
   ['/admin/plan-contracts/contracts', 'admin.contracts.view'],
   ['/admin/plan-contracts/plan', ADMIN],

@@ -13,7 +13,7 @@ import type { SessionsRow } from '../db/schema.generated.ts';
 export const ABSOLUTE_TIMEOUT_MS = 12 * 60 * 60_000;
 /** A password-accepted, code-pending session must finish the second step within this time. */
 export const MFA_PENDING_TIMEOUT_MS = 5 * 60_000;
-/** Spec §9: the idle timeout when nothing else is configured. */
+/** The idle timeout when nothing else is configured. */
 export const DEFAULT_IDLE_TIMEOUT_SECONDS = 60;
 /** last_seen_at is written at most this often, to spare a write on every request. */
 const TOUCH_INTERVAL_MS = 5_000;
@@ -37,7 +37,7 @@ export async function createSession(
   return row.id;
 }
 
-/** The idle timeout of spec §9: admins their own session_timeout, others the tenant's auto_logout.timeout. */
+/** The idle timeout: admins their own session_timeout, others the tenant's auto_logout.timeout. */
 export function idleTimeoutSeconds(input: { isAdmin: boolean; userSessionTimeout: number | null; tenantTimeout: unknown }): number {
   const positive = (value: unknown) => {
     const n = typeof value === 'string' ? Number(value) : value;

@@ -153,7 +153,3 @@ export async function totpStatus(tx: Tx, tenantId: string, userId: string): Prom
   if (!row) return { state: 'none' };
   return row.confirmed_at ? { state: 'on' } : { state: 'pending', secret: row.secret };
 }
-
-export async function removeTotp(tx: Tx, tenantId: string, userId: string): Promise<void> {
-  await tx.query('delete from user_totp where tenant_id = $1 and user_id = $2', [tenantId, userId]);
-}

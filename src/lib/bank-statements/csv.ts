@@ -2,7 +2,7 @@ import { AppError } from '../errors/app-error.ts';
 import { currencyDigits, parseMinor } from '../money/money.ts';
 
 /**
- * Bank-statement CSV (spec §2 profile "bank-statements"). One header row naming the columns, in any
+ * Bank-statement CSV (profile "bank-statements"). One header row naming the columns, in any
  * order and case: `date` (YYYY-MM-DD, required), `amount` (decimal, signed: positive = money in,
  * required), `description`, `category`, `balance` (the balance after the row, decimal). Comma or
  * semicolon separated, RFC 4180 quoting. A UTF-8 BOM is ignored. Either every row is valid and the

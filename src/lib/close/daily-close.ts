@@ -14,7 +14,7 @@ import type { CloseRunsRow, DelinquencyRangesRow, LoanDelinquencyRow, LoanProduc
  *  1. charges the products' overdue penalties on installments that became overdue (past their
  *     penalty grace) by the start of D+1, posting through the lending engine so the ledger balances;
  *  2. computes, at the new business date D+1, every active loan's days past due, delinquent days,
- *     overdue amount and its product's delinquency range with arrears grace (brief A's pure
+ *     overdue amount and its product's delinquency range with arrears grace (the schedule engine's pure
  *     loanDelinquency — the same numbers Fineract shows after its COB for D), marks loans whose last
  *     due date has passed as matured, stores that state in loan_delinquency and appends a
  *     loan_delinquency_history row for every change of bucket;

@@ -1,7 +1,7 @@
 import type { Tx } from '../db/index.ts';
 
 /**
- * The customer profile's computed views (spec §2): transaction metrics by month, repayment behaviour,
+ * The customer profile's computed views: transaction metrics by month, repayment behaviour,
  * the risk-class history and the credit analysis (affordability). Money stays in bigint minor units;
  * averages are rounded down to the minor unit; rates are whole basis points (10000 = 100 %).
  */

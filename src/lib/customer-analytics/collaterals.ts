@@ -33,7 +33,7 @@ function withLtv(rows: Omit<CollateralSummary, 'ltv_bp'>[]): CollateralSummary[]
   return rows.map((r) => ({ ...r, ltv_bp: r.value > 0n ? Number((r.secured_principal * 10000n) / r.value) : null }));
 }
 
-/** A customer's collaterals with their linked loans and loan-to-value (spec §2 profile "collaterals"). */
+/** A customer's collaterals with their linked loans and loan-to-value (profile "collaterals"). */
 export async function customerCollaterals(tx: Tx, customerId: string): Promise<CollateralSummary[]> {
   return withLtv(await tx.query(`${SELECT} where c.customer_id = $1 group by c.id, c.tenant_id order by c.created_at desc, c.id`, [customerId]));
 }

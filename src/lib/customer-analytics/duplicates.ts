@@ -10,7 +10,7 @@ export type DuplicateMatch = { id: string; first_name: string; last_name: string
 
 /**
  * Existing customers of the tenant with the same national id (case and spaces ignored) or the same phone
- * (digits compared), for the add-customer form's duplicate check (spec §2 customers/add). Searches the
+ * (digits compared), for the add-customer form's duplicate check (customers/add). Searches the
  * whole tenant, not only the user's branch: a duplicate elsewhere is still a duplicate.
  */
 export async function findDuplicateCustomers(tx: Tx, input: { phone?: string | null; nationalId?: string | null }): Promise<DuplicateMatch[]> {

@@ -8,7 +8,7 @@ import { createCustomer, setCustomerOptIn, type CustomerRow } from '../lending/c
 import { findDuplicateCustomers, type DuplicateMatch } from './duplicates.ts';
 import { need } from '../auth/permissions.ts';
 
-/** The add-customer form (spec §2 /loans/customers/add), as posted. */
+/** The add-customer form (/loans/customers/add), as posted. */
 export type NewCustomerForm = {
   firstName: string; lastName: string; nationalId: string; phone: string; email: string; dateOfBirth: string; segment: string;
   isOptedOut: boolean; optOutReason: string;

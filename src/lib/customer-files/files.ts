@@ -12,7 +12,7 @@ import { assertInScope, isInNodes, notFoundError } from '../auth/data-permission
 import type { CustomerFilesRow } from '../db/schema.generated.ts';
 
 /**
- * Customer files (spec §2 profile "files" and "upload-bureau-pdf", §6 customer.files.*): the bytes live
+ * Customer files (profile "files" and "upload-bureau-pdf", permissions customer.files.*): the bytes live
  * on disk under the files root (DATA_DIR/files unless CUSTOMER_FILES_DIR says otherwise), the metadata in
  * customer_files. Type and declared size are checked before a byte of the body is read; the real size
  * is enforced while reading, so a lying or missing Content-Length cannot make us buffer more than the limit.
@@ -53,6 +53,8 @@ export function isFileKind(value: string): value is FileKind {
 /** A display-safe file name: no folders, no control characters, at most 200 characters. */
 export function cleanFileName(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? '';
+  // Control characters are exactly what this strips.
+  // eslint-disable-next-line no-control-regex
   const cleaned = base.replace(/[\u0000-\u001f\u007f"]/g, '').trim().slice(0, 200);
   if (!cleaned || cleaned === '.' || cleaned === '..') throw new AppError('BAD_REQUEST', 'fileName is required', { field: 'fileName' });
   return cleaned;

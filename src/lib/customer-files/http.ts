@@ -12,7 +12,7 @@ import { creditAnalysis, repaymentBehaviour, riskClassHistory, transactionMetric
 import { assertCustomerVisible, auditDownload, customerFileJson, getCustomerFile, listCustomerFiles, readCustomerFile, uploadCustomerFile, isFileKind } from './files.ts';
 
 /**
- * The customer files API (spec §6 customer.files.*), Astro-free so it can be tested with plain Requests:
+ * The customer files API (customer.files.*), Astro-free so it can be tested with plain Requests:
  *   GET  /v1/customers/{id}/files            list (customer.files.view)
  *   POST /v1/customers/{id}/files?kind=&name= raw body upload (customer.files.upload); Content-Type and
  *        Content-Length are checked before the body is read (400 / 413)

@@ -47,6 +47,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function safeFileName(name: string): string {
   const cleaned = name
     .normalize('NFC')
+    // eslint-disable-next-line no-control-regex -- control characters are exactly what this replaces
     .replace(/[\u0000-\u001f\u007f/\\:*?"<>|]/g, '_')
     .replace(/^\.+/, '')
     .trim()

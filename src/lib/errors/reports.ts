@@ -3,7 +3,7 @@ import type { Db } from '../db/index.ts';
 import type { ErrorReportsRow } from '../db/schema.generated.ts';
 
 /**
- * Error reports of spec §3/§8: sent by islands (automatically for failed calls and uncaught errors,
+ * Error reports: sent by islands (automatically for failed calls and uncaught errors,
  * or by the "Report error" button) and listed for administrators. Sizes are capped so a hostile or
  * looping client cannot fill the database.
  */

@@ -7,7 +7,7 @@ import { AppError } from '../errors/app-error.ts';
 import type { UsersRow } from '../db/schema.generated.ts';
 import { SIGNED_IN } from '../auth/permissions.ts';
 
-/** The locales a user may choose (spec §3 language: only the part before the dash picks the UI language). */
+/** The locales a user may choose (language: only the part before the dash picks the UI language). */
 export const PROFILE_LANGUAGES = ['en-US', 'fr-FR'] as const;
 
 export const profileUpdateSchema = z.object({

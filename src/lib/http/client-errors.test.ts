@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors/app-error.ts';
 import { clientErrorOf, clientErrorPage } from './client-errors.ts';
 
-describe('client errors of pages (issue 9, class 11)', () => {
+describe('client errors of pages', () => {
   it('maps what loaders throw to the status and page the client sees', () => {
     expect(clientErrorOf(new AppError('NOT_FOUND', 'Offer not found', { field: 'offerId' }))).toEqual({ status: 404, field: 'offerId', message: 'Offer not found' });
     expect(clientErrorOf(new AppError('FORBIDDEN', 'no'))?.status).toBe(403);

@@ -1,7 +1,7 @@
 /**
  * Pure decisions of the client-errors middleware step (src/server/middleware/client-errors.ts):
  * which methods a page answers, and which thrown errors are the client's mistake with the status
- * and result page they get (issue 9, classes 10 and 11).
+ * and result page they get (a client's mistake is a 4xx, never a 500).
  */
 import { AppError } from '../errors/app-error.ts';
 import { forbiddenPagePath, notFoundPagePath } from '../auth/route-manifest.ts';

@@ -16,7 +16,7 @@ function fieldOf(run: () => unknown): string | undefined {
   return undefined;
 }
 
-describe('checkQueryString (issue 9, class 10)', () => {
+describe('checkQueryString', () => {
   it('refuses every malformed value, naming its parameter', () => {
     for (const value of MALFORMED_VALUES) {
       expect(checkQueryString(`?ok=1&q=${value}`), value).toMatchObject({ param: 'q' });

@@ -1,5 +1,5 @@
 /**
- * The one query-parameter layer of lists, searches and exports (issue 9, class 10: a client's
+ * The one query-parameter layer of lists, searches and exports (a client's
  * mistake is a 400 naming the parameter, never a 500). Two levels:
  *
  *  1. `checkQueryString` looks at the RAW query string of every request (the middleware step
@@ -145,8 +145,4 @@ export class QueryReader {
     if (!/^[A-Za-z0-9_-]{1,512}$/.test(raw)) throw bad(name, 'is not a cursor this API handed out');
     return raw;
   }
-}
-
-export function queryOf(url: URL | string): QueryReader {
-  return new QueryReader(new URL(url).searchParams);
 }

@@ -11,7 +11,7 @@ dayjs.extend(utc);
 dayjs.extend(timezone);
 
 /**
- * Display formats per UI language. French follows spec §9: dates DD/MM/YYYY, times HH:mm:ss.
+ * Display formats per UI language. French uses dates DD/MM/YYYY, times HH:mm:ss.
  * Used by server-rendered pages and islands alike (no Node APIs here).
  */
 export const DATE_FORMAT: Record<Language, string> = { en: 'MM/DD/YYYY', fr: 'DD/MM/YYYY' };
@@ -60,10 +60,6 @@ export { formatMoney };
 export function formatDecimalMoney(value: string | null | undefined, currency: string, language: Language): string {
   if (value == null || value === '') return '—';
   return formatMoney(fromDecimalString(value, currency), language);
-}
-
-export function formatPercent(value: number, language: Language, fractionDigits = 0): string {
-  return new Intl.NumberFormat(INTL_LOCALE[language], { style: 'percent', maximumFractionDigits: fractionDigits }).format(value);
 }
 
 /** File sizes for the downloads list. */

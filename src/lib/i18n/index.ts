@@ -5,7 +5,7 @@ export const LANGUAGES = ['en', 'fr'] as const;
 export type Language = (typeof LANGUAGES)[number];
 export const DEFAULT_LANGUAGE: Language = 'en';
 
-/** The UI language of a locale such as 'fr-FR': French when it starts with fr, English otherwise (spec §1, §3). */
+/** The UI language of a locale such as 'fr-FR': French when it starts with fr, English otherwise. */
 export function languageOf(locale: string | null | undefined): Language {
   return (locale ?? '').toLowerCase().startsWith('fr') ? 'fr' : 'en';
 }

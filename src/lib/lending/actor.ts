@@ -9,7 +9,7 @@ export type Actor = {
   ip?: string | null;
   requestId?: string | null;
   /**
-   * The caller's data permissions (spec §3): commands load their objects and check placement fields
+   * The caller's data permissions: commands load their objects and check placement fields
    * through them (src/lib/auth/data-permissions.ts). Absent for system actors (jobs, simulator, seeds).
    */
   dataPermissions?: readonly DataPermission[];

@@ -11,7 +11,7 @@ import type { TransactionRow } from './loans.ts';
  */
 export type Applied = Components & { overpayment: bigint };
 
-/** A payment allocated by the product's strategy (brief A's allocatePayment); excess is overpayment. */
+/** A payment allocated by the product's strategy (the schedule engine's allocatePayment); excess is overpayment. */
 export function applyRepayment(rows: InstallmentRow[], amount: bigint, date: string, strategy: AllocationStrategyCode): Applied {
   const result = allocatePayment({ installments: toOutstandingInstallments(rows), amount, date, strategy });
   const byNumber = new Map(rows.map((r) => [r.number, r]));

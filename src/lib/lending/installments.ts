@@ -29,7 +29,7 @@ export function loanOutstanding(rows: InstallmentRow[]): Components {
   return rows.reduce((sum, row) => addComponents(sum, outstandingOf(row)), ZERO);
 }
 
-/** The allocation engine's view of the installments (brief A's OutstandingInstallment). */
+/** The allocation engine's view of the installments (the schedule engine's OutstandingInstallment). */
 export function toOutstandingInstallments(rows: InstallmentRow[]): OutstandingInstallment[] {
   return rows.map((row) => ({ number: row.number, fromDate: row.from_date, dueDate: row.due_date, ...outstandingOf(row) }));
 }

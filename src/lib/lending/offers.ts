@@ -63,7 +63,7 @@ async function moveOffer(tx: Tx, actor: Actor, offer: OfferRow, action: OfferAct
   return transitionOffer(offer.status, action, { businessDate: today, expiresOn: offer.expires_on });
 }
 
-/** The tenant's configuration (spec §3), read in the command's transaction so a command sees one version of it. */
+/** The tenant's configuration, read in the command's transaction so a command sees one version of it. */
 export async function tenantConfigIn(tx: Tx, tenantId: string) {
   const rows = await tx.query<{ config: Record<string, unknown> }>(`select config from tenants where id = $1`, [tenantId]);
   if (!rows[0]) throw new AppError('NOT_FOUND', 'Unknown tenant');
@@ -102,7 +102,7 @@ export function validateNotifyForm(form: FormDefinition, values: NotifyValues): 
 
 /**
  * Records that the customer was told about the offer through the tenant's notification form
- * (notify_customer_modal_config.form; by default spec §3: Channel required; Client_Feedback required
+ * (notify_customer_modal_config.form; by default: Channel required; Client_Feedback required
  * and Comment optional, both only for PhoneCall, InPerson or Other). to_propose → pending.
  * `form` holds the form's values by field name; `channel`, `feedback` and `comment` are accepted as
  * aliases of Channel, Client_Feedback and Comment.

@@ -13,7 +13,7 @@ import { collateralsList } from './defs/collaterals.ts';
  */
 export type ListEntry = {
   def: ListDef; path: string; fileBaseName: string;
-  /** Whether the list has custom views (spec §2: customers, offers, loans, collaterals, payments) and their pages. */
+  /** Whether the list has custom views (customers, offers, loans, collaterals, payments) and their pages. */
   hasCustomViews: boolean;
 };
 

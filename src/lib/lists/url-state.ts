@@ -18,12 +18,11 @@ import { decodeCursor } from './query.ts';
 
 export const PAGE_SIZES = [10, 25, 50, 100] as const;
 export const DEFAULT_PAGE_SIZE = 25;
-export const MAX_PAGE_SIZE = 100;
 /** Deep offsets are slow and pointless in a UI; keyset paging has no such limit. */
 export const MAX_PAGE = 2_000;
 export const MAX_SEARCH_LENGTH = 100;
 
-/** The hierarchy filter of spec §3 (`scope=level:id`), parsed by src/lib/tenancy/scope.ts. */
+/** The hierarchy filter (`scope=level:id`), parsed by src/lib/tenancy/scope.ts. */
 export type ScopeParam = Scope;
 
 export type ParsedFilter =

@@ -4,7 +4,7 @@ import { missingFields, submittedValues, visibleFields } from './notify-form.ts'
 
 const names = (values: Record<string, string>) => visibleFields(DEFAULT_NOTIFY_FORM, values).map((f) => f.name);
 
-describe('notify form (spec §3 default form)', () => {
+describe('notify form (default form)', () => {
   it('shows only Channel until a channel other than Message is chosen', () => {
     expect(names({})).toEqual(['Channel']);
     expect(names({ Channel: 'Message' })).toEqual(['Channel']);

@@ -13,7 +13,7 @@ import { fromMinor, toDecimalString } from '../money/money.ts';
 import { textPdf } from './pdf.ts';
 
 /**
- * The printable offer letter (spec §2 offers: print): the customer, the offer's terms and code, in
+ * The printable offer letter (offers: print): the customer, the offer's terms and code, in
  * the user's language. An offer of a customer outside the user's data permissions is a 404.
  */
 export async function offerLetter(db: Db, principal: Principal, offerId: string, language: Language, t: TFunction) {

@@ -1,5 +1,5 @@
 /**
- * Which plan feature each route belongs to (spec §3 "Pricing feature", §6 feature flags): the guard
+ * Which plan feature each route belongs to (plan feature flags): the guard
  * step (src/server/middleware/guard.ts) refuses a route whose feature is not in the tenant's plan —
  * pages with the "not in your plan" page (403), /v1 calls with a 403 naming the feature and plan.
  * Keys are route-manifest patterns (src/lib/auth/route-manifest.ts), so a route is gated exactly as

@@ -1,5 +1,5 @@
 /**
- * Pricing plans per tenant (spec §3 "Pricing feature", §6 feature flags and usage limits; tables of
+ * Pricing plans per tenant (feature flags and usage limits; tables of
  * migration 0011). GET /v1/pricing-plans/current serves `currentPlan`; the islands' $plan store
  * applies isFeatureEnabled / isUsageLimitReached from src/lib/auth/permissions.ts, and the server
  * applies the SAME rules through `assertWithinLimit` / `consumeUsage`, so a limit holds even for a
@@ -68,7 +68,7 @@ export type FeatureAccess = { isEnabled: boolean; plan: string | null };
 
 /**
  * Whether the tenant's plan includes a feature, and the plan's name. A tenant with a plan that does
- * not list the feature does not have it (fail closed, the §6 rule). A tenant with no plan at all
+ * not list the feature does not have it (fail closed). A tenant with no plan at all
  * (created by an operator script without one) is not restricted: plans are a commercial layer, and
  * such a tenant has nothing to be held to.
  */
@@ -104,7 +104,7 @@ function limitReached(feature: string, usage: number, features: CurrentFeature[]
 }
 
 /**
- * Throws LIMIT_REACHED (HTTP 402) when the feature's usage limit is reached (the §6 rule: supports
+ * Throws LIMIT_REACHED (HTTP 402) when the feature's usage limit is reached (the rule: supports
  * limits, first plan not unlimited, usage ≥ usage_limit, default 0). Unknown features are not limited.
  * Call it inside the transaction that creates the thing being counted.
  */
@@ -122,7 +122,7 @@ export async function assertWithinLimit(tx: Tx, tenant: TenantRef, feature: stri
  *  - a stored counter (exports) is incremented here; a rollback gives the units back;
  *  - a derived count (users, api_tokens: rows in force) is counted after taking the lock, and the
  *    caller's insert is what uses the unit.
- * Unknown features are not limited (§6) and not counted.
+ * Unknown features are not limited and not counted.
  */
 export async function consumeUsage(tx: Tx, tenant: TenantRef, feature: string, amount = 1): Promise<void> {
   const tenantId = idOf(tenant);

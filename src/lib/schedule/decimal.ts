@@ -53,10 +53,6 @@ export function divRound(n: bigint, d: bigint, mode: RoundingMode): bigint {
   return away ? q + sign : q;
 }
 
-export function dec(u: bigint, s = 0): Dec {
-  return { u, s };
-}
-
 const DECIMAL = /^([+-])?(\d+)(?:\.(\d*))?$/;
 
 /** Parses "12", "-0.5", "9.4822" exactly; throws on anything else. */
@@ -176,11 +172,6 @@ export function divScale(a: Dec, b: Dec, scale: number, mode: RoundingMode): Dec
   const n = shift >= 0 ? a.u * pow10(shift) : a.u;
   const d = shift >= 0 ? b.u : b.u * pow10(-shift);
   return { u: divRound(n, d, mode), s: scale };
-}
-
-/** Minor units at `digits`, rounding with `mode`. */
-export function toMinor(a: Dec, digits: number, mode: RoundingMode): bigint {
-  return setScale(a, digits, mode).u;
 }
 
 export function toNumber(a: Dec): number {

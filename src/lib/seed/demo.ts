@@ -64,7 +64,7 @@ const DEMO_USERS: DemoUser[] = [
 const ACME_USERS: DemoUser[] = [{ email: 'admin@acme.test', displayName: 'Adam Acme', language: 'en-US', roles: ['administrator'] }];
 
 /**
- * Idle auto-logout for the demo tenants (spec §9 auto_logout.timeout; admins use their own
+ * Idle auto-logout for the demo tenants (auto_logout.timeout; admins use their own
  * session_timeout). Longer than the 60-second default so a visitor can read a page; tests that
  * exercise idle logout configure a short one themselves.
  */

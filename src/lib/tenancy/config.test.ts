@@ -20,7 +20,7 @@ describe('tenant configuration', () => {
     });
   });
 
-  it('holds the default notification form of spec §3 exactly', () => {
+  it('holds the default notification form exactly', () => {
     const [channel, feedback, comment] = DEFAULT_NOTIFY_FORM.fields;
     expect(channel).toMatchObject({ name: 'Channel', type: 'icon_radio', required: true, label: 'How did you propose the offer to your customer?' });
     expect(channel.options?.map((o) => o.value)).toEqual(['Message', 'PhoneCall', 'InPerson', 'Other']);

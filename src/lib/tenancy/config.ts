@@ -1,5 +1,5 @@
 /**
- * The tenant configuration of spec §3, read from tenants.config (jsonb) plus the tenant's currency,
+ * The tenant configuration, read from tenants.config (jsonb) plus the tenant's currency,
  * locale and time zone columns: a typed, zod-validated reader with a default for every field, so a
  * tenant with an empty `{}` config still gets a complete, valid configuration. A stored value that is
  * malformed is an operator error: `readTenantConfig` names the field.
@@ -30,7 +30,7 @@ export type FormDefinition = z.infer<typeof formSchema>;
 
 const FEEDBACK_VISIBLE_WHEN = { field: 'Channel', in: ['PhoneCall', 'InPerson', 'Other'] };
 
-/** The default customer-notification form of spec §3, exactly. */
+/** The default customer-notification form, exactly. */
 export const DEFAULT_NOTIFY_FORM: FormDefinition = {
   fields: [
     {
@@ -84,7 +84,7 @@ const storedConfigSchema = z.object({
     .object({
       /** Email + password sign-in offered on /user/login. */
       password: z.boolean().default(true),
-      /** Single sign-on provider (brief B1: src/lib/auth/oidc.ts reads the same object). */
+      /** Single sign-on provider (src/lib/auth/oidc.ts reads the same object). */
       sso: ssoSchema.nullable().optional(),
     })
     .default({ password: true }),
@@ -110,14 +110,14 @@ const storedConfigSchema = z.object({
 
 export type TenantConfig = z.infer<typeof storedConfigSchema> & {
   tenantId: string;
-  /** The project id: the tenant id without its final dash-suffix (spec §3). */
+  /** The project id: the tenant id without its final dash-suffix. */
   projectId: string;
   currency: string;
   locale: string;
   time_zone: string;
 };
 
-/** The project id of a tenant id such as 'demo-eu1' → 'demo' (spec §3). */
+/** The project id of a tenant id such as 'demo-eu1' → 'demo'. */
 export function projectIdOf(tenantId: string): string {
   const dash = tenantId.lastIndexOf('-');
   return dash > 0 ? tenantId.slice(0, dash) : tenantId;

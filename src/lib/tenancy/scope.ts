@@ -1,7 +1,7 @@
 /**
- * The hierarchy scope of lists (spec §3 "Scope parameter"): `scope=level:id` narrows a list, count,
+ * The hierarchy scope of lists ("Scope parameter"): `scope=level:id` narrows a list, count,
  * search or export to one node of the tenant's region → branch → officer hierarchy, and a user's data
- * permissions (spec §3 data_permissions on the fields region / branch / officer, valued with node
+ * permissions (data_permissions on the fields region / branch / officer, valued with node
  * codes) restrict what they may see at all. Both become ONE SQL filter fragment here.
  *
  * How the loans workspace uses it, for EVERY list, count, search and export query:
@@ -33,7 +33,7 @@ import type { HierarchyNodesRow } from '../db/schema.generated.ts';
 export const HIERARCHY_LEVELS = ['region', 'branch', 'officer'] as const;
 export type HierarchyLevel = (typeof HIERARCHY_LEVELS)[number];
 
-/** A parsed `scope` parameter, named as spec §3 names it. */
+/** A parsed `scope` parameter, named as the API names it. */
 export type Scope = { hierarchy_level: HierarchyLevel; hierarchy_id: string };
 
 const scopeIdSchema = z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/);

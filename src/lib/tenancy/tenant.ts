@@ -12,7 +12,7 @@ export type Tenant = {
   timeZone: string;
   languages: string[];
   defaultLanguage: string;
-  /** Spec §3 tenant configuration (login, language options, offer, notify form, cbs, auto_logout). */
+  /** The tenant configuration (login, language options, offer, notify form, cbs, auto_logout). */
   config: Record<string, unknown>;
 };
 

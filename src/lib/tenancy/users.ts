@@ -1,5 +1,5 @@
 /**
- * The current user of spec §3 (GET /v1/users/me) and the tenant's administrators (GET
+ * The current user (GET /v1/users/me) and the tenant's administrators (GET
  * /v1/users/admin, listed on the 403 page). Read fresh from the tenant's rows on each call so a role
  * change shows at once.
  */
@@ -7,7 +7,7 @@ import type { Tx } from '../db/index.ts';
 import { AppError } from '../errors/app-error.ts';
 import type { RolesRow, UserDataPermissionsRow, UsersRow } from '../db/schema.generated.ts';
 
-/** Exactly the §3 fields, named as §3 names them. */
+/** Exactly the fields of the user contract, named as the API names them. */
 export type CurrentUser = Pick<UsersRow, 'id' | 'display_name' | 'email' | 'tenant_id' | 'language' | 'session_timeout' | 'password_change_required'> & {
   roles: { name: string }[];
   data_permissions: { field: string; value: string }[];

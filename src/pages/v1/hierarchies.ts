@@ -4,7 +4,7 @@ import { pageDb } from '../../server/db.ts';
 import { handle, json } from '../../lib/http/respond.ts';
 import { listHierarchies } from '../../lib/tenancy/hierarchies.ts';
 
-/** Spec §7: the tenant's region → branch → officer trees the caller may scope to. */
+/** The tenant's region → branch → officer trees the caller may scope to. */
 export const GET: APIRoute = ({ locals }) =>
   handle(locals.requestId, async () => {
     const principal = requirePrincipal(locals.principal);

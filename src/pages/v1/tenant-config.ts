@@ -4,7 +4,7 @@ import { AppError } from '../../lib/errors/app-error.ts';
 import { handle, json } from '../../lib/http/respond.ts';
 import { publicTenantConfig, readTenantConfig } from '../../lib/tenancy/config.ts';
 
-/** The caller's tenant configuration (spec §3), defaults filled in, without secrets. */
+/** The caller's tenant configuration, defaults filled in, without secrets. */
 export const GET: APIRoute = ({ locals }) =>
   handle(locals.requestId, async () => {
     requirePrincipal(locals.principal);

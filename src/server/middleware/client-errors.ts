@@ -12,7 +12,7 @@ function withStatus(response: Response, status: number, extra: Record<string, st
 }
 
 /**
- * After the guard let a request through: client mistakes answer 4xx, never 500 (issue 9).
+ * After the guard let a request through: client mistakes answer 4xx, never 500.
  *  - a query string with malformed percent-encoding, non-UTF-8 bytes, control characters (NUL) or
  *    absurd lengths: 400 naming the parameter (JSON for /v1, the /400 page otherwise);
  *  - a page asked with a method pages do not answer (PUT, OPTIONS, PROPFIND…): 405 with `Allow`;

@@ -3,7 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 
 /**
- * Hostile request bodies for tests/e2e/security-bodies.spec.ts (issue 9, class 4). Each is sent on a
+ * Hostile request bodies for tests/e2e/security-bodies.spec.ts. Each is sent on a
  * raw socket so the test controls framing: a declared Content-Length, chunked with no length, a
  * Content-Length that lies, a slow drip. The server must answer 413 in the one error shape before it
  * buffers the body, and its memory must stay bounded.

@@ -1,5 +1,5 @@
 /**
- * Hostile query-string values for issue 9, class 10 (client mistakes must be 4xx naming the field,
+ * Hostile query-string values (client mistakes must be 4xx naming the field,
  * never 5xx). Each is written RAW, already percent-encoded as it goes on the wire, so the encodings
  * themselves (`%00`, `%FF`, overlong UTF-8, lone surrogates) reach the server untouched.
  */

@@ -1,5 +1,5 @@
 /**
- * Hostile values for money fields (issue 9, class 6): every one must be refused with a 400 naming
+ * Hostile values for money fields: every one must be refused with a 400 naming
  * the field, and change nothing. Values are JSON (what an API client can send), by kind.
  */
 export type MoneyPayload = { kind: string; value: unknown };

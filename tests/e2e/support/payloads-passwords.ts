@@ -1,10 +1,10 @@
 /**
- * Passwords that must be refused (class 8 of issue 9: weak passwords accepted) and passwords that
+ * Passwords that must be refused (weak passwords must never be accepted) and passwords that
  * must be accepted. All weak ones are at least 12 characters, so only the strength rule can refuse
  * them. Used by src/lib/auth/passwords.test.ts and tests/e2e/security-passwords.spec.ts.
  */
 export const WEAK_PASSWORDS: Readonly<Record<string, readonly string[]>> = {
-  'issue 9 examples': ['123456789012', 'aaaaaaaaaaaa'],
+  'long but trivial': ['123456789012', 'aaaaaaaaaaaa'],
   'keyboard walks': ['qwertyuiopas', 'qwertyuiop12', 'azertyuiop123', '1qaz2wsx3edc', 'zaq12wsxcde3', 'Zaq12wsxcde3', 'asdfghjkl;12', 'qazwsxedcrfv', '!QAZ2wsx#EDC', 'poiuytrewqas', 'qwertzuiop12', '1q2w3e4r5t6y'],
   repeats: ['aaaaaaaaaaaaaaaa', '111111111111', 'abcabcabcabc', 'xyzxyzxyzxyz', '!!!!!!!!!!!!', 'hahahahahaha', 'abab1212abab1212'],
   sequences: ['abcdefghijkl', '123456789abc', '0123456789012', 'abcd1234efgh', '987654321098', 'ZYXWVUTSRQPO'],

@@ -1,5 +1,5 @@
 /**
- * Hostile `redirect` values (class 3 of issue 9: open redirect). Each one, followed by a browser after
+ * Hostile `redirect` values (open redirect). Each one, followed by a browser after
  * sign-in, must leave the user on our own origin: the server answers with a same-origin path or the
  * home board. Spellings: protocol-relative, backslashes, schemes, dot segments that resolve to `//`,
  * percent-encoded and double-encoded variants of all of these, controls and whitespace browsers strip,

@@ -115,7 +115,7 @@ export const SCOPE_FREE: Record<string, string> = {
   'POST /v1/auth/api-tokens': 'administrators only (guard): tokens of the tenant, no branch data',
   'DELETE /v1/auth/api-tokens/:id': 'administrators only (guard): tokens of the tenant, no branch data',
   'POST /v1/auth/users/:id/end-sessions': 'administrators only: user management, no branch data',
-  'POST /v1/error-reports': 'the caller’s own error report (§7), no branch data',
+  'POST /v1/error-reports': 'the caller’s own error report, no branch data',
   'POST /v1/translations/:lng/:ns': 'reports missing translation keys, no branch data',
   'POST /v1/products': 'administrators only: the tenant’s product catalogue is not placed in a branch',
   'POST /v1/schedules/preview': 'computes a schedule, stores nothing',

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /**
- * Throttling probes for tests/e2e/security-throttle.spec.ts (issue 9, class 7). The server runs with
+ * Throttling probes for tests/e2e/security-throttle.spec.ts. The server runs with
  * TRUST_PROXY=1, so X-Forwarded-For stands for the client: every probe uses addresses of its own
  * (198.18.0.0/15, the benchmarking range) and accounts no other test signs in with.
  */

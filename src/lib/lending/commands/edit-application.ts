@@ -25,7 +25,7 @@ export type EditApplicationInput = {
 };
 
 /**
- * Changes a submitted application before anyone decides it (spec §2 /loans/loan-applications/edit):
+ * Changes a submitted application before anyone decides it (/loans/loan-applications/edit):
  * amount, number of repayments and form fields, checked against the product's limits. The
  * application lifecycle's dry run says whether 'edit' is allowed (only while submitted); its loan,
  * still pending approval, gets the same principal, term and recomputed terms. Audited with before

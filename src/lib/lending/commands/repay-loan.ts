@@ -27,8 +27,8 @@ export type RepayInput = {
 };
 
 /**
- * Records a repayment: allocated over the installments by the product's strategy (brief A's
- * allocatePayment); a repayment that settles everything closes the loan (CLOSED_OBLIGATIONS_MET).
+ * Records a repayment: allocated over the installments by the product's strategy (the schedule
+ * engine's allocatePayment); a repayment that settles everything closes the loan (CLOSED_OBLIGATIONS_MET).
  * Money beyond everything owed (the total outstanding of every installment: principal, interest,
  * fees and penalties) is refused (422) unless the product allows overpayment; then it needs the
  * caller's `confirmOverpayment` (else 409 with the credit balance it would create) and becomes a

@@ -2,7 +2,7 @@ import { APPLICATION_STATUSES } from '../../lending/lifecycle/application.ts';
 import { defineList } from '../definition.ts';
 
 /**
- * /loans/loan-applications (spec §2): applications by decision state. "To decide" are the submitted
+ * /loans/loan-applications: applications by decision state. "To decide" are the submitted
  * ones waiting for a checker (maker-checker); a row opens the processing loan of the customer profile.
  */
 export const applicationsList = defineList({

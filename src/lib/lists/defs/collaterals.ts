@@ -2,7 +2,7 @@ import { COLLATERAL_TYPES } from '../../customer-analytics/collaterals.ts';
 import { defineList } from '../definition.ts';
 
 /**
- * /loans/collaterals (spec §2): every collateral of the customers in the caller's scope. A
+ * /loans/collaterals: every collateral of the customers in the caller's scope. A
  * collateral is in the scope of its customer's branch, officer and region. "Securing" = linked to
  * at least one active loan. Linked loans, the principal still outstanding on the active loans it
  * secures and the loan-to-value (that principal over the collateral's value, in percent) are the

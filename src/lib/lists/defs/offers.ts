@@ -2,7 +2,7 @@ import { OFFER_STATUSES } from '../../lending/lifecycle/offer.ts';
 import { defineList } from '../definition.ts';
 
 /**
- * /loans/offers (spec §2). An offer is in the scope of its customer's branch, officer and region.
+ * /loans/offers. An offer is in the scope of its customer's branch, officer and region.
  * Tabs follow the offer lifecycle (src/lib/lending/lifecycle/offer.ts): "total active" is every
  * offer still open to the customer (to propose, pending, requested). The row opens the offer page
  * of the customer profile.

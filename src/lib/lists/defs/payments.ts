@@ -1,7 +1,7 @@
 import { defineList } from '../definition.ts';
 
 /**
- * /loans/payments (spec §2): the installments of active loans with something still to pay.
+ * /loans/payments: the installments of active loans with something still to pay.
  * "Late" = due before the tenant's business date; "expected" = due on or after it. The date range
  * is the due-date filter (f.due_date=from..to). Outstanding is the lending engine's sum (due − paid −
  * waived − written off); a row opens the loan's repay page, to record a payment from the row.

@@ -9,7 +9,7 @@ import { QueryReader } from '../../../lib/http/query-params.ts';
 /** Reports above this size are refused before parsing (the fields are capped again by the schema). */
 const MAX_BODY_BYTES = 64 * 1024;
 
-/** POST /v1/error-reports (spec §7): any signed-in user files a report for their tenant. */
+/** POST /v1/error-reports: any signed-in user files a report for their tenant. */
 export const POST: APIRoute = ({ request, locals }) =>
   handle(locals.requestId, async () => {
     const principal = requirePrincipal(locals.principal);

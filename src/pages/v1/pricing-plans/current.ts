@@ -4,7 +4,7 @@ import { pageDb } from '../../../server/db.ts';
 import { handle, json } from '../../../lib/http/respond.ts';
 import { currentPlan } from '../../../lib/plans/plans.ts';
 
-/** Spec §7: the tenant's plan features (name, supports_usage_limit, usage_unit, plans, usage). */
+/** The tenant's plan features (name, supports_usage_limit, usage_unit, plans, usage). */
 export const GET: APIRoute = ({ locals }) =>
   handle(locals.requestId, async () => {
     const principal = requirePrincipal(locals.principal);

@@ -4,7 +4,7 @@ import { pageDb } from '../../../server/db.ts';
 import { handle, json } from '../../../lib/http/respond.ts';
 import { listAdministrators } from '../../../lib/tenancy/users.ts';
 
-/** Spec §7: the tenant's administrators (display_name, email), for the 403 page. */
+/** The tenant's administrators (display_name, email), for the 403 page. */
 export const GET: APIRoute = ({ locals }) =>
   handle(locals.requestId, async () => {
     const principal = requirePrincipal(locals.principal);

@@ -4,7 +4,7 @@ import { pageDb } from '../../../server/db.ts';
 import { handle, json } from '../../../lib/http/respond.ts';
 import { currentUser } from '../../../lib/tenancy/users.ts';
 
-/** Spec §7: the current user with exactly the §3 fields. */
+/** The current user with exactly the fields of the user contract (src/lib/tenancy/users.ts). */
 export const GET: APIRoute = ({ locals }) =>
   handle(locals.requestId, async () => {
     const principal = requirePrincipal(locals.principal);

@@ -5,7 +5,7 @@ import { AppError } from '../../../../lib/errors/app-error.ts';
 import { handle, json, readJson } from '../../../../lib/http/respond.ts';
 import { getTranslations, missingKeysSchema, parseLanguage, parseNamespace, recordMissingKeys } from '../../../../lib/i18n/translations.ts';
 
-/** GET /v1/translations/{lng}/{ns} (spec §7): the bundled texts with the tenant's overrides on top. */
+/** GET /v1/translations/{lng}/{ns}: the bundled texts with the tenant's overrides on top. */
 export const GET: APIRoute = ({ params, locals }) =>
   handle(locals.requestId, async () => {
     const principal = requirePrincipal(locals.principal);
