@@ -1,5 +1,6 @@
 import { Box, Button, Dialog, Field, HStack, Input, Portal, RadioGroup, Stack, Table, Text, Textarea } from '@chakra-ui/react';
 import { useState, type FormEvent } from 'react';
+import { CircleHelp, Ellipsis, Frown, Mail, Meh, Phone, Smile, Users, type LucideIcon } from 'lucide-react';
 import type { Language } from '../../lib/i18n/index.ts';
 import type { FormDefinition } from '../../lib/tenancy/config.ts';
 import { missingFields, submittedValues, visibleFields, type FormValues } from '../../lib/offers-ui/notify-form.ts';
@@ -27,9 +28,15 @@ type Props = {
   labels: Labels;
 };
 
-const ICONS: Record<string, string> = {
-  message: '✉', 'phone-call': '☎', 'in-person': '👥', other: '…', uninterested: '☹', neutral: '😐', interested: '☺', unknown: '?',
+/** The notify form's option icons (named imports: only these ship, not the whole set). */
+const ICONS: Record<string, LucideIcon> = {
+  message: Mail, 'phone-call': Phone, 'in-person': Users, other: Ellipsis, uninterested: Frown, neutral: Meh, interested: Smile, unknown: CircleHelp,
 };
+
+function OptionIcon({ name }: { name: string }) {
+  const Icon = ICONS[name];
+  return Icon ? <Icon size={16} aria-hidden="true" focusable="false" /> : null;
+}
 
 function NotifyDialog({ offerId, form, labels, onClose }: { offerId: string; form: FormDefinition; labels: Labels; onClose: () => void }) {
   const [values, setValues] = useState<FormValues>({});
@@ -89,10 +96,10 @@ function NotifyDialog({ offerId, form, labels, onClose }: { offerId: string; for
                       <RadioGroup.Root name={field.name} value={values[field.name] ?? null} onValueChange={(e) => set(field.name, e.value ?? '')} aria-labelledby={`notify-${field.name}`}>
                         <HStack gap="3" wrap="wrap">
                           {(field.options ?? []).map((option) => (
-                            <RadioGroup.Item key={option.value} value={option.value} borderWidth="1px" borderRadius="md" px="3" py="2">
+                            <RadioGroup.Item key={option.value} value={option.value} gap="2" borderWidth="1px" borderColor="border" borderRadius="l2" px="3" minH="36px" cursor="pointer" _checked={{ borderColor: 'brand.focusRing', bg: 'brand.subtle' }}>
                               <RadioGroup.ItemHiddenInput />
                               <RadioGroup.ItemIndicator />
-                              {option.icon ? <span aria-hidden="true">{ICONS[option.icon] ?? ''}</span> : null}
+                              {option.icon ? <OptionIcon name={option.icon} /> : null}
                               <RadioGroup.ItemText>{optionLabel(option.value, option.label)}</RadioGroup.ItemText>
                             </RadioGroup.Item>
                           ))}
@@ -106,7 +113,7 @@ function NotifyDialog({ offerId, form, labels, onClose }: { offerId: string; for
               </Stack>
             </Dialog.Body>
             <Dialog.Footer>
-              <Button variant="outline" onClick={onClose}>{label(labels, 'common.cancel')}</Button>
+              <Button variant="outline" colorPalette="gray" onClick={onClose}>{label(labels, 'common.cancel')}</Button>
               <Button type="submit" colorPalette="brand" loading={busy}>{label(labels, 'common.save')}</Button>
             </Dialog.Footer>
           </form>
@@ -151,7 +158,7 @@ function RejectDialog({ offerId, labels, onClose }: { offerId: string; labels: L
               {failure ? <ErrorAlert status={failure.status} message={failure.message} error={failure.error} module="OfferActions" /> : null}
             </Dialog.Body>
             <Dialog.Footer>
-              <Button variant="outline" onClick={onClose}>{label(labels, 'common.cancel')}</Button>
+              <Button variant="outline" colorPalette="gray" onClick={onClose}>{label(labels, 'common.cancel')}</Button>
               <Button type="submit" colorPalette="red" loading={busy}>{label(labels, 'offer.actions.reject')}</Button>
             </Dialog.Footer>
           </form>
@@ -212,7 +219,7 @@ function Simulation({ props }: { props: Props }) {
   };
   const s = (k: string) => label(labels, `schedule.${k}`);
   return (
-    <Box as="section" aria-label={label(labels, 'offer.simulateTitle')} borderWidth="1px" borderRadius="md" p="4">
+    <Box as="section" aria-label={label(labels, 'offer.simulateTitle')} bg="bg" borderWidth="1px" borderColor="border" borderRadius="l3" p="5">
       <Text fontWeight="semibold" mb="3">{label(labels, 'offer.simulateTitle')}</Text>
       <form onSubmit={submit} noValidate><HStack gap="3" align="end" wrap="wrap">
         <Field.Root maxW="220px" invalid={Boolean(invalid)}>
@@ -223,12 +230,12 @@ function Simulation({ props }: { props: Props }) {
           <Field.Label>{label(labels, 'offer.repaymentsWithin', { min: limits.minRepayments, max: limits.maxRepayments })}</Field.Label>
           <Input name="numberOfRepayments" inputMode="numeric" value={repayments} onChange={(e) => setRepayments(e.target.value)} />
         </Field.Root>
-        <Button type="submit" loading={busy}>{label(labels, 'offer.calculate')}</Button>
+        <Button type="submit" colorPalette="brand" loading={busy}>{label(labels, 'offer.calculate')}</Button>
       </HStack></form>
       {invalid ? <Text role="alert" color="fg.error" mt="2">{invalid}</Text> : null}
       {failure ? <ErrorAlert status={failure.status} message={failure.message} error={failure.error} module="OfferActions" /> : null}
       {preview ? (
-        <Table.Root size="sm" mt="4" aria-label={s('title')}>
+        <Table.ScrollArea mt="4"><Table.Root size="sm" aria-label={s('title')}>
           <Table.Header>
             <Table.Row>
               {['number', 'dueDate', 'principal', 'interest', 'fees', 'total', 'balance'].map((k) => <Table.ColumnHeader key={k}>{s(k)}</Table.ColumnHeader>)}
@@ -246,7 +253,7 @@ function Simulation({ props }: { props: Props }) {
               <Table.Cell /><Table.Cell data-testid="simulation-total">{preview.totals.total} {preview.currency}</Table.Cell><Table.Cell />
             </Table.Row>
           </Table.Body>
-        </Table.Root>
+        </Table.Root></Table.ScrollArea>
       ) : null}
     </Box>
   );
@@ -269,10 +276,10 @@ function Actions(props: Props) {
     <Stack gap="4">
       <HStack gap="2" wrap="wrap">
         {can.notify ? <Button colorPalette="brand" onClick={() => setDialog('notify')}>{label(labels, 'offer.actions.notify')}</Button> : null}
-        {can.request ? <Button asChild colorPalette="brand" variant="outline"><a href={props.requestHref}>{label(labels, 'offer.actions.request')}</a></Button> : null}
-        {can.simulate ? <Button variant="outline" onClick={() => setShowSimulation((v) => !v)} aria-expanded={showSimulation}>{label(labels, 'offer.actions.simulate')}</Button> : null}
-        {can.copyCode ? <Button variant="outline" onClick={copy}>{label(labels, 'offer.actions.copyCode')}</Button> : null}
-        {can.print ? <Button asChild variant="outline"><a href={props.printHref} target="_blank" rel="noopener">{label(labels, 'offer.actions.print')}</a></Button> : null}
+        {can.request ? <Button asChild colorPalette="gray" variant="outline"><a href={props.requestHref}>{label(labels, 'offer.actions.request')}</a></Button> : null}
+        {can.simulate ? <Button variant="outline" colorPalette="gray" onClick={() => setShowSimulation((v) => !v)} aria-expanded={showSimulation}>{label(labels, 'offer.actions.simulate')}</Button> : null}
+        {can.copyCode ? <Button variant="outline" colorPalette="gray" onClick={copy}>{label(labels, 'offer.actions.copyCode')}</Button> : null}
+        {can.print ? <Button asChild variant="outline" colorPalette="gray"><a href={props.printHref} target="_blank" rel="noopener">{label(labels, 'offer.actions.print')}</a></Button> : null}
         {can.reject ? <Button colorPalette="red" variant="outline" onClick={() => setDialog('reject')}>{label(labels, 'offer.actions.reject')}</Button> : null}
       </HStack>
       {notice ? <Text role="status">{notice}</Text> : null}

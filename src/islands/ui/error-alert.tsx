@@ -16,7 +16,7 @@ export function ErrorAlert({ status = 500, message, onRetry, error, module }: { 
         <Alert.Description>{message}</Alert.Description>
         <HStack gap="3" wrap="wrap">
           {onRetry ? (
-            <Button size="sm" colorPalette="brand" onClick={onRetry}>
+            <Button colorPalette="brand" onClick={onRetry}>
               {t('common:actions.retry')}
             </Button>
           ) : null}

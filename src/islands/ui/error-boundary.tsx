@@ -27,7 +27,7 @@ function Fallback({ error, module }: { error: unknown; module: string }) {
         {status !== undefined ? <Text fontWeight="semibold">{status}</Text> : null}
         <Code whiteSpace="pre-wrap" bg="transparent" p="0">{text}</Code>
         <Box>
-          <Button size="sm" colorPalette="brand" onClick={() => window.location.reload()} mr="3">
+          <Button colorPalette="brand" onClick={() => window.location.reload()} mr="3">
             {t('common:actions.reload')}
           </Button>
         </Box>
