@@ -27,10 +27,11 @@ type Finding = { where: string; problem: string };
 /** Waits until every island is hydrated; islands that hydrate when visible are scrolled into view first. */
 async function hydrated(page: Page): Promise<void> {
   await page.waitForLoadState('load');
-  // One at a time, leaving the browser a frame to notice each (client:visible islands hydrate on intersection).
+  // One at a time, leaving the browser a frame to notice each (client:visible islands hydrate when their
+  // content intersects the window; the island element itself is display: contents and cannot be scrolled to).
   await page.evaluate(async () => {
     for (const island of document.querySelectorAll('astro-island[ssr]')) {
-      island.scrollIntoView({ block: 'center' });
+      (island.firstElementChild ?? island).scrollIntoView({ block: 'center' });
       await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 50)));
     }
   });
@@ -155,6 +156,7 @@ for (const viewport of VIEWPORTS) {
       await check(page, testInfo, `notify-dialog-${viewport.name}`);
       await dialog.getByRole('button', { name: 'Cancel' }).click();
       await expect(dialog).toHaveCount(0);
+      await page.context().close();
 
     });
 
@@ -170,6 +172,7 @@ for (const viewport of VIEWPORTS) {
       await page.goto('/loans/user/profile');
       await hydrated(page);
       await check(page, testInfo, `user-profile-${viewport.name}`);
+      await page.context().close();
     });
 
     test('loan page with its action forms opened, and the 404 page', async ({ browser, baseURL }, testInfo) => {
@@ -192,6 +195,7 @@ for (const viewport of VIEWPORTS) {
       expect(response?.status()).toBe(404);
       await hydrated(page);
       await check(page, testInfo, `404-${viewport.name}`);
+      await page.context().close();
     });
   });
 }
