@@ -27,15 +27,15 @@ type Finding = { where: string; problem: string };
 /** Waits until every island is hydrated; islands that hydrate when visible are scrolled into view first. */
 async function hydrated(page: Page): Promise<void> {
   await page.waitForLoadState('load');
-  // One at a time, leaving the browser a frame to notice each (client:visible islands hydrate when their
-  // content intersects the window; the island element itself is display: contents and cannot be scrolled to).
+  // client:visible islands hydrate when their content enters the window: walk down the page half a
+  // window at a time, leaving the browser a moment to notice each step.
   await page.evaluate(async () => {
-    for (const island of document.querySelectorAll('astro-island[ssr]')) {
-      (island.firstElementChild ?? island).scrollIntoView({ block: 'center' });
-      await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 50)));
+    for (let y = 0; y <= document.documentElement.scrollHeight; y += Math.max(100, Math.floor(window.innerHeight / 2))) {
+      window.scrollTo(0, y);
+      await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 150)));
     }
   });
-  await page.waitForFunction(() => [...document.querySelectorAll('astro-island')].every((island) => !island.hasAttribute('ssr')));
+  await page.waitForFunction(() => [...document.querySelectorAll('astro-island')].every((island) => !island.hasAttribute('ssr')), undefined, { timeout: 30_000 });
   await page.evaluate(() => window.scrollTo(0, 0));
   // No hover state left on whatever was clicked last.
   await page.mouse.move(0, 0);
