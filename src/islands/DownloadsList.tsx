@@ -1,4 +1,4 @@
-import { Badge, Box, Link, Progress, Table, Text } from '@chakra-ui/react';
+import { Box, Link, Progress, Table, Text } from '@chakra-ui/react';
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Language } from '../lib/i18n/index.ts';
@@ -18,8 +18,6 @@ export type DownloadItem = {
 const api = createApi({ module: 'DownloadsList' });
 export const POLL_MS = 3000;
 const isInProgress = (d: DownloadItem) => d.status === 'queued' || d.status === 'running';
-
-const COLOR: Record<DownloadItem['status'], string> = { queued: 'gray', running: 'blue', done: 'green', failed: 'red' };
 
 function List({ initial, language, timeZone }: { initial: DownloadItem[]; language: Language; timeZone?: string }) {
   const { t } = useTranslation('common');
@@ -56,7 +54,7 @@ function List({ initial, language, timeZone }: { initial: DownloadItem[]; langua
   if (failure) return <ErrorAlert status={failure.status} message={failure.message} error={failure.error} onRetry={() => void refresh()} module="DownloadsList" />;
   if (items.length === 0) return <Box className="empty-state">{t('downloads.empty')}</Box>;
   return (
-    <Table.Root size="sm" variant="outline" bg="white" borderRadius="md">
+    <Table.ScrollArea><Table.Root size="sm" variant="outline" bg="bg" borderRadius="l2">
       <Table.Header>
         <Table.Row>
           <Table.ColumnHeader>{t('downloads.file')}</Table.ColumnHeader>
@@ -74,7 +72,7 @@ function List({ initial, language, timeZone }: { initial: DownloadItem[]; langua
               {d.error ? <Text color="fg.error" fontSize="sm">{d.error}</Text> : null}
             </Table.Cell>
             <Table.Cell>{formatDateTime(d.created_at, language, timeZone)}</Table.Cell>
-            <Table.Cell><Badge colorPalette={COLOR[d.status]}>{t(`downloads.statuses.${d.status}`)}</Badge></Table.Cell>
+            <Table.Cell><span className={`badge badge--${d.status}`}>{t(`downloads.statuses.${d.status}`)}</span></Table.Cell>
             <Table.Cell minW="140px">
               <Progress.Root value={d.progress} max={100} size="sm" colorPalette="brand" aria-label={`${d.file_name}: ${d.progress}%`}>
                 <Progress.Track><Progress.Range /></Progress.Track>
@@ -85,7 +83,7 @@ function List({ initial, language, timeZone }: { initial: DownloadItem[]; langua
           </Table.Row>
         ))}
       </Table.Body>
-    </Table.Root>
+    </Table.Root></Table.ScrollArea>
   );
 }
 

@@ -82,7 +82,7 @@ function Sessions({ language }: { language: Language }) {
     <Stack gap="3">
       {failure ? <ErrorAlert status={failure.status} message={failure.message} error={failure.error} onRetry={() => void load()} module="ProfilePanel" /> : null}
       {sessions && sessions.length > 0 ? (
-        <Table.Root size="sm" variant="outline">
+        <Table.ScrollArea><Table.Root size="sm" variant="outline">
           <Table.Header>
             <Table.Row>
               <Table.ColumnHeader>{t('profile.sessionDevice')}</Table.ColumnHeader>
@@ -101,7 +101,7 @@ function Sessions({ language }: { language: Language }) {
               </Table.Row>
             ))}
           </Table.Body>
-        </Table.Root>
+        </Table.Root></Table.ScrollArea>
       ) : sessions ? <Text color="fg.muted">{t('profile.noSessions')}</Text> : null}
       {notice ? <Text role="status" color="fg.success">{notice}</Text> : null}
       <Box>

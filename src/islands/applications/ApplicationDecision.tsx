@@ -41,7 +41,7 @@ function Decision(props: Props) {
           <HStack gap="2">
             {can.approve ? <Button colorPalette="brand" loading={approve.busy} onClick={() => decide(approve, 'approve')}>{label(labels, 'application.approve')}</Button> : null}
             {can.reject ? <Button colorPalette="red" variant="outline" loading={reject.busy} onClick={() => decide(reject, 'reject')}>{label(labels, 'application.reject')}</Button> : null}
-            {can.withdraw ? <Button variant="outline" loading={withdraw.busy} onClick={() => decide(withdraw, 'withdraw')}>{label(labels, 'application.withdraw')}</Button> : null}
+            {can.withdraw ? <Button variant="outline" colorPalette="gray" loading={withdraw.busy} onClick={() => decide(withdraw, 'withdraw')}>{label(labels, 'application.withdraw')}</Button> : null}
           </HStack>
         </>
       ) : null}

@@ -2,6 +2,7 @@ import { api } from './api.ts';
 import { installGlobalErrorReporting } from './error-report.ts';
 import { signOutForIdle, startIdleTimer } from './idle.ts';
 import { signOut } from './session.ts';
+import { wireNavToggle } from './nav-toggle.ts';
 import { seedPlan, startPlanRefresh, type PricingFeature } from '../stores/plan.ts';
 import { seedUser } from '../stores/user.ts';
 import { SHELL_STATE_ID, type ShellState } from './shell-state.ts';
@@ -16,6 +17,7 @@ import { SHELL_STATE_ID, type ShellState } from './shell-state.ts';
  */
 export function startShellKeeper(doc: Document = document): boolean {
   wireSignOut(doc);
+  wireNavToggle(doc);
   // A mark that the shell's module script ran (the CSP let it): the browser tests check it on every page kind.
   doc.documentElement.dataset.shell = 'ready';
   const element = doc.getElementById(SHELL_STATE_ID);

@@ -43,7 +43,7 @@ function TransferForm({ props }: { props: Props }) {
     if (await command.run(`loans/${props.loanId}/disbursements`, { date })) { setDone(true); window.location.assign(props.loanHref); }
   };
   return (
-    <Box as="form" onSubmit={submit} aria-label={label(props.labels, 'loan.transferTitle')} borderWidth="1px" borderRadius="md" p="4">
+    <Box as="form" onSubmit={submit} aria-label={label(props.labels, 'loan.transferTitle')} bg="bg" borderWidth="1px" borderColor="border" borderRadius="l3" p="5">
       <Text fontWeight="semibold" mb="2">{label(props.labels, 'loan.transferTitle')}</Text>
       <HStack align="end" gap="3" wrap="wrap">
         <Field.Root maxW="200px" required>
@@ -103,7 +103,7 @@ function RepayForm({ props }: { props: Props }) {
   };
   const errorOf = (field: string) => (invalid?.field === field ? <Field.ErrorText>{invalid.message}</Field.ErrorText> : null);
   return (
-    <Box asChild borderWidth="1px" borderRadius="md" p="4"><form onSubmit={submit} noValidate aria-label={label(props.labels, 'loan.repayTitle')}>
+    <Box asChild bg="bg" borderWidth="1px" borderColor="border" borderRadius="l3" p="5"><form onSubmit={submit} noValidate aria-label={label(props.labels, 'loan.repayTitle')}>
       <Text fontWeight="semibold" mb="2">{label(props.labels, 'loan.repayTitle')}</Text>
       <HStack align="end" gap="3" wrap="wrap">
         <Field.Root maxW="260px" required invalid={invalid?.field === 'amount'}>
@@ -119,12 +119,12 @@ function RepayForm({ props }: { props: Props }) {
         <Button type="submit" colorPalette="brand" loading={command.busy && !overpayment}>{label(props.labels, 'loan.actions.repay')}</Button>
       </HStack>
       {overpayment ? (
-        <Box role="alertdialog" aria-label={label(props.labels, 'loan.overpaymentTitle')} mt="3" p="3" borderWidth="1px" borderColor="border.warning" borderRadius="md">
+        <Box role="alertdialog" aria-label={label(props.labels, 'loan.overpaymentTitle')} mt="3" p="3" borderWidth="1px" borderColor="caution" borderRadius="l2">
           <Text fontWeight="semibold">{label(props.labels, 'loan.overpaymentTitle')}</Text>
           <Text>{overpayment.message}</Text>
           <Text data-testid="overpayment-credit">{label(props.labels, 'loan.overpaymentCredit', { amount: `${readableAmount(overpayment.credit, props.language)} ${props.currency}` })}</Text>
           <HStack gap="3" mt="2">
-            <Button colorPalette="orange" loading={command.busy} onClick={() => void send(overpayment.text, true)}>{label(props.labels, 'loan.confirmOverpayment')}</Button>
+            <Button colorPalette="brand" loading={command.busy} onClick={() => void send(overpayment.text, true)}>{label(props.labels, 'loan.confirmOverpayment')}</Button>
             <Button variant="ghost" onClick={() => setOverpayment(null)}>{label(props.labels, 'common.cancel')}</Button>
           </HStack>
         </Box>
@@ -148,7 +148,7 @@ function ReverseForm({ props }: { props: Props }) {
     if (await command.run(`loans/${props.loanId}/transactions/${transactionId}/reversals`, {})) window.location.reload();
   };
   return (
-    <Box as="form" onSubmit={submit} borderWidth="1px" borderRadius="md" p="4">
+    <Box as="form" onSubmit={submit} bg="bg" borderWidth="1px" borderColor="border" borderRadius="l3" p="5">
       <HStack align="end" gap="3" wrap="wrap">
         <Field.Root maxW="360px">
           <Field.Label>{label(props.labels, 'loan.reverseConfirm')}</Field.Label>
@@ -179,7 +179,7 @@ function WriteOffForm({ props }: { props: Props }) {
     if (await command.run(`loans/${props.loanId}/write-offs`, { date: props.businessDate })) window.location.reload();
   };
   return (
-    <Box as="form" onSubmit={submit} borderWidth="1px" borderRadius="md" p="4">
+    <Box as="form" onSubmit={submit} bg="bg" borderWidth="1px" borderColor="border" borderRadius="l3" p="5">
       <HStack gap="3">
         <Button type="submit" colorPalette="red" variant={isConfirming ? 'solid' : 'outline'} loading={command.busy}>
           {isConfirming ? label(props.labels, 'loan.writeOffTitle') : label(props.labels, 'loan.actions.writeOff')}

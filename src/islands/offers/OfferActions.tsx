@@ -43,10 +43,10 @@ function Actions(props: OfferActionsProps) {
     <Stack gap="4">
       <HStack gap="2" wrap="wrap">
         {can.notify ? <Button colorPalette="brand" onClick={() => setDialog('notify')}>{label(labels, 'offer.actions.notify')}</Button> : null}
-        {can.request ? <Button asChild colorPalette="brand" variant="outline"><a href={props.requestHref}>{label(labels, 'offer.actions.request')}</a></Button> : null}
-        {can.simulate ? <Button variant="outline" onClick={() => setShowSimulation((v) => !v)} aria-expanded={showSimulation}>{label(labels, 'offer.actions.simulate')}</Button> : null}
-        {can.copyCode ? <Button variant="outline" onClick={copy}>{label(labels, 'offer.actions.copyCode')}</Button> : null}
-        {can.print ? <Button asChild variant="outline"><a href={props.printHref} target="_blank" rel="noopener">{label(labels, 'offer.actions.print')}</a></Button> : null}
+        {can.request ? <Button asChild colorPalette="gray" variant="outline"><a href={props.requestHref}>{label(labels, 'offer.actions.request')}</a></Button> : null}
+        {can.simulate ? <Button variant="outline" colorPalette="gray" onClick={() => setShowSimulation((v) => !v)} aria-expanded={showSimulation}>{label(labels, 'offer.actions.simulate')}</Button> : null}
+        {can.copyCode ? <Button variant="outline" colorPalette="gray" onClick={copy}>{label(labels, 'offer.actions.copyCode')}</Button> : null}
+        {can.print ? <Button asChild variant="outline" colorPalette="gray"><a href={props.printHref} target="_blank" rel="noopener">{label(labels, 'offer.actions.print')}</a></Button> : null}
         {can.reject ? <Button colorPalette="red" variant="outline" onClick={() => setDialog('reject')}>{label(labels, 'offer.actions.reject')}</Button> : null}
       </HStack>
       {notice ? <Text role="status">{notice}</Text> : null}

@@ -1,5 +1,6 @@
 import { Button, Dialog, Field, HStack, Input, Portal, RadioGroup, Stack, Textarea } from '@chakra-ui/react';
 import { useState, type FormEvent } from 'react';
+import { CircleHelp, Ellipsis, Frown, Mail, Meh, Phone, Smile, Users, type LucideIcon } from 'lucide-react';
 import type { FormDefinition } from '../../lib/tenancy/config.ts';
 import { missingFields, submittedValues, visibleFields, type FormValues } from '../../lib/offers-ui/notify-form.ts';
 import { api, errorMessageOf } from '../lib/api.ts';
@@ -13,9 +14,15 @@ import type { Failure } from '../loans/use-command.ts';
  * most of the island's weight, and most visits never open one.
  */
 
-const ICONS: Record<string, string> = {
-  message: '✉', 'phone-call': '☎', 'in-person': '👥', other: '…', uninterested: '☹', neutral: '😐', interested: '☺', unknown: '?',
+/** The notify form's option icons (named imports: only these ship, not the whole set). */
+const ICONS: Record<string, LucideIcon> = {
+  message: Mail, 'phone-call': Phone, 'in-person': Users, other: Ellipsis, uninterested: Frown, neutral: Meh, interested: Smile, unknown: CircleHelp,
 };
+
+function OptionIcon({ name }: { name: string }) {
+  const Icon = ICONS[name];
+  return Icon ? <Icon size={16} aria-hidden="true" focusable="false" /> : null;
+}
 
 export function NotifyDialog({ offerId, form, labels, onClose }: { offerId: string; form: FormDefinition; labels: Labels; onClose: () => void }) {
   const [values, setValues] = useState<FormValues>({});
@@ -75,10 +82,10 @@ export function NotifyDialog({ offerId, form, labels, onClose }: { offerId: stri
                       <RadioGroup.Root name={field.name} value={values[field.name] ?? null} onValueChange={(e) => set(field.name, e.value ?? '')} aria-labelledby={`notify-${field.name}`}>
                         <HStack gap="3" wrap="wrap">
                           {(field.options ?? []).map((option) => (
-                            <RadioGroup.Item key={option.value} value={option.value} borderWidth="1px" borderRadius="md" px="3" py="2">
+                            <RadioGroup.Item key={option.value} value={option.value} gap="2" borderWidth="1px" borderColor="border" borderRadius="l2" px="3" minH="36px" cursor="pointer" _checked={{ borderColor: 'brand.focusRing', bg: 'brand.subtle' }}>
                               <RadioGroup.ItemHiddenInput />
                               <RadioGroup.ItemIndicator />
-                              {option.icon ? <span aria-hidden="true">{ICONS[option.icon] ?? ''}</span> : null}
+                              {option.icon ? <OptionIcon name={option.icon} /> : null}
                               <RadioGroup.ItemText>{optionLabel(option.value, option.label)}</RadioGroup.ItemText>
                             </RadioGroup.Item>
                           ))}
@@ -92,7 +99,7 @@ export function NotifyDialog({ offerId, form, labels, onClose }: { offerId: stri
               </Stack>
             </Dialog.Body>
             <Dialog.Footer>
-              <Button variant="outline" onClick={onClose}>{label(labels, 'common.cancel')}</Button>
+              <Button variant="outline" colorPalette="gray" onClick={onClose}>{label(labels, 'common.cancel')}</Button>
               <Button type="submit" colorPalette="brand" loading={busy}>{label(labels, 'common.save')}</Button>
             </Dialog.Footer>
           </form>
@@ -137,7 +144,7 @@ export function RejectDialog({ offerId, labels, onClose }: { offerId: string; la
               {failure ? <ErrorAlert status={failure.status} message={failure.message} error={failure.error} module="OfferActions" /> : null}
             </Dialog.Body>
             <Dialog.Footer>
-              <Button variant="outline" onClick={onClose}>{label(labels, 'common.cancel')}</Button>
+              <Button variant="outline" colorPalette="gray" onClick={onClose}>{label(labels, 'common.cancel')}</Button>
               <Button type="submit" colorPalette="red" loading={busy}>{label(labels, 'offer.actions.reject')}</Button>
             </Dialog.Footer>
           </form>

@@ -61,7 +61,7 @@ export function Simulation({ props }: { props: OfferActionsProps }) {
   };
   const s = (k: string) => label(labels, `schedule.${k}`);
   return (
-    <Box as="section" aria-label={label(labels, 'offer.simulateTitle')} borderWidth="1px" borderRadius="md" p="4">
+    <Box as="section" aria-label={label(labels, 'offer.simulateTitle')} bg="bg" borderWidth="1px" borderColor="border" borderRadius="l3" p="5">
       <Text fontWeight="semibold" mb="3">{label(labels, 'offer.simulateTitle')}</Text>
       <form onSubmit={submit} noValidate><HStack gap="3" align="end" wrap="wrap">
         <Field.Root maxW="220px" invalid={Boolean(invalid)}>
@@ -72,12 +72,12 @@ export function Simulation({ props }: { props: OfferActionsProps }) {
           <Field.Label>{label(labels, 'offer.repaymentsWithin', { min: limits.minRepayments, max: limits.maxRepayments })}</Field.Label>
           <Input name="numberOfRepayments" inputMode="numeric" value={repayments} onChange={(e) => setRepayments(e.target.value)} />
         </Field.Root>
-        <Button type="submit" loading={busy}>{label(labels, 'offer.calculate')}</Button>
+        <Button type="submit" colorPalette="brand" loading={busy}>{label(labels, 'offer.calculate')}</Button>
       </HStack></form>
       {invalid ? <Text role="alert" color="fg.error" mt="2">{invalid}</Text> : null}
       {failure ? <ErrorAlert status={failure.status} message={failure.message} error={failure.error} module="OfferActions" /> : null}
       {preview ? (
-        <Table.Root size="sm" mt="4" aria-label={s('title')}>
+        <Table.ScrollArea mt="4"><Table.Root size="sm" aria-label={s('title')}>
           <Table.Header>
             <Table.Row>
               {['number', 'dueDate', 'principal', 'interest', 'fees', 'total', 'balance'].map((k) => <Table.ColumnHeader key={k}>{s(k)}</Table.ColumnHeader>)}
@@ -95,7 +95,7 @@ export function Simulation({ props }: { props: OfferActionsProps }) {
               <Table.Cell /><Table.Cell data-testid="simulation-total">{preview.totals.total} {preview.currency}</Table.Cell><Table.Cell />
             </Table.Row>
           </Table.Body>
-        </Table.Root>
+        </Table.Root></Table.ScrollArea>
       ) : null}
     </Box>
   );

@@ -22,7 +22,7 @@ function AlertBody({ status = 500, message, onRetry, error, module }: AlertProps
         <Alert.Description>{message}</Alert.Description>
         <HStack gap="3" wrap="wrap">
           {onRetry ? (
-            <Button size="sm" colorPalette="brand" onClick={onRetry}>
+            <Button colorPalette="brand" onClick={onRetry}>
               {t('common:actions.retry')}
             </Button>
           ) : null}
@@ -49,7 +49,7 @@ function FallbackBody({ error, module }: { error: unknown; module: string }) {
         {status !== undefined ? <Text fontWeight="semibold">{status}</Text> : null}
         <Code whiteSpace="pre-wrap" bg="transparent" p="0">{text}</Code>
         <Box>
-          <Button size="sm" colorPalette="brand" onClick={() => window.location.reload()} mr="3">
+          <Button colorPalette="brand" onClick={() => window.location.reload()} mr="3">
             {t('common:actions.reload')}
           </Button>
         </Box>

@@ -18,7 +18,7 @@ export function ReportErrorButton({ error, module, status, message }: { error?: 
   };
   return (
     <HStack gap="3" wrap="wrap">
-      <Button variant="outline" size="sm" onClick={send} loading={state === 'sending'} disabled={state === 'sent'}>
+      <Button variant="outline" colorPalette="gray" onClick={send} loading={state === 'sending'} disabled={state === 'sent'}>
         {t('actions.reportError')}
       </Button>
       <Text role="status" aria-live="polite" fontSize="sm" color={state === 'failed' ? 'fg.error' : 'fg.success'}>
