@@ -1,6 +1,6 @@
 import { expect, test, type Browser, type Page, type TestInfo } from '@playwright/test';
 import { BRAND_SCALE, COLORS, RADII } from '../../src/lib/design/tokens.ts';
-import { signIn } from './support/auth.ts';
+import { signInThroughForm as signIn } from './support/fixtures.ts';
 
 // One look: the server pages and the React islands share one design system. For each main page kind,
 // at a common laptop size and at a small one, this takes a screenshot (attached to the report, not

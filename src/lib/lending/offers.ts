@@ -154,7 +154,7 @@ export async function requestOfferLoan(tx: Tx, actor: Actor, offerId: string, fo
   }
   const offer = await lockOffer(tx, actor, offerId);
   const status = await moveOffer(tx, actor, offer, 'request');
-  const product = await getProduct(tx, offer.product_id);
+  await getProduct(tx, offer.product_id); // a missing product is refused before the application is written
   const { application, loanId } = await submitApplication(tx, actor, {
     customerId: offer.customer_id, productId: offer.product_id, offerId: offer.id,
     principal: toDecimalString(fromMinor(offer.principal, offer.currency)), numberOfRepayments: offer.number_of_repayments,

@@ -2,7 +2,6 @@ import type { APIRoute } from 'astro';
 import { z } from 'zod';
 import { revokeApiToken } from '../../../../lib/auth/api-tokens.ts';
 import { requirePrincipal } from '../../../../lib/auth/principal.ts';
-import { AppError } from '../../../../lib/errors/app-error.ts';
 import { pageDb } from '../../../../server/db.ts';
 import { handle } from '../../../../lib/http/respond.ts';
 

@@ -4,7 +4,6 @@ import { getT } from '../../../../lib/i18n/index.ts';
 import { localizePlanError } from '../../../../lib/plans/plan-messages.ts';
 import { createApiToken, listApiTokens } from '../../../../lib/auth/api-tokens.ts';
 import { requirePrincipal } from '../../../../lib/auth/principal.ts';
-import { AppError } from '../../../../lib/errors/app-error.ts';
 import { pageDb } from '../../../../server/db.ts';
 import { handle, json, readJson } from '../../../../lib/http/respond.ts';
 
