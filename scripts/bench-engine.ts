@@ -8,16 +8,22 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { openPostgres, setDb, type Db } from '../src/lib/db/index.ts';
-import { migrate } from '../src/lib/db/migrate.ts';
-import { generateSchedule, parseTerms } from '../src/lib/schedule/index.ts';
-import { simulatePortfolio, type SimulateResult } from '../src/lib/simulator/simulate.ts';
-import { runDailyClose } from '../src/lib/close/daily-close.ts';
-import { checkLedger } from '../src/lib/lending/ledger/check-ledger.ts';
-import type { Principal } from '../src/lib/auth/principal.ts';
+import { openPostgres, setDb, type Db } from '#lib/db/index.ts';
+import { migrate } from '#lib/db/migrate.ts';
+import { generateSchedule, parseTerms } from '#lib/schedule/index.ts';
+import { simulatePortfolio, type SimulateResult } from '#lib/simulator/simulate.ts';
+import { runDailyClose } from '#lib/close/daily-close.ts';
+import { checkLedger } from '#lib/lending/ledger/check-ledger.ts';
+import type { Principal } from '#lib/auth/principal.ts';
 
 process.env.LOG_LEVEL ??= 'warn';
-const { values } = parseArgs({ options: { full: { type: 'boolean', default: false }, customers: { type: 'string', default: '10000' }, months: { type: 'string', default: '24' } } });
+const { values } = parseArgs({
+  options: {
+    full: { type: 'boolean', default: false },
+    customers: { type: 'string', default: '10000' },
+    months: { type: 'string', default: '24' },
+  },
+});
 const base = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const root = path.resolve(import.meta.dirname, '..');
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
@@ -63,14 +69,31 @@ async function freshDb(): Promise<{ db: Db; plainUrl: string; drop: () => Promis
   const db = await openPostgres(url.toString(), { max: SIM_CONCURRENCY + 2 });
   dbUrls.set(db, url.toString());
   await migrate(db);
-  return { db, plainUrl, async drop() { await db.close(); await admin(`drop database if exists ${name} with (force)`); } };
+  return {
+    db,
+    plainUrl,
+    async drop() {
+      await db.close();
+      await admin(`drop database if exists ${name} with (force)`);
+    },
+  };
 }
 
 function benchSchedules(): { perSecond: number; installments: number } {
   const terms = parseTerms({
-    principal: '25000.00', currency: 'EUR', annualInterestRate: '12', numberOfRepayments: 24, repaymentEvery: 1, repaymentFrequency: 'MONTHS',
-    disbursementDate: '2026-01-15', scheduleType: 'CUMULATIVE', interestMethod: 'DECLINING_BALANCE', amortization: 'EQUAL_INSTALLMENTS',
-    interestCalculationPeriod: 'DAILY', daysInYear: 'ACTUAL', daysInMonth: 'ACTUAL',
+    principal: '25000.00',
+    currency: 'EUR',
+    annualInterestRate: '12',
+    numberOfRepayments: 24,
+    repaymentEvery: 1,
+    repaymentFrequency: 'MONTHS',
+    disbursementDate: '2026-01-15',
+    scheduleType: 'CUMULATIVE',
+    interestMethod: 'DECLINING_BALANCE',
+    amortization: 'EQUAL_INSTALLMENTS',
+    interestCalculationPeriod: 'DAILY',
+    daysInYear: 'ACTUAL',
+    daysInMonth: 'ACTUAL',
   });
   let n = 0;
   let installments = 0;
@@ -83,12 +106,23 @@ function benchSchedules(): { perSecond: number; installments: number } {
 }
 
 async function simulate(db: Db, customers: number, months: number): Promise<SimulateResult> {
-  await db.owner((tx) => tx.query(`insert into tenants (id, slug, name, currency, time_zone, business_date) values ('bench-t1', 'bench', 'Bench Lender', 'EUR', 'Europe/Paris', current_date)`));
+  await db.owner((tx) =>
+    tx.query(
+      `insert into tenants (id, slug, name, currency, time_zone, business_date) values ('bench-t1', 'bench', 'Bench Lender', 'EUR', 'Europe/Paris', current_date)`,
+    ),
+  );
   const started = Date.now();
   return simulatePortfolio(db, {
     vacuum: vacuumHook(db),
-    tenantId: 'bench-t1', customers, months, seed: 'bench', concurrency: SIM_CONCURRENCY,
-    onProgress: ({ day, done, total }) => log(`  simulating ${customers} customers: ${day} (${done}/${total} days, ${Math.round((Date.now() - started) / 1000)} s)`),
+    tenantId: 'bench-t1',
+    customers,
+    months,
+    seed: 'bench',
+    concurrency: SIM_CONCURRENCY,
+    onProgress: ({ day, done, total }) =>
+      log(
+        `  simulating ${customers} customers: ${day} (${done}/${total} days, ${Math.round((Date.now() - started) / 1000)} s)`,
+      ),
   });
 }
 
@@ -106,23 +140,45 @@ async function benchClose(db: Db): Promise<{ activeLoans: number; runs: number[]
 }
 
 /** Repayments through the real endpoint function (authorisation, Idempotency-Key, validation, command, stored answer). */
-async function benchRepayments(db: Db, count: number): Promise<{ repayments: number; perSecond: number; concurrency: number; replayedIdentical: boolean }> {
+async function benchRepayments(
+  db: Db,
+  count: number,
+): Promise<{ repayments: number; perSecond: number; concurrency: number; replayedIdentical: boolean }> {
   setDb(db);
   const { POST } = await import('../src/pages/v1/loans/[id]/repayments.ts');
-  const [user] = await db.tenant('bench-t1', (tx) => tx.query<{ id: string }>(`select id from users order by email limit 1`));
+  const [user] = await db.tenant('bench-t1', (tx) =>
+    tx.query<{ id: string }>(`select id from users order by email limit 1`),
+  );
   const principal: Principal = {
-    tenantId: 'bench-t1', userId: user.id, displayName: 'Bench', email: 'bench@example.com', isAdmin: true, authorities: [], dataPermissions: [],
-    language: 'en-US', via: 'token', sessionId: null, passwordChangeRequired: false, sessionTimeout: 3600, idleTimeout: 3600,
+    tenantId: 'bench-t1',
+    userId: user.id,
+    displayName: 'Bench',
+    email: 'bench@example.com',
+    isAdmin: true,
+    authorities: [],
+    dataPermissions: [],
+    language: 'en-US',
+    via: 'token',
+    sessionId: null,
+    passwordChangeRequired: false,
+    sessionTimeout: 3600,
+    idleTimeout: 3600,
   };
   const loans = await db.tenant('bench-t1', (tx) =>
-    tx.query<{ id: string }>(`select id from loans where status = 'ACTIVE' order by account_no limit $1`, [Math.min(count, 2000)]),
+    tx.query<{ id: string }>(`select id from loans where status = 'ACTIVE' order by account_no limit $1`, [
+      Math.min(count, 2000),
+    ]),
   );
   const call = async (loanId: string, key: string) => {
     const response = await (POST as (ctx: unknown) => Promise<Response>)({
       request: new Request(`http://bench.local/v1/loans/${loanId}/repayments`, {
-        method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify({ amount: '1.00' }),
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': key },
+        body: JSON.stringify({ amount: '1.00' }),
       }),
-      params: { id: loanId }, locals: { principal, requestId: crypto.randomUUID() }, clientAddress: '127.0.0.1',
+      params: { id: loanId },
+      locals: { principal, requestId: crypto.randomUUID() },
+      clientAddress: '127.0.0.1',
     });
     const body = await response.text();
     if (response.status !== 201) throw new Error(`repayment answered ${response.status}: ${body}`);
@@ -131,16 +187,23 @@ async function benchRepayments(db: Db, count: number): Promise<{ repayments: num
   const concurrency = 8;
   let next = 0;
   const started = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < count) {
-      const i = next++;
-      await call(loans[i % loans.length].id, `bench-${i}`);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const i = next++;
+        await call(loans[i % loans.length].id, `bench-${i}`);
+      }
+    }),
+  );
   const seconds = (performance.now() - started) / 1000;
   const first = await call(loans[0].id, 'bench-0');
   const again = await call(loans[0].id, 'bench-0');
-  return { repayments: count, perSecond: Math.round(count / seconds), concurrency, replayedIdentical: first.isReplayed && again.isReplayed && first.body === again.body };
+  return {
+    repayments: count,
+    perSecond: Math.round(count / seconds),
+    concurrency,
+    replayedIdentical: first.isReplayed && again.isReplayed && first.body === again.body,
+  };
 }
 
 const pgVersion = await (async () => {
@@ -154,7 +217,13 @@ const pgVersion = await (async () => {
 
 const results: Record<string, unknown> = {
   measuredAt: new Date().toISOString(),
-  machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, postgres: pgVersion },
+  machine: {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model,
+    memoryGb: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    postgres: pgVersion,
+  },
 };
 const file = path.join(root, 'bench', 'results', 'engine.json');
 const previous = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : {};
@@ -171,8 +240,14 @@ const months = Number(values.months);
     log(`simulator: ${customers} customers, ${months} months…`);
     const sim = await simulate(db, customers, months);
     const ledger = await checkLedger(db);
-    results.simulator10k = { ...sim, ledgerDifferences: ledger.differences.length, seconds: Math.round(sim.ms.total / 1000) };
-    log(`  ${sim.ms.total} ms, ${sim.loans} loans, ${sim.repayments} repayments, ledger differences ${ledger.differences.length}`);
+    results.simulator10k = {
+      ...sim,
+      ledgerDifferences: ledger.differences.length,
+      seconds: Math.round(sim.ms.total / 1000),
+    };
+    log(
+      `  ${sim.ms.total} ms, ${sim.loans} loans, ${sim.repayments} repayments, ledger differences ${ledger.differences.length}`,
+    );
     log('daily close…');
     results.dailyClose = await benchClose(db);
     log(`  ${JSON.stringify(results.dailyClose)}`);
@@ -196,7 +271,11 @@ if (values.full) {
     log(`simulator: 100000 customers, ${months} months (this takes a while)…`);
     const sim = await simulate(db, 100_000, months);
     const ledger = await checkLedger(db);
-    results.simulator100k = { ...sim, ledgerDifferences: ledger.differences.length, seconds: Math.round(sim.ms.total / 1000) };
+    results.simulator100k = {
+      ...sim,
+      ledgerDifferences: ledger.differences.length,
+      seconds: Math.round(sim.ms.total / 1000),
+    };
     log(`  ${sim.ms.total} ms, ${sim.loans} loans, ledger differences ${ledger.differences.length}`);
     results.dailyClose100k = await benchClose(db);
     log(`  close: ${JSON.stringify(results.dailyClose100k)}`);

@@ -21,10 +21,10 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { parseArgs } from 'node:util';
-import { openDatabase } from '../src/lib/db/index.ts';
-import { DEMO_ROLES } from '../src/lib/auth/permissions.ts';
-import { hashPassword } from '../src/lib/auth/passwords.ts';
-import { LISTS } from '../src/lib/lists/registry.ts';
+import { openDatabase } from '#lib/db/index.ts';
+import { DEMO_ROLES } from '#lib/auth/permissions.ts';
+import { hashPassword } from '#lib/auth/passwords.ts';
+import { LISTS } from '#lib/lists/registry.ts';
 
 const { values } = parseArgs({
   options: {
@@ -48,35 +48,63 @@ const runs = Math.max(3, Number(values.runs));
 const PASSWORD = `Bench-${crypto.randomBytes(6).toString('hex')}-Aa1!`;
 
 /** The bench users (created once, password reset on every run), and the officer's branch code. */
-async function prepareUsers(): Promise<{ tenantId: string; branch: string; sizes: { customers: number; loans: number } }> {
+async function prepareUsers(): Promise<{
+  tenantId: string;
+  branch: string;
+  sizes: { customers: number; loans: number };
+}> {
   const db = await openDatabase({ databaseUrl: url });
   try {
-    const [tenant] = await db.system((tx) => tx.query<{ id: string }>('select id from tenants where slug = $1 or id = $1', [values.tenant]));
+    const [tenant] = await db.system((tx) =>
+      tx.query<{ id: string }>('select id from tenants where slug = $1 or id = $1', [values.tenant]),
+    );
     if (!tenant) throw new Error(`no tenant ${values.tenant}`);
     const tenantId = tenant.id;
     const hash = await hashPassword(PASSWORD);
     return await db.tenant(tenantId, async (tx) => {
-      const [first] = await tx.query<{ code: string }>(`select code from hierarchy_nodes where level = 'branch' order by code limit 1`);
+      const [first] = await tx.query<{ code: string }>(
+        `select code from hierarchy_nodes where level = 'branch' order by code limit 1`,
+      );
       const branch = values.branch ?? first?.code;
       if (!branch) throw new Error(`tenant ${tenantId} has no branch`);
-      for (const [key, email, permission] of [['administrator', 'bench.admin@bench.test', null], ['loan_officer', 'bench.officer@bench.test', branch]] as const) {
+      for (const [key, email, permission] of [
+        ['administrator', 'bench.admin@bench.test', null],
+        ['loan_officer', 'bench.officer@bench.test', branch],
+      ] as const) {
         const role = DEMO_ROLES[key];
         let [roleRow] = await tx.query<{ id: string }>('select id from roles where name = $1', [`Bench ${role.name}`]);
         if (!roleRow) {
-          [roleRow] = await tx.query<{ id: string }>('insert into roles (tenant_id, name, description, is_admin, authorities) values ($1, $2, $3, $4, $5) returning id',
-            [tenantId, `Bench ${role.name}`, role.description, role.isAdmin, [...role.authorities]]);
+          [roleRow] = await tx.query<{ id: string }>(
+            'insert into roles (tenant_id, name, description, is_admin, authorities) values ($1, $2, $3, $4, $5) returning id',
+            [tenantId, `Bench ${role.name}`, role.description, role.isAdmin, [...role.authorities]],
+          );
         }
         let [user] = await tx.query<{ id: string }>('select id from users where lower(email) = $1', [email]);
         if (!user) {
-          [user] = await tx.query<{ id: string }>(`insert into users (tenant_id, email, display_name, language, password_hash) values ($1, $2, $3, 'en-US', $4) returning id`,
-            [tenantId, email, `Bench ${role.name}`, hash]);
-          await tx.query('insert into user_roles (tenant_id, user_id, role_id) values ($1, $2, $3)', [tenantId, user!.id, roleRow!.id]);
+          [user] = await tx.query<{ id: string }>(
+            `insert into users (tenant_id, email, display_name, language, password_hash) values ($1, $2, $3, 'en-US', $4) returning id`,
+            [tenantId, email, `Bench ${role.name}`, hash],
+          );
+          await tx.query('insert into user_roles (tenant_id, user_id, role_id) values ($1, $2, $3)', [
+            tenantId,
+            user!.id,
+            roleRow!.id,
+          ]);
         }
-        await tx.query('update users set password_hash = $2, password_change_required = false, is_active = true where id = $1', [user!.id, hash]);
+        await tx.query(
+          'update users set password_hash = $2, password_change_required = false, is_active = true where id = $1',
+          [user!.id, hash],
+        );
         await tx.query('delete from user_data_permissions where user_id = $1', [user!.id]);
-        if (permission) await tx.query(`insert into user_data_permissions (tenant_id, user_id, field, value) values ($1, $2, 'branch', $3)`, [tenantId, user!.id, permission]);
+        if (permission)
+          await tx.query(
+            `insert into user_data_permissions (tenant_id, user_id, field, value) values ($1, $2, 'branch', $3)`,
+            [tenantId, user!.id, permission],
+          );
       }
-      const [sizes] = await tx.query<{ customers: number; loans: number }>('select (select count(*)::int from customers) as customers, (select count(*)::int from loans) as loans');
+      const [sizes] = await tx.query<{ customers: number; loans: number }>(
+        'select (select count(*)::int from customers) as customers, (select count(*)::int from loans) as loans',
+      );
       return { tenantId, branch, sizes: sizes! };
     });
   } finally {
@@ -99,14 +127,24 @@ const { tenantId, branch, sizes } = await prepareUsers();
 const port = await freePort();
 const origin = `http://127.0.0.1:${port}`;
 const server = spawn(process.execPath, ['scripts/server.mjs'], {
-  env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', SEED_DEMO: 'false', JOBS_ENABLED: '0', PUBLIC_URL: origin, LOG_LEVEL: 'info' },
+  env: {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    SEED_DEMO: 'false',
+    JOBS_ENABLED: '0',
+    PUBLIC_URL: origin,
+    LOG_LEVEL: 'info',
+  },
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 // Server time of each request, by request id, from the access log (JSON lines on stdout).
 const serverMs = new Map<string, number>();
 const waiters = new Map<string, (ms: number) => void>();
 let ready: () => void;
-const isReady = new Promise<void>((resolve) => { ready = resolve; });
+const isReady = new Promise<void>((resolve) => {
+  ready = resolve;
+});
 readline.createInterface({ input: server.stdout! }).on('line', (line) => {
   if (line.includes('Lending back office is ready')) ready();
   if (!line.startsWith('{')) return;
@@ -122,12 +160,22 @@ readline.createInterface({ input: server.stdout! }).on('line', (line) => {
 const stop = () => server.kill('SIGTERM');
 process.on('exit', stop);
 
-async function request(pathname: string, init: RequestInit & { cookie?: string } = {}): Promise<{ response: Response; ms: number }> {
+async function request(
+  pathname: string,
+  init: RequestInit & { cookie?: string } = {},
+): Promise<{ response: Response; ms: number }> {
   const id = crypto.randomUUID();
   const logged = new Promise<number>((resolve) => waiters.set(id, resolve));
   const response = await fetch(`${origin}${pathname}`, {
-    ...init, redirect: 'manual',
-    headers: { 'x-request-id': id, 'accept-encoding': 'br, gzip', origin, ...(init.cookie ? { cookie: init.cookie } : {}), ...init.headers },
+    ...init,
+    redirect: 'manual',
+    headers: {
+      'x-request-id': id,
+      'accept-encoding': 'br, gzip',
+      origin,
+      ...(init.cookie ? { cookie: init.cookie } : {}),
+      ...init.headers,
+    },
   });
   await response.arrayBuffer();
   const ms = serverMs.get(id) ?? (await logged);
@@ -137,10 +185,14 @@ async function request(pathname: string, init: RequestInit & { cookie?: string }
 
 async function signIn(email: string): Promise<string> {
   const { response } = await request('/v1/auth/sign-in', {
-    method: 'POST', headers: { 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ email, password: PASSWORD, tenant_id: tenantId }),
   });
-  const cookies = response.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  const cookies = response.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
   if (response.status !== 200 || !cookies) throw new Error(`sign-in of ${email} answered ${response.status}`);
   return cookies;
 }
@@ -148,11 +200,21 @@ async function signIn(email: string): Promise<string> {
 type Result = { viewer: string; path: string; medianMs: number; p95Ms: number; status: number; kb: number };
 const results: Result[] = [];
 try {
-  await Promise.race([isReady, new Promise((_, reject) => setTimeout(() => reject(new Error('server did not start in 120 s')), 120_000))]);
-  for (const [viewer, email] of [['administrator', 'bench.admin@bench.test'], [`loan officer, branch ${branch}`, 'bench.officer@bench.test']] as const) {
+  await Promise.race([
+    isReady,
+    new Promise((_, reject) => setTimeout(() => reject(new Error('server did not start in 120 s')), 120_000)),
+  ]);
+  for (const [viewer, email] of [
+    ['administrator', 'bench.admin@bench.test'],
+    [`loan officer, branch ${branch}`, 'bench.officer@bench.test'],
+  ] as const) {
     const cookie = await signIn(email);
-    const paths = values.path?.length ? values.path : Object.values(LISTS).flatMap((entry) =>
-      [entry.path, ...entry.def.tabs.filter((t) => t.name !== entry.def.defaultTab).map((t) => `${entry.path}?tab=${t.name}`)]);
+    const paths = values.path?.length
+      ? values.path
+      : Object.values(LISTS).flatMap((entry) => [
+          entry.path,
+          ...entry.def.tabs.filter((t) => t.name !== entry.def.defaultTab).map((t) => `${entry.path}?tab=${t.name}`),
+        ]);
     {
       for (const pathname of paths) {
         const times: number[] = [];
@@ -168,8 +230,17 @@ try {
         times.sort((a, b) => a - b);
         const median = times[Math.floor(times.length / 2)]!;
         const p95 = times[Math.min(times.length - 1, Math.ceil(times.length * 0.95) - 1)]!;
-        results.push({ viewer, path: pathname, medianMs: Math.round(median * 10) / 10, p95Ms: Math.round(p95 * 10) / 10, status, kb: Math.round(kb * 10) / 10 });
-        console.log(`${viewer.padEnd(28)} ${pathname.padEnd(44)} median ${median.toFixed(1).padStart(7)} ms   p95 ${p95.toFixed(1).padStart(7)} ms`);
+        results.push({
+          viewer,
+          path: pathname,
+          medianMs: Math.round(median * 10) / 10,
+          p95Ms: Math.round(p95 * 10) / 10,
+          status,
+          kb: Math.round(kb * 10) / 10,
+        });
+        console.log(
+          `${viewer.padEnd(28)} ${pathname.padEnd(44)} median ${median.toFixed(1).padStart(7)} ms   p95 ${p95.toFixed(1).padStart(7)} ms`,
+        );
       }
     }
   }
@@ -179,9 +250,13 @@ try {
 
 const firstPages = results.filter((r) => !r.path.includes('?'));
 const report = {
-  measuredAt: new Date().toISOString(), tenantId, ...sizes, runs,
+  measuredAt: new Date().toISOString(),
+  tenantId,
+  ...sizes,
+  runs,
   machine: { cpus: os.cpus().length, loadAverage: os.loadavg().map((n) => Math.round(n * 10) / 10) },
-  measure: 'server time of the whole page request (access log ms: session, guard, list query and counts, rendering, compression)',
+  measure:
+    'server time of the whole page request (access log ms: session, guard, list query and counts, rendering, compression)',
   targetMedianMs: 100,
   areFirstPagesWithinTarget: firstPages.every((r) => r.medianMs < 100),
   isEveryTabWithinTarget: results.every((r) => r.medianMs < 100),
@@ -189,5 +264,7 @@ const report = {
 };
 fs.mkdirSync(path.dirname(values.out!), { recursive: true });
 fs.writeFileSync(values.out!, `${JSON.stringify(report, null, 2)}\n`);
-console.log(`\n${sizes.customers} customers, ${sizes.loans} loans; ${report.areFirstPagesWithinTarget ? 'every' : 'NOT every'} first page under 100 ms at the median; every tab: ${report.isEveryTabWithinTarget ? 'yes' : 'no'}; written to ${values.out}`);
+console.log(
+  `\n${sizes.customers} customers, ${sizes.loans} loans; ${report.areFirstPagesWithinTarget ? 'every' : 'NOT every'} first page under 100 ms at the median; every tab: ${report.isEveryTabWithinTarget ? 'yes' : 'no'}; written to ${values.out}`,
+);
 process.exit(0);

@@ -3,7 +3,7 @@
 // tests/unit/db-types.test.ts fails while the committed file is stale. `--check` only compares.
 import fs from 'node:fs';
 import path from 'node:path';
-import { GENERATED_FILE, generateSchemaTypes } from '../src/lib/db/schema-types.ts';
+import { GENERATED_FILE, generateSchemaTypes } from '#lib/db/schema-types.ts';
 
 const target = path.resolve(process.cwd(), GENERATED_FILE);
 const text = await generateSchemaTypes();

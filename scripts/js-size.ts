@@ -42,11 +42,18 @@ const pageBudgetBytes = Number(values['page-budget-kb']) * 1000;
 const dataBudgetBytes = Number(values['data-budget-kb']) * 1000;
 // Every list page of the loans workspace (and a tab / sort variant of the two busiest), as the
 // README's budget line says "list pages ship at most 170 KB".
-const PAGES = values.page?.length ? values.page : [
-  '/loans/customers', '/loans/customers?tab=borrower&sort=-created_at',
-  '/loans/loans', '/loans/loans?tab=overdue',
-  '/loans/offers', '/loans/payments', '/loans/loan-applications', '/loans/collaterals',
-];
+const PAGES = values.page?.length
+  ? values.page
+  : [
+      '/loans/customers',
+      '/loans/customers?tab=borrower&sort=-created_at',
+      '/loans/loans',
+      '/loans/loans?tab=overdue',
+      '/loans/offers',
+      '/loans/payments',
+      '/loans/loan-applications',
+      '/loans/collaterals',
+    ];
 
 type Fetched = { status: number; headers: http.IncomingHttpHeaders; wireBytes: number; body: Buffer };
 
@@ -60,7 +67,8 @@ function get(url: string, headers: Record<string, string>): Promise<Fetched> {
       response.on('end', () => {
         const raw = Buffer.concat(chunks);
         const encoding = response.headers['content-encoding'];
-        const body = encoding === 'br' ? zlib.brotliDecompressSync(raw) : encoding === 'gzip' ? zlib.gunzipSync(raw) : raw;
+        const body =
+          encoding === 'br' ? zlib.brotliDecompressSync(raw) : encoding === 'gzip' ? zlib.gunzipSync(raw) : raw;
         resolve({ status: response.statusCode ?? 0, headers: response.headers, wireBytes: raw.length, body });
       });
     });
@@ -74,8 +82,12 @@ async function signIn(): Promise<string> {
     headers: { 'content-type': 'application/json', origin: base },
     body: JSON.stringify({ email: values.email, password: values.password }),
   });
-  if (!response.ok) throw new Error(`sign-in as ${values.email} failed: HTTP ${response.status} ${await response.text()}`);
-  const cookies = response.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  if (!response.ok)
+    throw new Error(`sign-in as ${values.email} failed: HTTP ${response.status} ${await response.text()}`);
+  const cookies = response.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
   if (!cookies) throw new Error('sign-in answered no session cookie');
   return cookies;
 }
@@ -103,8 +115,14 @@ function matches(text: string, patterns: RegExp[]): string[] {
 
 type Script = { url: string; wireBytes: number; encoding: string };
 type PageResult = {
-  page: string; status: number; islands: number; scripts: Script[]; inlineBytes: number; totalBytes: number;
-  onDemand: Script[]; onDemandBytes: number;
+  page: string;
+  status: number;
+  islands: number;
+  scripts: Script[];
+  inlineBytes: number;
+  totalBytes: number;
+  onDemand: Script[];
+  onDemandBytes: number;
 };
 
 const downloaded = new Map<string, { wireBytes: number; encoding: string; body: string }>();
@@ -115,7 +133,11 @@ async function script(url: string) {
   if (!known) {
     const response = await get(url, {});
     if (response.status !== 200) throw new Error(`${url}: HTTP ${response.status}`);
-    known = { wireBytes: response.wireBytes, encoding: String(response.headers['content-encoding'] ?? 'identity'), body: response.body.toString('utf8') };
+    known = {
+      wireBytes: response.wireBytes,
+      encoding: String(response.headers['content-encoding'] ?? 'identity'),
+      body: response.body.toString('utf8'),
+    };
     downloaded.set(url, known);
   }
   return known;
@@ -134,7 +156,8 @@ async function closure(entries: string[], skip: Set<string>) {
     if (seen.has(url) || skip.has(url) || !url.startsWith(base)) continue;
     const s = await script(url);
     seen.set(url, { url: url.slice(base.length), wireBytes: s.wireBytes, encoding: s.encoding });
-    const local = (deps: string[]) => deps.filter((d) => d.startsWith('.') || d.startsWith('/')).map((d) => new URL(d, url).toString());
+    const local = (deps: string[]) =>
+      deps.filter((d) => d.startsWith('.') || d.startsWith('/')).map((d) => new URL(d, url).toString());
     queue.push(...local(matches(s.body, STATIC_IMPORTS)));
     dynamic.push(...local(matches(s.body, DYNAMIC_IMPORTS)));
   }
@@ -146,11 +169,15 @@ const sum = (scripts: Script[]) => scripts.reduce((n, s) => n + s.wireBytes, 0);
 
 async function measure(page: string, cookie: string): Promise<PageResult> {
   const html = await get(`${base}${page}`, { cookie });
-  if (html.status !== 200) throw new Error(`${page}: HTTP ${html.status} (is the server running and the user allowed?)`);
+  if (html.status !== 200)
+    throw new Error(`${page}: HTTP ${html.status} (is the server running and the user allowed?)`);
   const text = html.body.toString('utf8');
   const inline = [...text.matchAll(/<script\b(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].map((m) => m[1]!).join('\n');
   const inlineBytes = inline ? zlib.brotliCompressSync(Buffer.from(inline)).length : 0;
-  const load = await closure(matches(text, ATTRIBUTE_URLS).map((u) => new URL(u, `${base}${page}`).toString()), new Set());
+  const load = await closure(
+    matches(text, ATTRIBUTE_URLS).map((u) => new URL(u, `${base}${page}`).toString()),
+    new Set(),
+  );
   // What the page fetches later, on a click: dynamic imports and everything they bring that the page
   // did not already load (their own dynamic imports included).
   const onDemand = new Map<string, Script>();
@@ -164,8 +191,14 @@ async function measure(page: string, cookie: string): Promise<PageResult> {
   const onDemandScripts = [...onDemand.values()].sort(bySize);
   const islands = (text.match(/<astro-island\b/g) ?? []).length;
   return {
-    page, status: html.status, islands, scripts, inlineBytes, totalBytes: sum(scripts) + inlineBytes,
-    onDemand: onDemandScripts, onDemandBytes: sum(onDemandScripts),
+    page,
+    status: html.status,
+    islands,
+    scripts,
+    inlineBytes,
+    totalBytes: sum(scripts) + inlineBytes,
+    onDemand: onDemandScripts,
+    onDemandBytes: sum(onDemandScripts),
   };
 }
 
@@ -176,7 +209,9 @@ async function dataPages(cookie: string): Promise<string[]> {
   const { rows } = (await response.json()) as { rows: { id: string }[] };
   if (!rows.length) throw new Error(`${values.email} sees no customer`);
   const profile = `/loans/customer/profile/${rows[0]!.id}`;
-  return ['resume', 'transaction-metrics', 'repayment-behavior', 'class', 'transactions'].map((sub) => `${profile}/${sub}`);
+  return ['resume', 'transaction-metrics', 'repayment-behavior', 'class', 'transactions'].map(
+    (sub) => `${profile}/${sub}`,
+  );
 }
 
 /** The loan page and the offer page of the first loan and the first offer in the user's lists. */
@@ -205,9 +240,13 @@ if (!values.page?.length) {
 const kb = (n: number) => `${(n / 1000).toFixed(1)} KB`;
 for (const r of [...results, ...detailResults, ...dataResults]) {
   const later = r.onDemand.length ? `; ${kb(r.onDemandBytes)} more on demand in ${r.onDemand.length} files` : '';
-  console.log(`\n${r.page}: ${kb(r.totalBytes)} of JavaScript over the wire (${r.scripts.length} files + ${kb(r.inlineBytes)} inline, ${r.islands} island(s)${later})`);
-  for (const s of r.scripts.slice(0, 8)) console.log(`  ${kb(s.wireBytes).padStart(9)}  ${s.encoding.padEnd(8)} ${s.url}`);
-  for (const s of r.onDemand.slice(0, 4)) console.log(`  ${kb(s.wireBytes).padStart(9)}  ${s.encoding.padEnd(8)} ${s.url} (on demand)`);
+  console.log(
+    `\n${r.page}: ${kb(r.totalBytes)} of JavaScript over the wire (${r.scripts.length} files + ${kb(r.inlineBytes)} inline, ${r.islands} island(s)${later})`,
+  );
+  for (const s of r.scripts.slice(0, 8))
+    console.log(`  ${kb(s.wireBytes).padStart(9)}  ${s.encoding.padEnd(8)} ${s.url}`);
+  for (const s of r.onDemand.slice(0, 4))
+    console.log(`  ${kb(s.wireBytes).padStart(9)}  ${s.encoding.padEnd(8)} ${s.url} (on demand)`);
 }
 const worstOf = (rs: PageResult[]) => Math.max(0, ...rs.map((r) => r.totalBytes));
 const worst = worstOf(results);
@@ -218,19 +257,35 @@ const worstData = worstOf(dataResults);
 const dataIslands = dataResults.reduce((n, r) => n + r.islands, 0);
 const isDataWithinBudget = dataIslands === 0 && worstData <= dataBudgetBytes;
 const report = {
-  measuredAt: new Date().toISOString(), baseUrl: base, user: values.email,
-  budgetBytes, worstBytes: worst, isWithinBudget, pages: results,
-  pageBudgetBytes, worstDetailBytes: worstDetail, isDetailWithinBudget, detailPages: detailResults,
-  dataBudgetBytes, worstDataBytes: worstData, dataIslands, isDataWithinBudget, dataPages: dataResults,
+  measuredAt: new Date().toISOString(),
+  baseUrl: base,
+  user: values.email,
+  budgetBytes,
+  worstBytes: worst,
+  isWithinBudget,
+  pages: results,
+  pageBudgetBytes,
+  worstDetailBytes: worstDetail,
+  isDetailWithinBudget,
+  detailPages: detailResults,
+  dataBudgetBytes,
+  worstDataBytes: worstData,
+  dataIslands,
+  isDataWithinBudget,
+  dataPages: dataResults,
 };
 fs.mkdirSync(path.dirname(values.out!), { recursive: true });
 fs.writeFileSync(values.out!, `${JSON.stringify(report, null, 2)}\n`);
 console.log(`\nworst list page: ${kb(worst)} — ${isWithinBudget ? 'within' : 'OVER'} the ${kb(budgetBytes)} budget`);
 if (detailResults.length) {
-  console.log(`worst loan / offer page: ${kb(worstDetail)} — ${isDetailWithinBudget ? 'within' : 'OVER'} the ${kb(pageBudgetBytes)} budget`);
+  console.log(
+    `worst loan / offer page: ${kb(worstDetail)} — ${isDetailWithinBudget ? 'within' : 'OVER'} the ${kb(pageBudgetBytes)} budget`,
+  );
 }
 if (dataResults.length) {
-  console.log(`worst data-only page: ${kb(worstData)}, ${dataIslands} island(s) — ${isDataWithinBudget ? 'within' : 'OVER'} the ${kb(dataBudgetBytes)} budget and no island allowed`);
+  console.log(
+    `worst data-only page: ${kb(worstData)}, ${dataIslands} island(s) — ${isDataWithinBudget ? 'within' : 'OVER'} the ${kb(dataBudgetBytes)} budget and no island allowed`,
+  );
 }
 console.log(`written to ${values.out}`);
 if (!isWithinBudget || !isDetailWithinBudget || !isDataWithinBudget) process.exit(1);

@@ -1,9 +1,9 @@
 // `npm run ledger:check`: verifies the double-entry ledger against the loans, per tenant and
 // currency. Exit 0 when everything agrees, 1 with a report of every difference, 2 when it cannot run
 // (e.g. the embedded database is held by a running server: PGlite is single-process).
-import { openDatabase } from '../src/lib/db/index.ts';
-import { readEnv } from '../src/lib/config/env.ts';
-import { checkLedger, formatLedgerReport } from '../src/lib/lending/ledger/check-ledger.ts';
+import { openDatabase } from '#lib/db/index.ts';
+import { readEnv } from '#lib/config/env.ts';
+import { checkLedger, formatLedgerReport } from '#lib/lending/ledger/check-ledger.ts';
 
 const env = readEnv();
 let db;

@@ -28,13 +28,18 @@ export function precompressAssets() {
         for (const name of names) {
           const source = await fs.readFile(path.join(dir, name));
           const compressed = await brotli(source, {
-            params: { [zlib.constants.BROTLI_PARAM_QUALITY]: zlib.constants.BROTLI_MAX_QUALITY, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: source.length },
+            params: {
+              [zlib.constants.BROTLI_PARAM_QUALITY]: zlib.constants.BROTLI_MAX_QUALITY,
+              [zlib.constants.BROTLI_PARAM_SIZE_HINT]: source.length,
+            },
           });
           await fs.writeFile(path.join(dir, `${name}.br`), compressed);
           before += source.length;
           after += compressed.length;
         }
-        logger.info(`${names.length} client files precompressed: ${Math.round(before / 1000)} KB → ${Math.round(after / 1000)} KB (brotli)`);
+        logger.info(
+          `${names.length} client files precompressed: ${Math.round(before / 1000)} KB → ${Math.round(after / 1000)} KB (brotli)`,
+        );
       },
     },
   };

@@ -4,8 +4,8 @@
  * non-JSON file: exit 2 as well.
  */
 import { readFileSync } from 'node:fs';
-import { AppError } from '../src/lib/errors/app-error.ts';
-import { previewSchedule } from '../src/lib/schedule/index.ts';
+import { AppError } from '#lib/errors/app-error.ts';
+import { previewSchedule } from '#lib/schedule/index.ts';
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);

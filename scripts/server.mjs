@@ -8,11 +8,11 @@ import compression from 'compression';
 process.env.ASTRO_NODE_AUTOSTART = 'disabled';
 process.env.ASTRO_TELEMETRY_DISABLED = '1';
 
-const { boot } = await import('../src/lib/platform/boot.ts');
-const { env } = await import('../src/lib/config/env.ts');
-const { logger } = await import('../src/lib/observability/log.ts');
-const { checkQueryString } = await import('../src/lib/http/query-params.ts');
-const { admitBody } = await import('../src/lib/http/body-limit.ts');
+const { boot } = await import('#lib/platform/boot.ts');
+const { env } = await import('#lib/config/env.ts');
+const { logger } = await import('#lib/observability/log.ts');
+const { checkQueryString } = await import('#lib/http/query-params.ts');
+const { admitBody } = await import('#lib/http/body-limit.ts');
 
 const started = Date.now();
 let db;
@@ -32,15 +32,22 @@ const config = env();
 // instead of compressing the bundle on the fly when the browser accepts brotli; read once, kept in
 // memory (they never change while the server runs). The file names carry a content hash.
 const ASSETS = new URL('../dist/client/_astro/', import.meta.url);
-const ASSET_TYPES = { js: 'text/javascript; charset=utf-8', mjs: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8', svg: 'image/svg+xml' };
+const ASSET_TYPES = {
+  js: 'text/javascript; charset=utf-8',
+  mjs: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+  svg: 'image/svg+xml',
+};
 const precompressed = new Map();
 
 function acceptsBrotli(header) {
-  return String(header ?? '').split(',').some((part) => {
-    const [coding, ...params] = part.trim().split(';');
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    return coding.trim().toLowerCase() === 'br' && (q === undefined || Number(q.slice(2)) > 0);
-  });
+  return String(header ?? '')
+    .split(',')
+    .some((part) => {
+      const [coding, ...params] = part.trim().split(';');
+      const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+      return coding.trim().toLowerCase() === 'br' && (q === undefined || Number(q.slice(2)) > 0);
+    });
 }
 
 /** Answers GET/HEAD of a client bundle with its build-time brotli copy; false when there is none. */
@@ -59,7 +66,13 @@ function servePrecompressed(req, res) {
     precompressed.set(match[1], asset);
   }
   if (!asset) return false;
-  const headers = { 'content-type': ASSET_TYPES[match[2]], 'content-encoding': 'br', vary: 'Accept-Encoding', etag: asset.etag, 'cache-control': 'public, max-age=0' };
+  const headers = {
+    'content-type': ASSET_TYPES[match[2]],
+    'content-encoding': 'br',
+    vary: 'Accept-Encoding',
+    etag: asset.etag,
+    'cache-control': 'public, max-age=0',
+  };
   if (req.headers['if-none-match'] === asset.etag) {
     res.writeHead(304, headers);
     res.end();
@@ -90,15 +103,25 @@ function plainAnswer(url, error, title, text, extraHeaders = {}) {
   return {
     body,
     headers: {
-      'content-type': isApi ? 'application/json; charset=utf-8' : 'text/html; charset=utf-8', 'cache-control': 'no-store',
-      'x-content-type-options': 'nosniff', 'content-security-policy': "default-src 'none'; base-uri 'none'; frame-ancestors 'none'",
-      'content-length': String(Buffer.byteLength(body)), ...extraHeaders,
+      'content-type': isApi ? 'application/json; charset=utf-8' : 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      'content-security-policy': "default-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+      'content-length': String(Buffer.byteLength(body)),
+      ...extraHeaders,
     },
   };
 }
 
 function methodNotAllowed(method, url) {
-  const error = { code: 'METHOD_NOT_ALLOWED', message: `${String(method).replace(/[^A-Za-z-]/g, '').slice(0, 20) || 'This method'} is not allowed here.` };
+  const error = {
+    code: 'METHOD_NOT_ALLOWED',
+    message: `${
+      String(method)
+        .replace(/[^A-Za-z-]/g, '')
+        .slice(0, 20) || 'This method'
+    } is not allowed here.`,
+  };
   return plainAnswer(url, error, 'Method Not Allowed', 'This page cannot be opened this way.', { allow: ALLOW });
 }
 
@@ -117,7 +140,12 @@ function malformedUrl(url) {
     const error = issue
       ? { code: 'BAD_REQUEST', message: `${issue.param}: ${issue.message}`, field: issue.param }
       : { code: 'BAD_REQUEST', message: 'The path is not valid percent-encoded UTF-8.' };
-    return plainAnswer(url, error, 'Bad Request', 'Something in the address of this page is not valid. Check the link, or open the page from the menu.');
+    return plainAnswer(
+      url,
+      error,
+      'Bad Request',
+      'Something in the address of this page is not valid. Check the link, or open the page from the menu.',
+    );
   }
 }
 
@@ -140,7 +168,9 @@ const server = http.createServer((req, res) => {
     res.end(req.method === 'HEAD' ? undefined : malformed.body);
     return;
   }
-  const requestId = /^[\w-]{8,64}$/.test(String(req.headers['x-request-id'] ?? '')) ? String(req.headers['x-request-id']) : crypto.randomUUID();
+  const requestId = /^[\w-]{8,64}$/.test(String(req.headers['x-request-id'] ?? ''))
+    ? String(req.headers['x-request-id'])
+    : crypto.randomUUID();
   req.headers['x-request-id'] = requestId;
   res.setHeader('x-request-id', requestId);
   const t0 = process.hrtime.bigint();
@@ -164,9 +194,12 @@ const server = http.createServer((req, res) => {
 server.keepAliveTimeout = 65_000;
 // CONNECT never reaches the request handler, and a method token Node does not know fails parsing:
 // both get the same 405 instead of a dropped connection or a bare 400.
-server.on('connect', (req, socket) => rawResponse(socket, 405, 'Method Not Allowed', methodNotAllowed(req.method, req.url)));
+server.on('connect', (req, socket) =>
+  rawResponse(socket, 405, 'Method Not Allowed', methodNotAllowed(req.method, req.url)),
+);
 server.on('clientError', (error, socket) => {
-  if (error.code === 'HPE_INVALID_METHOD') return rawResponse(socket, 405, 'Method Not Allowed', methodNotAllowed('', ''));
+  if (error.code === 'HPE_INVALID_METHOD')
+    return rawResponse(socket, 405, 'Method Not Allowed', methodNotAllowed('', ''));
   if (error.code === 'ECONNRESET' || !socket.writable) return socket.destroy();
   rawResponse(socket, 400, 'Bad Request', { body: '', headers: { 'content-length': '0' } });
 });
@@ -174,7 +207,10 @@ server.listen(config.port, config.host, () => {
   const url = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`;
   logger.info('listening', { url, startup_ms: Date.now() - started });
   process.stdout.write(`\n  Lending back office is ready: ${url}/user/login\n`);
-  if (config.seedDemo) process.stdout.write(`  Demo accounts (see README): admin@demo.test, officer@demo.test … password: ${config.demoPassword === process.env.DEMO_PASSWORD ? '(DEMO_PASSWORD)' : config.demoPassword}\n\n`);
+  if (config.seedDemo)
+    process.stdout.write(
+      `  Demo accounts (see README): admin@demo.test, officer@demo.test … password: ${config.demoPassword === process.env.DEMO_PASSWORD ? '(DEMO_PASSWORD)' : config.demoPassword}\n\n`,
+    );
 });
 
 let stopping = false;

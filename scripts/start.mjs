@@ -19,9 +19,16 @@ function newest(dir) {
 }
 
 const built = fs.existsSync(stamp) ? fs.statSync(stamp).mtimeMs : 0;
-const sources = Math.max(newest(path.join(root, 'src')), newest(path.join(root, 'public')), fs.statSync(path.join(root, 'astro.config.mjs')).mtimeMs);
+const sources = Math.max(
+  newest(path.join(root, 'src')),
+  newest(path.join(root, 'public')),
+  fs.statSync(path.join(root, 'astro.config.mjs')).mtimeMs,
+);
 if (built < sources) {
-  const result = spawnSync(process.execPath, [path.join(root, 'node_modules', 'astro', 'bin', 'astro.mjs'), 'build'], { stdio: 'inherit', cwd: root });
+  const result = spawnSync(process.execPath, [path.join(root, 'node_modules', 'astro', 'bin', 'astro.mjs'), 'build'], {
+    stdio: 'inherit',
+    cwd: root,
+  });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
 await import('./server.mjs');

@@ -9,7 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 
 const dataDir = process.env.E2E_DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'lending-e2e-'));
-const run = (command: string, args: string[], env: NodeJS.ProcessEnv) => spawnSync(command, args, { stdio: 'inherit', env }).status ?? 1;
+const run = (command: string, args: string[], env: NodeJS.ProcessEnv) =>
+  spawnSync(command, args, { stdio: 'inherit', env }).status ?? 1;
 
 const browser = run('playwright', ['test', ...process.argv.slice(2)], { ...process.env, E2E_DATA_DIR: dataDir });
 if (browser !== 0) {
@@ -28,11 +29,16 @@ const holderAlive = () => {
     return false;
   }
 };
-for (let waited = 0; holderAlive() && waited < 60_000; waited += 200) await new Promise((resolve) => setTimeout(resolve, 200));
+for (let waited = 0; holderAlive() && waited < 60_000; waited += 200)
+  await new Promise((resolve) => setTimeout(resolve, 200));
 
-process.stdout.write('\nledger:check on the browser tests\' database\n');
+process.stdout.write("\nledger:check on the browser tests' database\n");
 const { DATABASE_URL: _ignored, ...withoutPostgres } = process.env;
-const ledger = run(process.execPath, ['scripts/ledger-check.ts'], { ...withoutPostgres, DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+const ledger = run(process.execPath, ['scripts/ledger-check.ts'], {
+  ...withoutPostgres,
+  DATA_DIR: dataDir,
+  LOG_LEVEL: 'warn',
+});
 if (ledger !== 0) {
   process.stderr.write(`ledger:check failed after the browser tests; the server's data is kept in ${dataDir}\n`);
   process.exit(ledger);

@@ -22,4 +22,13 @@ import { securityHeaders } from './server/middleware/security-headers.ts';
  *  8. clientErrors    — client mistakes answer 4xx: bad query strings, odd methods on pages, and
  *                       the 404/403/400 a page's frontmatter throws (with the section's page)
  */
-export const onRequest = sequence(requestContext, securityHeaders, canonicalPath, csrf, authenticate, ipRestriction, guard, clientErrors);
+export const onRequest = sequence(
+  requestContext,
+  securityHeaders,
+  canonicalPath,
+  csrf,
+  authenticate,
+  ipRestriction,
+  guard,
+  clientErrors,
+);

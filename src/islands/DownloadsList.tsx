@@ -1,9 +1,9 @@
 import { Box, Link, Progress, Table, Text } from '@chakra-ui/react';
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { Language } from '../lib/i18n/index.ts';
-import { safeUrl } from '../lib/http/html-safety.ts';
-import { formatBytes, formatDateTime } from '../lib/i18n/format.ts';
+import type { Language } from '#lib/i18n/index.ts';
+import { safeUrl } from '#lib/http/html-safety.ts';
+import { formatBytes, formatDateTime } from '#lib/i18n/format.ts';
 import { createApi, errorMessageOf } from './lib/api.ts';
 import { startPolling } from './lib/poll.ts';
 import { ErrorAlert } from './ui/error-alert.tsx';
@@ -11,8 +11,17 @@ import { IslandProvider } from './ui/provider.tsx';
 import { Translations } from './ui/translations.tsx';
 
 export type DownloadItem = {
-  id: string; kind: string; file_name: string; content_type: string; status: 'queued' | 'running' | 'done' | 'failed';
-  progress: number; size_bytes: string | null; error: string | null; created_at: string; completed_at: string | null; href: string | null;
+  id: string;
+  kind: string;
+  file_name: string;
+  content_type: string;
+  status: 'queued' | 'running' | 'done' | 'failed';
+  progress: number;
+  size_bytes: string | null;
+  error: string | null;
+  created_at: string;
+  completed_at: string | null;
+  href: string | null;
 };
 
 const api = createApi({ module: 'DownloadsList' });
@@ -25,7 +34,11 @@ function List({ initial, language, timeZone }: { initial: DownloadItem[]; langua
   const [failure, setFailure] = useState<{ status: number; message: string; error: unknown } | null>(null);
   const load = useCallback(
     // x-background: polling is not user activity, so it does not keep an idle session alive.
-    () => api.get('downloads', { headers: { 'x-background': '1' } }).json<{ items: DownloadItem[] }>().then((data) => data.items),
+    () =>
+      api
+        .get('downloads', { headers: { 'x-background': '1' } })
+        .json<{ items: DownloadItem[] }>()
+        .then((data) => data.items),
     [],
   );
   const refresh = useCallback(async () => {
@@ -51,39 +64,74 @@ function List({ initial, language, timeZone }: { initial: DownloadItem[]; langua
     });
   }, [isPending, failure, load]);
 
-  if (failure) return <ErrorAlert status={failure.status} message={failure.message} error={failure.error} onRetry={() => void refresh()} module="DownloadsList" />;
+  if (failure)
+    return (
+      <ErrorAlert
+        status={failure.status}
+        message={failure.message}
+        error={failure.error}
+        onRetry={() => void refresh()}
+        module="DownloadsList"
+      />
+    );
   if (items.length === 0) return <Box className="empty-state">{t('downloads.empty')}</Box>;
   return (
-    <Table.ScrollArea><Table.Root size="sm" variant="outline" bg="bg" borderRadius="l2">
-      <Table.Header>
-        <Table.Row>
-          <Table.ColumnHeader>{t('downloads.file')}</Table.ColumnHeader>
-          <Table.ColumnHeader>{t('downloads.created')}</Table.ColumnHeader>
-          <Table.ColumnHeader>{t('downloads.status')}</Table.ColumnHeader>
-          <Table.ColumnHeader>{t('downloads.progress')}</Table.ColumnHeader>
-          <Table.ColumnHeader textAlign="end">{t('downloads.size')}</Table.ColumnHeader>
-        </Table.Row>
-      </Table.Header>
-      <Table.Body>
-        {items.map((d) => (
-          <Table.Row key={d.id}>
-            <Table.Cell>
-              {d.href ? <Link href={safeUrl(d.href)} color="brand.fg" download>{d.file_name}</Link> : <Text>{d.file_name}</Text>}
-              {d.error ? <Text color="fg.error" fontSize="sm">{d.error}</Text> : null}
-            </Table.Cell>
-            <Table.Cell>{formatDateTime(d.created_at, language, timeZone)}</Table.Cell>
-            <Table.Cell><span className={`badge badge--${d.status}`}>{t(`downloads.statuses.${d.status}`)}</span></Table.Cell>
-            <Table.Cell minW="140px">
-              <Progress.Root value={d.progress} max={100} size="sm" colorPalette="brand" aria-label={`${d.file_name}: ${d.progress}%`}>
-                <Progress.Track><Progress.Range /></Progress.Track>
-              </Progress.Root>
-              <Text fontSize="xs" color="fg.muted">{d.progress}%</Text>
-            </Table.Cell>
-            <Table.Cell textAlign="end">{d.size_bytes ? formatBytes(BigInt(d.size_bytes), language) : '—'}</Table.Cell>
+    <Table.ScrollArea>
+      <Table.Root size="sm" variant="outline" bg="bg" borderRadius="l2">
+        <Table.Header>
+          <Table.Row>
+            <Table.ColumnHeader>{t('downloads.file')}</Table.ColumnHeader>
+            <Table.ColumnHeader>{t('downloads.created')}</Table.ColumnHeader>
+            <Table.ColumnHeader>{t('downloads.status')}</Table.ColumnHeader>
+            <Table.ColumnHeader>{t('downloads.progress')}</Table.ColumnHeader>
+            <Table.ColumnHeader textAlign="end">{t('downloads.size')}</Table.ColumnHeader>
           </Table.Row>
-        ))}
-      </Table.Body>
-    </Table.Root></Table.ScrollArea>
+        </Table.Header>
+        <Table.Body>
+          {items.map((d) => (
+            <Table.Row key={d.id}>
+              <Table.Cell>
+                {d.href ? (
+                  <Link href={safeUrl(d.href)} color="brand.fg" download>
+                    {d.file_name}
+                  </Link>
+                ) : (
+                  <Text>{d.file_name}</Text>
+                )}
+                {d.error ? (
+                  <Text color="fg.error" fontSize="sm">
+                    {d.error}
+                  </Text>
+                ) : null}
+              </Table.Cell>
+              <Table.Cell>{formatDateTime(d.created_at, language, timeZone)}</Table.Cell>
+              <Table.Cell>
+                <span className={`badge badge--${d.status}`}>{t(`downloads.statuses.${d.status}`)}</span>
+              </Table.Cell>
+              <Table.Cell minW="140px">
+                <Progress.Root
+                  value={d.progress}
+                  max={100}
+                  size="sm"
+                  colorPalette="brand"
+                  aria-label={`${d.file_name}: ${d.progress}%`}
+                >
+                  <Progress.Track>
+                    <Progress.Range />
+                  </Progress.Track>
+                </Progress.Root>
+                <Text fontSize="xs" color="fg.muted">
+                  {d.progress}%
+                </Text>
+              </Table.Cell>
+              <Table.Cell textAlign="end">
+                {d.size_bytes ? formatBytes(BigInt(d.size_bytes), language) : '—'}
+              </Table.Cell>
+            </Table.Row>
+          ))}
+        </Table.Body>
+      </Table.Root>
+    </Table.ScrollArea>
   );
 }
 

@@ -1,11 +1,11 @@
 import type { AstroGlobal } from 'astro';
 import type { TFunction } from 'i18next';
-import type { Principal } from '../lib/auth/principal.ts';
+import type { Principal } from '#lib/auth/principal.ts';
 import { pageDb, type Db } from '../server/db.ts';
-import { getT, type Language } from '../lib/i18n/index.ts';
-import { tenantTranslator } from '../lib/i18n/translations.ts';
-import type { Tenant } from '../lib/tenancy/tenant.ts';
-import { currentUser, type CurrentUser } from '../lib/tenancy/users.ts';
+import { getT, type Language } from '#lib/i18n/index.ts';
+import { tenantTranslator } from '#lib/i18n/translations.ts';
+import type { Tenant } from '#lib/tenancy/tenant.ts';
+import { currentUser, type CurrentUser } from '#lib/tenancy/users.ts';
 
 export type PageContext = {
   db: Db;

@@ -4,5 +4,5 @@
  * Pages import the handle from here rather than from src/lib/db, so "no src/lib/db import under
  * src/pages, src/components, src/layouts" is a rule a linter can check.
  */
-export { getDb as pageDb } from '../lib/db/index.ts';
-export type { Db, Tx } from '../lib/db/index.ts';
+export { getDb as pageDb } from '#lib/db/index.ts';
+export type { Db, Tx } from '#lib/db/index.ts';

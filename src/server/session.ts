@@ -1,12 +1,12 @@
 import type { AstroCookies, AstroCookieSetOptions } from 'astro';
 import { sealData, unsealData } from 'iron-session';
-import { env } from '../lib/config/env.ts';
-import { clientIp } from '../lib/auth/client-ip.ts';
-import { ABSOLUTE_TIMEOUT_MS, endSession } from '../lib/auth/sessions.ts';
-import { recordEvent } from '../lib/analytics/events.ts';
-import { safeRedirect } from '../lib/auth/redirect.ts';
-import { getDb } from '../lib/db/index.ts';
-import { findTenant } from '../lib/tenancy/tenant.ts';
+import { env } from '#lib/config/env.ts';
+import { clientIp } from '#lib/auth/client-ip.ts';
+import { ABSOLUTE_TIMEOUT_MS, endSession } from '#lib/auth/sessions.ts';
+import { recordEvent } from '#lib/analytics/events.ts';
+import { safeRedirect } from '#lib/auth/redirect.ts';
+import { getDb } from '#lib/db/index.ts';
+import { findTenant } from '#lib/tenancy/tenant.ts';
 
 /**
  * The iron-session adapter: the session cookie is sealed (encrypted and authenticated with
@@ -42,7 +42,8 @@ function cookieOptions(): AstroCookieSetOptions {
 
 function secret(): string {
   const value = process.env.SESSION_SECRET;
-  if (!value || value.length < 32) throw new Error('SESSION_SECRET is missing or shorter than 32 characters (boot sets it)');
+  if (!value || value.length < 32)
+    throw new Error('SESSION_SECRET is missing or shorter than 32 characters (boot sets it)');
   return value;
 }
 
@@ -50,8 +51,13 @@ export async function readSessionCookie(cookies: AstroCookies): Promise<SessionC
   const sealed = cookies.get(sessionCookieName())?.value;
   if (!sealed) return null;
   try {
-    const data = await unsealData<Partial<SessionCookie>>(sealed, { password: secret(), ttl: ABSOLUTE_TIMEOUT_MS / 1000 });
-    return typeof data.sessionId === 'string' && typeof data.tenantId === 'string' ? { sessionId: data.sessionId, tenantId: data.tenantId } : null;
+    const data = await unsealData<Partial<SessionCookie>>(sealed, {
+      password: secret(),
+      ttl: ABSOLUTE_TIMEOUT_MS / 1000,
+    });
+    return typeof data.sessionId === 'string' && typeof data.tenantId === 'string'
+      ? { sessionId: data.sessionId, tenantId: data.tenantId }
+      : null;
   } catch {
     return null;
   }
@@ -106,24 +112,47 @@ export const LENDER_COOKIE = 'lender';
  */
 export async function finishSignIn(
   context: { cookies: AstroCookies },
-  input: { tenantId: string; userId: string; sessionId: string; passwordChangeRequired: boolean; redirect: string | null; method: string },
+  input: {
+    tenantId: string;
+    userId: string;
+    sessionId: string;
+    passwordChangeRequired: boolean;
+    redirect: string | null;
+    method: string;
+  },
 ): Promise<string> {
   const db = await getDb();
   // Signing in again in the same browser replaces the old session: end it rather than leave it alive.
   const previous = await readSessionCookie(context.cookies);
   if (previous && previous.sessionId !== input.sessionId) {
-    await db.tenant(previous.tenantId, (tx) => endSession(tx, { ...previous, now: new Date(), reason: 'replaced' })).catch(() => undefined);
+    await db
+      .tenant(previous.tenantId, (tx) => endSession(tx, { ...previous, now: new Date(), reason: 'replaced' }))
+      .catch(() => undefined);
   }
   await writeSessionCookie(context.cookies, { sessionId: input.sessionId, tenantId: input.tenantId });
   const tenant = await findTenant(db, input.tenantId);
-  if (tenant) context.cookies.set(LENDER_COOKIE, tenant.slug, { path: '/', httpOnly: true, sameSite: 'lax', secure: isSecureCookies(), maxAge: 365 * 24 * 3600 });
+  if (tenant)
+    context.cookies.set(LENDER_COOKIE, tenant.slug, {
+      path: '/',
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: isSecureCookies(),
+      maxAge: 365 * 24 * 3600,
+    });
   const target = safeRedirect(input.redirect);
   if (input.redirect && target !== '/') {
     await db.tenant(input.tenantId, (tx) =>
-      recordEvent(tx, { tenantId: input.tenantId, name: 'login', userId: input.userId, path: target.split(/[?#]/)[0], properties: { method: input.method } }),
+      recordEvent(tx, {
+        tenantId: input.tenantId,
+        name: 'login',
+        userId: input.userId,
+        path: target.split(/[?#]/)[0],
+        properties: { method: input.method },
+      }),
     );
   }
-  if (input.passwordChangeRequired) return `/user/reset-password${target !== '/' ? `?redirect=${encodeURIComponent(target)}` : ''}`;
+  if (input.passwordChangeRequired)
+    return `/user/reset-password${target !== '/' ? `?redirect=${encodeURIComponent(target)}` : ''}`;
   return target;
 }
 

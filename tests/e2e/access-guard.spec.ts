@@ -9,21 +9,50 @@ test.describe('[ACCESS]: signed-in guard and platform APIs', () => {
     expect(response.status()).toBe(200);
     expect(response.headers()['cache-control']).toBe('no-store');
     const me = await response.json();
-    expect(Object.keys(me).sort()).toEqual(['authorities', 'data_permissions', 'display_name', 'email', 'id', 'is_admin', 'language', 'password_change_required', 'roles', 'session_timeout', 'tenant_id']);
-    expect(me).toMatchObject({ email: 'officer@demo.test', tenant_id: 'demo-eu1', is_admin: false, roles: [{ name: 'Loan officer' }], data_permissions: [{ field: 'branch', value: 'PAR-01' }], password_change_required: false });
+    expect(Object.keys(me).sort()).toEqual([
+      'authorities',
+      'data_permissions',
+      'display_name',
+      'email',
+      'id',
+      'is_admin',
+      'language',
+      'password_change_required',
+      'roles',
+      'session_timeout',
+      'tenant_id',
+    ]);
+    expect(me).toMatchObject({
+      email: 'officer@demo.test',
+      tenant_id: 'demo-eu1',
+      is_admin: false,
+      roles: [{ name: 'Loan officer' }],
+      data_permissions: [{ field: 'branch', value: 'PAR-01' }],
+      password_change_required: false,
+    });
     expect(me.authorities).toContain('loans.offers.notify');
   });
 
-  test('administrators, hierarchies (scoped to the officer\'s branch) and the plan', async ({ request }) => {
+  test("administrators, hierarchies (scoped to the officer's branch) and the plan", async ({ request }) => {
     await signIn(request, 'officer@demo.test');
-    expect(await (await request.get('/v1/users/admin')).json()).toEqual([{ display_name: 'Alice Admin', email: 'admin@demo.test' }]);
+    expect(await (await request.get('/v1/users/admin')).json()).toEqual([
+      { display_name: 'Alice Admin', email: 'admin@demo.test' },
+    ]);
     const { items } = await (await request.get('/v1/hierarchies')).json();
     expect(items.map((n: { level: string; code: string }) => `${n.level}:${n.code}`)).toEqual(['branch:PAR-01']);
     const plan = await (await request.get('/v1/pricing-plans/current')).json();
-    expect(plan.find((f: { name: string }) => f.name === 'users')).toMatchObject({ supports_usage_limit: true, plans: [{ name: 'Growth', usage_limit: 50 }, { name: 'Enterprise', unlimited: true }] });
+    expect(plan.find((f: { name: string }) => f.name === 'users')).toMatchObject({
+      supports_usage_limit: true,
+      plans: [
+        { name: 'Growth', usage_limit: 50 },
+        { name: 'Enterprise', unlimited: true },
+      ],
+    });
   });
 
-  test('a page the role may not open renders the section 403 page with status 403; unknown paths 404', async ({ request }) => {
+  test('a page the role may not open renders the section 403 page with status 403; unknown paths 404', async ({
+    request,
+  }) => {
     await signIn(request, 'officer@demo.test');
     const forbidden = await request.get('/admin/user/users', { maxRedirects: 0 });
     expect(forbidden.status()).toBe(403);

@@ -18,7 +18,16 @@ test.beforeAll(async () => {
   test.setTimeout(120_000);
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lending-proxy-e2e-'));
   server = spawn(process.execPath, ['scripts/server.mjs'], {
-    env: { ...process.env, PORT: String(PORT), HOST: 'localhost', DATA_DIR: dataDir, PUBLIC_URL, LOG_LEVEL: 'error', SEED_DEMO: '0', E2E: '1' },
+    env: {
+      ...process.env,
+      PORT: String(PORT),
+      HOST: 'localhost',
+      DATA_DIR: dataDir,
+      PUBLIC_URL,
+      LOG_LEVEL: 'error',
+      SEED_DEMO: '0',
+      E2E: '1',
+    },
     stdio: 'ignore',
   });
   const deadline = Date.now() + 110_000;
@@ -51,9 +60,15 @@ test.describe('[ACCESS]: behind a TLS proxy (PUBLIC_URL https)', () => {
 
   test('the public https origin passes CSRF; the internal http origin is foreign', async ({ request }) => {
     const json = { 'content-type': 'application/json' };
-    const viaProxy = await request.post(`${BASE}/v1/error-reports`, { headers: { ...json, origin: PUBLIC_URL, 'sec-fetch-site': 'same-origin' }, data: { message: 'x' } });
+    const viaProxy = await request.post(`${BASE}/v1/error-reports`, {
+      headers: { ...json, origin: PUBLIC_URL, 'sec-fetch-site': 'same-origin' },
+      data: { message: 'x' },
+    });
     expect(viaProxy.status()).toBe(401); // through CSRF, stopped by the guard: signed out
-    const internal = await request.post(`${BASE}/v1/error-reports`, { headers: { ...json, origin: BASE }, data: { message: 'x' } });
+    const internal = await request.post(`${BASE}/v1/error-reports`, {
+      headers: { ...json, origin: BASE },
+      data: { message: 'x' },
+    });
     expect(internal.status()).toBe(403);
   });
 });

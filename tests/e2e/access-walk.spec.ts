@@ -1,6 +1,6 @@
 import { expect, signIn, test } from './support/fixtures.ts';
-import { DEMO_ROLES, type DemoRole } from '../../src/lib/auth/permissions.ts';
-import { ROUTES, type RouteEntry } from '../../src/lib/auth/route-manifest.ts';
+import { DEMO_ROLES, type DemoRole } from '#lib/auth/permissions.ts';
+import { ROUTES, type RouteEntry } from '#lib/auth/route-manifest.ts';
 
 // Security goal 2 against the running server: every route of the manifest, signed out and as each
 // demo role, gets exactly the answer its permissions say (login redirect / 403 / through).
@@ -48,18 +48,21 @@ test.describe('[ACCESS]: manifest walk against the server', () => {
       const entries = ROUTES.filter((r) => r.rule.kind !== 'public');
       // A few requests in flight at once keeps the walk quick on a two-core machine.
       for (let i = 0; i < entries.length; i += 6) {
-        await Promise.all(entries.slice(i, i + 6).map(async (entry) => {
-          const path = concrete(entry.pattern);
-          const status = (await request.get(path, { maxRedirects: 0 })).status();
-          const allowed = expectedAllowed(entry, role);
-          // The result pages answer with their own status (the standalone /403 page is a 403).
-          if (RESULT_PAGE.test(entry.pattern)) {
-            if (status === 302) mismatches.push(`${path}: ${status}`);
-            return;
-          }
-          // Allowed routes go through to the page (200, or the section 404 while a later issue has not built it yet).
-          if (allowed ? [302, 401, 403].includes(status) : status !== 403) mismatches.push(`${path}: ${status} (expected ${allowed ? 'through' : '403'})`);
-        }));
+        await Promise.all(
+          entries.slice(i, i + 6).map(async (entry) => {
+            const path = concrete(entry.pattern);
+            const status = (await request.get(path, { maxRedirects: 0 })).status();
+            const allowed = expectedAllowed(entry, role);
+            // The result pages answer with their own status (the standalone /403 page is a 403).
+            if (RESULT_PAGE.test(entry.pattern)) {
+              if (status === 302) mismatches.push(`${path}: ${status}`);
+              return;
+            }
+            // Allowed routes go through to the page (200, or the section 404 while a later issue has not built it yet).
+            if (allowed ? [302, 401, 403].includes(status) : status !== 403)
+              mismatches.push(`${path}: ${status} (expected ${allowed ? 'through' : '403'})`);
+          }),
+        );
       }
       expect(mismatches).toEqual([]);
     });

@@ -1,5 +1,5 @@
 import { expect, signInThroughForm, test } from './support/fixtures.ts';
-import { hotp, totpStep } from '../../src/lib/auth/totp.ts';
+import { hotp, totpStep } from '#lib/auth/totp.ts';
 
 test('[AUTH]: TOTP enrolment, then sign-in asks for the code and refuses a reused one', async ({ page, context }) => {
   await signInThroughForm(page, 'e2e.mfa@demo.test');

@@ -22,7 +22,9 @@ test('[AUTH]: the login page speaks French for ?lang=fr and for a French browser
   await english.close();
 });
 
-test('[AUTH]: a protected page sends to login and back, keeping path, query and hash, with the redirect message', async ({ page }) => {
+test('[AUTH]: a protected page sends to login and back, keeping path, query and hash, with the redirect message', async ({
+  page,
+}) => {
   await page.goto('/user/login?message=You%20are%20not%20authorized%20to%20access%20the%20board.');
   await expect(page.getByRole('status')).toHaveText('You are not authorized to access the board.');
   await page.goto('/admin/user/profile?tab=security#sessions');
@@ -30,7 +32,9 @@ test('[AUTH]: a protected page sends to login and back, keeping path, query and 
   await page.getByLabel('Email').fill('admin@demo.test');
   await page.getByLabel('Password').fill(DEMO_PASSWORD);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await expect(page).toHaveURL((url) => url.pathname === '/admin/user/profile' && url.search === '?tab=security' && url.hash === '#sessions');
+  await expect(page).toHaveURL(
+    (url) => url.pathname === '/admin/user/profile' && url.search === '?tab=security' && url.hash === '#sessions',
+  );
 });
 
 test('[AUTH]: a wrong password shows a clear error, and repeated failures are throttled', async ({ browser }) => {
@@ -47,7 +51,9 @@ test('[AUTH]: a wrong password shows a clear error, and repeated failures are th
   await context.close();
 });
 
-test('[AUTH]: a user whose password must change is sent to reset-password and cannot go on until it changes', async ({ page }) => {
+test('[AUTH]: a user whose password must change is sent to reset-password and cannot go on until it changes', async ({
+  page,
+}) => {
   await signInThroughForm(page, 'e2e.forced@demo.test');
   await expect(page).toHaveURL(/\/user\/reset-password/);
   await expect(page.getByRole('status')).toContainText('Your administrator asks you to choose a new password');
@@ -86,19 +92,32 @@ test('[AUTH]: after logout the old session cookie is refused', async ({ page, co
   expect(page2.headers().location).toContain('/user/login');
 });
 
-test('[AUTH]: an API client uses a per-tenant token with x-tenant-id; revoking it applies at once', async ({ page, playwright }) => {
+test('[AUTH]: an API client uses a per-tenant token with x-tenant-id; revoking it applies at once', async ({
+  page,
+  playwright,
+}) => {
   await signInThroughForm(page, 'admin@demo.test');
   await expect(page).toHaveURL((url) => url.pathname === '/');
   const created = await page.request.post('/v1/auth/api-tokens', { data: { name: 'e2e client' } });
   expect(created.status()).toBe(201);
   const { id, token } = await created.json();
   const api = await playwright.request.newContext({ baseURL: new URL(page.url()).origin });
-  const me = await api.get('/v1/users/me', { headers: { authorization: `Bearer ${token}`, 'x-tenant-id': 'demo-eu1' } });
+  const me = await api.get('/v1/users/me', {
+    headers: { authorization: `Bearer ${token}`, 'x-tenant-id': 'demo-eu1' },
+  });
   expect(me.status()).toBe(200);
   expect((await me.json()).email).toBe('admin@demo.test');
-  expect((await api.get('/v1/users/me', { headers: { authorization: `Bearer ${token}`, 'x-tenant-id': 'acme-us1' } })).status()).toBe(401);
+  expect(
+    (
+      await api.get('/v1/users/me', { headers: { authorization: `Bearer ${token}`, 'x-tenant-id': 'acme-us1' } })
+    ).status(),
+  ).toBe(401);
   expect((await page.request.delete(`/v1/auth/api-tokens/${id}`)).status()).toBe(204);
-  expect((await api.get('/v1/users/me', { headers: { authorization: `Bearer ${token}`, 'x-tenant-id': 'demo-eu1' } })).status()).toBe(401);
+  expect(
+    (
+      await api.get('/v1/users/me', { headers: { authorization: `Bearer ${token}`, 'x-tenant-id': 'demo-eu1' } })
+    ).status(),
+  ).toBe(401);
   await api.dispose();
 });
 

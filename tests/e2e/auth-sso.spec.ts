@@ -23,7 +23,11 @@ test('[AUTH]: single sign-on against a real OpenID provider, then RP-initiated l
   await page.getByTestId('sso-button').click();
   await expect(page).toHaveURL((url) => url.pathname === '/');
   await expect(page.getByRole('heading', { level: 1 })).toContainText('Sasha SSO');
-  const out = await page.evaluate(async () => (await fetch('/v1/auth/sign-out', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json());
+  const out = await page.evaluate(async () =>
+    (
+      await fetch('/v1/auth/sign-out', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+    ).json(),
+  );
   expect(out.redirect).toContain(`localhost:${OIDC_PORT}/session/end`);
   expect((await page.request.get('/v1/users/me')).status()).toBe(401);
 });

@@ -8,14 +8,29 @@ async function signedIn(browser: Browser, baseURL: string, email: string): Promi
   return page;
 }
 
-test('[LOANS]: officer edits a submitted loan application (amount, term, purpose); once approved it can no longer be edited', async ({ browser, baseURL }) => {
+test('[LOANS]: officer edits a submitted loan application (amount, term, purpose); once approved it can no longer be edited', async ({
+  browser,
+  baseURL,
+}) => {
   const officer = await signedIn(browser, baseURL!, 'officer@demo.test');
   const customers = await (await officer.request.get('/v1/customers?limit=1')).json();
   const customerId = (customers.items ?? customers)[0].id;
-  const products = (await (await officer.request.get('/v1/products')).json()).items as { id: string; isActive?: boolean; minPrincipal: string; minRepayments: number; maxRepayments: number }[];
+  const products = (await (await officer.request.get('/v1/products')).json()).items as {
+    id: string;
+    isActive?: boolean;
+    minPrincipal: string;
+    minRepayments: number;
+    maxRepayments: number;
+  }[];
   const product = products.find((p) => p.isActive !== false)!;
   const submitted = await officer.request.post('/v1/applications', {
-    data: { customerId, productId: product.id, principal: product.minPrincipal, numberOfRepayments: product.minRepayments, formData: { purpose: 'Working capital' } },
+    data: {
+      customerId,
+      productId: product.id,
+      principal: product.minPrincipal,
+      numberOfRepayments: product.minRepayments,
+      formData: { purpose: 'Working capital' },
+    },
   });
   expect(submitted.status()).toBe(201);
   const application = await submitted.json();
@@ -36,9 +51,14 @@ test('[LOANS]: officer edits a submitted loan application (amount, term, purpose
   await expect(officer.getByText('€1,234.56')).toBeVisible();
 
   const admin = await signedIn(browser, baseURL!, 'admin@demo.test');
-  const approved = await admin.request.post(`/v1/applications/${application.id}/approve`, { data: {}, headers: { 'Idempotency-Key': `edit-approve-${application.id}` } });
+  const approved = await admin.request.post(`/v1/applications/${application.id}/approve`, {
+    data: {},
+    headers: { 'Idempotency-Key': `edit-approve-${application.id}` },
+  });
   expect(approved.status()).toBe(200);
   await officer.goto(`/loans/loan-applications/edit/${customerId}/${application.loanId}`);
-  await expect(officer.getByRole('status')).toHaveText('This application has been decided and can no longer be edited.');
+  await expect(officer.getByRole('status')).toHaveText(
+    'This application has been decided and can no longer be edited.',
+  );
   await expect(officer.getByRole('button', { name: 'Save the application' })).toHaveCount(0);
 });

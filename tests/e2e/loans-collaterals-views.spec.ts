@@ -1,6 +1,8 @@
 import { expect, signInThroughForm, test } from './support/fixtures.ts';
 
-test('[LOANS]: collaterals list with a saved custom view; loan applications offer no custom views', async ({ page }) => {
+test('[LOANS]: collaterals list with a saved custom view; loan applications offer no custom views', async ({
+  page,
+}) => {
   await signInThroughForm(page, 'admin@demo.test');
   expect((await page.goto('/loans/collaterals?tab=all&sort=-value'))?.status()).toBe(200);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Collaterals');

@@ -27,7 +27,10 @@ async function exportList(page: Page, format: 'csv' | 'xlsx'): Promise<Buffer> {
   return response.body();
 }
 
-test('[LOANS]: a one-branch officer exports the customers list to CSV and XLSX through the downloads list, and gets only their rows', async ({ page, browser }) => {
+test('[LOANS]: a one-branch officer exports the customers list to CSV and XLSX through the downloads list, and gets only their rows', async ({
+  page,
+  browser,
+}) => {
   const admin = await browser.newPage();
   await signInThroughForm(admin, 'admin@demo.test');
   await admin.goto('/loans/customers?tab=all');
@@ -53,6 +56,10 @@ test('[LOANS]: a one-branch officer exports the customers list to CSV and XLSX t
   const sheet = workbook.worksheets[0]!;
   expect(sheet.rowCount).toBe(mine + 1);
   let formulas = 0;
-  sheet.eachRow((row) => row.eachCell((cell) => { if (cell.type === ExcelJS.ValueType.Formula) formulas++; }));
+  sheet.eachRow((row) =>
+    row.eachCell((cell) => {
+      if (cell.type === ExcelJS.ValueType.Formula) formulas++;
+    }),
+  );
   expect(formulas).toBe(0);
 });

@@ -8,7 +8,9 @@ import { expect, signInThroughForm, test } from './support/fixtures.ts';
 /** Waits until every island of the page is hydrated, so a click reaches React and not the bare markup. */
 async function hydrated(page: Page): Promise<void> {
   await page.waitForLoadState('load');
-  await page.waitForFunction(() => [...document.querySelectorAll('astro-island')].every((island) => !island.hasAttribute('ssr')));
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll('astro-island')].every((island) => !island.hasAttribute('ssr')),
+  );
 }
 
 async function signedIn(browser: Browser, baseURL: string, email: string): Promise<Page> {
@@ -18,7 +20,10 @@ async function signedIn(browser: Browser, baseURL: string, email: string): Promi
   return page;
 }
 
-test('[LOANS]: officer notifies an offer, simulates, requests the loan; admin approves; officer transfers and repays once (double click)', async ({ browser, baseURL }) => {
+test('[LOANS]: officer notifies an offer, simulates, requests the loan; admin approves; officer transfers and repays once (double click)', async ({
+  browser,
+  baseURL,
+}) => {
   test.setTimeout(180_000);
   const officer = await signedIn(browser, baseURL!, 'officer@demo.test');
 
@@ -69,7 +74,9 @@ test('[LOANS]: officer notifies an offer, simulates, requests the loan; admin ap
   await officer.getByRole('button', { name: 'Simulate repayment' }).click();
   await officer.getByRole('button', { name: 'Calculate' }).click();
   await expect(officer.getByTestId('simulation-total')).toContainText('EUR');
-  await expect(officer.getByRole('table', { name: 'Repayment schedule' }).locator('tbody tr').first()).toContainText('1');
+  await expect(officer.getByRole('table', { name: 'Repayment schedule' }).locator('tbody tr').first()).toContainText(
+    '1',
+  );
 
   // Request the loan (the application form), landing on the processing loan.
   await officer.getByRole('link', { name: 'Request loan' }).click();
@@ -82,7 +89,9 @@ test('[LOANS]: officer notifies an offer, simulates, requests the loan; admin ap
   const loanId = processingUrl.split('/').pop()!;
   await expect(officer.getByTestId('application-status')).toHaveText('Submitted');
   // The officer cannot approve their own application, and the page says why (the dry run's reason).
-  await expect(officer.getByTestId('approval-refusal')).toHaveText('You submitted this application, so another user must approve it.');
+  await expect(officer.getByTestId('approval-refusal')).toHaveText(
+    'You submitted this application, so another user must approve it.',
+  );
   await expect(officer.getByRole('button', { name: 'Approve' })).toHaveCount(0);
 
   // The administrator approves it.
@@ -104,7 +113,8 @@ test('[LOANS]: officer notifies an offer, simulates, requests the loan; admin ap
   // A repayment of the first installment with a double click: one payment.
   const keys: string[] = [];
   officer.on('request', (request) => {
-    if (request.method() === 'POST' && request.url().endsWith(`/v1/loans/${loanId}/repayments`)) keys.push(request.headers()['idempotency-key'] ?? '');
+    if (request.method() === 'POST' && request.url().endsWith(`/v1/loans/${loanId}/repayments`))
+      keys.push(request.headers()['idempotency-key'] ?? '');
   });
   const firstInstallment = officer.locator('tr[data-installment="1"]');
   const firstTotal = (await firstInstallment.locator('td').nth(6).innerText()).trim();
@@ -148,7 +158,9 @@ test('[LOANS]: officer notifies an offer, simulates, requests the loan; admin ap
   await expect(officer.getByRole('button', { name: 'Reverse' })).toHaveCount(0);
   // Reversal asks to confirm, like write-off.
   await admin.getByRole('button', { name: 'Reverse' }).click();
-  await expect(admin.getByRole('alert').filter({ hasText: /^Reverse .*\? The loan’s balances are recomputed without it\.$/ })).toBeVisible();
+  await expect(
+    admin.getByRole('alert').filter({ hasText: /^Reverse .*\? The loan’s balances are recomputed without it\.$/ }),
+  ).toBeVisible();
   await admin.getByRole('button', { name: 'Confirm the reversal' }).click();
   await expect(admin.locator('table[aria-label="Transactions"] tbody')).toContainText('(Reversed)');
   await expect(admin.locator('tr[data-installment="1"]')).not.toHaveAttribute('data-state', 'paid');
@@ -167,10 +179,13 @@ test('[LOANS]: offer pages in French, and the offer letter as a PDF', async ({ b
   expect(letter.headers()['content-type']).toBe('application/pdf');
   const text = (await letter.body()).toString('latin1');
   expect(text.startsWith('%PDF-1.4')).toBe(true);
-  expect(text).toContain('(Lettre d\'offre ');
+  expect(text).toContain("(Lettre d'offre ");
 });
 
-test('[LOANS]: a loan application without an offer: required fields named, then submitted for another user', async ({ browser, baseURL }) => {
+test('[LOANS]: a loan application without an offer: required fields named, then submitted for another user', async ({
+  browser,
+  baseURL,
+}) => {
   const officer = await signedIn(browser, baseURL!, 'officer@demo.test');
   const customers = await (await officer.request.get('/v1/customers?limit=1')).json();
   const customerId = (customers.items ?? customers)[0].id;

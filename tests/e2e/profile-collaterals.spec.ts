@@ -1,7 +1,9 @@
 import { expect, signIn, test } from './support/fixtures.ts';
 
 test.describe('[PROFILE]: add customer and collaterals', () => {
-  test('officer adds a customer (field errors, duplicate phone confirmed), then records, edits and lists a collateral', async ({ page }) => {
+  test('officer adds a customer (field errors, duplicate phone confirmed), then records, edits and lists a collateral', async ({
+    page,
+  }) => {
     await signIn(page, 'officer@demo.test');
     await page.goto('/loans/customers/add');
     await page.getByRole('button', { name: 'Add the customer' }).click();

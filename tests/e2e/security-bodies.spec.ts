@@ -8,7 +8,9 @@ import { LYING_BODIES, OVERSIZE_BODIES, sendRaw, serverRss, type BodyPayload } f
 
 const MB = 1024 * 1024;
 
-test('[SECURITY]: oversize bodies get 413 before buffering, public and signed-in, and the server stays small', async ({ baseURL }) => {
+test('[SECURITY]: oversize bodies get 413 before buffering, public and signed-in, and the server stays small', async ({
+  baseURL,
+}) => {
   test.setTimeout(180_000);
   const port = Number(new URL(baseURL!).port);
   const origin = baseURL!;
@@ -16,14 +18,22 @@ test('[SECURITY]: oversize bodies get 413 before buffering, public and signed-in
   const signedIn = await api.post('/v1/auth/sign-in', { data: { email: 'admin@demo.test', password: DEMO_PASSWORD } });
   expect(signedIn.status()).toBe(200);
   const cookie = (await api.storageState()).cookies.map((c) => `${c.name}=${c.value}`).join('; ');
-  const customer = await api.post('/v1/customers', { data: { firstName: 'Body', lastName: `Limit ${Date.now() % 100000}` } });
+  const customer = await api.post('/v1/customers', {
+    data: { firstName: 'Body', lastName: `Limit ${Date.now() % 100000}` },
+  });
   expect(customer.status()).toBe(201);
   const customerId = (await customer.json()).id as string;
 
   const headersFor = (payload: BodyPayload) => ({
-    Origin: origin, 'Sec-Fetch-Site': 'same-origin', 'X-Forwarded-For': '198.51.100.41', ...(payload.isSignedIn ? { Cookie: cookie } : {}),
+    Origin: origin,
+    'Sec-Fetch-Site': 'same-origin',
+    'X-Forwarded-For': '198.51.100.41',
+    ...(payload.isSignedIn ? { Cookie: cookie } : {}),
   });
-  const withCustomer = (payload: BodyPayload): BodyPayload => ({ ...payload, path: payload.path.replace('{customer}', customerId) });
+  const withCustomer = (payload: BodyPayload): BodyPayload => ({
+    ...payload,
+    path: payload.path.replace('{customer}', customerId),
+  });
 
   const before = serverRss();
   let peak = before;
@@ -41,7 +51,11 @@ test('[SECURITY]: oversize bodies get 413 before buffering, public and signed-in
     expect(answer.status, `${payload.name}: ${answer.headers.split('\r\n')[0]}`).toBe(413);
     expect(answer.headers, payload.name).toMatch(/content-type: application\/json/i);
     const error = JSON.parse(answer.body).error;
-    expect(error, payload.name).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', message: expect.stringMatching(/larger than the limit/), max_bytes: expect.any(Number) });
+    expect(error, payload.name).toMatchObject({
+      code: 'PAYLOAD_TOO_LARGE',
+      message: expect.stringMatching(/larger than the limit/),
+      max_bytes: expect.any(Number),
+    });
     // Refused at the limit: never much more than the limit was accepted from the wire.
     expect(answer.sent, payload.name).toBeLessThan(Math.min(payload.size, error.max_bytes + 16 * MB) + 1);
     peak = Math.max(peak, serverRss());
@@ -62,10 +76,13 @@ test('[SECURITY]: oversize bodies get 413 before buffering, public and signed-in
   }
 
   // Bodies within their limits still work: the sign-in with a long (refused) field, an upload.
-  const padded = await api.post('/v1/auth/sign-in', { data: { email: 'nobody@nowhere.test', password: 'x', redirect: '/'.padEnd(12_000, 'a') } });
+  const padded = await api.post('/v1/auth/sign-in', {
+    data: { email: 'nobody@nowhere.test', password: 'x', redirect: '/'.padEnd(12_000, 'a') },
+  });
   expect(padded.status()).toBe(400);
   const upload = await api.post(`/loans/customer/profile/${customerId}/files`, {
-    multipart: { file: { name: 'note.txt', mimeType: 'text/plain', buffer: Buffer.alloc(3 * MB, 'n') } }, maxRedirects: 0,
+    multipart: { file: { name: 'note.txt', mimeType: 'text/plain', buffer: Buffer.alloc(3 * MB, 'n') } },
+    maxRedirects: 0,
   });
   expect(upload.status(), await upload.text()).toBe(303);
   expect(upload.headers().location).toMatch(/done=uploaded/);

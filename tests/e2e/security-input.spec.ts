@@ -1,9 +1,17 @@
 import type { APIResponse } from '@playwright/test';
 import { expect, signIn, test } from './support/fixtures.ts';
-import { API_ROUTES, ROUTES } from '../../src/lib/auth/route-manifest.ts';
-import { LISTS } from '../../src/lib/lists/registry.ts';
+import { API_ROUTES, ROUTES } from '#lib/auth/route-manifest.ts';
+import { LISTS } from '#lib/lists/registry.ts';
 import { rawRequest } from './support/http-raw.ts';
-import { BAD_CURSORS, BAD_IDS, BAD_LIST_PARAMS, BAD_NUMBERS, MALFORMED_VALUES, ODD_METHODS, SQL_LIKE_TEXT } from './support/payloads-input.ts';
+import {
+  BAD_CURSORS,
+  BAD_IDS,
+  BAD_LIST_PARAMS,
+  BAD_NUMBERS,
+  MALFORMED_VALUES,
+  ODD_METHODS,
+  SQL_LIKE_TEXT,
+} from './support/payloads-input.ts';
 
 // A client's mistake in a query parameter, a path id or a method is a 400, 404
 // or 405 — never a 5xx — and /v1 answers name the field in the product's JSON error shape. Routes
@@ -50,9 +58,19 @@ test.describe('[SECURITY]: client mistakes are 4xx naming the field', () => {
     await signIn(request, 'admin@demo.test');
   });
 
-  test('malformed values (NUL, control characters, bad UTF-8, overlong, surrogates, 10k) on every /v1 GET and list page', async ({ request }) => {
+  test('malformed values (NUL, control characters, bad UTF-8, overlong, surrogates, 10k) on every /v1 GET and list page', async ({
+    request,
+  }) => {
     test.setTimeout(240_000);
-    const cases = [...apiGetUrls(), ...LIST_PAGES].flatMap((url) => MALFORMED_VALUES.flatMap((value) => [['q', value], ['search', value], ['limit', value]].map(([name, v]) => ({ url, name: name!, value: v! }))));
+    const cases = [...apiGetUrls(), ...LIST_PAGES].flatMap((url) =>
+      MALFORMED_VALUES.flatMap((value) =>
+        [
+          ['q', value],
+          ['search', value],
+          ['limit', value],
+        ].map(([name, v]) => ({ url, name: name!, value: v! })),
+      ),
+    );
     await each(cases, async ({ url, name, value }) => {
       const target = withQuery(url, `${name}=${value}`);
       await expectClientError(await request.get(target, { maxRedirects: 0 }), target, [400], name);
@@ -74,28 +92,50 @@ test.describe('[SECURITY]: client mistakes are 4xx naming the field', () => {
     test.setTimeout(180_000);
     const lists = LIST_NAMES.map((name) => `/v1/lists/${name}`);
     const numbered = ['/v1/customers', '/v1/loans', '/v1/offers', '/v1/applications', '/v1/error-reports', ...lists];
-    await each(numbered.flatMap((url) => BAD_NUMBERS.map((n) => withQuery(url, `limit=${n}`))), async (url) => {
-      await expectClientError(await request.get(url), url, [400], 'limit');
-    });
-    await each(['/v1/loans', ...lists].flatMap((url) => BAD_CURSORS.map((c) => withQuery(url, `cursor=${c}`))), async (url) => {
-      await expectClientError(await request.get(url), url, [400], 'cursor');
-    });
-    await each(['/v1/loans', '/v1/offers'].flatMap((url) => BAD_IDS.map((id) => withQuery(url, `customerId=${id}`))), async (url) => {
-      await expectClientError(await request.get(url), url, [400], 'customerId');
-    });
-    await each(lists.flatMap((url) => BAD_LIST_PARAMS.map((p) => withQuery(url, p))), async (url) => {
-      await expectClientError(await request.get(url), url, [400], /\S/);
-    });
+    await each(
+      numbered.flatMap((url) => BAD_NUMBERS.map((n) => withQuery(url, `limit=${n}`))),
+      async (url) => {
+        await expectClientError(await request.get(url), url, [400], 'limit');
+      },
+    );
+    await each(
+      ['/v1/loans', ...lists].flatMap((url) => BAD_CURSORS.map((c) => withQuery(url, `cursor=${c}`))),
+      async (url) => {
+        await expectClientError(await request.get(url), url, [400], 'cursor');
+      },
+    );
+    await each(
+      ['/v1/loans', '/v1/offers'].flatMap((url) => BAD_IDS.map((id) => withQuery(url, `customerId=${id}`))),
+      async (url) => {
+        await expectClientError(await request.get(url), url, [400], 'customerId');
+      },
+    );
+    await each(
+      lists.flatMap((url) => BAD_LIST_PARAMS.map((p) => withQuery(url, p))),
+      async (url) => {
+        await expectClientError(await request.get(url), url, [400], /\S/);
+      },
+    );
     // Repeated and array-style parameters are named too.
-    for (const url of ['/v1/customers?limit=5&limit=6', '/v1/loans?limit[]=5', '/v1/offers?status=pending&status=expired']) {
+    for (const url of [
+      '/v1/customers?limit=5&limit=6',
+      '/v1/loans?limit[]=5',
+      '/v1/offers?status=pending&status=expired',
+    ]) {
       await expectClientError(await request.get(url), url, [400], /^(limit|limit\[\]|status)$/);
     }
   });
 
-  test('a foreign or unknown branch, customer or view in the query is a 404, never a 500', async ({ request, playwright, baseURL }) => {
+  test('a foreign or unknown branch, customer or view in the query is a 404, never a 500', async ({
+    request,
+    playwright,
+    baseURL,
+  }) => {
     const acme = await playwright.request.newContext({ baseURL });
     await signIn(acme, 'admin@acme.test');
-    const { items } = (await (await acme.get('/v1/customers?limit=1')).json()) as { items: { id: string; branchId?: string | null }[] };
+    const { items } = (await (await acme.get('/v1/customers?limit=1')).json()) as {
+      items: { id: string; branchId?: string | null }[];
+    };
     await acme.dispose();
     const foreign = items[0]?.id ?? NONE;
     for (const id of [foreign, NONE]) {
@@ -104,7 +144,11 @@ test.describe('[SECURITY]: client mistakes are 4xx naming the field', () => {
         expect(response.status(), url).toBe(404);
         expect(((await response.json()) as { error: { field?: string } }).error.field, url).toBe('scope');
       }
-      for (const url of [`/v1/loans?customerId=${id}`, `/v1/offers?customerId=${id}`, `/v1/lists/customers?view=${id}`]) {
+      for (const url of [
+        `/v1/loans?customerId=${id}`,
+        `/v1/offers?customerId=${id}`,
+        `/v1/lists/customers?view=${id}`,
+      ]) {
         expect((await request.get(url)).status(), url).toBeLessThan(500);
       }
     }
@@ -112,22 +156,39 @@ test.describe('[SECURITY]: client mistakes are 4xx naming the field', () => {
 
   test('SQL-looking and unusual search text is answered normally', async ({ request }) => {
     for (const text of SQL_LIKE_TEXT) {
-      for (const url of [`/v1/customers?search=${text}`, ...LIST_NAMES.map((name) => `/v1/lists/${name}?q=${text}`), ...LIST_PAGES.map((p) => `${p}?q=${text}`)]) {
+      for (const url of [
+        `/v1/customers?search=${text}`,
+        ...LIST_NAMES.map((name) => `/v1/lists/${name}?q=${text}`),
+        ...LIST_PAGES.map((p) => `${p}?q=${text}`),
+      ]) {
         expect((await request.get(url)).status(), url).toBe(200);
       }
     }
   });
 
-  test('an export whose list query holds a NUL or a bad value is refused, naming the query', async ({ request, baseURL }) => {
+  test('an export whose list query holds a NUL or a bad value is refused, naming the query', async ({
+    request,
+    baseURL,
+  }) => {
     for (const query of ['q=a\u0000b', 'q=%00', 'limit=%FF', 'cursor=%ED%A0%80']) {
-      const response = await request.post('/v1/exports', { headers: { origin: baseURL!, 'content-type': 'application/json' }, data: { list: 'customers', query, format: 'csv' } });
+      const response = await request.post('/v1/exports', {
+        headers: { origin: baseURL!, 'content-type': 'application/json' },
+        data: { list: 'customers', query, format: 'csv' },
+      });
       expect(response.status(), query).toBe(400);
       expect(((await response.json()) as { error: { field?: string } }).error.field, query).toBe('query');
     }
   });
 
   test('odd methods are 405 with Allow, on pages and /v1 alike', async ({ baseURL }) => {
-    const targets = ['/', '/loans/customers', '/user/login', '/v1/customers', '/v1/lists/customers', `/loans/customer/profile/${NONE}`];
+    const targets = [
+      '/',
+      '/loans/customers',
+      '/user/login',
+      '/v1/customers',
+      '/v1/lists/customers',
+      `/loans/customer/profile/${NONE}`,
+    ];
     for (const path of targets) {
       for (const method of ODD_METHODS) {
         const response = await rawRequest(baseURL!, method, method === 'CONNECT' ? 'localhost:443' : path);

@@ -6,18 +6,30 @@ import { expect, signInThroughForm, test } from './support/fixtures.ts';
 const ADMIN = 'admin@plans.test';
 const ANALYST_FR = 'analyste@plans.test';
 const DISABLED_PAGES = [
-  '/admin/business/decision-engine', '/admin/business/decision-engine/x1', '/admin/application/decision-engine',
-  '/admin/business/decision-models', '/admin/business/decision-models/x1',
-  '/analytics/reports', '/analytics/reports/add', '/analytics/reports/r1',
+  '/admin/business/decision-engine',
+  '/admin/business/decision-engine/x1',
+  '/admin/application/decision-engine',
+  '/admin/business/decision-models',
+  '/admin/business/decision-models/x1',
+  '/analytics/reports',
+  '/analytics/reports/add',
+  '/analytics/reports/r1',
 ];
 
 test.use({ extraHTTPHeaders: { 'x-forwarded-for': '198.51.100.209' } });
 
-test('[SECURITY]: a Starter lender creating API tokens in parallel gets exactly its limit (2), the rest refused naming plan and limit', async ({ page, baseURL }) => {
+test('[SECURITY]: a Starter lender creating API tokens in parallel gets exactly its limit (2), the rest refused naming plan and limit', async ({
+  page,
+  baseURL,
+}) => {
   const origin = new URL(baseURL!).origin;
   await signInThroughForm(page, ADMIN);
   await expect(page).toHaveURL((u) => u.pathname === '/');
-  const responses = await Promise.all(Array.from({ length: 8 }, (_, i) => page.request.post('/v1/auth/api-tokens', { headers: { origin }, data: { name: `parallel ${i}` } })));
+  const responses = await Promise.all(
+    Array.from({ length: 8 }, (_, i) =>
+      page.request.post('/v1/auth/api-tokens', { headers: { origin }, data: { name: `parallel ${i}` } }),
+    ),
+  );
   const created = responses.filter((r) => r.status() === 201);
   const refused = responses.filter((r) => r.status() !== 201);
   expect(created).toHaveLength(2);
@@ -32,13 +44,18 @@ test('[SECURITY]: a Starter lender creating API tokens in parallel gets exactly 
   expect((await page.request.delete(`/v1/auth/api-tokens/${ids[0]}`, { headers: { origin } })).status()).toBe(204);
   const third = await page.request.post('/v1/auth/api-tokens', { headers: { origin }, data: { name: 'after revoke' } });
   expect(third.status()).toBe(201);
-  expect((await page.request.post('/v1/auth/api-tokens', { headers: { origin }, data: { name: 'one too many' } })).status()).toBe(402);
+  expect(
+    (await page.request.post('/v1/auth/api-tokens', { headers: { origin }, data: { name: 'one too many' } })).status(),
+  ).toBe(402);
   for (const id of [ids[1], ((await third.json()) as { id: string }).id]) {
     expect((await page.request.delete(`/v1/auth/api-tokens/${id}`, { headers: { origin } })).status()).toBe(204);
   }
 });
 
-test('[SECURITY]: pages of features the plan lacks answer 403 with "not in your plan"; their API answers 403', async ({ page, baseURL }) => {
+test('[SECURITY]: pages of features the plan lacks answer 403 with "not in your plan"; their API answers 403', async ({
+  page,
+  baseURL,
+}) => {
   const origin = new URL(baseURL!).origin;
   await signInThroughForm(page, ADMIN);
   await expect(page).toHaveURL((u) => u.pathname === '/');
@@ -54,7 +71,11 @@ test('[SECURITY]: pages of features the plan lacks answer 403 with "not in your 
   await expect(page.getByTestId('plan-required')).toHaveCount(0);
 
   // The API of a disabled feature: exports, also under parallel requests.
-  const exports = await Promise.all(Array.from({ length: 4 }, () => page.request.post('/v1/exports', { headers: { origin }, data: { list: 'loans', query: '', format: 'csv' } })));
+  const exports = await Promise.all(
+    Array.from({ length: 4 }, () =>
+      page.request.post('/v1/exports', { headers: { origin }, data: { list: 'loans', query: '', format: 'csv' } }),
+    ),
+  );
   for (const response of exports) {
     expect(response.status()).toBe(403);
     const { error } = await response.json();
@@ -74,5 +95,7 @@ test('[SECURITY]: the "not in your plan" page speaks French to a French user', a
   await expect(page).toHaveURL((u) => u.pathname === '/');
   const response = await page.goto('/analytics/reports');
   expect(response?.status()).toBe(403);
-  await expect(page.locator('.result-subtitle')).toHaveText('« Rapports d’analyse » ne fait pas partie de votre offre Starter. Demandez à votre administrateur une offre qui l’inclut.');
+  await expect(page.locator('.result-subtitle')).toHaveText(
+    '« Rapports d’analyse » ne fait pas partie de votre offre Starter. Demandez à votre administrateur une offre qui l’inclut.',
+  );
 });

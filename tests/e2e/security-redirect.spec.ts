@@ -17,7 +17,10 @@ async function signInThroughForm(page: Page, redirect: string): Promise<void> {
   await page.goto(`/user/login?redirect=${encodeURIComponent(redirect)}`);
   await page.getByLabel('Email').fill(ACCOUNT);
   await page.getByLabel('Password').fill(DEMO_PASSWORD);
-  await Promise.all([page.waitForURL((url) => url.pathname !== '/user/login', { timeout: 15_000 }).catch(() => undefined), page.getByRole('button', { name: 'Sign in', exact: true }).click()]);
+  await Promise.all([
+    page.waitForURL((url) => url.pathname !== '/user/login', { timeout: 15_000 }).catch(() => undefined),
+    page.getByRole('button', { name: 'Sign in', exact: true }).click(),
+  ]);
   await page.waitForLoadState('load');
 }
 
@@ -37,7 +40,9 @@ test.describe('[SECURITY]: open redirect after sign-in', () => {
       // Signed in, the login page sends the browser on at once: it must stay on our origin. A value with
       // control characters or bytes that are not UTF-8 is refused before the page (400, the query
       // layer of class 10): nothing to follow, which is as safe.
-      const response = await page.request.get(`/user/login?redirect=${encodeURIComponent(payload)}`, { maxRedirects: 0 });
+      const response = await page.request.get(`/user/login?redirect=${encodeURIComponent(payload)}`, {
+        maxRedirects: 0,
+      });
       const isRefused = response.status() === 400;
       if (isRefused) expect(response.headers().location).toBeUndefined();
       else {
@@ -55,7 +60,10 @@ test.describe('[SECURITY]: open redirect after sign-in', () => {
       expect(new URL(page.url()).origin).toBe(origin);
 
       // The JSON sign-in answers a same-origin path too.
-      const api = await page.request.post('/v1/auth/sign-in', { headers: { origin }, data: { email: ACCOUNT, password: DEMO_PASSWORD, redirect: payload.slice(0, 2000) } });
+      const api = await page.request.post('/v1/auth/sign-in', {
+        headers: { origin },
+        data: { email: ACCOUNT, password: DEMO_PASSWORD, redirect: payload.slice(0, 2000) },
+      });
       expect(api.status()).toBe(200);
       const { redirect } = (await api.json()) as { redirect: string };
       expect(redirect).toMatch(/^\/(?![/\\])/);

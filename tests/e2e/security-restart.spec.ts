@@ -58,8 +58,19 @@ async function startServer(databaseUrl: string, dataDir: string): Promise<Server
   let output = '';
   const child = spawn(process.execPath, ['scripts/server.mjs'], {
     env: {
-      ...process.env, DATABASE_URL: databaseUrl, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', SEED_DEMO: '1', DEMO_HISTORY: '0',
-      LOG_LEVEL: 'warn', ASTRO_TELEMETRY_DISABLED: '1', E2E: '', TRUST_PROXY: '', JOBS_ENABLED: '0', DATABASE_POOL_MAX: '8',
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      SEED_DEMO: '1',
+      DEMO_HISTORY: '0',
+      LOG_LEVEL: 'warn',
+      ASTRO_TELEMETRY_DISABLED: '1',
+      E2E: '',
+      TRUST_PROXY: '',
+      JOBS_ENABLED: '0',
+      DATABASE_POOL_MAX: '8',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -68,7 +79,10 @@ async function startServer(databaseUrl: string, dataDir: string): Promise<Server
   const baseURL = `http://127.0.0.1:${port}`;
   for (const started = Date.now(); Date.now() - started < 90_000; await new Promise((r) => setTimeout(r, 250))) {
     if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}):\n${output}`);
-    const ok = await fetch(`${baseURL}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${baseURL}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return { child, baseURL, log: () => output };
   }
   child.kill('SIGKILL');
@@ -93,21 +107,48 @@ async function session(baseURL: string, email: string): Promise<APIRequestContex
 async function activeLoans(adminApi: APIRequestContext, officerApi: APIRequestContext, tag: string): Promise<string[]> {
   const product = await adminApi.post('/v1/products', {
     data: {
-      code: `RS${tag}`.slice(0, 20), name: 'Restart test EMI', currency: 'EUR', digitsAfterDecimal: 2, minPrincipal: '100.00', maxPrincipal: '50000.00',
-      minRepayments: 1, maxRepayments: 36, annualInterestRate: '12', repaymentFrequency: 'MONTHS', interestCalculationPeriod: 'SAME_AS_REPAYMENT_PERIOD',
+      code: `RS${tag}`.slice(0, 20),
+      name: 'Restart test EMI',
+      currency: 'EUR',
+      digitsAfterDecimal: 2,
+      minPrincipal: '100.00',
+      maxPrincipal: '50000.00',
+      minRepayments: 1,
+      maxRepayments: 36,
+      annualInterestRate: '12',
+      repaymentFrequency: 'MONTHS',
+      interestCalculationPeriod: 'SAME_AS_REPAYMENT_PERIOD',
     },
   });
   expect(product.status(), await product.text()).toBe(201);
   const productId = (await product.json()).id;
   const loans: string[] = [];
   for (let i = 0; i < LOANS; i++) {
-    const customer = await officerApi.post('/v1/customers', { data: { firstName: 'Restart', lastName: `Borrower ${tag} ${i}` } });
+    const customer = await officerApi.post('/v1/customers', {
+      data: { firstName: 'Restart', lastName: `Borrower ${tag} ${i}` },
+    });
     expect(customer.status(), await customer.text()).toBe(201);
-    const application = await officerApi.post('/v1/applications', { data: { customerId: (await customer.json()).id, productId, principal: '5000.00', numberOfRepayments: 12 } });
+    const application = await officerApi.post('/v1/applications', {
+      data: { customerId: (await customer.json()).id, productId, principal: '5000.00', numberOfRepayments: 12 },
+    });
     expect(application.status(), await application.text()).toBe(201);
     const { id: applicationId, loanId } = await application.json();
-    expect((await adminApi.post(`/v1/applications/${applicationId}/approve`, { data: {}, headers: { 'Idempotency-Key': `${tag}-approve-${i}` } })).status()).toBe(200);
-    expect((await adminApi.post(`/v1/loans/${loanId}/disbursements`, { data: {}, headers: { 'Idempotency-Key': `${tag}-disburse-${i}` } })).status()).toBe(201);
+    expect(
+      (
+        await adminApi.post(`/v1/applications/${applicationId}/approve`, {
+          data: {},
+          headers: { 'Idempotency-Key': `${tag}-approve-${i}` },
+        })
+      ).status(),
+    ).toBe(200);
+    expect(
+      (
+        await adminApi.post(`/v1/loans/${loanId}/disbursements`, {
+          data: {},
+          headers: { 'Idempotency-Key': `${tag}-disburse-${i}` },
+        })
+      ).status(),
+    ).toBe(201);
     loans.push(loanId);
   }
   return loans;
@@ -115,7 +156,10 @@ async function activeLoans(adminApi: APIRequestContext, officerApi: APIRequestCo
 
 test('[SECURITY]: SIGKILL mid-repayments on Postgres, then every key retried on a fresh server applies once; ledger:check passes', async () => {
   test.setTimeout(300_000);
-  test.skip(!(await postgresReachable()), `no Postgres reachable at ${BASE.replace(/\/\/[^@]*@/, '//…@')}: the restart test needs one (set TEST_DATABASE_URL)`);
+  test.skip(
+    !(await postgresReachable()),
+    `no Postgres reachable at ${BASE.replace(/\/\/[^@]*@/, '//…@')}: the restart test needs one (set TEST_DATABASE_URL)`,
+  );
   const tag = crypto.randomBytes(4).toString('hex');
   const dbName = `lending_restart_${tag}`;
   await admin(BASE, (c) => c.query(`create database ${dbName}`));
@@ -134,7 +178,11 @@ test('[SECURITY]: SIGKILL mid-repayments on Postgres, then every key retried on 
     const loanOf = (i: number) => loans[i % LOANS];
     const amountOf = (i: number) => `${1 + (i % 7)}.${String(i % 100).padStart(2, '0')}`;
     const repay = (api: APIRequestContext, i: number) =>
-      api.post(`/v1/loans/${loanOf(i)}/repayments`, { data: { amount: amountOf(i) }, headers: { 'Idempotency-Key': key(i) }, timeout: 60_000 });
+      api.post(`/v1/loans/${loanOf(i)}/repayments`, {
+        data: { amount: amountOf(i) },
+        headers: { 'Idempotency-Key': key(i) },
+        timeout: 60_000,
+      });
 
     // Fire every repayment at once; kill the server hard once some have answered and others are running.
     const answered = new Map<number, { status: number; text: string }>();
@@ -147,11 +195,16 @@ test('[SECURITY]: SIGKILL mid-repayments on Postgres, then every key retried on 
         () => undefined,
       ),
     );
-    for (const started = Date.now(); answered.size < 5 && Date.now() - started < 60_000; ) await new Promise((r) => setTimeout(r, 5));
+    for (const started = Date.now(); answered.size < 5 && Date.now() - started < 60_000;)
+      await new Promise((r) => setTimeout(r, 5));
     killed = true;
     server.child.kill('SIGKILL');
     await Promise.all(flights);
-    await new Promise((resolve) => (server!.child.exitCode !== null || server!.child.signalCode !== null ? resolve(null) : server!.child.once('exit', resolve)));
+    await new Promise((resolve) =>
+      server!.child.exitCode !== null || server!.child.signalCode !== null
+        ? resolve(null)
+        : server!.child.once('exit', resolve),
+    );
     const seenBeforeKill = new Map([...answered].filter(([, a]) => a.status === 201));
     expect(seenBeforeKill.size, 'some repayments answered before the kill').toBeGreaterThan(0);
     expect(seenBeforeKill.size, 'some repayments were still running at the kill').toBeLessThan(KEYS);
@@ -160,7 +213,15 @@ test('[SECURITY]: SIGKILL mid-repayments on Postgres, then every key retried on 
     // A fresh server on the same database: every key, retried, is answered 201 — applied now or replayed.
     server = await startServer(databaseUrl, dataDir);
     const again = await session(server.baseURL, 'admin@demo.test');
-    const retries = await Promise.all(Array.from({ length: KEYS }, (_, i) => repay(again, i).then(async (r) => ({ status: r.status(), text: await r.text(), replayed: r.headers()['idempotent-replayed'] }))));
+    const retries = await Promise.all(
+      Array.from({ length: KEYS }, (_, i) =>
+        repay(again, i).then(async (r) => ({
+          status: r.status(),
+          text: await r.text(),
+          replayed: r.headers()['idempotent-replayed'],
+        })),
+      ),
+    );
     for (const [i, retry] of retries.entries()) {
       expect(retry.status, `${key(i)}: ${retry.text}`).toBe(201);
       const before = seenBeforeKill.get(i);
@@ -174,9 +235,13 @@ test('[SECURITY]: SIGKILL mid-repayments on Postgres, then every key retried on 
 
     // Exactly one repayment and one balanced journal entry per key, with the key's amount.
     const rows = await admin(databaseUrl, async (c) => {
-      const keys = await c.query<{ key: string; status: string; response_body: string }>(`select key, status, response_body from idempotency_keys where key like $1`, [`restart-${tag}-%`]);
+      const keys = await c.query<{ key: string; status: string; response_body: string }>(
+        `select key, status, response_body from idempotency_keys where key like $1`,
+        [`restart-${tag}-%`],
+      );
       const repayments = await c.query<{ id: string; loan_id: string; amount: string }>(
-        `select id::text, loan_id::text, amount::text from loan_transactions where type = 'REPAYMENT' and loan_id = any($1::uuid[])`, [loans],
+        `select id::text, loan_id::text, amount::text from loan_transactions where type = 'REPAYMENT' and loan_id = any($1::uuid[])`,
+        [loans],
       );
       const entries = await c.query<{ transaction_id: string; entries: number; debits: string; credits: string }>(
         `select e.transaction_id::text, count(distinct e.id)::int as entries, sum(l.debit)::text as debits, sum(l.credit)::text as credits
@@ -189,7 +254,9 @@ test('[SECURITY]: SIGKILL mid-repayments on Postgres, then every key retried on 
     expect(rows.keys).toHaveLength(KEYS);
     for (const k of rows.keys) expect(k.status).toBe('completed');
     expect(rows.repayments).toHaveLength(KEYS);
-    const transactionOfKey = new Map(rows.keys.map((k) => [k.key, JSON.parse(k.response_body).transaction.id as string]));
+    const transactionOfKey = new Map(
+      rows.keys.map((k) => [k.key, JSON.parse(k.response_body).transaction.id as string]),
+    );
     expect(new Set(transactionOfKey.values()).size).toBe(KEYS);
     const repaymentById = new Map(rows.repayments.map((r) => [r.id, r]));
     for (let i = 0; i < KEYS; i++) {
@@ -204,7 +271,10 @@ test('[SECURITY]: SIGKILL mid-repayments on Postgres, then every key retried on 
       expect(e.debits).toBe(e.credits);
     }
 
-    const ledger = spawnSync('npm', ['run', '-s', 'ledger:check'], { env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' }, encoding: 'utf8' });
+    const ledger = spawnSync('npm', ['run', '-s', 'ledger:check'], {
+      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
+      encoding: 'utf8',
+    });
     expect(ledger.status, `${ledger.stdout}\n${ledger.stderr}`).toBe(0);
   } finally {
     if (server) await stopServer(server, 'SIGKILL').catch(() => undefined);

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import type { APIRequestContext } from '@playwright/test';
 import { expect, signIn, test } from './support/fixtures.ts';
-import { DEMO_ROLES } from '../../src/lib/auth/permissions.ts';
-import { ROUTES, canOpen, sectionForPath } from '../../src/lib/auth/route-manifest.ts';
-import { encodeSegment } from '../../src/lib/http/canonical-path.ts';
+import { DEMO_ROLES } from '#lib/auth/permissions.ts';
+import { ROUTES, canOpen, sectionForPath } from '#lib/auth/route-manifest.ts';
+import { encodeSegment } from '#lib/http/canonical-path.ts';
 
 // Every not-found page answers 404 and every forbidden one 403, with the
 // section's own page (the 403 listing the administrators). The manifest drives the walk, so a new
@@ -11,10 +11,15 @@ import { encodeSegment } from '../../src/lib/http/canonical-path.ts';
 
 const NONE = '00000000-0000-4000-8000-000000000000';
 const MALFORMED = ['not-an-id', '1', "x'or'1'='1", 'ZZZZZZZZ-0000-4000-8000-000000000000'];
-const NAV = JSON.parse(fs.readFileSync('src/lib/i18n/locales/en/nav.json', 'utf8')) as { sections: Record<string, string> };
+const NAV = JSON.parse(fs.readFileSync('src/lib/i18n/locales/en/nav.json', 'utf8')) as {
+  sections: Record<string, string>;
+};
 
 /** Ids of the other tenant: its customers, loans, offers, applications (created when it has none). */
-async function acmeIds(playwright: { request: { newContext: (o: { baseURL: string }) => Promise<APIRequestContext> } }, baseURL: string): Promise<string[]> {
+async function acmeIds(
+  playwright: { request: { newContext: (o: { baseURL: string }) => Promise<APIRequestContext> } },
+  baseURL: string,
+): Promise<string[]> {
   const acme = await playwright.request.newContext({ baseURL });
   await signIn(acme, 'admin@acme.test');
   const ids = new Set<string>();
@@ -23,7 +28,10 @@ async function acmeIds(playwright: { request: { newContext: (o: { baseURL: strin
     for (const item of body.items ?? []) ids.add(item.id);
   }
   if (ids.size === 0) {
-    const created = await acme.post('/v1/customers', { headers: { origin: baseURL, 'content-type': 'application/json' }, data: { firstName: 'Status', lastName: 'Probe' } });
+    const created = await acme.post('/v1/customers', {
+      headers: { origin: baseURL, 'content-type': 'application/json' },
+      data: { firstName: 'Status', lastName: 'Probe' },
+    });
     ids.add(((await created.json()) as { id: string }).id);
   }
   await acme.dispose();
@@ -34,13 +42,18 @@ async function acmeIds(playwright: { request: { newContext: (o: { baseURL: strin
 function expectSectionPage(html: string, path: string, title: 'No Found' | 'Unauthorized') {
   expect(html, path).toContain(`<h1 id="result-title">${title}</h1>`);
   const section = sectionForPath(path);
-  if (section !== 'root' && title === 'No Found') expect(html, path).toContain(`aria-label="${NAV.sections[section]} pages"`);
+  if (section !== 'root' && title === 'No Found')
+    expect(html, path).toContain(`aria-label="${NAV.sections[section]} pages"`);
 }
 
 const PARAM_ROUTES = ROUTES.filter((r) => r.pattern.includes('/:'));
 
 test.describe('[SECURITY]: honest status codes', () => {
-  test('every page with a path id answers 404 with its section’s page for unknown, malformed and other-tenant ids', async ({ request, baseURL, playwright }) => {
+  test('every page with a path id answers 404 with its section’s page for unknown, malformed and other-tenant ids', async ({
+    request,
+    baseURL,
+    playwright,
+  }) => {
     test.setTimeout(300_000);
     const foreign = await acmeIds(playwright, baseURL!);
     await signIn(request, 'admin@demo.test');
@@ -49,16 +62,18 @@ test.describe('[SECURITY]: honest status codes', () => {
     // Ids spelled as the product links them (canonical path), so the answer is the page's, not a redirect.
     const cases = PARAM_ROUTES.flatMap((r) => ids.map((id) => r.pattern.replace(/:\w+/g, encodeSegment(id))));
     for (let i = 0; i < cases.length; i += 6) {
-      await Promise.all(cases.slice(i, i + 6).map(async (path) => {
-        const response = await request.get(path, { maxRedirects: 0 });
-        if (response.status() !== 404) return void failures.push(`${path}: ${response.status()}`);
-        const html = await response.text();
-        try {
-          expectSectionPage(html, path, 'No Found');
-        } catch {
-          failures.push(`${path}: 404 without the section's 404 page`);
-        }
-      }));
+      await Promise.all(
+        cases.slice(i, i + 6).map(async (path) => {
+          const response = await request.get(path, { maxRedirects: 0 });
+          if (response.status() !== 404) return void failures.push(`${path}: ${response.status()}`);
+          const html = await response.text();
+          try {
+            expectSectionPage(html, path, 'No Found');
+          } catch {
+            failures.push(`${path}: 404 without the section's 404 page`);
+          }
+        }),
+      );
     }
     expect(failures).toEqual([]);
   });
@@ -89,19 +104,21 @@ test.describe('[SECURITY]: honest status codes', () => {
     expect(denied.length).toBeGreaterThan(10);
     const failures: string[] = [];
     for (let i = 0; i < denied.length; i += 6) {
-      await Promise.all(denied.slice(i, i + 6).map(async (route) => {
-        const path = route.pattern.replace(/:\w+/g, NONE);
-        const response = await request.get(path, { maxRedirects: 0 });
-        if (response.status() !== 403) return void failures.push(`${path}: ${response.status()}`);
-        const html = await response.text();
-        try {
-          expectSectionPage(html, path, 'Unauthorized');
-          expect(html).toContain('class="admins-list"');
-          expect(html).toContain('mailto:admin@demo.test');
-        } catch {
-          failures.push(`${path}: 403 without the section's 403 page and its administrators`);
-        }
-      }));
+      await Promise.all(
+        denied.slice(i, i + 6).map(async (route) => {
+          const path = route.pattern.replace(/:\w+/g, NONE);
+          const response = await request.get(path, { maxRedirects: 0 });
+          if (response.status() !== 403) return void failures.push(`${path}: ${response.status()}`);
+          const html = await response.text();
+          try {
+            expectSectionPage(html, path, 'Unauthorized');
+            expect(html).toContain('class="admins-list"');
+            expect(html).toContain('mailto:admin@demo.test');
+          } catch {
+            failures.push(`${path}: 403 without the section's 403 page and its administrators`);
+          }
+        }),
+      );
     }
     expect(failures).toEqual([]);
   });

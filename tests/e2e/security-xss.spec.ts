@@ -11,7 +11,14 @@ import { LONG_PAYLOAD, TRAP, XSS_PAYLOADS, payloadsUpTo, type XssPayload } from 
  * CSP violation, and any element or attribute a payload would have added to the DOM.
  */
 
-const LISTS = ['/loans/customers', '/loans/loans', '/loans/offers', '/loans/loan-applications', '/loans/payments', '/loans/collaterals'] as const;
+const LISTS = [
+  '/loans/customers',
+  '/loans/loans',
+  '/loans/offers',
+  '/loans/loan-applications',
+  '/loans/payments',
+  '/loans/collaterals',
+] as const;
 
 type Watch = { dialogs: string[] };
 
@@ -23,8 +30,12 @@ async function armTrap(context: BrowserContext): Promise<Watch> {
     const violations: string[] = [];
     w.__xssHits = hits;
     w.__cspViolations = violations;
-    w[trap] = (n: unknown) => { hits.push(String(n)); };
-    document.addEventListener('securitypolicyviolation', (e) => { violations.push(`${e.effectiveDirective} ${e.blockedURI} ${e.sample}`); });
+    w[trap] = (n: unknown) => {
+      hits.push(String(n));
+    };
+    document.addEventListener('securitypolicyviolation', (e) => {
+      violations.push(`${e.effectiveDirective} ${e.blockedURI} ${e.sample}`);
+    });
   }, TRAP);
   const watch: Watch = { dialogs: [] };
   context.on('page', (page) => watchDialogs(page, watch));
@@ -40,7 +51,10 @@ async function armedPage(browser: Browser): Promise<{ context: BrowserContext; w
 }
 
 function watchDialogs(page: Page, watch: Watch): void {
-  page.on('dialog', (dialog) => { watch.dialogs.push(dialog.message()); void dialog.dismiss(); });
+  page.on('dialog', (dialog) => {
+    watch.dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
 }
 
 /** Fails when a payload ran, raised a dialog, tripped the CSP, or left markup of its own in the DOM. */
@@ -62,13 +76,28 @@ async function expectNothingRan(page: Page, watch: Watch, where: string): Promis
       for (const attr of el.attributes) {
         if (/^on/i.test(attr.name)) injected.push(`<${el.localName} ${attr.name}>`);
         const name = attr.name.toLowerCase();
-        if ((urlAttributes.has(name) && attr.value.includes(trap) && isScriptUrl(attr.value)) || (name === 'srcdoc' && attr.value.includes(trap))) injected.push(`<${el.localName} ${attr.name}="${attr.value.slice(0, 60)}">`);
+        if (
+          (urlAttributes.has(name) && attr.value.includes(trap) && isScriptUrl(attr.value)) ||
+          (name === 'srcdoc' && attr.value.includes(trap))
+        )
+          injected.push(`<${el.localName} ${attr.name}="${attr.value.slice(0, 60)}">`);
       }
-      if (el.localName === 'script' && el.getAttribute('type') !== 'application/json' && (el.textContent ?? '').includes(trap)) injected.push('<script> with the payload');
+      if (
+        el.localName === 'script' &&
+        el.getAttribute('type') !== 'application/json' &&
+        (el.textContent ?? '').includes(trap)
+      )
+        injected.push('<script> with the payload');
     }
     return { hits: w.__xssHits ?? ['trap missing'], violations: w.__cspViolations ?? [], injected };
   }, TRAP);
-  expect({ where, ...found, dialogs: watch.dialogs }).toEqual({ where, hits: [], violations: [], injected: [], dialogs: [] });
+  expect({ where, ...found, dialogs: watch.dialogs }).toEqual({
+    where,
+    hits: [],
+    violations: [],
+    injected: [],
+    dialogs: [],
+  });
 }
 
 async function visit(page: Page, watch: Watch, url: string): Promise<void> {
@@ -80,13 +109,17 @@ async function visit(page: Page, watch: Watch, url: string): Promise<void> {
 
 const json = { origin: appOrigin() };
 
-async function created(response: Awaited<ReturnType<APIRequestContext['post']>>): Promise<{ id: string } & Record<string, unknown>> {
+async function created(
+  response: Awaited<ReturnType<APIRequestContext['post']>>,
+): Promise<{ id: string } & Record<string, unknown>> {
   expect(response.status(), await response.text()).toBeLessThan(300);
   return (await response.json()) as { id: string } & Record<string, unknown>;
 }
 
 test.describe('[SECURITY]: script injection', () => {
-  test('hostile text in searches, records, file names, views and notes runs nothing on any page', async ({ browser }) => {
+  test('hostile text in searches, records, file names, views and notes runs nothing on any page', async ({
+    browser,
+  }) => {
     test.setTimeout(600_000);
     const { context, watch, page } = await armedPage(browser);
     await signIn(page, 'admin@demo.test');
@@ -97,17 +130,29 @@ test.describe('[SECURITY]: script injection', () => {
     // component, so each payload goes to two of the six lists (every list gets a third of them).
     const searchable = payloadsUpTo(100);
     for (const [i, list] of LISTS.entries()) {
-      for (const { value } of searchable.filter((_, j) => j % 3 === i % 3)) await visit(page, watch, `${list}?${new URLSearchParams({ q: value, search: value })}`);
+      for (const { value } of searchable.filter((_, j) => j % 3 === i % 3))
+        await visit(page, watch, `${list}?${new URLSearchParams({ q: value, search: value })}`);
       await visit(page, watch, `${list}?${new URLSearchParams({ q: LONG_PAYLOAD, search: LONG_PAYLOAD })}`);
     }
 
     // Customers whose every text field is hostile (one customer per payload, fields rotated).
     // (The e-mail must be a valid address, so it carries no payload.)
     const fields = ['firstName', 'lastName', 'externalId', 'nationalId', 'phone', 'segment', 'riskClass'] as const;
-    const limits: Record<(typeof fields)[number], number> = { firstName: 200, lastName: 200, externalId: 100, nationalId: 100, phone: 50, segment: 100, riskClass: 50 };
+    const limits: Record<(typeof fields)[number], number> = {
+      firstName: 200,
+      lastName: 200,
+      externalId: 100,
+      nationalId: 100,
+      phone: 50,
+      segment: 100,
+      riskClass: 50,
+    };
     const customers: string[] = [];
     for (const [i, payload] of XSS_PAYLOADS.entries()) {
-      const data: Record<string, string> = { firstName: payload.value, lastName: `${stamp} ${payload.value}`.slice(0, 200) };
+      const data: Record<string, string> = {
+        firstName: payload.value,
+        lastName: `${stamp} ${payload.value}`.slice(0, 200),
+      };
       for (const [k, field] of fields.entries()) {
         if (k < 2) continue;
         const value = XSS_PAYLOADS[(i + k) % XSS_PAYLOADS.length].value;
@@ -123,7 +168,9 @@ test.describe('[SECURITY]: script injection', () => {
     const valuationDate = /id="c-date"[^>]*value="(\d{4}-\d{2}-\d{2})"/.exec(form)![1];
     for (const { value } of [...payloadsUpTo(1000), { name: 'long', value: LONG_PAYLOAD.slice(-900) }]) {
       const response = await api.post(`/loans/collaterals/new/${target}`, {
-        form: { type: 'vehicle', description: value, value: '1000.00', valuationDate }, headers: json, maxRedirects: 0,
+        form: { type: 'vehicle', description: value, value: '1000.00', valuationDate },
+        headers: json,
+        maxRedirects: 0,
       });
       expect(response.status(), await response.text()).toBe(303);
       collaterals.push(/\/loans\/collaterals\/([0-9a-f-]{36})/.exec(response.headers().location ?? '')![1]);
@@ -133,7 +180,9 @@ test.describe('[SECURITY]: script injection', () => {
     // keeps what follows its last slash).
     for (const { value } of XSS_PAYLOADS) {
       const response = await api.post(`/loans/customer/profile/${target}/files`, {
-        multipart: { file: { name: `${value}.txt`, mimeType: 'text/plain', buffer: Buffer.from('hello') } }, headers: json, maxRedirects: 0,
+        multipart: { file: { name: `${value}.txt`, mimeType: 'text/plain', buffer: Buffer.from('hello') } },
+        headers: json,
+        maxRedirects: 0,
       });
       expect(response.status(), `upload ${value}: ${await response.text()}`).toBe(303);
     }
@@ -141,34 +190,72 @@ test.describe('[SECURITY]: script injection', () => {
     // Custom views named with payloads.
     const views: string[] = [];
     for (const { value } of payloadsUpTo(80)) {
-      const view = await created(await api.post('/v1/custom-views/customers', { data: { name: value.trim() || 'x', isShared: false }, headers: json }));
+      const view = await created(
+        await api.post('/v1/custom-views/customers', {
+          data: { name: value.trim() || 'x', isShared: false },
+          headers: json,
+        }),
+      );
       views.push(view.id);
     }
 
     // Applications whose notes (form data) and rejection note are hostile.
-    type Product = { id: string; currency: string; minPrincipal: string; defaultPrincipal: string | null; minRepayments: number; defaultRepayments: number | null };
+    type Product = {
+      id: string;
+      currency: string;
+      minPrincipal: string;
+      defaultPrincipal: string | null;
+      minRepayments: number;
+      defaultRepayments: number | null;
+    };
     const products = (await (await api.get('/v1/products')).json()) as { items: Product[] };
     const product = products.items.find((p) => p.currency === 'EUR') ?? products.items[0];
     const applications: string[] = [];
     for (const [i, { value }] of payloadsUpTo(1000).slice(0, 6).entries()) {
-      const body = { customerId: target, productId: product.id, principal: product.defaultPrincipal ?? product.minPrincipal, numberOfRepayments: product.defaultRepayments ?? product.minRepayments, formData: { purpose: value, notes: value } };
+      const body = {
+        customerId: target,
+        productId: product.id,
+        principal: product.defaultPrincipal ?? product.minPrincipal,
+        numberOfRepayments: product.defaultRepayments ?? product.minRepayments,
+        formData: { purpose: value, notes: value },
+      };
       const app = await created(await api.post('/v1/applications', { data: body, headers: json }));
       applications.push(String(app.loanId));
-      if (i % 2 === 1) await api.post(`/v1/applications/${app.id}/reject`, { data: { note: value }, headers: { ...json, 'Idempotency-Key': `${stamp}-reject-${i}` } });
+      if (i % 2 === 1)
+        await api.post(`/v1/applications/${app.id}/reject`, {
+          data: { note: value },
+          headers: { ...json, 'Idempotency-Key': `${stamp}-reject-${i}` },
+        });
     }
 
     // Every page kind that shows them.
-    const sections = ['resume', 'transaction-metrics', 'files', 'collaterals', 'offers', 'repayment-behavior', 'class', 'loans', 'transactions', 'upload-bureau-pdf', 'bank-statements', 'credit-analysis'];
+    const sections = [
+      'resume',
+      'transaction-metrics',
+      'files',
+      'collaterals',
+      'offers',
+      'repayment-behavior',
+      'class',
+      'loans',
+      'transactions',
+      'upload-bureau-pdf',
+      'bank-statements',
+      'credit-analysis',
+    ];
     for (const sub of sections) await visit(page, watch, `/loans/customer/profile/${target}/${sub}`);
-    for (const id of customers.filter((_, i) => i % 3 === 0)) await visit(page, watch, `/loans/customer/profile/${id}/resume`);
-    for (const section of ['admin', 'analytics', 'strategies']) await visit(page, watch, `/${section}/customer/profile/${target}/resume`);
+    for (const id of customers.filter((_, i) => i % 3 === 0))
+      await visit(page, watch, `/loans/customer/profile/${id}/resume`);
+    for (const section of ['admin', 'analytics', 'strategies'])
+      await visit(page, watch, `/${section}/customer/profile/${target}/resume`);
     await visit(page, watch, `/loans/customers?${new URLSearchParams({ q: stamp })}`);
     await visit(page, watch, `/loans/collaterals?${new URLSearchParams({ q: stamp })}`);
     await visit(page, watch, `/loans/loan-applications?${new URLSearchParams({ q: stamp })}`);
     for (const id of collaterals.filter((_, i) => i % 2 === 0)) await visit(page, watch, `/loans/collaterals/${id}`);
     await visit(page, watch, `/loans/collaterals/new/${target}`);
     await visit(page, watch, '/loans/customers');
-    for (const [i, id] of views.entries()) await visit(page, watch, i % 2 ? `/loans/customers?view=${id}` : `/loans/customers/update-custom-view/${id}`);
+    for (const [i, id] of views.entries())
+      await visit(page, watch, i % 2 ? `/loans/customers?view=${id}` : `/loans/customers/update-custom-view/${id}`);
     for (const loanId of applications) {
       await visit(page, watch, `/loans/customer/profile/${target}/processing-loans/${loanId}`);
       await visit(page, watch, `/loans/loan-applications/edit/${target}/${loanId}`);
@@ -183,7 +270,15 @@ test.describe('[SECURITY]: script injection', () => {
         `/${encodeURIComponent(value)}?${new URLSearchParams({ q: value })}`,
       ];
       await visit(page, watch, echoes[i % echoes.length]);
-      await api.post('/v1/error-reports', { data: { message: value, stack: value, context: { url: value, page_url: value, method: 'GET' }, report_type: 'manual' }, headers: json });
+      await api.post('/v1/error-reports', {
+        data: {
+          message: value,
+          stack: value,
+          context: { url: value, page_url: value, method: 'GET' },
+          report_type: 'manual',
+        },
+        headers: json,
+      });
     }
     await visit(page, watch, '/admin/platform/error-reports');
     await context.close();
@@ -194,7 +289,13 @@ test.describe('[SECURITY]: script injection', () => {
     const { context, watch, page } = await armedPage(browser);
     const payloads: XssPayload[] = [...XSS_PAYLOADS, { name: 'long', value: LONG_PAYLOAD }];
     for (const [i, { value }] of payloads.entries()) {
-      await visit(page, watch, i % 3 === 2 ? `/user/reset-password?${new URLSearchParams({ token: value, lang: value })}` : `/user/login?${new URLSearchParams({ redirect: value, message: value, tenant: value, lang: value })}`);
+      await visit(
+        page,
+        watch,
+        i % 3 === 2
+          ? `/user/reset-password?${new URLSearchParams({ token: value, lang: value })}`
+          : `/user/login?${new URLSearchParams({ redirect: value, message: value, tenant: value, lang: value })}`,
+      );
     }
     // A failed sign-in echoes the e-mail and the redirect into the form and shows its error text.
     for (const [i, { value }] of payloads.filter((_, j) => j % 4 === 1).entries()) {
@@ -206,7 +307,10 @@ test.describe('[SECURITY]: script injection', () => {
         input.value = email;
         document.querySelector<HTMLInputElement>('#password')!.value = 'not-the-password';
       }, value);
-      await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Sign in', exact: true }).click()]);
+      await Promise.all([
+        page.waitForLoadState('load'),
+        page.getByRole('button', { name: 'Sign in', exact: true }).click(),
+      ]);
       await page.waitForLoadState('load');
       await expectNothingRan(page, watch, `sign-in error for ${value.slice(0, 40)}`);
     }
@@ -226,23 +330,54 @@ test.describe('[SECURITY]: script injection', () => {
 
     await signIn(page, 'admin@demo.test');
     const api = page.request;
-    const loans = (await (await api.get('/v1/loans?status=ACTIVE&limit=1')).json()).items as { id: string; customerId: string }[];
+    const loans = (await (await api.get('/v1/loans?status=ACTIVE&limit=1')).json()).items as {
+      id: string;
+      customerId: string;
+    }[];
     const offers = (await (await api.get('/v1/offers?limit=1')).json()).items as { id: string; customerId: string }[];
     const loan = loans[0];
     const offer = offers[0];
     const customer = loan.customerId;
     await page.goto('/loans/collaterals');
-    const collateralHref = await page.locator('a[href^="/loans/collaterals/"]').evaluateAll((links) => links.map((a) => a.getAttribute('href')!).find((h) => /\/loans\/collaterals\/[0-9a-f-]{36}$/.test(h)));
+    const collateralHref = await page
+      .locator('a[href^="/loans/collaterals/"]')
+      .evaluateAll((links) =>
+        links.map((a) => a.getAttribute('href')!).find((h) => /\/loans\/collaterals\/[0-9a-f-]{36}$/.test(h)),
+      );
 
     const pages = [
-      '/', ...LISTS, '/loans/customers/add', '/loans/customers/add-custom-view',
-      ...['resume', 'transaction-metrics', 'files', 'collaterals', 'offers', 'repayment-behavior', 'class', 'loans', 'transactions', 'bank-statements', 'credit-analysis'].map((s) => `/loans/customer/profile/${customer}/${s}`),
-      `/loans/customer/profile/${customer}/loans/${loan.id}`, `/loans/customer/profile/${customer}/loans/${loan.id}/repay`,
+      '/',
+      ...LISTS,
+      '/loans/customers/add',
+      '/loans/customers/add-custom-view',
+      ...[
+        'resume',
+        'transaction-metrics',
+        'files',
+        'collaterals',
+        'offers',
+        'repayment-behavior',
+        'class',
+        'loans',
+        'transactions',
+        'bank-statements',
+        'credit-analysis',
+      ].map((s) => `/loans/customer/profile/${customer}/${s}`),
+      `/loans/customer/profile/${customer}/loans/${loan.id}`,
+      `/loans/customer/profile/${customer}/loans/${loan.id}/repay`,
       `/loans/customer/profile/${offer.customerId}/offers/${offer.id}`,
-      ...(collateralHref ? [collateralHref] : []), `/loans/collaterals/new/${customer}`,
-      `/admin/customer/profile/${customer}/resume`, '/admin/platform/error-reports', '/admin/user/profile', '/admin/user/downloads-list',
-      `/analytics/customer/profile/${customer}/class`, '/analytics/user/profile',
-      '/403', '/loans/403', '/loans/no-such-page', '/no-such-page',
+      ...(collateralHref ? [collateralHref] : []),
+      `/loans/collaterals/new/${customer}`,
+      `/admin/customer/profile/${customer}/resume`,
+      '/admin/platform/error-reports',
+      '/admin/user/profile',
+      '/admin/user/downloads-list',
+      `/analytics/customer/profile/${customer}/class`,
+      '/analytics/user/profile',
+      '/403',
+      '/loans/403',
+      '/loans/no-such-page',
+      '/no-such-page',
     ];
     for (const url of pages) {
       await visit(page, watch, url);

@@ -34,7 +34,9 @@ test.describe('[SHELL]: languages', () => {
 
     const standalone = await page.goto('/403');
     expect(standalone?.status()).toBe(403);
-    await expect(page.getByText('Désolé, vous n’avez pas l’autorisation d’accéder à cette page.', { exact: false })).toBeVisible();
+    await expect(
+      page.getByText('Désolé, vous n’avez pas l’autorisation d’accéder à cette page.', { exact: false }),
+    ).toBeVisible();
     await expect(page.getByText('admin@demo.test').first()).toBeVisible();
 
     const missing = await page.goto('/loans/there-is-no-such-page');

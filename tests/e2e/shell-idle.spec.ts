@@ -3,7 +3,9 @@ import { appOrigin, DEMO_PASSWORD, expect, signIn, test } from './support/fixtur
 // The browser's clock is driven by Playwright, so the tenant's configured timeout passes in an
 // instant instead of the test waiting for it.
 test.describe('[SHELL]: idle auto-logout', () => {
-  test('an idle browser is signed out to login with its origin kept, and its old session is refused', async ({ page }) => {
+  test('an idle browser is signed out to login with its origin kept, and its old session is refused', async ({
+    page,
+  }) => {
     await page.clock.install();
     await signIn(page, 'analyst@demo.test');
     await page.goto('/analytics/user/profile?tab=sessions#security');
@@ -26,7 +28,11 @@ test.describe('[SHELL]: idle auto-logout', () => {
 // A lender configured with a 4-second idle timeout (E2E fixture in src/lib/seed/demo.ts): real time,
 // no clock tricks, so both the browser's timer and the server's own check are what is tested.
 test.describe('[SHELL]: short configured idle timeout', () => {
-  test('the browser signs out to login keeping its origin, and the server refuses an idle session by itself', async ({ page, playwright, baseURL }) => {
+  test('the browser signs out to login keeping its origin, and the server refuses an idle session by itself', async ({
+    page,
+    playwright,
+    baseURL,
+  }) => {
     await signIn(page, 'idle.user@idle.test');
     await page.goto('/analytics/user/profile?tab=sessions#security');
     await expect(page.getByRole('heading', { level: 1 })).toBeVisible();

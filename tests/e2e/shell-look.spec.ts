@@ -1,5 +1,5 @@
 import { expect, test, type Browser, type Page, type TestInfo } from '@playwright/test';
-import { BRAND_SCALE, COLORS, RADII } from '../../src/lib/design/tokens.ts';
+import { BRAND_SCALE, COLORS, RADII } from '#lib/design/tokens.ts';
 import { signInThroughForm as signIn } from './support/fixtures.ts';
 
 // One look: the server pages and the React islands share one design system. For each main page kind,
@@ -30,12 +30,20 @@ async function hydrated(page: Page): Promise<void> {
   // client:visible islands hydrate when their content enters the window: walk down the page half a
   // window at a time, leaving the browser a moment to notice each step.
   await page.evaluate(async () => {
-    for (let y = 0; y <= document.documentElement.scrollHeight; y += Math.max(100, Math.floor(window.innerHeight / 2))) {
+    for (
+      let y = 0;
+      y <= document.documentElement.scrollHeight;
+      y += Math.max(100, Math.floor(window.innerHeight / 2))
+    ) {
       window.scrollTo(0, y);
       await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 150)));
     }
   });
-  await page.waitForFunction(() => [...document.querySelectorAll('astro-island')].every((island) => !island.hasAttribute('ssr')), undefined, { timeout: 30_000 });
+  await page.waitForFunction(
+    () => [...document.querySelectorAll('astro-island')].every((island) => !island.hasAttribute('ssr')),
+    undefined,
+    { timeout: 30_000 },
+  );
   await page.evaluate(() => window.scrollTo(0, 0));
   // No hover state left on whatever was clicked last.
   await page.mouse.move(0, 0);
@@ -43,48 +51,56 @@ async function hydrated(page: Page): Promise<void> {
 
 /** Problems with the look of the page's controls (the page's own and the islands', dialogs included). */
 async function lookFindings(page: Page): Promise<{ findings: Finding[]; islandControls: number; controls: number }> {
-  return page.evaluate(({ allowedColors, allowedRadii }) => {
-    const findings: { where: string; problem: string }[] = [];
-    const describe = (el: Element) => {
-      const inIsland = el.closest('astro-island') ? 'island ' : '';
-      const text = (el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 30);
-      return `${inIsland}${el.tagName.toLowerCase()}${el.getAttribute('type') ? `[type=${el.getAttribute('type')}]` : ''} "${text}"`;
-    };
-    const isTransparent = (c: string) => c === 'transparent' || /^rgba\(\d+, \d+, \d+, 0\)$/.test(c);
-    const colorOk = (c: string) => isTransparent(c) || allowedColors.includes(c);
-    const controls = [...document.querySelectorAll('button, .button, input:not([type=hidden]), select, textarea')]
-      .filter((el) => (el as HTMLElement).offsetParent !== null || el.closest('[role=dialog]'));
-    let islandControls = 0;
-    for (const el of controls) {
-      if (el.closest('astro-island') || el.closest('[role=dialog]')) islandControls += 1;
-      const s = getComputedStyle(el);
-      const where = describe(el);
-      if (!/^"?Inter/.test(s.fontFamily)) findings.push({ where, problem: `font-family ${s.fontFamily}` });
-      // Chakra's radios and checkboxes keep the real input visually hidden (1 px): its look is the control beside it.
-      const rect = el.getBoundingClientRect();
-      if (rect.width <= 1 || rect.height <= 1) continue;
-      const isNativeCheck = el.matches('input[type=checkbox], input[type=radio]');
-      if (!isNativeCheck) {
-        if (!colorOk(s.backgroundColor)) findings.push({ where, problem: `background ${s.backgroundColor}` });
-        if (!colorOk(s.color)) findings.push({ where, problem: `color ${s.color}` });
-        const hasBorder = parseFloat(s.borderTopWidth) > 0 && s.borderTopStyle !== 'none';
-        if (hasBorder && !colorOk(s.borderTopColor)) findings.push({ where, problem: `border ${s.borderTopColor}` });
-        if (hasBorder && s.borderTopStyle !== 'solid') findings.push({ where, problem: `border style ${s.borderTopStyle}` });
-        // A text button (no border, no fill, like "Sign out") may keep square corners; every other control takes a token radius.
-        const isTextButton = !hasBorder && isTransparent(s.backgroundColor);
-        if (!isTextButton && !allowedRadii.includes(s.borderTopLeftRadius)) findings.push({ where, problem: `radius ${s.borderTopLeftRadius}` });
+  return page.evaluate(
+    ({ allowedColors, allowedRadii }) => {
+      const findings: { where: string; problem: string }[] = [];
+      const describe = (el: Element) => {
+        const inIsland = el.closest('astro-island') ? 'island ' : '';
+        const text = (el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 30);
+        return `${inIsland}${el.tagName.toLowerCase()}${el.getAttribute('type') ? `[type=${el.getAttribute('type')}]` : ''} "${text}"`;
+      };
+      const isTransparent = (c: string) => c === 'transparent' || /^rgba\(\d+, \d+, \d+, 0\)$/.test(c);
+      const colorOk = (c: string) => isTransparent(c) || allowedColors.includes(c);
+      const controls = [
+        ...document.querySelectorAll('button, .button, input:not([type=hidden]), select, textarea'),
+      ].filter((el) => (el as HTMLElement).offsetParent !== null || el.closest('[role=dialog]'));
+      let islandControls = 0;
+      for (const el of controls) {
+        if (el.closest('astro-island') || el.closest('[role=dialog]')) islandControls += 1;
+        const s = getComputedStyle(el);
+        const where = describe(el);
+        if (!/^"?Inter/.test(s.fontFamily)) findings.push({ where, problem: `font-family ${s.fontFamily}` });
+        // Chakra's radios and checkboxes keep the real input visually hidden (1 px): its look is the control beside it.
+        const rect = el.getBoundingClientRect();
+        if (rect.width <= 1 || rect.height <= 1) continue;
+        const isNativeCheck = el.matches('input[type=checkbox], input[type=radio]');
+        if (!isNativeCheck) {
+          if (!colorOk(s.backgroundColor)) findings.push({ where, problem: `background ${s.backgroundColor}` });
+          if (!colorOk(s.color)) findings.push({ where, problem: `color ${s.color}` });
+          const hasBorder = parseFloat(s.borderTopWidth) > 0 && s.borderTopStyle !== 'none';
+          if (hasBorder && !colorOk(s.borderTopColor)) findings.push({ where, problem: `border ${s.borderTopColor}` });
+          if (hasBorder && s.borderTopStyle !== 'solid')
+            findings.push({ where, problem: `border style ${s.borderTopStyle}` });
+          // A text button (no border, no fill, like "Sign out") may keep square corners; every other control takes a token radius.
+          const isTextButton = !hasBorder && isTransparent(s.backgroundColor);
+          if (!isTextButton && !allowedRadii.includes(s.borderTopLeftRadius))
+            findings.push({ where, problem: `radius ${s.borderTopLeftRadius}` });
+        }
       }
-    }
-    // Chakra radio rings: visible when unchecked (a border in a token colour), the accent when checked.
-    for (const ring of document.querySelectorAll('.chakra-radio-group__itemControl')) {
-      const s = getComputedStyle(ring);
-      const where = `radio ring of "${ring.closest('label')?.textContent?.trim().slice(0, 30) ?? ''}"`;
-      if (!(parseFloat(s.borderTopWidth) >= 1 && s.borderTopStyle === 'solid')) findings.push({ where, problem: `ring not drawn (${s.borderTopWidth} ${s.borderTopStyle})` });
-      if (!colorOk(s.borderTopColor) || isTransparent(s.borderTopColor)) findings.push({ where, problem: `ring colour ${s.borderTopColor}` });
-      if (!colorOk(s.backgroundColor)) findings.push({ where, problem: `fill ${s.backgroundColor}` });
-    }
-    return { findings, islandControls, controls: controls.length };
-  }, { allowedColors: ALLOWED_COLORS, allowedRadii: ALLOWED_RADII });
+      // Chakra radio rings: visible when unchecked (a border in a token colour), the accent when checked.
+      for (const ring of document.querySelectorAll('.chakra-radio-group__itemControl')) {
+        const s = getComputedStyle(ring);
+        const where = `radio ring of "${ring.closest('label')?.textContent?.trim().slice(0, 30) ?? ''}"`;
+        if (!(parseFloat(s.borderTopWidth) >= 1 && s.borderTopStyle === 'solid'))
+          findings.push({ where, problem: `ring not drawn (${s.borderTopWidth} ${s.borderTopStyle})` });
+        if (!colorOk(s.borderTopColor) || isTransparent(s.borderTopColor))
+          findings.push({ where, problem: `ring colour ${s.borderTopColor}` });
+        if (!colorOk(s.backgroundColor)) findings.push({ where, problem: `fill ${s.backgroundColor}` });
+      }
+      return { findings, islandControls, controls: controls.length };
+    },
+    { allowedColors: ALLOWED_COLORS, allowedRadii: ALLOWED_RADII },
+  );
 }
 
 /** Elements sticking out of the window on the right, other than inside a container that scrolls or clips sideways. */
@@ -92,11 +108,13 @@ async function overflowing(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     const width = document.documentElement.clientWidth;
     const out: string[] = [];
-    if (document.documentElement.scrollWidth > width) out.push(`page is ${document.documentElement.scrollWidth}px wide for a ${width}px window`);
+    if (document.documentElement.scrollWidth > width)
+      out.push(`page is ${document.documentElement.scrollWidth}px wide for a ${width}px window`);
     const isContained = (el: Element) => {
       for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
         const overflowX = getComputedStyle(p).overflowX;
-        if (overflowX === 'auto' || overflowX === 'scroll' || overflowX === 'hidden' || overflowX === 'clip') return true;
+        if (overflowX === 'auto' || overflowX === 'scroll' || overflowX === 'hidden' || overflowX === 'clip')
+          return true;
       }
       return false;
     };
@@ -110,7 +128,12 @@ async function overflowing(page: Page): Promise<string[]> {
   });
 }
 
-async function check(page: Page, testInfo: TestInfo, shot: string, { expectIslandControls = true } = {}): Promise<void> {
+async function check(
+  page: Page,
+  testInfo: TestInfo,
+  shot: string,
+  { expectIslandControls = true } = {},
+): Promise<void> {
   await testInfo.attach(shot, { body: await page.screenshot({ fullPage: true }), contentType: 'image/png' });
   const { findings, islandControls, controls } = await lookFindings(page);
   expect(controls, `${shot}: controls found`).toBeGreaterThan(0);
@@ -119,7 +142,12 @@ async function check(page: Page, testInfo: TestInfo, shot: string, { expectIslan
   expect(await overflowing(page), `${shot}: overflowing the window`).toEqual([]);
 }
 
-async function signedIn(browser: Browser, baseURL: string, email: string, viewport: { width: number; height: number }): Promise<Page> {
+async function signedIn(
+  browser: Browser,
+  baseURL: string,
+  email: string,
+  viewport: { width: number; height: number },
+): Promise<Page> {
   const context = await browser.newContext({ baseURL, viewport, extraHTTPHeaders: { origin: baseURL } });
   const page = await context.newPage();
   await signIn(page, email);
@@ -157,7 +185,6 @@ for (const viewport of VIEWPORTS) {
       await dialog.getByRole('button', { name: 'Cancel' }).click();
       await expect(dialog).toHaveCount(0);
       await page.context().close();
-
     });
 
     test('a customer profile tab and the user profile', async ({ browser, baseURL }, testInfo) => {
@@ -224,8 +251,16 @@ test('[SHELL]: the side navigation folds away and stays folded, from the keyboar
   await expect(nav).toBeVisible();
 });
 
-test('[SHELL]: without JavaScript the side navigation is open and no dead toggle shows', async ({ browser, baseURL }) => {
-  const context = await browser.newContext({ baseURL, javaScriptEnabled: false, viewport: { width: 1024, height: 640 }, extraHTTPHeaders: { origin: baseURL! } });
+test('[SHELL]: without JavaScript the side navigation is open and no dead toggle shows', async ({
+  browser,
+  baseURL,
+}) => {
+  const context = await browser.newContext({
+    baseURL,
+    javaScriptEnabled: false,
+    viewport: { width: 1024, height: 640 },
+    extraHTTPHeaders: { origin: baseURL! },
+  });
   const page = await context.newPage();
   await signIn(page, 'officer@demo.test');
   await page.goto('/loans/offers');

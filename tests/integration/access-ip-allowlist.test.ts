@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setDb, type Db } from '../../src/lib/db/index.ts';
-import { createTestDb, testDbKinds } from '../../src/lib/db/testing.ts';
-import { addIpRestriction, isIpAllowed, listIpRestrictions, removeIpRestriction } from '../../src/lib/tenancy/ip-allowlist.ts';
+import { setDb, type Db } from '#lib/db/index.ts';
+import { createTestDb, testDbKinds } from '#lib/db/testing.ts';
+import { addIpRestriction, isIpAllowed, listIpRestrictions, removeIpRestriction } from '#lib/tenancy/ip-allowlist.ts';
 import { ipRestriction } from '../../src/server/middleware/ip-restriction.ts';
 import { A, B, ids, principal, seedAccessFixtures } from './access-fixtures.ts';
 
@@ -21,9 +21,15 @@ describe.each(testDbKinds())('IP allowlist on %s', (kind) => {
   afterAll(() => drop?.());
 
   it('stores networks normalised, per tenant', async () => {
-    expect((await db.tenant(A, (tx) => listIpRestrictions(tx))).map((r) => r.network).sort()).toEqual(['10.1.0.0/16', '198.51.100.7/32', '2001:db8::/32']);
+    expect((await db.tenant(A, (tx) => listIpRestrictions(tx))).map((r) => r.network).sort()).toEqual([
+      '10.1.0.0/16',
+      '198.51.100.7/32',
+      '2001:db8::/32',
+    ]);
     expect(await db.tenant(B, (tx) => listIpRestrictions(tx))).toEqual([]);
-    await expect(db.tenant(A, (tx) => addIpRestriction(tx, { tenantId: A, network: 'intranet' }))).rejects.toMatchObject({ field: 'network' });
+    await expect(
+      db.tenant(A, (tx) => addIpRestriction(tx, { tenantId: A, network: 'intranet' })),
+    ).rejects.toMatchObject({ field: 'network' });
   });
 
   it.each([
@@ -51,7 +57,12 @@ describe.each(testDbKinds())('IP allowlist on %s', (kind) => {
   it('the middleware step refuses a disallowed address on every route, and forged X-Forwarded-For changes nothing', async () => {
     const run = async (clientAddress: string, path: string, headers: Record<string, string> = {}) => {
       const url = new URL(`http://localhost${path}`);
-      const context = { request: new Request(url, { headers }), url, clientAddress, locals: { requestId: 'r', canonicalPath: path, principal: principal(A, ids(1).officer, 'loan_officer') } };
+      const context = {
+        request: new Request(url, { headers }),
+        url,
+        clientAddress,
+        locals: { requestId: 'r', canonicalPath: path, principal: principal(A, ids(1).officer, 'loan_officer') },
+      };
       return (await ipRestriction(context as never, (async () => new Response('ok')) as never)) as Response;
     };
     expect((await run('10.1.0.5', '/loans/overview')).status).toBe(200);

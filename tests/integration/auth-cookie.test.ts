@@ -9,10 +9,16 @@ function fakeCookies() {
   const jar = new Map<string, string>();
   const sets: Set[] = [];
   return {
-    jar, sets,
+    jar,
+    sets,
     get: (name: string) => (jar.has(name) ? { value: jar.get(name)! } : undefined),
-    set: (name: string, value: string, options: Record<string, unknown>) => { jar.set(name, value); sets.push({ name, value, options }); },
-    delete: (name: string) => { jar.delete(name); },
+    set: (name: string, value: string, options: Record<string, unknown>) => {
+      jar.set(name, value);
+      sets.push({ name, value, options });
+    },
+    delete: (name: string) => {
+      jar.delete(name);
+    },
   };
 }
 
@@ -24,13 +30,19 @@ describe('session cookie (production)', () => {
 
   it('is __Host-session, Secure, HttpOnly, SameSite=Lax, Path=/, sealed, holding only the session and tenant ids', async () => {
     const cookies = fakeCookies();
-    await session.writeSessionCookie(cookies as never, { sessionId: '7d9f3c1e-0000-4000-8000-000000000001', tenantId: 'demo-eu1' });
+    await session.writeSessionCookie(cookies as never, {
+      sessionId: '7d9f3c1e-0000-4000-8000-000000000001',
+      tenantId: 'demo-eu1',
+    });
     expect(cookies.sets).toHaveLength(1);
     const [set] = cookies.sets;
     expect(set.name).toBe('__Host-session');
     expect(set.options).toEqual({ path: '/', httpOnly: true, sameSite: 'lax', secure: true });
     expect(set.value).not.toContain('demo-eu1');
-    expect(await session.readSessionCookie(cookies as never)).toEqual({ sessionId: '7d9f3c1e-0000-4000-8000-000000000001', tenantId: 'demo-eu1' });
+    expect(await session.readSessionCookie(cookies as never)).toEqual({
+      sessionId: '7d9f3c1e-0000-4000-8000-000000000001',
+      tenantId: 'demo-eu1',
+    });
   });
 
   it('refuses a tampered or foreign cookie', async () => {
@@ -46,7 +58,7 @@ describe('session cookie (production)', () => {
 
 describe('client IP and language of a signed-out request', () => {
   it('trusts X-Forwarded-For only with TRUST_PROXY, counting hops from the right', async () => {
-    const { clientIp, trustedProxyHops } = await import('../../src/lib/auth/client-ip.ts');
+    const { clientIp, trustedProxyHops } = await import('#lib/auth/client-ip.ts');
     expect(clientIp('10.0.0.5', '1.2.3.4', 0)).toBe('10.0.0.5');
     expect(clientIp('::ffff:10.0.0.5', null, 0)).toBe('10.0.0.5');
     expect(clientIp('10.0.0.5', 'spoofed, 198.51.100.9', 1)).toBe('198.51.100.9');

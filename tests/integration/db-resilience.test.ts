@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/lib/db/index.ts';
-import { createTestDb } from '../../src/lib/db/testing.ts';
+import type { Db } from '#lib/db/index.ts';
+import { createTestDb } from '#lib/db/testing.ts';
 
 // The Postgres pool must survive connections that the server drops (a restart, a failover, an idle
 // timeout in a proxy): idle clients that die are discarded, and the next request gets a fresh one.
@@ -17,10 +17,15 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('Postgres pool after dropped con
     // Warm several pooled connections.
     await Promise.all(Array.from({ length: 5 }, () => db.system((tx) => tx.query('select pg_sleep(0.05)'))));
     const { default: pg } = await import('pg');
-    const [{ current_database: name }] = await db.system((tx) => tx.query<{ current_database: string }>('select current_database()'));
+    const [{ current_database: name }] = await db.system((tx) =>
+      tx.query<{ current_database: string }>('select current_database()'),
+    );
     const killer = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
     await killer.connect();
-    const killed = await killer.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [name]);
+    const killed = await killer.query(
+      'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+      [name],
+    );
     await killer.end();
     expect(killed.rowCount).toBeGreaterThan(0);
     await new Promise((resolve) => setTimeout(resolve, 200));

@@ -3,12 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDb, testDbKinds } from '../../src/lib/db/testing.ts';
-import type { Db } from '../../src/lib/db/index.ts';
-import { listDownloads, openDownload } from '../../src/lib/downloads/downloads.ts';
-import { LIST_EXPORT_JOB, listExportHandler, requestListExport } from '../../src/lib/exports/export-job.ts';
-import { getJob } from '../../src/lib/jobs/queue.ts';
-import { startWorker, type JobHandler } from '../../src/lib/jobs/worker.ts';
+import { createTestDb, testDbKinds } from '#lib/db/testing.ts';
+import type { Db } from '#lib/db/index.ts';
+import { listDownloads, openDownload } from '#lib/downloads/downloads.ts';
+import { LIST_EXPORT_JOB, listExportHandler, requestListExport } from '#lib/exports/export-job.ts';
+import { getJob } from '#lib/jobs/queue.ts';
+import { startWorker, type JobHandler } from '#lib/jobs/worker.ts';
 import { BRANCH_A, BRANCH_B, createPeopleTable, peopleList } from './lists-fixture.ts';
 
 const TENANT = 'alpha-t1';
@@ -34,15 +34,27 @@ function parseCsv(text: string): string[][] {
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
     if (isQuoted) {
-      if (c === '"' && text[i + 1] === '"') { field += '"'; i++; }
-      else if (c === '"') isQuoted = false;
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') isQuoted = false;
       else field += c;
     } else if (c === '"') isQuoted = true;
-    else if (c === ',') { row.push(field); field = ''; }
-    else if (c === '\r' && text[i + 1] === '\n') { row.push(field); rows.push(row); row = []; field = ''; i++; }
-    else field += c;
+    else if (c === ',') {
+      row.push(field);
+      field = '';
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+      i++;
+    } else field += c;
   }
-  if (field || row.length) { row.push(field); rows.push(row); }
+  if (field || row.length) {
+    row.push(field);
+    rows.push(row);
+  }
   return rows;
 }
 
@@ -54,14 +66,33 @@ describe.each(testDbKinds())('list export of 50,000 rows on %s', (kind) => {
   beforeAll(async () => {
     ({ db, drop } = await createTestDb(kind));
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'exports-test-'));
-    await db.owner((tx) => tx.query(`insert into tenants (id, slug, name, currency, business_date) values ('${TENANT}', 'alpha', 'Alpha', 'EUR', '2026-03-15')`));
+    await db.owner((tx) =>
+      tx.query(
+        `insert into tenants (id, slug, name, currency, business_date) values ('${TENANT}', 'alpha', 'Alpha', 'EUR', '2026-03-15')`,
+      ),
+    );
     await createPeopleTable(db);
     await db.tenant(TENANT, async (tx) => {
-      await tx.query(`insert into users (tenant_id, id, email, display_name) values ($1, $2, 'admin@a.test', 'Admin'), ($1, $3, 'officer@a.test', 'Officer')`, [TENANT, ADMIN, OFFICER]);
-      await tx.query(`insert into roles (tenant_id, id, name, is_admin) values ($1, '30000000-0000-4000-8000-000000000001', 'Admin', true)`, [TENANT]);
-      await tx.query(`insert into user_roles (tenant_id, user_id, role_id) values ($1, $2, '30000000-0000-4000-8000-000000000001')`, [TENANT, ADMIN]);
-      await tx.query(`insert into hierarchy_nodes (tenant_id, id, level, code, name) values ($1, $2, 'branch', 'BR-A', 'Branch A'), ($1, $3, 'branch', 'BR-B', 'Branch B')`, [TENANT, BRANCH_A, BRANCH_B]);
-      await tx.query(`insert into user_data_permissions (tenant_id, user_id, field, value) values ($1, $2, 'branch', 'BR-A')`, [TENANT, OFFICER]);
+      await tx.query(
+        `insert into users (tenant_id, id, email, display_name) values ($1, $2, 'admin@a.test', 'Admin'), ($1, $3, 'officer@a.test', 'Officer')`,
+        [TENANT, ADMIN, OFFICER],
+      );
+      await tx.query(
+        `insert into roles (tenant_id, id, name, is_admin) values ($1, '30000000-0000-4000-8000-000000000001', 'Admin', true)`,
+        [TENANT],
+      );
+      await tx.query(
+        `insert into user_roles (tenant_id, user_id, role_id) values ($1, $2, '30000000-0000-4000-8000-000000000001')`,
+        [TENANT, ADMIN],
+      );
+      await tx.query(
+        `insert into hierarchy_nodes (tenant_id, id, level, code, name) values ($1, $2, 'branch', 'BR-A', 'Branch A'), ($1, $3, 'branch', 'BR-B', 'Branch B')`,
+        [TENANT, BRANCH_A, BRANCH_B],
+      );
+      await tx.query(
+        `insert into user_data_permissions (tenant_id, user_id, field, value) values ($1, $2, 'branch', 'BR-A')`,
+        [TENANT, OFFICER],
+      );
       await tx.query(
         `insert into list_test_people (tenant_id, id, name, phone, status, amount, currency, opened_on, dpd, note, branch_id)
          select $1, ('10000000-0000-4000-8000-' || lpad(to_hex(n), 12, '0'))::uuid,
@@ -70,7 +101,17 @@ describe.each(testDbKinds())('list export of 50,000 rows on %s', (kind) => {
                 case n % 100 when 1 then $2 when 2 then $3 when 3 then $4 when 4 then $5 when 5 then $6 when 6 then $7 end,
                 case when n % 2 = 0 then $8::uuid else $9::uuid end
            from generate_series(1, ${ROWS}) as n`,
-        [TENANT, DANGEROUS[1], DANGEROUS[2], DANGEROUS[3], DANGEROUS[4], DANGEROUS[5], DANGEROUS[6], BRANCH_A, BRANCH_B],
+        [
+          TENANT,
+          DANGEROUS[1],
+          DANGEROUS[2],
+          DANGEROUS[3],
+          DANGEROUS[4],
+          DANGEROUS[5],
+          DANGEROUS[6],
+          BRANCH_A,
+          BRANCH_B,
+        ],
       );
     });
   });
@@ -81,17 +122,30 @@ describe.each(testDbKinds())('list export of 50,000 rows on %s', (kind) => {
 
   async function runExport(userId: string, query: string, format: 'csv' | 'xlsx') {
     const download = await requestListExport(db, {
-      tenantId: TENANT, userId, def: peopleList, query, format, language: 'fr-FR', fileBaseName: 'people', businessDate: '2026-03-15',
+      tenantId: TENANT,
+      userId,
+      def: peopleList,
+      query,
+      format,
+      language: 'fr-FR',
+      fileBaseName: 'people',
+      businessDate: '2026-03-15',
     });
     expect(download.status).toBe('queued');
     const progress: { done: number; total: number; downloadPercent: number }[] = [];
-    const inner = listExportHandler({ dataDir, resolveList: (name) => (name === 'people' ? peopleList : undefined), batchSize: 2_000 });
+    const inner = listExportHandler({
+      dataDir,
+      resolveList: (name) => (name === 'people' ? peopleList : undefined),
+      batchSize: 2_000,
+    });
     const handler: JobHandler = (ctx) =>
       inner({
         ...ctx,
         async progress(done, total) {
           await ctx.progress(done, total);
-          const [row] = await db.tenant(TENANT, (tx) => tx.query<{ progress: number }>('select progress from downloads where id = $1', [download.id]));
+          const [row] = await db.tenant(TENANT, (tx) =>
+            tx.query<{ progress: number }>('select progress from downloads where id = $1', [download.id]),
+          );
           progress.push({ done: Number(done), total: Number(total), downloadPercent: row!.progress });
         },
       });
@@ -130,7 +184,12 @@ describe.each(testDbKinds())('list export of 50,000 rows on %s', (kind) => {
     expect(rows[6]![1]).toBe("'\rReturn");
     expect(rows[ROWS]).toEqual([`Person 0${ROWS}`, '', '50500.00', '2026-01-21', 'Non']);
     // No cell anywhere starts a formula.
-    expect(rows.slice(1).flat().filter((cell) => /^[=+@\t\r]/.test(cell) || /^-[^0-9]/.test(cell))).toEqual([]);
+    expect(
+      rows
+        .slice(1)
+        .flat()
+        .filter((cell) => /^[=+@\t\r]/.test(cell) || /^-[^0-9]/.test(cell)),
+    ).toEqual([]);
   });
 
   it('writes the same rows to XLSX that exceljs reads back, with numbers as numbers and no formula', async () => {
@@ -151,7 +210,11 @@ describe.each(testDbKinds())('list export of 50,000 rows on %s', (kind) => {
     expect(sheet.getRow(5).getCell(2).value).toBe("'@SUM(A1:A2)");
     expect(sheet.getRow(ROWS + 1).getCell(3).value).toBe(50500);
     let formulas = 0;
-    sheet.eachRow((row) => row.eachCell((cell) => { if (cell.type === ExcelJS.ValueType.Formula) formulas++; }));
+    sheet.eachRow((row) =>
+      row.eachCell((cell) => {
+        if (cell.type === ExcelJS.ValueType.Formula) formulas++;
+      }),
+    );
     expect(formulas).toBe(0);
   });
 
@@ -159,15 +222,26 @@ describe.each(testDbKinds())('list export of 50,000 rows on %s', (kind) => {
     const { file, progress } = await runExport(OFFICER, 'tab=overdue&f.status=closed&sort=-amount&cols=amount', 'csv');
     const rows = parseCsv(fs.readFileSync(file, 'utf8').slice(1)).slice(1);
     // Branch A holds even n; closed is n % 5 = 0; overdue is n % 9 > 0.
-    const expected = Array.from({ length: ROWS }, (_, i) => i + 1).filter((n) => n % 2 === 0 && n % 5 === 0 && n % 9 > 0).reverse();
+    const expected = Array.from({ length: ROWS }, (_, i) => i + 1)
+      .filter((n) => n % 2 === 0 && n % 5 === 0 && n % 9 > 0)
+      .reverse();
     expect(rows.map((r) => r[0])).toEqual(expected.map((n) => `Person ${String(n).padStart(6, '0')}`));
     expect(progress.at(-1)).toMatchObject({ done: expected.length, total: expected.length });
   });
 
   it('refuses a malformed list state before queueing anything', async () => {
-    await expect(requestListExport(db, {
-      tenantId: TENANT, userId: ADMIN, def: peopleList, query: 'sort=password', format: 'csv', language: 'en', fileBaseName: 'people', businessDate: '2026-03-15',
-    })).rejects.toThrow(/sort/);
+    await expect(
+      requestListExport(db, {
+        tenantId: TENANT,
+        userId: ADMIN,
+        def: peopleList,
+        query: 'sort=password',
+        format: 'csv',
+        language: 'en',
+        fileBaseName: 'people',
+        businessDate: '2026-03-15',
+      }),
+    ).rejects.toThrow(/sort/);
     const job = await getJob(db, 999_999);
     expect(job).toBeNull();
   });

@@ -1,9 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDb, testDbKinds } from '../../src/lib/db/testing.ts';
-import type { Db } from '../../src/lib/db/index.ts';
-import { backoffMs, cancelJob, claimJobs, completeJob, enqueueJob, failJob, getJob, pruneJobs } from '../../src/lib/jobs/queue.ts';
-import { PermanentJobError, startWorker, type JobHandler } from '../../src/lib/jobs/worker.ts';
-import { DAILY_CLOSE_JOB, localDate, schedulerTick } from '../../src/lib/jobs/scheduler.ts';
+import { createTestDb, testDbKinds } from '#lib/db/testing.ts';
+import type { Db } from '#lib/db/index.ts';
+import {
+  backoffMs,
+  cancelJob,
+  claimJobs,
+  completeJob,
+  enqueueJob,
+  failJob,
+  getJob,
+  pruneJobs,
+} from '#lib/jobs/queue.ts';
+import { PermanentJobError, startWorker, type JobHandler } from '#lib/jobs/worker.ts';
+import { DAILY_CLOSE_JOB, localDate, schedulerTick } from '#lib/jobs/scheduler.ts';
 
 describe.each(testDbKinds())('job queue on %s', (kind) => {
   let db: Db;
@@ -20,8 +29,12 @@ describe.each(testDbKinds())('job queue on %s', (kind) => {
   afterAll(() => drop?.());
 
   it('enqueues inside a tenant transaction and ignores a second enqueue with the same dedupe key', async () => {
-    const first = await db.tenant('paris-j1', (tx) => enqueueJob(tx, { name: 'test.dedupe', tenantId: 'paris-j1', payload: { a: 1 }, dedupeKey: 'dedupe-1' }));
-    const second = await db.system((tx) => enqueueJob(tx, { name: 'test.dedupe', payload: { a: 2 }, dedupeKey: 'dedupe-1' }));
+    const first = await db.tenant('paris-j1', (tx) =>
+      enqueueJob(tx, { name: 'test.dedupe', tenantId: 'paris-j1', payload: { a: 1 }, dedupeKey: 'dedupe-1' }),
+    );
+    const second = await db.system((tx) =>
+      enqueueJob(tx, { name: 'test.dedupe', payload: { a: 2 }, dedupeKey: 'dedupe-1' }),
+    );
     expect(first.isNew).toBe(true);
     expect(second.isNew).toBe(false);
     expect(second.job.id).toBe(first.job.id);
@@ -45,7 +58,9 @@ describe.each(testDbKinds())('job queue on %s', (kind) => {
       for (let i = 0; i < 30; i++) await enqueueJob(tx, { name: 'test.claim', payload: { i } });
     });
     const claims = await Promise.all(
-      Array.from({ length: 6 }, (_, w) => claimJobs(db, { workerId: `w${w}`, names: ['test.claim'], limit: 10, leaseMs: 60_000 })),
+      Array.from({ length: 6 }, (_, w) =>
+        claimJobs(db, { workerId: `w${w}`, names: ['test.claim'], limit: 10, leaseMs: 60_000 }),
+      ),
     );
     const ids = claims.flat().map((j) => String(j.id));
     expect(ids.length).toBe(30);
@@ -75,7 +90,10 @@ describe.each(testDbKinds())('job queue on %s', (kind) => {
     const [c1] = await claimJobs(db, { workerId: 'w', names: ['test.backoff'], limit: 1, leaseMs: 60_000 });
     expect(await failJob(db, 'w', c1, 'first failure', { isRetryable: true })).toBe('queued');
     const [{ delay }] = await db.system((tx) =>
-      tx.query<{ delay: number }>(`select extract(epoch from run_at - now())::float8 as delay from jobs where id = $1`, [String(job.id)]),
+      tx.query<{ delay: number }>(
+        `select extract(epoch from run_at - now())::float8 as delay from jobs where id = $1`,
+        [String(job.id)],
+      ),
     );
     expect(delay).toBeGreaterThan(9);
     expect(delay).toBeLessThanOrEqual(10.5);
@@ -93,17 +111,28 @@ describe.each(testDbKinds())('job queue on %s', (kind) => {
   it('runs jobs through a worker: progress, retries, permanent failures, and only its own names', async () => {
     let flakyCalls = 0;
     const handlers = new Map<string, JobHandler>([
-      ['w.export', async ({ progress, payload }) => {
-        const total = Number(payload.rows);
-        for (let done = 0; done <= total; done += 25) await progress(done, total);
-        return { rows: total };
-      }],
-      ['w.flaky', async () => {
-        flakyCalls++;
-        if (flakyCalls < 3) throw new Error(`flaky ${flakyCalls}`);
-        return 'ok';
-      }],
-      ['w.bad', async () => { throw new PermanentJobError('bad input: rows'); }],
+      [
+        'w.export',
+        async ({ progress, payload }) => {
+          const total = Number(payload.rows);
+          for (let done = 0; done <= total; done += 25) await progress(done, total);
+          return { rows: total };
+        },
+      ],
+      [
+        'w.flaky',
+        async () => {
+          flakyCalls++;
+          if (flakyCalls < 3) throw new Error(`flaky ${flakyCalls}`);
+          return 'ok';
+        },
+      ],
+      [
+        'w.bad',
+        async () => {
+          throw new PermanentJobError('bad input: rows');
+        },
+      ],
     ]);
     const ids = await db.system(async (tx) => ({
       exportId: (await enqueueJob(tx, { name: 'w.export', payload: { rows: 100 } })).job.id,
@@ -124,7 +153,12 @@ describe.each(testDbKinds())('job queue on %s', (kind) => {
       await worker.stop();
     }
     const exported = await getJob(db, ids.exportId);
-    expect(exported).toMatchObject({ status: 'succeeded', result: { rows: 100 }, progressDone: 100n, progressTotal: 100n });
+    expect(exported).toMatchObject({
+      status: 'succeeded',
+      result: { rows: 100 },
+      progressDone: 100n,
+      progressTotal: 100n,
+    });
     expect(await getJob(db, ids.flakyId)).toMatchObject({ status: 'succeeded', attempts: 3, result: 'ok' });
     expect(await getJob(db, ids.badId)).toMatchObject({ status: 'failed', attempts: 1, lastError: 'bad input: rows' });
     expect(await getJob(db, ids.otherId)).toMatchObject({ status: 'queued', attempts: 0 });
@@ -132,7 +166,7 @@ describe.each(testDbKinds())('job queue on %s', (kind) => {
     expect(await cancelJob(db, ids.exportId)).toBe(false);
   });
 
-  it('schedules each tenant\'s daily close once per business date after its local midnight, across servers', async () => {
+  it("schedules each tenant's daily close once per business date after its local midnight, across servers", async () => {
     expect(localDate(new Date('2026-03-10T23:30:00Z'), 'Europe/Paris')).toBe('2026-03-11');
     expect(localDate(new Date('2026-03-10T23:30:00Z'), 'America/New_York')).toBe('2026-03-10');
     const now = new Date('2026-03-10T23:30:00Z');
@@ -142,7 +176,8 @@ describe.each(testDbKinds())('job queue on %s', (kind) => {
     expect(closes).toEqual([`${DAILY_CLOSE_JOB}:paris-j1:2026-03-10`]);
     const rows = await db.system((tx) =>
       tx.query<{ tenant_id: string; payload: unknown; n: number }>(
-        `select tenant_id, payload, count(*) over ()::int as n from jobs where name = $1`, [DAILY_CLOSE_JOB],
+        `select tenant_id, payload, count(*) over ()::int as n from jobs where name = $1`,
+        [DAILY_CLOSE_JOB],
       ),
     );
     expect(rows).toEqual([{ tenant_id: 'paris-j1', payload: { businessDate: '2026-03-10' }, n: 1 }]);
@@ -150,12 +185,18 @@ describe.each(testDbKinds())('job queue on %s', (kind) => {
     expect(cleanups).toEqual(['idempotency.cleanup:2026-03-10T23']);
     // After New York's midnight it gets its own close; Paris is not enqueued twice.
     const later = await schedulerTick(db, new Date('2026-03-11T05:30:00Z'));
-    expect(later.enqueued.filter((k) => k.startsWith(DAILY_CLOSE_JOB))).toEqual([`${DAILY_CLOSE_JOB}:ny-j1:2026-03-10`]);
+    expect(later.enqueued.filter((k) => k.startsWith(DAILY_CLOSE_JOB))).toEqual([
+      `${DAILY_CLOSE_JOB}:ny-j1:2026-03-10`,
+    ]);
   });
 
   it('prunes finished jobs older than the retention', async () => {
     const { job } = await db.system((tx) => enqueueJob(tx, { name: 'test.prune' }));
-    await db.system((tx) => tx.query(`update jobs set status = 'succeeded', finished_at = now() - interval '20 days' where id = $1`, [String(job.id)]));
+    await db.system((tx) =>
+      tx.query(`update jobs set status = 'succeeded', finished_at = now() - interval '20 days' where id = $1`, [
+        String(job.id),
+      ]),
+    );
     expect(await pruneJobs(db, 14)).toBeGreaterThanOrEqual(1);
     expect(await getJob(db, job.id)).toBeNull();
   });

@@ -3,14 +3,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { openDatabase, type Db } from '../../src/lib/db/index.ts';
-import { repayLoan } from '../../src/lib/lending/commands/repay-loan.ts';
+import { openDatabase, type Db } from '#lib/db/index.ts';
+import { repayLoan } from '#lib/lending/commands/repay-loan.ts';
 import { createLendingFixture } from '../support/lending-fixtures.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const runCheck = (dataDir: string) =>
   spawnSync(process.execPath, [path.join(root, 'scripts/ledger-check.ts')], {
-    cwd: root, encoding: 'utf8', env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' }, timeout: 60_000,
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' },
+    timeout: 60_000,
   });
 
 // `npm run ledger:check` against an embedded database, as an operator runs it next to the server.
@@ -45,7 +48,11 @@ describe('ledger:check script', () => {
       expect(locked.status).toBe(2);
       expect(locked.stderr).toMatch(/already in use by process \d+/);
       expect(locked.stderr).toMatch(/Stop the server first/);
-      await db.owner((tx) => tx.query(`update loan_installments set principal_paid = principal_paid + 1 where loan_id = $1 and number = 2`, [loanId]));
+      await db.owner((tx) =>
+        tx.query(`update loan_installments set principal_paid = principal_paid + 1 where loan_id = $1 and number = 2`, [
+          loanId,
+        ]),
+      );
     } finally {
       await db.close();
     }

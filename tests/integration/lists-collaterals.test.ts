@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createTestDb, testDbKinds } from '../../src/lib/db/testing.ts';
-import type { Db, Tx } from '../../src/lib/db/index.ts';
-import { createCustomer } from '../../src/lib/lending/customers.ts';
-import { createCollateral, linkCollateral } from '../../src/lib/lending/collaterals.ts';
-import { collateralSummary } from '../../src/lib/customer-analytics/collaterals.ts';
-import { serveList, type ListViewer } from '../../src/lib/lists/serve.ts';
-import { findList } from '../../src/lib/lists/registry.ts';
-import { collateralsList } from '../../src/lib/lists/defs/collaterals.ts';
-import { createCustomView, viewHref } from '../../src/lib/lists/custom-views.ts';
+import { createTestDb, testDbKinds } from '#lib/db/testing.ts';
+import type { Db, Tx } from '#lib/db/index.ts';
+import { createCustomer } from '#lib/lending/customers.ts';
+import { createCollateral, linkCollateral } from '#lib/lending/collaterals.ts';
+import { collateralSummary } from '#lib/customer-analytics/collaterals.ts';
+import { serveList, type ListViewer } from '#lib/lists/serve.ts';
+import { findList } from '#lib/lists/registry.ts';
+import { collateralsList } from '#lib/lists/defs/collaterals.ts';
+import { createCustomView, viewHref } from '#lib/lists/custom-views.ts';
 import { createLendingFixture, type LendingFixture } from '../support/lending-fixtures.ts';
 
 const VIEWER = '00000000-0000-4000-8000-0000000000c1';
@@ -24,7 +24,12 @@ describe.each(testDbKinds())('collaterals list on %s', (kind) => {
   const t = <T>(fn: (tx: Tx) => Promise<T>) => db.tenant(f.tenantId, fn);
   const entry = findList('collaterals')!;
   const viewer = (over: Partial<ListViewer> = {}): ListViewer => ({
-    tenantId: f.tenantId, userId: VIEWER, isAdmin: false, dataPermissions: [], currency: 'USD', ...over,
+    tenantId: f.tenantId,
+    userId: VIEWER,
+    isAdmin: false,
+    dataPermissions: [],
+    currency: 'USD',
+    ...over,
   });
   const serve = (query: string, who: ListViewer = viewer()) => serveList(db, who, entry, new URLSearchParams(query));
 
@@ -34,17 +39,57 @@ describe.each(testDbKinds())('collaterals list on %s', (kind) => {
     let customerA = '';
     let customerB = '';
     await t(async (tx) => {
-      await tx.query(`insert into users (tenant_id, id, email, display_name) values ($1, $2, 'viewer@col.test', 'Viewer')`, [f.tenantId, VIEWER]);
-      const [a] = await tx.query<{ id: string }>(`insert into hierarchy_nodes (tenant_id, level, code, name) values ($1, 'branch', 'COL-A', 'Alpha branch') returning id`, [f.tenantId]);
-      const [b] = await tx.query<{ id: string }>(`insert into hierarchy_nodes (tenant_id, level, code, name) values ($1, 'branch', 'COL-B', 'Beta branch') returning id`, [f.tenantId]);
+      await tx.query(
+        `insert into users (tenant_id, id, email, display_name) values ($1, $2, 'viewer@col.test', 'Viewer')`,
+        [f.tenantId, VIEWER],
+      );
+      const [a] = await tx.query<{ id: string }>(
+        `insert into hierarchy_nodes (tenant_id, level, code, name) values ($1, 'branch', 'COL-A', 'Alpha branch') returning id`,
+        [f.tenantId],
+      );
+      const [b] = await tx.query<{ id: string }>(
+        `insert into hierarchy_nodes (tenant_id, level, code, name) values ($1, 'branch', 'COL-B', 'Beta branch') returning id`,
+        [f.tenantId],
+      );
       customerA = (await createCustomer(tx, f.admin, { firstName: 'Anna', lastName: 'Alpha', branchId: a.id })).id;
       customerB = (await createCustomer(tx, f.admin, { firstName: 'Bruno', lastName: 'Beta', branchId: b.id })).id;
     });
-    ({ loanId: ids.loanId } = await f.disbursedLoan({ customerId: customerA, principal: '1200.00', numberOfRepayments: 12 }));
+    ({ loanId: ids.loanId } = await f.disbursedLoan({
+      customerId: customerA,
+      principal: '1200.00',
+      numberOfRepayments: 12,
+    }));
     await t(async (tx) => {
-      ids.car = (await createCollateral(tx, f.admin, { customerId: customerA, type: 'vehicle', description: 'Peugeot 208', currency: 'USD', value: '4000.00', valuationDate: '2026-01-10' })).id;
-      ids.house = (await createCollateral(tx, f.admin, { customerId: customerA, type: 'real_estate', description: 'Flat', currency: 'USD', value: '90000.00', valuationDate: '2025-12-01' })).id;
-      ids.deposit = (await createCollateral(tx, f.admin, { customerId: customerB, type: 'deposit', description: 'Term deposit', currency: 'USD', value: '500.00', valuationDate: '2026-01-02' })).id;
+      ids.car = (
+        await createCollateral(tx, f.admin, {
+          customerId: customerA,
+          type: 'vehicle',
+          description: 'Peugeot 208',
+          currency: 'USD',
+          value: '4000.00',
+          valuationDate: '2026-01-10',
+        })
+      ).id;
+      ids.house = (
+        await createCollateral(tx, f.admin, {
+          customerId: customerA,
+          type: 'real_estate',
+          description: 'Flat',
+          currency: 'USD',
+          value: '90000.00',
+          valuationDate: '2025-12-01',
+        })
+      ).id;
+      ids.deposit = (
+        await createCollateral(tx, f.admin, {
+          customerId: customerB,
+          type: 'deposit',
+          description: 'Term deposit',
+          currency: 'USD',
+          value: '500.00',
+          valuationDate: '2026-01-02',
+        })
+      ).id;
       await linkCollateral(tx, f.admin, ids.loanId, ids.car);
     });
   });
@@ -55,11 +100,21 @@ describe.each(testDbKinds())('collaterals list on %s', (kind) => {
     expect(served.counts).toEqual({ all: 3, securing: 1 });
     const car = served.page.rows.find((r) => r.id === ids.car)!;
     const page = (await t((tx) => collateralSummary(tx, ids.car)))!;
-    expect(car.values).toMatchObject({ type: 'vehicle', customer: 'Alpha Anna', value: 400_000n, linked_loans: 1, secured_principal: page.secured_principal });
+    expect(car.values).toMatchObject({
+      type: 'vehicle',
+      customer: 'Alpha Anna',
+      value: 400_000n,
+      linked_loans: 1,
+      secured_principal: page.secured_principal,
+    });
     expect(page.secured_principal).toBe(120_000n);
     expect(car.values.ltv).toBe('30.0');
     expect(car.href).toBe(`/loans/collaterals/${ids.car}`);
-    expect(served.page.rows.find((r) => r.id === ids.house)!.values).toMatchObject({ linked_loans: 0, secured_principal: 0n, ltv: '0.0' });
+    expect(served.page.rows.find((r) => r.id === ids.house)!.values).toMatchObject({
+      linked_loans: 0,
+      secured_principal: 0n,
+      ltv: '0.0',
+    });
     const securing = await serve('tab=securing');
     expect(securing.page.rows.map((r) => r.id)).toEqual([ids.car]);
   });
@@ -67,7 +122,10 @@ describe.each(testDbKinds())('collaterals list on %s', (kind) => {
   test('sort, filters and search happen in the database', async () => {
     expect((await serve('sort=-value')).page.rows.map((r) => r.id)).toEqual([ids.house, ids.car, ids.deposit]);
     expect((await serve('sort=valuation_date')).page.rows.map((r) => r.id)).toEqual([ids.house, ids.deposit, ids.car]);
-    expect((await serve('f.type=vehicle,deposit&sort=value')).page.rows.map((r) => r.id)).toEqual([ids.deposit, ids.car]);
+    expect((await serve('f.type=vehicle,deposit&sort=value')).page.rows.map((r) => r.id)).toEqual([
+      ids.deposit,
+      ids.car,
+    ]);
     expect((await serve('f.value=1000..5000')).page.rows.map((r) => r.id)).toEqual([ids.car]);
     expect((await serve('f.ltv=10..100')).page.rows.map((r) => r.id)).toEqual([ids.car]);
     expect((await serve('q=peugeot')).page.rows.map((r) => r.id)).toEqual([ids.car]);
@@ -83,9 +141,15 @@ describe.each(testDbKinds())('collaterals list on %s', (kind) => {
   });
 
   test('a custom view keeps columns, filters and sort; applications have no custom views', async () => {
-    const view = await t((tx) => createCustomView(tx, { tenantId: f.tenantId, userId: VIEWER }, collateralsList, {
-      name: 'Vehicles by value', columns: ['value', 'ltv'], filters: { type: 'vehicle' }, sort: '-value', tab: 'all',
-    }));
+    const view = await t((tx) =>
+      createCustomView(tx, { tenantId: f.tenantId, userId: VIEWER }, collateralsList, {
+        name: 'Vehicles by value',
+        columns: ['value', 'ltv'],
+        filters: { type: 'vehicle' },
+        sort: '-value',
+        tab: 'all',
+      }),
+    );
     const href = viewHref(collateralsList, view, '/loans/collaterals');
     expect(href.startsWith('/loans/collaterals?')).toBe(true);
     const served = await serve(href.slice(href.indexOf('?') + 1));

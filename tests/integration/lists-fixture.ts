@@ -1,5 +1,5 @@
-import { defineList } from '../../src/lib/lists/definition.ts';
-import type { Db } from '../../src/lib/db/index.ts';
+import { defineList } from '#lib/lists/definition.ts';
+import type { Db } from '#lib/db/index.ts';
 
 /**
  * A small list over a table made only for the list tests, so the generic machinery is proven on
@@ -10,12 +10,58 @@ export const peopleList = defineList({
   from: 'list_test_people p',
   idSql: 'p.id',
   columns: [
-    { key: 'name', label: 'x.name', sql: 'p.name', type: 'text', isSortable: true, isNotNull: true, filter: 'text', isRequired: true },
-    { key: 'status', label: 'x.status', sql: 'p.status', type: 'enum', isSortable: true, isNotNull: true, filter: 'enum', options: ['active', 'closed'], isDefault: true },
-    { key: 'amount', label: 'x.amount', sql: 'p.amount', type: 'money', currencySql: 'p.currency', isSortable: true, isNotNull: true, filter: 'money-range', isDefault: true },
-    { key: 'opened_on', label: 'x.opened', sql: 'p.opened_on', type: 'date', isSortable: true, isNotNull: true, filter: 'date-range', isDefault: true },
+    {
+      key: 'name',
+      label: 'x.name',
+      sql: 'p.name',
+      type: 'text',
+      isSortable: true,
+      isNotNull: true,
+      filter: 'text',
+      isRequired: true,
+    },
+    {
+      key: 'status',
+      label: 'x.status',
+      sql: 'p.status',
+      type: 'enum',
+      isSortable: true,
+      isNotNull: true,
+      filter: 'enum',
+      options: ['active', 'closed'],
+      isDefault: true,
+    },
+    {
+      key: 'amount',
+      label: 'x.amount',
+      sql: 'p.amount',
+      type: 'money',
+      currencySql: 'p.currency',
+      isSortable: true,
+      isNotNull: true,
+      filter: 'money-range',
+      isDefault: true,
+    },
+    {
+      key: 'opened_on',
+      label: 'x.opened',
+      sql: 'p.opened_on',
+      type: 'date',
+      isSortable: true,
+      isNotNull: true,
+      filter: 'date-range',
+      isDefault: true,
+    },
     { key: 'closed_on', label: 'x.closed', sql: 'p.closed_on', type: 'date', isSortable: true, filter: 'date-range' },
-    { key: 'dpd', label: 'x.dpd', sql: 'p.dpd', type: 'number', isSortable: true, isNotNull: true, filter: 'number-range' },
+    {
+      key: 'dpd',
+      label: 'x.dpd',
+      sql: 'p.dpd',
+      type: 'number',
+      isSortable: true,
+      isNotNull: true,
+      filter: 'number-range',
+    },
     { key: 'note', label: 'x.note', sql: 'p.note', type: 'text', filter: 'text' },
     { key: 'is_vip', label: 'x.vip', sql: 'p.is_vip', type: 'boolean', filter: 'boolean' },
   ],
@@ -23,8 +69,13 @@ export const peopleList = defineList({
   tabs: [
     { name: 'all', label: 'x.all', help: 'x.all_help', where: null },
     { name: 'overdue', label: 'x.overdue', help: 'x.overdue_help', where: () => 'p.dpd > 0' },
-    { name: 'opened_this_month', label: 'x.month', help: 'x.month_help',
-      where: ({ businessDate, bind }) => `p.opened_on >= date_trunc('month', ${bind(businessDate)}::date)::date and p.opened_on <= ${bind(businessDate)}::date` },
+    {
+      name: 'opened_this_month',
+      label: 'x.month',
+      help: 'x.month_help',
+      where: ({ businessDate, bind }) =>
+        `p.opened_on >= date_trunc('month', ${bind(businessDate)}::date)::date and p.opened_on <= ${bind(businessDate)}::date`,
+    },
   ],
   defaultTab: 'all',
   searchColumns: [

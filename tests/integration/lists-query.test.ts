@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDb, testDbKinds } from '../../src/lib/db/testing.ts';
-import type { Db } from '../../src/lib/db/index.ts';
-import { countRows, countTabs, iterateRows, loadList, loadPage, type ListQueryOptions } from '../../src/lib/lists/query.ts';
-import { parseListState, type ListState } from '../../src/lib/lists/url-state.ts';
+import { createTestDb, testDbKinds } from '#lib/db/testing.ts';
+import type { Db } from '#lib/db/index.ts';
+import { countRows, countTabs, iterateRows, loadList, loadPage, type ListQueryOptions } from '#lib/lists/query.ts';
+import { parseListState, type ListState } from '#lib/lists/url-state.ts';
 import { BRANCH_A, BRANCH_B, OFFICER_A1, createPeopleTable, idOf, peopleList } from './lists-fixture.ts';
 
 const TENANT = 'alpha-t1';
@@ -31,7 +31,8 @@ const people = Array.from({ length: N }, (_, i) => person(i + 1));
 
 const options: ListQueryOptions = { businessDate: BUSINESS_DATE, currencyDigits: 2, rowScope: null };
 const stateOf = (query: string): ListState => parseListState(peopleList, new URLSearchParams(query)).state;
-const byName = (a: { name: string; id: string }, b: { name: string; id: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : 1);
+const byName = (a: { name: string; id: string }, b: { name: string; id: string }) =>
+  a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : 1;
 
 describe.each(testDbKinds())('list queries on %s', (kind) => {
   let db: Db;
@@ -39,24 +40,42 @@ describe.each(testDbKinds())('list queries on %s', (kind) => {
 
   beforeAll(async () => {
     ({ db, drop } = await createTestDb(kind));
-    await db.owner((tx) => tx.query(`insert into tenants (id, slug, name, currency, business_date) values
-      ('${TENANT}', 'alpha', 'Alpha', 'EUR', '${BUSINESS_DATE}'), ('${OTHER}', 'beta', 'Beta', 'USD', '${BUSINESS_DATE}')`));
+    await db.owner((tx) =>
+      tx.query(`insert into tenants (id, slug, name, currency, business_date) values
+      ('${TENANT}', 'alpha', 'Alpha', 'EUR', '${BUSINESS_DATE}'), ('${OTHER}', 'beta', 'Beta', 'USD', '${BUSINESS_DATE}')`),
+    );
     await createPeopleTable(db);
     await db.tenant(TENANT, async (tx) => {
       for (const p of people) {
         await tx.query(
           `insert into list_test_people (tenant_id, id, name, phone, status, amount, currency, opened_on, closed_on, dpd, note, is_vip, branch_id, officer_id)
            values ($1, $2, $3, $4, $5, $6, 'EUR', $7, $8, $9, $10, $11, $12, $13)`,
-          [TENANT, p.id, p.name, p.phone, p.status, p.amount, p.opened_on, p.closed_on, p.dpd, p.note, p.is_vip, p.branch_id, p.officer_id],
+          [
+            TENANT,
+            p.id,
+            p.name,
+            p.phone,
+            p.status,
+            p.amount,
+            p.opened_on,
+            p.closed_on,
+            p.dpd,
+            p.note,
+            p.is_vip,
+            p.branch_id,
+            p.officer_id,
+          ],
         );
       }
     });
     // The other tenant has a row that would match everything; it must never appear.
-    await db.tenant(OTHER, (tx) => tx.query(
-      `insert into list_test_people (tenant_id, id, name, phone, status, amount, currency, opened_on, dpd, branch_id)
+    await db.tenant(OTHER, (tx) =>
+      tx.query(
+        `insert into list_test_people (tenant_id, id, name, phone, status, amount, currency, opened_on, dpd, branch_id)
        values ($1, $2, 'Jean Dupont intruder', '+33610000001', 'active', 1, 'USD', '2026-03-01', 9, $3)`,
-      [OTHER, idOf(1), BRANCH_A],
-    ));
+        [OTHER, idOf(1), BRANCH_A],
+      ),
+    );
   });
   afterAll(() => drop?.());
 
@@ -68,7 +87,12 @@ describe.each(testDbKinds())('list queries on %s', (kind) => {
     expect(result.mode).toBe('keyset');
     expect(result.rows.map((r) => r.id)).toEqual(expected.map((p) => p.id));
     expect(result.columns.map((c) => c.key)).toEqual(['name', 'status', 'amount', 'opened_on']);
-    expect(result.rows[0]!.values).toEqual({ name: expected[0]!.name, status: expected[0]!.status, amount: expected[0]!.amount, opened_on: expected[0]!.opened_on });
+    expect(result.rows[0]!.values).toEqual({
+      name: expected[0]!.name,
+      status: expected[0]!.status,
+      amount: expected[0]!.amount,
+      opened_on: expected[0]!.opened_on,
+    });
     expect(result.rows[0]!.currencies).toEqual({ amount: 'EUR' });
     expect(result.hasPrev).toBe(false);
     expect(result.hasNext).toBe(true);
@@ -104,12 +128,29 @@ describe.each(testDbKinds())('list queries on %s', (kind) => {
   it('ignores a cursor made for another sort instead of seeking on the wrong column', async () => {
     const byAmount = await page(stateOf('sort=-amount&limit=10'));
     const result = await page({ ...stateOf('limit=10'), cursor: byAmount.nextCursor });
-    expect(result.rows.map((r) => r.id)).toEqual([...people].sort(byName).slice(0, 10).map((p) => p.id));
+    expect(result.rows.map((r) => r.id)).toEqual(
+      [...people]
+        .sort(byName)
+        .slice(0, 10)
+        .map((p) => p.id),
+    );
   });
 
   it('pages by offset on a nullable sort, NULLs last', async () => {
     const expected = [...people]
-      .sort((a, b) => (a.closed_on === b.closed_on ? (a.id < b.id ? -1 : 1) : a.closed_on === null ? 1 : b.closed_on === null ? -1 : a.closed_on < b.closed_on ? -1 : 1))
+      .sort((a, b) =>
+        a.closed_on === b.closed_on
+          ? a.id < b.id
+            ? -1
+            : 1
+          : a.closed_on === null
+            ? 1
+            : b.closed_on === null
+              ? -1
+              : a.closed_on < b.closed_on
+                ? -1
+                : 1,
+      )
       .map((p) => p.id);
     const first = await page(stateOf('sort=closed_on&limit=10&cols=closed_on'));
     const third = await page(stateOf('sort=closed_on&limit=10&page=3&cols=closed_on'));
@@ -123,12 +164,20 @@ describe.each(testDbKinds())('list queries on %s', (kind) => {
   });
 
   it('filters by enum, money range in major units, date range, boolean and number range', async () => {
-    const all = (query: string) => page(stateOf(`${query}&limit=100&sort=opened_on`)).then((r) => r.rows.map((x) => x.id).sort());
-    const ids = (pred: (p: (typeof people)[number]) => boolean) => people.filter(pred).map((p) => p.id).sort().slice(0, 100);
+    const all = (query: string) =>
+      page(stateOf(`${query}&limit=100&sort=opened_on`)).then((r) => r.rows.map((x) => x.id).sort());
+    const ids = (pred: (p: (typeof people)[number]) => boolean) =>
+      people
+        .filter(pred)
+        .map((p) => p.id)
+        .sort()
+        .slice(0, 100);
     expect(await all('f.status=closed')).toEqual(ids((p) => p.status === 'closed'));
     // 250.00 EUR is 25000 minor units: rows n with 10000 + 1234n between 15000 and 25000.
     expect(await all('f.amount=150..250')).toEqual(ids((p) => p.amount >= 15_000n && p.amount <= 25_000n));
-    expect(await all('f.opened_on=2026-02-01..2026-02-10')).toEqual(ids((p) => p.opened_on >= '2026-02-01' && p.opened_on <= '2026-02-10'));
+    expect(await all('f.opened_on=2026-02-01..2026-02-10')).toEqual(
+      ids((p) => p.opened_on >= '2026-02-01' && p.opened_on <= '2026-02-10'),
+    );
     expect(await all('f.is_vip=true')).toEqual(ids((p) => p.is_vip));
     expect(await all('f.dpd=50..')).toEqual(ids((p) => p.dpd >= 50));
   });
@@ -142,12 +191,17 @@ describe.each(testDbKinds())('list queries on %s', (kind) => {
 
   it('searches every term across name (contains) and phone (prefix), never another tenant', async () => {
     const result = await page(stateOf('q=dupont+jean&limit=100'));
-    expect(result.rows.map((r) => r.id).sort()).toEqual(people.filter((p) => p.name.startsWith('Jean Dupont')).map((p) => p.id).sort());
+    expect(result.rows.map((r) => r.id).sort()).toEqual(
+      people
+        .filter((p) => p.name.startsWith('Jean Dupont'))
+        .map((p) => p.id)
+        .sort(),
+    );
     const phone = await page(stateOf('q=%2B33610000012'));
     expect(phone.rows.map((r) => r.id)).toEqual([idOf(12)]);
     // A phone's middle is not a prefix: no match.
     expect((await page(stateOf('q=0000012'))).rows).toEqual([]);
-    expect((await page(stateOf("q=intruder"))).rows).toEqual([]);
+    expect((await page(stateOf('q=intruder'))).rows).toEqual([]);
     expect((await page(stateOf("q=' or 1=1 --"))).rows).toEqual([]);
   });
 
@@ -159,7 +213,9 @@ describe.each(testDbKinds())('list queries on %s', (kind) => {
       overdue: active.filter((p) => p.dpd > 0).length,
       opened_this_month: active.filter((p) => p.opened_on >= '2026-03-01' && p.opened_on <= BUSINESS_DATE).length,
     });
-    const { page: overdue, counts: again } = await db.tenant(TENANT, (tx) => loadList(tx, peopleList, stateOf('tab=overdue&f.status=active&limit=100'), options));
+    const { page: overdue, counts: again } = await db.tenant(TENANT, (tx) =>
+      loadList(tx, peopleList, stateOf('tab=overdue&f.status=active&limit=100'), options),
+    );
     expect(again).toEqual(counts);
     expect(overdue.rows.length).toBe(counts.overdue);
     expect(overdue.rows.every((r) => people.find((p) => p.id === r.id)!.dpd > 0)).toBe(true);
@@ -177,7 +233,12 @@ describe.each(testDbKinds())('list queries on %s', (kind) => {
     expect(search.rows).toEqual([]); // 13 is in branch B
     // Two sets must both hold: branch A and officer A1 (every fourth row).
     const both = await page(stateOf('limit=100'), { ...options, rowScope: [[BRANCH_A], [OFFICER_A1]] });
-    expect(both.rows.map((r) => r.id).sort()).toEqual(people.filter((p) => p.officer_id === OFFICER_A1).map((p) => p.id).sort());
+    expect(both.rows.map((r) => r.id).sort()).toEqual(
+      people
+        .filter((p) => p.officer_id === OFFICER_A1)
+        .map((p) => p.id)
+        .sort(),
+    );
     // No allowed node at all means no row, not every row.
     expect((await page(stateOf(''), { ...options, rowScope: [[]] })).rows).toEqual([]);
   });
@@ -198,11 +259,18 @@ describe.each(testDbKinds())('list queries on %s', (kind) => {
     expect(keyset.batches).toBe(Math.ceil(N / 7));
     // A nullable sort: every row once, dated rows by date descending, then the undated by id descending.
     const nullable = await collect(stateOf('sort=-closed_on'));
-    const dated = people.filter((p) => p.closed_on).sort((a, b) => (a.closed_on! === b.closed_on! ? (a.id > b.id ? -1 : 1) : a.closed_on! > b.closed_on! ? -1 : 1));
+    const dated = people
+      .filter((p) => p.closed_on)
+      .sort((a, b) => (a.closed_on! === b.closed_on! ? (a.id > b.id ? -1 : 1) : a.closed_on! > b.closed_on! ? -1 : 1));
     const undated = people.filter((p) => !p.closed_on).sort((a, b) => (a.id > b.id ? -1 : 1));
     expect(nullable.out).toEqual([...dated, ...undated].map((p) => p.id));
     const overdue = await collect(stateOf('sort=closed_on&tab=overdue'));
-    expect(overdue.out.sort()).toEqual(people.filter((p) => p.dpd > 0).map((p) => p.id).sort());
+    expect(overdue.out.sort()).toEqual(
+      people
+        .filter((p) => p.dpd > 0)
+        .map((p) => p.id)
+        .sort(),
+    );
     const total = await db.tenant(TENANT, (tx) => countRows(tx, peopleList, stateOf('tab=overdue'), options));
     expect(total).toBe(people.filter((p) => p.dpd > 0).length);
   });

@@ -1,17 +1,17 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createTestDb, testDbKinds } from '../../src/lib/db/testing.ts';
-import type { Db, Tx } from '../../src/lib/db/index.ts';
-import { createOffer, notifyOffer, requestOfferLoan } from '../../src/lib/lending/offers.ts';
-import { repayLoan } from '../../src/lib/lending/commands/repay-loan.ts';
-import { getLoanView } from '../../src/lib/lending/loans.ts';
-import { parseMinor } from '../../src/lib/money/money.ts';
-import { countTabs, loadPage, type ListQueryOptions } from '../../src/lib/lists/query.ts';
-import { parseListState } from '../../src/lib/lists/url-state.ts';
-import { offersList } from '../../src/lib/lists/defs/offers.ts';
-import { paymentsList } from '../../src/lib/lists/defs/payments.ts';
-import { applicationsList } from '../../src/lib/lists/defs/applications.ts';
-import type { ListDef } from '../../src/lib/lists/definition.ts';
-import { installmentParts } from '../../src/lib/offers-ui/installment-parts.ts';
+import { createTestDb, testDbKinds } from '#lib/db/testing.ts';
+import type { Db, Tx } from '#lib/db/index.ts';
+import { createOffer, notifyOffer, requestOfferLoan } from '#lib/lending/offers.ts';
+import { repayLoan } from '#lib/lending/commands/repay-loan.ts';
+import { getLoanView } from '#lib/lending/loans.ts';
+import { parseMinor } from '#lib/money/money.ts';
+import { countTabs, loadPage, type ListQueryOptions } from '#lib/lists/query.ts';
+import { parseListState } from '#lib/lists/url-state.ts';
+import { offersList } from '#lib/lists/defs/offers.ts';
+import { paymentsList } from '#lib/lists/defs/payments.ts';
+import { applicationsList } from '#lib/lists/defs/applications.ts';
+import type { ListDef } from '#lib/lists/definition.ts';
+import { installmentParts } from '#lib/offers-ui/installment-parts.ts';
 import { createLendingFixture, setBusinessDate, type LendingFixture } from '../support/lending-fixtures.ts';
 
 // The offers, payments and loan-applications lists against the lending engine's own data: every
@@ -27,8 +27,10 @@ describe.each(testDbKinds())('loans workspace lists (offers, payments, applicati
   let loanId: string;
   const t = <T>(fn: (tx: Tx) => Promise<T>) => db.tenant(f.tenantId, fn);
   const options: ListQueryOptions = { businessDate: BD, currencyDigits: 2, rowScope: null };
-  const page = (def: ListDef, query: string) => t((tx) => loadPage(tx, def, parseListState(def, new URLSearchParams(query)).state, options));
-  const counts = (def: ListDef, query = '') => t((tx) => countTabs(tx, def, parseListState(def, new URLSearchParams(query)).state, options));
+  const page = (def: ListDef, query: string) =>
+    t((tx) => loadPage(tx, def, parseListState(def, new URLSearchParams(query)).state, options));
+  const counts = (def: ListDef, query = '') =>
+    t((tx) => countTabs(tx, def, parseListState(def, new URLSearchParams(query)).state, options));
 
   beforeAll(async () => {
     ({ db, drop } = await createTestDb(kind));
@@ -40,7 +42,16 @@ describe.each(testDbKinds())('loans workspace lists (offers, payments, applicati
     await setBusinessDate(db, f.tenantId, '2025-12-12');
     await t((tx) => repayLoan(tx, f.maker, { loanId, amount: view.installments[0].total }));
     await setBusinessDate(db, f.tenantId, BD);
-    const offer = (principal: string) => t((tx) => createOffer(tx, f.maker, { customerId: f.customerId, productId: f.productId, principal, numberOfRepayments: 6, expiresOn: '2026-02-28' }));
+    const offer = (principal: string) =>
+      t((tx) =>
+        createOffer(tx, f.maker, {
+          customerId: f.customerId,
+          productId: f.productId,
+          principal,
+          numberOfRepayments: 6,
+          expiresOn: '2026-02-28',
+        }),
+      );
     await offer('500.00');
     const notified = await offer('600.00');
     await t((tx) => notifyOffer(tx, f.maker, notified.id, { channel: 'Message' }));
@@ -51,7 +62,12 @@ describe.each(testDbKinds())('loans workspace lists (offers, payments, applicati
 
   test('payments: late = unpaid installments due before the business date, expected = due on or after it, amounts as the engine', async () => {
     const view = await t((tx) => getLoanView(tx, loanId));
-    const parts = view.installments.map((i) => ({ number: i.number, dueDate: i.dueDate, ...installmentParts(i, BD, view.currency), outstanding: parseMinor(i.outstanding.total, 2) }));
+    const parts = view.installments.map((i) => ({
+      number: i.number,
+      dueDate: i.dueDate,
+      ...installmentParts(i, BD, view.currency),
+      outstanding: parseMinor(i.outstanding.total, 2),
+    }));
     const late = parts.filter((p) => p.outstanding > 0n && p.dueDate < BD);
     const expected = parts.filter((p) => p.outstanding > 0n && p.dueDate >= BD);
     expect(late.map((p) => p.number)).toEqual([2]);
@@ -69,7 +85,9 @@ describe.each(testDbKinds())('loans workspace lists (offers, payments, applicati
 
     // A date range is the due-date filter.
     const ranged = await page(paymentsList, 'tab=expected&f.due_date=2026-02-01..2026-03-31');
-    expect(ranged.rows.map((r) => r.values.installment)).toEqual(expected.filter((p) => p.dueDate >= '2026-02-01' && p.dueDate <= '2026-03-31').map((p) => p.number));
+    expect(ranged.rows.map((r) => r.values.installment)).toEqual(
+      expected.filter((p) => p.dueDate >= '2026-02-01' && p.dueDate <= '2026-03-31').map((p) => p.number),
+    );
   });
 
   test('offers: tabs follow the offer lifecycle; rows open the profile offer page', async () => {
@@ -77,13 +95,17 @@ describe.each(testDbKinds())('loans workspace lists (offers, payments, applicati
     const toPropose = await page(offersList, 'tab=to_propose');
     expect(toPropose.rows).toHaveLength(1);
     expect(toPropose.rows[0].values.principal).toBe(50_000n);
-    expect(toPropose.rows[0].href).toMatch(new RegExp(`^/loans/customer/profile/${f.customerId}/offers/[0-9a-f-]{36}$`));
+    expect(toPropose.rows[0].href).toMatch(
+      new RegExp(`^/loans/customer/profile/${f.customerId}/offers/[0-9a-f-]{36}$`),
+    );
   });
 
   test('loan applications: to decide = submitted; approved; all', async () => {
     expect(await counts(applicationsList)).toEqual({ to_decide: 1, approved: 1, closed: 0, all: 2 });
     const toDecide = await page(applicationsList, 'tab=to_decide');
     expect(toDecide.rows[0].values).toMatchObject({ status: 'submitted', principal: 70_000n });
-    expect(toDecide.rows[0].href).toMatch(new RegExp(`^/loans/customer/profile/${f.customerId}/processing-loans/[0-9a-f-]{36}$`));
+    expect(toDecide.rows[0].href).toMatch(
+      new RegExp(`^/loans/customer/profile/${f.customerId}/processing-loans/[0-9a-f-]{36}$`),
+    );
   });
 });

@@ -1,15 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDb, testDbKinds } from '../../src/lib/db/testing.ts';
-import type { Db } from '../../src/lib/db/index.ts';
-import { checkLedger } from '../../src/lib/lending/ledger/check-ledger.ts';
-import { simulatePortfolio, type SimulateResult } from '../../src/lib/simulator/simulate.ts';
+import { createTestDb, testDbKinds } from '#lib/db/testing.ts';
+import type { Db } from '#lib/db/index.ts';
+import { checkLedger } from '#lib/lending/ledger/check-ledger.ts';
+import { simulatePortfolio, type SimulateResult } from '#lib/simulator/simulate.ts';
 
 const TODAY = '2026-03-15';
 
 /** What a seed must reproduce: business content, not record ids. */
 async function fingerprint(db: Db, tenantId: string) {
   return db.tenant(tenantId, async (tx) => ({
-    customers: await tx.query(`select first_name, last_name, segment, risk_class, opt_in_status from customers order by external_id`),
+    customers: await tx.query(
+      `select first_name, last_name, segment, risk_class, opt_in_status from customers order by external_id`,
+    ),
     loans: await tx.query(
       `select c.external_id, p.code, l.principal, l.number_of_repayments, l.disbursed_on, l.status, l.closed_on, l.written_off_on
          from loans l join customers c on c.id = l.customer_id join loan_products p on p.id = l.product_id
@@ -19,7 +21,9 @@ async function fingerprint(db: Db, tenantId: string) {
       `select t.type, t.transaction_date, sum(t.amount)::int8 as amount, count(*)::int as n from loan_transactions t
         group by t.type, t.transaction_date order by t.transaction_date, t.type`,
     ),
-    history: await tx.query(`select business_date, from_classification, to_classification, count(*)::int as n from loan_delinquency_history group by 1, 2, 3 order by 1, 2 nulls first, 3 nulls first`),
+    history: await tx.query(
+      `select business_date, from_classification, to_classification, count(*)::int as n from loan_delinquency_history group by 1, 2, 3 order by 1, 2 nulls first, 3 nulls first`,
+    ),
     bank: await tx.query(`select count(*)::int as n, sum(amount)::int8 as net from customer_bank_transactions`),
   }));
 }
@@ -32,8 +36,11 @@ describe.each(testDbKinds())('portfolio simulator on %s', (kind) => {
   beforeAll(async () => {
     ({ db, drop } = await createTestDb(kind));
     await db.owner((tx) =>
-      tx.query(`insert into tenants (id, slug, name, currency, time_zone, business_date) values
-        ('sim-a1', 'sima', 'Sim A', 'EUR', 'Europe/Paris', $1), ('sim-b1', 'simb', 'Sim B', 'EUR', 'Europe/Paris', $1)`, [TODAY]),
+      tx.query(
+        `insert into tenants (id, slug, name, currency, time_zone, business_date) values
+        ('sim-a1', 'sima', 'Sim A', 'EUR', 'Europe/Paris', $1), ('sim-b1', 'simb', 'Sim B', 'EUR', 'Europe/Paris', $1)`,
+        [TODAY],
+      ),
     );
     first = await simulatePortfolio(db, { tenantId: 'sim-a1', customers: 30, months: 5, seed: 'test', today: TODAY });
   }, 240_000);
@@ -44,13 +51,23 @@ describe.each(testDbKinds())('portfolio simulator on %s', (kind) => {
     expect(first.loans).toBeGreaterThan(12);
     expect(first.repayments).toBeGreaterThan(first.loans);
     const counts = await db.tenant('sim-a1', async (tx) => ({
-      products: (await tx.query<{ code: string; n: number }>(
+      products: await tx.query<{ code: string; n: number }>(
         `select p.code, count(l.id)::int as n from loan_products p left join loans l on l.product_id = p.id and l.disbursed_on is not null group by p.code order by p.code`,
-      )),
-      offerStatuses: (await tx.query<{ status: string }>(`select distinct status from offers order by status`)).map((r) => r.status),
-      applicationStatuses: (await tx.query<{ status: string }>(`select distinct status from loan_applications order by status`)).map((r) => r.status),
-      selfApproved: (await tx.query<{ n: number }>(`select count(*)::int as n from loan_applications where decided_by = submitted_by`))[0].n,
-      loanStatuses: (await tx.query<{ status: string }>(`select distinct status from loans order by status`)).map((r) => r.status),
+      ),
+      offerStatuses: (await tx.query<{ status: string }>(`select distinct status from offers order by status`)).map(
+        (r) => r.status,
+      ),
+      applicationStatuses: (
+        await tx.query<{ status: string }>(`select distinct status from loan_applications order by status`)
+      ).map((r) => r.status),
+      selfApproved: (
+        await tx.query<{ n: number }>(
+          `select count(*)::int as n from loan_applications where decided_by = submitted_by`,
+        )
+      )[0].n,
+      loanStatuses: (await tx.query<{ status: string }>(`select distinct status from loans order by status`)).map(
+        (r) => r.status,
+      ),
       daysOff: (await tx.query<{ n: number }>(`select count(*)::int as n from days_off`))[0].n,
       metrics: (await tx.query<{ n: number }>(`select count(*)::int as n from customer_transaction_metrics`))[0].n,
     }));
@@ -65,12 +82,24 @@ describe.each(testDbKinds())('portfolio simulator on %s', (kind) => {
   });
 
   it('leaves the business date at today, with delinquency history and month-end snapshots written by the close', async () => {
-    const [{ business_date }] = await db.system((tx) => tx.query<{ business_date: string }>(`select business_date from tenants where id = 'sim-a1'`));
+    const [{ business_date }] = await db.system((tx) =>
+      tx.query<{ business_date: string }>(`select business_date from tenants where id = 'sim-a1'`),
+    );
     expect(business_date).toBe(TODAY);
-    const [h] = await db.tenant('sim-a1', (tx) => tx.query<{ n: number }>(`select count(*)::int as n from loan_delinquency_history`));
+    const [h] = await db.tenant('sim-a1', (tx) =>
+      tx.query<{ n: number }>(`select count(*)::int as n from loan_delinquency_history`),
+    );
     expect(h.n).toBeGreaterThan(0);
-    const months = await db.tenant('sim-a1', (tx) => tx.query<{ month_end: string }>(`select distinct month_end from loan_month_end_snapshots order by month_end`));
-    expect(months.map((m) => m.month_end)).toEqual(['2025-10-31', '2025-11-30', '2025-12-31', '2026-01-31', '2026-02-28']);
+    const months = await db.tenant('sim-a1', (tx) =>
+      tx.query<{ month_end: string }>(`select distinct month_end from loan_month_end_snapshots order by month_end`),
+    );
+    expect(months.map((m) => m.month_end)).toEqual([
+      '2025-10-31',
+      '2025-11-30',
+      '2025-12-31',
+      '2026-01-31',
+      '2026-02-28',
+    ]);
   });
 
   it('keeps the ledger balanced: debits = credits and loan balances = ledger balances', async () => {
@@ -85,6 +114,8 @@ describe.each(testDbKinds())('portfolio simulator on %s', (kind) => {
   }, 240_000);
 
   it('refuses to simulate into a tenant that already has loans', async () => {
-    await expect(simulatePortfolio(db, { tenantId: 'sim-a1', customers: 1, months: 1, today: TODAY })).rejects.toThrow(/already has loans/);
+    await expect(simulatePortfolio(db, { tenantId: 'sim-a1', customers: 1, months: 1, today: TODAY })).rejects.toThrow(
+      /already has loans/,
+    );
   });
 });

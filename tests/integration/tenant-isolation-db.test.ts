@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDb, testDbKinds } from '../../src/lib/db/testing.ts';
-import type { Db } from '../../src/lib/db/index.ts';
+import { createTestDb, testDbKinds } from '#lib/db/testing.ts';
+import type { Db } from '#lib/db/index.ts';
 
 describe.each(testDbKinds())('row-level security on %s', (kind) => {
   let db: Db;
@@ -34,7 +34,9 @@ describe.each(testDbKinds())('row-level security on %s', (kind) => {
   });
 
   it('refuses to move a row to another tenant and cannot touch foreign rows', async () => {
-    const moved = await db.tenant('alpha-t1', (tx) => tx.query(`update roles set name = 'x' where tenant_id = 'beta-t1' returning id`));
+    const moved = await db.tenant('alpha-t1', (tx) =>
+      tx.query(`update roles set name = 'x' where tenant_id = 'beta-t1' returning id`),
+    );
     expect(moved).toEqual([]);
     await expect(
       db.tenant('alpha-t1', (tx) => tx.query(`update roles set tenant_id = 'beta-t1' returning id`)),
@@ -42,7 +44,9 @@ describe.each(testDbKinds())('row-level security on %s', (kind) => {
   });
 
   it('returns int8 as bigint and dates as strings', async () => {
-    const [row] = await db.system((tx) => tx.query<{ n: bigint; d: string }>(`select 9007199254740993::int8 as n, date '2026-02-28' as d`));
+    const [row] = await db.system((tx) =>
+      tx.query<{ n: bigint; d: string }>(`select 9007199254740993::int8 as n, date '2026-02-28' as d`),
+    );
     expect(row).toEqual({ n: 9007199254740993n, d: '2026-02-28' });
   });
 });

@@ -1,11 +1,11 @@
 import crypto from 'node:crypto';
-import type { Db } from '../../src/lib/db/index.ts';
-import type { Actor } from '../../src/lib/lending/actor.ts';
-import { createProduct, saveLendingSettings, type ProductInput } from '../../src/lib/lending/products.ts';
-import { createCustomer } from '../../src/lib/lending/customers.ts';
-import { submitApplication } from '../../src/lib/lending/commands/submit-application.ts';
-import { approveApplication } from '../../src/lib/lending/commands/approve-application.ts';
-import { disburseLoan } from '../../src/lib/lending/commands/disburse-loan.ts';
+import type { Db } from '#lib/db/index.ts';
+import type { Actor } from '#lib/lending/actor.ts';
+import { createProduct, saveLendingSettings, type ProductInput } from '#lib/lending/products.ts';
+import { createCustomer } from '#lib/lending/customers.ts';
+import { submitApplication } from '#lib/lending/commands/submit-application.ts';
+import { approveApplication } from '#lib/lending/commands/approve-application.ts';
+import { disburseLoan } from '#lib/lending/commands/disburse-loan.ts';
 
 /**
  * A tenant ready for lending tests: a product, a customer, a maker (loan officer), a checker and an
@@ -25,10 +25,18 @@ export type LendingFixture = {
   /** Submits and approves (maker submits, checker approves); returns the loan and application ids. */
   approvedLoan(options?: LoanOptions): Promise<{ loanId: string; applicationId: string }>;
   /** …and disburses it on the business date (or options.disbursementDate). */
-  disbursedLoan(options?: LoanOptions & { disbursementDate?: string }): Promise<{ loanId: string; applicationId: string }>;
+  disbursedLoan(
+    options?: LoanOptions & { disbursementDate?: string },
+  ): Promise<{ loanId: string; applicationId: string }>;
 };
 
-export type LoanOptions = { principal?: string; numberOfRepayments?: number; annualInterestRate?: string; customerId?: string; productId?: string };
+export type LoanOptions = {
+  principal?: string;
+  numberOfRepayments?: number;
+  annualInterestRate?: string;
+  customerId?: string;
+  productId?: string;
+};
 
 export type FixtureOptions = {
   tenantId?: string;
@@ -45,27 +53,54 @@ export async function createLendingFixture(db: Db, options: FixtureOptions = {})
   const currency = options.currency ?? 'USD';
   const businessDate = options.businessDate ?? '2026-01-15';
   await db.owner((tx) =>
-    tx.query(`insert into tenants (id, slug, name, currency, business_date) values ($1, $1, $2, $3, $4)`, [tenantId, `Lender ${tenantId}`, currency, businessDate]),
+    tx.query(`insert into tenants (id, slug, name, currency, business_date) values ($1, $1, $2, $3, $4)`, [
+      tenantId,
+      `Lender ${tenantId}`,
+      currency,
+      businessDate,
+    ]),
   );
-  const actor = (name: string, isAdmin = false): Actor => ({ tenantId, userId: `${name}-${tenantId}`, isAdmin, ip: '127.0.0.1' });
+  const actor = (name: string, isAdmin = false): Actor => ({
+    tenantId,
+    userId: `${name}-${tenantId}`,
+    isAdmin,
+    ip: '127.0.0.1',
+  });
   const maker = actor('maker');
   const checker = actor('checker');
   const admin = actor('admin', true);
   const { productId, customerId } = await db.tenant(tenantId, async (tx) => {
     await saveLendingSettings(tx, tenantId, { approvalAdminThreshold: options.approvalAdminThreshold ?? null });
     const product = await createProduct(tx, tenantId, {
-      code: 'EMI12', name: 'Monthly EMI 12%', currency, digitsAfterDecimal: currency === 'XOF' || currency === 'JPY' ? 0 : 2,
-      minPrincipal: 1_000n, maxPrincipal: 100_000_000n, minRepayments: 1, maxRepayments: 36, annualInterestRate: '12',
-      repaymentFrequency: 'MONTHS', interestCalculationPeriod: 'SAME_AS_REPAYMENT_PERIOD', ...options.product,
+      code: 'EMI12',
+      name: 'Monthly EMI 12%',
+      currency,
+      digitsAfterDecimal: currency === 'XOF' || currency === 'JPY' ? 0 : 2,
+      minPrincipal: 1_000n,
+      maxPrincipal: 100_000_000n,
+      minRepayments: 1,
+      maxRepayments: 36,
+      annualInterestRate: '12',
+      repaymentFrequency: 'MONTHS',
+      interestCalculationPeriod: 'SAME_AS_REPAYMENT_PERIOD',
+      ...options.product,
     });
-    const customer = await createCustomer(tx, maker, { firstName: 'Ada', lastName: 'Lovelace', nationalId: `NID-${tenantId}`, phone: '+33100000000' });
+    const customer = await createCustomer(tx, maker, {
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      nationalId: `NID-${tenantId}`,
+      phone: '+33100000000',
+    });
     return { productId: product.id, customerId: customer.id };
   });
 
   const approvedLoan = async (o: LoanOptions = {}) => {
     const { application, loanId } = await db.tenant(tenantId, (tx) =>
       submitApplication(tx, maker, {
-        customerId: o.customerId ?? customerId, productId: o.productId ?? productId, principal: o.principal ?? '1200.00', numberOfRepayments: o.numberOfRepayments ?? 12,
+        customerId: o.customerId ?? customerId,
+        productId: o.productId ?? productId,
+        principal: o.principal ?? '1200.00',
+        numberOfRepayments: o.numberOfRepayments ?? 12,
         annualInterestRate: o.annualInterestRate,
       }),
     );
@@ -77,7 +112,19 @@ export async function createLendingFixture(db: Db, options: FixtureOptions = {})
     await db.tenant(tenantId, (tx) => disburseLoan(tx, checker, { loanId: ids.loanId, date: o.disbursementDate }));
     return ids;
   };
-  return { db, tenantId, currency, businessDate, maker, checker, admin, productId, customerId, approvedLoan, disbursedLoan };
+  return {
+    db,
+    tenantId,
+    currency,
+    businessDate,
+    maker,
+    checker,
+    admin,
+    productId,
+    customerId,
+    approvedLoan,
+    disbursedLoan,
+  };
 }
 
 /** Moves a tenant's business date (tests only; the daily close does this in production). */

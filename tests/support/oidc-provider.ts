@@ -19,7 +19,13 @@ export type TestOidcProvider = {
   close(): Promise<void>;
 };
 
-export async function startOidcProvider(options: { port?: number; redirectUris: string[]; postLogoutRedirectUris?: string[]; clientId?: string; clientSecret?: string }): Promise<TestOidcProvider> {
+export async function startOidcProvider(options: {
+  port?: number;
+  redirectUris: string[];
+  postLogoutRedirectUris?: string[];
+  clientId?: string;
+  clientSecret?: string;
+}): Promise<TestOidcProvider> {
   const clientId = options.clientId ?? 'lending-backoffice';
   const clientSecret = options.clientSecret ?? 'test-client-secret-0123456789abcdef';
   let account: TestAccount = { sub: 'user-1', email: 'admin@demo.test', emailVerified: true, name: 'Alice Admin' };
@@ -31,15 +37,17 @@ export async function startOidcProvider(options: { port?: number; redirectUris: 
   const issuer = `http://localhost:${port}`;
 
   const provider = new Provider(issuer, {
-    clients: [{
-      client_id: clientId,
-      client_secret: clientSecret,
-      redirect_uris: options.redirectUris,
-      post_logout_redirect_uris: options.postLogoutRedirectUris ?? [],
-      grant_types: ['authorization_code'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'client_secret_basic',
-    }],
+    clients: [
+      {
+        client_id: clientId,
+        client_secret: clientSecret,
+        redirect_uris: options.redirectUris,
+        post_logout_redirect_uris: options.postLogoutRedirectUris ?? [],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
+    ],
     pkce: { required: () => true },
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
     features: { devInteractions: { enabled: false }, rpInitiatedLogout: { enabled: true } },
@@ -50,7 +58,12 @@ export async function startOidcProvider(options: { port?: number; redirectUris: 
       if (!found) return undefined;
       return {
         accountId: sub,
-        claims: async () => ({ sub, email: found.email, email_verified: found.emailVerified ?? true, name: found.name ?? found.email }),
+        claims: async () => ({
+          sub,
+          email: found.email,
+          email_verified: found.emailVerified ?? true,
+          name: found.name ?? found.email,
+        }),
       };
     },
   } as never);
@@ -64,10 +77,17 @@ export async function startOidcProvider(options: { port?: number; redirectUris: 
         const details = await provider.interactionDetails(req, res);
         if (details.prompt.name === 'login') {
           accounts.set(account.sub, account);
-          await provider.interactionFinished(req, res, { login: { accountId: account.sub } }, { mergeWithLastSubmission: false });
+          await provider.interactionFinished(
+            req,
+            res,
+            { login: { accountId: account.sub } },
+            { mergeWithLastSubmission: false },
+          );
           return;
         }
-        const grant = details.grantId ? await provider.Grant.find(details.grantId) : new provider.Grant({ accountId: details.session!.accountId, clientId: details.params.client_id as string });
+        const grant = details.grantId
+          ? await provider.Grant.find(details.grantId)
+          : new provider.Grant({ accountId: details.session!.accountId, clientId: details.params.client_id as string });
         const missing = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[] };
         if (missing.missingOIDCScope) grant!.addOIDCScope(missing.missingOIDCScope.join(' '));
         if (missing.missingOIDCClaims) grant!.addOIDCClaims(missing.missingOIDCClaims);
@@ -89,9 +109,10 @@ export async function startOidcProvider(options: { port?: number; redirectUris: 
     setAccount(next) {
       account = next;
     },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

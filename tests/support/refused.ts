@@ -1,4 +1,4 @@
-import { AppError } from '../../src/lib/errors/app-error.ts';
+import { AppError } from '#lib/errors/app-error.ts';
 
 /** Awaits a command that must be refused and returns its AppError (anything else fails the test). */
 export async function refused(run: Promise<unknown>): Promise<AppError> {

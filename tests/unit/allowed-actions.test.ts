@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { allowedActions, mayOpen } from '../../src/lib/auth/allowed-actions.ts';
-import { DEMO_ROLES } from '../../src/lib/auth/permissions.ts';
-import { findList } from '../../src/lib/lists/registry.ts';
+import { allowedActions, mayOpen } from '#lib/auth/allowed-actions.ts';
+import { DEMO_ROLES } from '#lib/auth/permissions.ts';
+import { findList } from '#lib/lists/registry.ts';
 
 const officer = { isAdmin: false, authorities: DEMO_ROLES.loan_officer.authorities };
 const analyst = { isAdmin: false, authorities: DEMO_ROLES.analyst.authorities };
@@ -10,25 +10,69 @@ const everything = ['disburse', 'repay', 'writeOff', 'reverseTransaction'].map((
 
 describe('allowedActions: the route rule AND the lifecycle', () => {
   it('shows a loan action only when both the API route and the dry run allow it', () => {
-    expect(allowedActions(officer, 'loan', { dryRun: everything })).toEqual({ disburse: true, repay: true, writeOff: false, reverseTransaction: false });
-    expect(allowedActions(admin, 'loan', { dryRun: everything })).toEqual({ disburse: true, repay: true, writeOff: true, reverseTransaction: true });
+    expect(allowedActions(officer, 'loan', { dryRun: everything })).toEqual({
+      disburse: true,
+      repay: true,
+      writeOff: false,
+      reverseTransaction: false,
+    });
+    expect(allowedActions(admin, 'loan', { dryRun: everything })).toEqual({
+      disburse: true,
+      repay: true,
+      writeOff: true,
+      reverseTransaction: true,
+    });
     // The lifecycle says no: hidden even from an administrator; an action the dry run omits is not allowed.
-    expect(allowedActions(admin, 'loan', { dryRun: [{ action: 'repay', allowed: false }] })).toEqual({ disburse: false, repay: false, writeOff: false, reverseTransaction: false });
-    expect(allowedActions(analyst, 'loan', { dryRun: everything })).toEqual({ disburse: false, repay: false, writeOff: false, reverseTransaction: false });
+    expect(allowedActions(admin, 'loan', { dryRun: [{ action: 'repay', allowed: false }] })).toEqual({
+      disburse: false,
+      repay: false,
+      writeOff: false,
+      reverseTransaction: false,
+    });
+    expect(allowedActions(analyst, 'loan', { dryRun: everything })).toEqual({
+      disburse: false,
+      repay: false,
+      writeOff: false,
+      reverseTransaction: false,
+    });
   });
 
   it('offer actions without a lifecycle (simulate, copy, print) follow the permission alone', () => {
-    const offer = allowedActions(officer, 'offer', { dryRun: [{ action: 'notify', allowed: true }, { action: 'reject', allowed: false }] });
+    const offer = allowedActions(officer, 'offer', {
+      dryRun: [
+        { action: 'notify', allowed: true },
+        { action: 'reject', allowed: false },
+      ],
+    });
     expect(offer).toEqual({ notify: true, reject: false, request: false, simulate: true, copyCode: true, print: true });
-    expect(allowedActions(null, 'offer')).toEqual({ notify: false, reject: false, request: false, simulate: false, copyCode: false, print: false });
+    expect(allowedActions(null, 'offer')).toEqual({
+      notify: false,
+      reject: false,
+      request: false,
+      simulate: false,
+      copyCode: false,
+      print: false,
+    });
   });
 
   it('customer actions follow the same rules as their API routes and pages', () => {
     const { collector } = DEMO_ROLES;
-    expect(allowedActions({ isAdmin: false, authorities: collector.authorities }, 'customer')).toMatchObject({ uploadFile: false, downloadFile: false, optIn: false, seeCreditAnalysis: false });
+    expect(allowedActions({ isAdmin: false, authorities: collector.authorities }, 'customer')).toMatchObject({
+      uploadFile: false,
+      downloadFile: false,
+      optIn: false,
+      seeCreditAnalysis: false,
+    });
     // Importing a statement needs both keys (an implied key of the permission module).
-    expect(allowedActions({ isAdmin: false, authorities: ['customer.files.upload'] }, 'customer').importBankStatement).toBe(false);
-    expect(allowedActions({ isAdmin: false, authorities: ['customer.files.upload', 'customer.bank_statements.view'] }, 'customer').importBankStatement).toBe(true);
+    expect(
+      allowedActions({ isAdmin: false, authorities: ['customer.files.upload'] }, 'customer').importBankStatement,
+    ).toBe(false);
+    expect(
+      allowedActions(
+        { isAdmin: false, authorities: ['customer.files.upload', 'customer.bank_statements.view'] },
+        'customer',
+      ).importBankStatement,
+    ).toBe(true);
   });
 
   it('a list opens, exports and edits its views as its page and the custom-views API allow', () => {
@@ -36,7 +80,11 @@ describe('allowedActions: the route rule AND the lifecycle', () => {
     const applications = findList('applications')!;
     expect(allowedActions(officer, 'list', loans)).toEqual({ open: true, export: true, editViews: true });
     expect(allowedActions(analyst, 'list', loans)).toEqual({ open: true, export: true, editViews: false });
-    expect(allowedActions(analyst, 'list', findList('offers')!)).toEqual({ open: false, export: false, editViews: false });
+    expect(allowedActions(analyst, 'list', findList('offers')!)).toEqual({
+      open: false,
+      export: false,
+      editViews: false,
+    });
     // A list without custom views never offers to edit them.
     expect(allowedActions(admin, 'list', applications)).toEqual({ open: true, export: true, editViews: false });
   });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { GENERATED_FILE, generateSchemaTypes, renderSchemaTypes, rowTypeName } from '../../src/lib/db/schema-types.ts';
+import { GENERATED_FILE, generateSchemaTypes, renderSchemaTypes, rowTypeName } from '#lib/db/schema-types.ts';
 
 describe('generated row types', () => {
   it('src/lib/db/schema.generated.ts matches the migrations (run `npm run db:types` when this fails)', async () => {
@@ -64,7 +64,13 @@ describe('generated row types', () => {
     expect(() =>
       renderSchemaTypes({
         enums: new Map(),
-        tables: [{ name: 't', isView: false, columns: [{ table: 't', column: 'c', udt: 'tsvector', isArray: false, isNullable: false }] }],
+        tables: [
+          {
+            name: 't',
+            isView: false,
+            columns: [{ table: 't', column: 'c', udt: 'tsvector', isArray: false, isNullable: false }],
+          },
+        ],
       }),
     ).toThrow(/t\.c: no TypeScript type for column type "tsvector"/);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RESOURCES, type Resource } from '../../src/lib/i18n/resources.ts';
+import { RESOURCES, type Resource } from '#lib/i18n/resources.ts';
 
 /** Every leaf key of a resource as a dotted path, with its text. */
 function leaves(resource: Resource, prefix = ''): Map<string, string> {
@@ -36,11 +36,13 @@ describe('translations', () => {
     });
 
     it('French keeps the same {{placeholders}}', () => {
-      const mismatched = [...en.entries()].filter(([key, text]) => fr.has(key) && names(text).join() !== names(fr.get(key)!).join()).map(([key]) => key);
+      const mismatched = [...en.entries()]
+        .filter(([key, text]) => fr.has(key) && names(text).join() !== names(fr.get(key)!).join())
+        .map(([key]) => key);
       expect(mismatched).toEqual([]);
     });
 
-    it('French uses one apostrophe, the typographic one (l’export, not l\'export)', () => {
+    it("French uses one apostrophe, the typographic one (l’export, not l'export)", () => {
       expect([...fr.entries()].filter(([, text]) => /\p{L}'\p{L}/u.test(text)).map(([key]) => key)).toEqual([]);
     });
   });

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatDate, formatDateTime, formatDecimalMoney, formatMoney, formatNumber, formatTime } from '../../src/lib/i18n/format.ts';
-import { getT, languageOf } from '../../src/lib/i18n/index.ts';
-import { fromMinor } from '../../src/lib/money/money.ts';
+import {
+  formatBytes,
+  formatDate,
+  formatDateTime,
+  formatDecimalMoney,
+  formatMoney,
+  formatNumber,
+  formatTime,
+} from '#lib/i18n/format.ts';
+import { getT, languageOf } from '#lib/i18n/index.ts';
+import { fromMinor } from '#lib/money/money.ts';
 
 // Intl puts narrow no-break spaces in French numbers; compare with plain spaces.
 const plain = (s: string) => s.replace(/[\u00a0\u202f]/g, ' ');
@@ -60,7 +68,11 @@ describe('languages', () => {
     expect(t('common:report.sent')).toBe('Error report sent, thank you!');
     expect(t('common:report.failed')).toBe('Failed to send error report');
     expect(t('errors:unexpected')).toBe('Unexpected Application Error!');
-    expect([t('errors:titles.404'), t('errors:titles.500'), t('errors:titles.403')]).toEqual(['No Found', 'Server Error', 'Unauthorized']);
+    expect([t('errors:titles.404'), t('errors:titles.500'), t('errors:titles.403')]).toEqual([
+      'No Found',
+      'Server Error',
+      'Unauthorized',
+    ]);
   });
   it('French navigation comes out in French', async () => {
     const t = await getT('fr');

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RESOURCES, type Resource } from '../../src/lib/i18n/resources.ts';
+import { RESOURCES, type Resource } from '#lib/i18n/resources.ts';
 
 /**
  * Every literal key the shell passes to t() exists in the English bundle (and so, by the
@@ -9,9 +9,16 @@ import { RESOURCES, type Resource } from '../../src/lib/i18n/resources.ts';
  */
 const ROOTS = ['src/components', 'src/layouts', 'src/islands'];
 const PAGES = [
-  'src/pages/index.astro', 'src/pages/403.astro', 'src/pages/404.astro', 'src/pages/500.astro', 'src/pages/admin/platform/error-reports.astro',
-  'src/pages/loans/403.astro', 'src/pages/[section]/403.astro', 'src/pages/[section]/[...rest].astro',
-  'src/pages/[section]/user/profile.astro', 'src/pages/[section]/user/downloads-list.astro',
+  'src/pages/index.astro',
+  'src/pages/403.astro',
+  'src/pages/404.astro',
+  'src/pages/500.astro',
+  'src/pages/admin/platform/error-reports.astro',
+  'src/pages/loans/403.astro',
+  'src/pages/[section]/403.astro',
+  'src/pages/[section]/[...rest].astro',
+  'src/pages/[section]/user/profile.astro',
+  'src/pages/[section]/user/downloads-list.astro',
 ];
 
 function files(dir: string): string[] {

@@ -3,8 +3,12 @@ import { applyColumns, applyFilters, rangeValue, splitRange } from '../../src/is
 
 describe('list toolbar URL edits', () => {
   it('replaces the filters, keeps the rest, resets the position', () => {
-    expect(applyFilters('tab=overdue&sort=-principal&f.status=ACTIVE&page=3&cursor=abc&cols=customer', { principal: '100..', status: '' }))
-      .toBe('tab=overdue&sort=-principal&cols=customer&f.principal=100..');
+    expect(
+      applyFilters('tab=overdue&sort=-principal&f.status=ACTIVE&page=3&cursor=abc&cols=customer', {
+        principal: '100..',
+        status: '',
+      }),
+    ).toBe('tab=overdue&sort=-principal&cols=customer&f.principal=100..');
     expect(applyFilters('f.status=ACTIVE&q=x', {})).toBe('q=x');
     expect(applyFilters('', { status: 'ACTIVE,APPROVED', disbursed_on: '..' })).toBe('f.status=ACTIVE,APPROVED');
   });

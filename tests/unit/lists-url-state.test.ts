@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { defaultListState, listHref, listQuery, parseListState, serializeListState } from '../../src/lib/lists/url-state.ts';
-import { defineList, visibleColumns } from '../../src/lib/lists/definition.ts';
+import { defaultListState, listHref, listQuery, parseListState, serializeListState } from '#lib/lists/url-state.ts';
+import { defineList, visibleColumns } from '#lib/lists/definition.ts';
 import { peopleList } from '../integration/lists-fixture.ts';
-import { encodeCursor } from '../../src/lib/lists/query.ts';
+import { encodeCursor } from '#lib/lists/query.ts';
 
 const parse = (query: string) => parseListState(peopleList, new URLSearchParams(query));
 /** A cursor as the list writes it (base64url JSON); anything else is refused. */
@@ -23,7 +23,8 @@ describe('list URL state', () => {
   it('reads every part and writes it back identically', () => {
     const query =
       'view=2b1e4c2a-3f4d-4e5f-8a9b-0c1d2e3f4a5b&tab=overdue&sort=-amount&q=jean+dupont&f.amount=100..250.50&f.opened_on=2026-01-01..&f.status=active,closed' +
-      '&cols=status,dpd&limit=50&scope=branch%3A00000000-0000-4000-8000-00000000000a&page=3&cursor=' + CURSOR;
+      '&cols=status,dpd&limit=50&scope=branch%3A00000000-0000-4000-8000-00000000000a&page=3&cursor=' +
+      CURSOR;
     const { state, issues } = parse(query);
     expect(issues).toEqual([]);
     expect(state).toEqual({
@@ -60,15 +61,39 @@ describe('list URL state', () => {
     expect(state.scope).toBeNull();
     expect(state.view).toBeNull();
     expect(issues.map((i) => i.param).sort()).toEqual(
-      ['cols', 'cursor', 'f.amount', 'f.opened_on', 'f.status', 'f.unknown', 'limit', 'page', 'scope', 'sort', 'tab', 'view'].sort(),
+      [
+        'cols',
+        'cursor',
+        'f.amount',
+        'f.opened_on',
+        'f.status',
+        'f.unknown',
+        'limit',
+        'page',
+        'scope',
+        'sort',
+        'tab',
+        'view',
+      ].sort(),
     );
   });
 
   it('refuses cursors it did not write, repeated parameters and unknown names', () => {
-    for (const cursor of ['abc_DEF-1', b64({ a: 1 }), b64({ d: 'n', v: 1, id: 'x', k: 'name:asc' }), b64({ d: 'x', v: 'a', id: 'b', k: 'c' }), b64([1, 2]), b64(null), b64('s')]) {
+    for (const cursor of [
+      'abc_DEF-1',
+      b64({ a: 1 }),
+      b64({ d: 'n', v: 1, id: 'x', k: 'name:asc' }),
+      b64({ d: 'x', v: 'a', id: 'b', k: 'c' }),
+      b64([1, 2]),
+      b64(null),
+      b64('s'),
+    ]) {
       const { state, issues } = parse(`cursor=${cursor}`);
       expect(state.cursor, cursor).toBeNull();
-      expect(issues.map((i) => i.param), cursor).toEqual(['cursor']);
+      expect(
+        issues.map((i) => i.param),
+        cursor,
+      ).toEqual(['cursor']);
     }
     expect(parse('limit=10&limit=25').issues).toEqual([{ param: 'limit', message: 'give this parameter once' }]);
     expect(parse('limit[]=10').issues).toEqual([{ param: 'limit[]', message: 'unknown parameter' }]);
@@ -99,6 +124,11 @@ describe('list URL state', () => {
   it('refuses a definition whose defaults do not exist', () => {
     expect(() => defineList({ ...peopleList, defaultSort: { key: 'note', dir: 'asc' } })).toThrow(/default sort note/);
     expect(() => defineList({ ...peopleList, defaultTab: 'x' })).toThrow(/default tab x/);
-    expect(() => defineList({ ...peopleList, columns: [...peopleList.columns, { key: 'Bad Key', label: '', sql: '1', type: 'text' }] })).toThrow(/bad column key/);
+    expect(() =>
+      defineList({
+        ...peopleList,
+        columns: [...peopleList.columns, { key: 'Bad Key', label: '', sql: '1', type: 'text' }],
+      }),
+    ).toThrow(/bad column key/);
   });
 });

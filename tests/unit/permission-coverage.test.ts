@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isPublicAsset } from '../../src/lib/auth/guard.ts';
-import { isRuleKey, type Rule } from '../../src/lib/auth/permissions.ts';
-import { API_ROUTES, ROUTES, matchApiRoute, matchRoute, type HttpMethod } from '../../src/lib/auth/route-manifest.ts';
+import { isPublicAsset } from '#lib/auth/guard.ts';
+import { isRuleKey, type Rule } from '#lib/auth/permissions.ts';
+import { API_ROUTES, ROUTES, matchApiRoute, matchRoute, type HttpMethod } from '#lib/auth/route-manifest.ts';
 
 // One permission point. Deny by default means a page or endpoint missing from the manifest answers
 // 404 through the guard; this test walks src/pages and proves the other half: every page and every
@@ -26,8 +26,19 @@ function routedFiles(dir: string): string[] {
 
 /** 'loans/[id]/index.ts' → '/loans/x-id'. */
 function samplePath(file: string): string {
-  const rel = path.relative(ROOT, file).replace(/\\/g, '/').replace(/\.(astro|ts|js)$/, '').replace(/(^|\/)index$/, '');
-  return '/' + rel.split('/').filter(Boolean).map((seg) => seg.replace(/^\[(\w+)\]$/, 'x-$1')).join('/');
+  const rel = path
+    .relative(ROOT, file)
+    .replace(/\\/g, '/')
+    .replace(/\.(astro|ts|js)$/, '')
+    .replace(/(^|\/)index$/, '');
+  return (
+    '/' +
+    rel
+      .split('/')
+      .filter(Boolean)
+      .map((seg) => seg.replace(/^\[(\w+)\]$/, 'x-$1'))
+      .join('/')
+  );
 }
 
 /** Every pattern that matches the path, with its specificity (static segment 2, param 1). */
@@ -46,7 +57,10 @@ function expectUnambiguous(patterns: readonly string[], pathname: string, chosen
   const matches = allMatches(patterns, pathname);
   const best = matches.find((m) => m.pattern === chosen)!;
   const ties = matches.filter((m) => m.score === best.score);
-  expect(ties.map((m) => m.pattern), `${pathname} matches several equally specific entries`).toEqual([chosen]);
+  expect(
+    ties.map((m) => m.pattern),
+    `${pathname} matches several equally specific entries`,
+  ).toEqual([chosen]);
 }
 
 function expectOneRule(rule: Rule | undefined, where: string): void {
@@ -73,7 +87,11 @@ describe('every /v1 endpoint method resolves to exactly one rule', () => {
     const url = samplePath(file);
     const match = matchApiRoute(url);
     expect(match, `${url} has no API_ROUTES entry`).not.toBeNull();
-    expectUnambiguous(API_ROUTES.map((r) => r.pattern), url, match!.entry.pattern);
+    expectUnambiguous(
+      API_ROUTES.map((r) => r.pattern),
+      url,
+      match!.entry.pattern,
+    );
     const methods = exportedMethods(file);
     expect(methods.length, `${url} exports no method`).toBeGreaterThan(0);
     for (const method of methods) expectOneRule(match!.entry.methods[method], `${method} ${url}`);
@@ -86,7 +104,8 @@ describe('every /v1 endpoint method resolves to exactly one rule', () => {
     for (const r of API_ROUTES) {
       expect(r.pattern, 'subtree grant').not.toMatch(/\*/);
       expect(served.has(r.pattern), `${r.pattern} has no endpoint file`).toBe(true);
-      for (const [method, action] of Object.entries(r.audit?.actions ?? {})) expect(r.methods[method as HttpMethod], `${r.pattern} audits ${action} for an undeclared method`).toBeDefined();
+      for (const [method, action] of Object.entries(r.audit?.actions ?? {}))
+        expect(r.methods[method as HttpMethod], `${r.pattern} audits ${action} for an undeclared method`).toBeDefined();
     }
   });
 });
@@ -100,7 +119,11 @@ describe('every page resolves to exactly one rule', () => {
     if (isPublicAsset(url)) return void expect(matchRoute(url)).toBeNull();
     const match = matchRoute(url);
     expect(match, `${url} has no manifest route`).not.toBeNull();
-    expectUnambiguous(ROUTES.map((r) => r.pattern), url, match!.entry.pattern);
+    expectUnambiguous(
+      ROUTES.map((r) => r.pattern),
+      url,
+      match!.entry.pattern,
+    );
     expectOneRule(match!.entry.rule, url);
   });
 
@@ -121,16 +144,23 @@ describe('one permission point in the source', () => {
       return /\.(ts|tsx|astro)$/.test(d.name) ? [full] : [];
     });
   }
-  const files = sourceFiles(SRC).map((f) => ({ rel: path.relative(SRC, f).replace(/\\/g, '/'), text: fs.readFileSync(f, 'utf8') }));
+  const files = sourceFiles(SRC).map((f) => ({
+    rel: path.relative(SRC, f).replace(/\\/g, '/'),
+    text: fs.readFileSync(f, 'utf8'),
+  }));
 
   it('calls hasPermission only inside the permission module', () => {
-    const outside = files.filter((f) => !PERMISSION_MODULE.has(f.rel) && /\bhasPermission\b/.test(f.text)).map((f) => f.rel);
+    const outside = files
+      .filter((f) => !PERMISSION_MODULE.has(f.rel) && /\bhasPermission\b/.test(f.text))
+      .map((f) => f.rel);
     expect(outside).toEqual([]);
   });
 
   it('spells "administrators only" one way: the ADMIN rule of the permission module', () => {
     const spellings = [/__admin_only__/, /['"]ADMIN['"]/, /kind:\s*['"]admin['"]/];
-    const outside = files.filter((f) => !PERMISSION_MODULE.has(f.rel) && spellings.some((re) => re.test(f.text))).map((f) => f.rel);
+    const outside = files
+      .filter((f) => !PERMISSION_MODULE.has(f.rel) && spellings.some((re) => re.test(f.text)))
+      .map((f) => f.rel);
     expect(outside).toEqual([]);
   });
 });

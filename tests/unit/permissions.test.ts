@@ -1,8 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import {
-  ADMIN, DEMO_ROLES, PERMISSION_KEYS, PERMISSION_TABLE, PUBLIC, SIGNED_IN, allows, hasPermission, isFeatureEnabled, isPermissionKey, isRuleKey,
-  isUsageLimitReached, keyFallbacks, need, permissionKey, type PricingFeature,
-} from '../../src/lib/auth/permissions.ts';
+  ADMIN,
+  DEMO_ROLES,
+  PERMISSION_KEYS,
+  PERMISSION_TABLE,
+  PUBLIC,
+  SIGNED_IN,
+  allows,
+  hasPermission,
+  isFeatureEnabled,
+  isPermissionKey,
+  isRuleKey,
+  isUsageLimitReached,
+  keyFallbacks,
+  need,
+  permissionKey,
+  type PricingFeature,
+} from '#lib/auth/permissions.ts';
 
 const user = (authorities: string[], isAdmin = false) => ({ isAdmin, authorities });
 
@@ -16,10 +30,25 @@ describe('permission check', () => {
     ['area fallback does not cross areas', user(['loans']), 'analytics.overview.view', false],
     ['a more specific authority does not grant the broader key', user(['loans.offers.view']), 'loans.offers', false],
     ['a prefix that is not a whole segment grants nothing', user(['loans.off']), 'loans.offers.view', false],
-    ['an implied key is held through any key that implies it', user(['loans.offers.view']), 'loans.products.view', true],
+    [
+      'an implied key is held through any key that implies it',
+      user(['loans.offers.view']),
+      'loans.products.view',
+      true,
+    ],
     ['an implied key is not held without one', user(['loans.tasks.view']), 'loans.products.view', false],
-    ['an all-of implied key needs every key', user(['customer.files.upload']), 'customer.bank_statements.import', false],
-    ['an all-of implied key passes with every key (fallbacks count)', user(['customer.files.upload', 'customer.bank_statements']), 'customer.bank_statements.import', true],
+    [
+      'an all-of implied key needs every key',
+      user(['customer.files.upload']),
+      'customer.bank_statements.import',
+      false,
+    ],
+    [
+      'an all-of implied key passes with every key (fallbacks count)',
+      user(['customer.files.upload', 'customer.bank_statements']),
+      'customer.bank_statements.import',
+      true,
+    ],
   ])('%s', (_name, subject, requirement, expected) => {
     expect(hasPermission(subject, requirement as never)).toBe(expected);
   });
@@ -53,13 +82,31 @@ describe('permission check', () => {
   });
 
   it('the key table covers the six areas and every key is well formed and unique', () => {
-    expect(Object.keys(PERMISSION_TABLE).sort()).toEqual(['admin', 'analytics', 'collection', 'customer', 'loans', 'strategies']);
+    expect(Object.keys(PERMISSION_TABLE).sort()).toEqual([
+      'admin',
+      'analytics',
+      'collection',
+      'customer',
+      'loans',
+      'strategies',
+    ]);
     expect(new Set(PERMISSION_KEYS).size).toBe(PERMISSION_KEYS.length);
     for (const key of PERMISSION_KEYS) expect(key).toMatch(/^[a-z]+\.[a-z_]+\.[a-z_]+$/);
     // A few keys the route guards name, spelled as the table spells them.
-    for (const key of ['admin.contracts.update', 'admin.plan.request', 'admin.collection_workflow.delete', 'analytics.list_export.run_query',
-      'loans.offers.simulate_repayment', 'loans.loans.transfer_funds', 'loans.tasks.manage', 'strategies.strategies.validate_draft_provider',
-      'strategies.strategies.reactivate_inactive', 'customer.files.download', 'customer.eligibility.force', 'collection.buckets.view']) {
+    for (const key of [
+      'admin.contracts.update',
+      'admin.plan.request',
+      'admin.collection_workflow.delete',
+      'analytics.list_export.run_query',
+      'loans.offers.simulate_repayment',
+      'loans.loans.transfer_funds',
+      'loans.tasks.manage',
+      'strategies.strategies.validate_draft_provider',
+      'strategies.strategies.reactivate_inactive',
+      'customer.files.download',
+      'customer.eligibility.force',
+      'collection.buckets.view',
+    ]) {
       expect(isPermissionKey(key), key).toBe(true);
     }
   });
@@ -80,12 +127,37 @@ describe('permission check', () => {
 
 describe('feature flags and usage limits', () => {
   const feature = (over: Partial<PricingFeature> & { plans: PricingFeature['plans'] }): PricingFeature => ({
-    name: 'exports', supports_usage_limit: true, usage_unit: 'exports', ...over,
+    name: 'exports',
+    supports_usage_limit: true,
+    usage_unit: 'exports',
+    ...over,
   });
 
   it.each([
-    ['first plan enabled', [feature({ plans: [{ enabled: true, unlimited: false }, { enabled: false, unlimited: false }] })], true],
-    ['first plan disabled, second enabled', [feature({ plans: [{ enabled: false, unlimited: false }, { enabled: true, unlimited: true }] })], false],
+    [
+      'first plan enabled',
+      [
+        feature({
+          plans: [
+            { enabled: true, unlimited: false },
+            { enabled: false, unlimited: false },
+          ],
+        }),
+      ],
+      true,
+    ],
+    [
+      'first plan disabled, second enabled',
+      [
+        feature({
+          plans: [
+            { enabled: false, unlimited: false },
+            { enabled: true, unlimited: true },
+          ],
+        }),
+      ],
+      false,
+    ],
     ['no plans', [feature({ plans: [] })], false],
     ['unknown feature', [feature({ name: 'other', plans: [{ enabled: true, unlimited: true }] })], false],
   ])('enabled: %s', (_name, features, expected) => {
@@ -97,10 +169,28 @@ describe('feature flags and usage limits', () => {
     ['usage at the limit', { plans: [{ enabled: true, unlimited: false, usage_limit: 10 }], usage: 10 }, true],
     ['usage above the limit', { plans: [{ enabled: true, unlimited: false, usage_limit: 10 }], usage: 11 }, true],
     ['unlimited plan', { plans: [{ enabled: true, unlimited: true, usage_limit: 10 }], usage: 50 }, false],
-    ['feature without limit support', { supports_usage_limit: false, plans: [{ enabled: true, unlimited: false, usage_limit: 0 }], usage: 50 }, false],
-    ['missing usage_limit defaults to 0 (reached at 0 usage)', { plans: [{ enabled: true, unlimited: false }], usage: 0 }, true],
+    [
+      'feature without limit support',
+      { supports_usage_limit: false, plans: [{ enabled: true, unlimited: false, usage_limit: 0 }], usage: 50 },
+      false,
+    ],
+    [
+      'missing usage_limit defaults to 0 (reached at 0 usage)',
+      { plans: [{ enabled: true, unlimited: false }], usage: 0 },
+      true,
+    ],
     ['null usage_limit defaults to 0', { plans: [{ enabled: true, unlimited: false, usage_limit: null }] }, true],
-    ['only the first plan counts', { plans: [{ enabled: true, unlimited: false, usage_limit: 1 }, { enabled: true, unlimited: true }], usage: 1 }, true],
+    [
+      'only the first plan counts',
+      {
+        plans: [
+          { enabled: true, unlimited: false, usage_limit: 1 },
+          { enabled: true, unlimited: true },
+        ],
+        usage: 1,
+      },
+      true,
+    ],
   ])('limit: %s', (_name, over, expected) => {
     expect(isUsageLimitReached([feature(over as never)], 'exports')).toBe(expected);
   });

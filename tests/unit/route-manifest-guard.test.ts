@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { DEMO_ROLES, type DemoRole } from '../../src/lib/auth/permissions.ts';
-import type { Principal } from '../../src/lib/auth/principal.ts';
-import { ROUTES, type RouteEntry } from '../../src/lib/auth/route-manifest.ts';
+import { DEMO_ROLES, type DemoRole } from '#lib/auth/permissions.ts';
+import type { Principal } from '#lib/auth/principal.ts';
+import { ROUTES, type RouteEntry } from '#lib/auth/route-manifest.ts';
 import { guard, pageViews } from '../../src/server/middleware/guard.ts';
 
 /** A concrete URL for a pattern: every param filled in. */
@@ -12,9 +12,20 @@ function concrete(pattern: string): string {
 function principalFor(role: DemoRole, over: Partial<Principal> = {}): Principal {
   const r = DEMO_ROLES[role];
   return {
-    tenantId: 'demo-eu1', userId: '00000000-0000-4000-8000-000000000001', displayName: role, email: `${role}@demo.test`,
-    isAdmin: r.isAdmin, authorities: r.authorities, dataPermissions: [], language: 'en-US', via: 'session', sessionId: 's',
-    passwordChangeRequired: false, sessionTimeout: 60, idleTimeout: 60, ...over,
+    tenantId: 'demo-eu1',
+    userId: '00000000-0000-4000-8000-000000000001',
+    displayName: role,
+    email: `${role}@demo.test`,
+    isAdmin: r.isAdmin,
+    authorities: r.authorities,
+    dataPermissions: [],
+    language: 'en-US',
+    via: 'session',
+    sessionId: 's',
+    passwordChangeRequired: false,
+    sessionTimeout: 60,
+    idleTimeout: 60,
+    ...over,
   } as Principal;
 }
 
@@ -25,11 +36,23 @@ async function run(path: string, principal: Principal | undefined, method = 'GET
   let rewrittenTo: string | null = null;
   const next = vi.fn(async (to?: unknown) => {
     rewrittenTo = typeof to === 'string' ? to : null;
-    return new Response(rewrittenTo ? `page ${rewrittenTo}` : 'page', { status: 200, headers: { 'content-type': 'text/html' } });
+    return new Response(rewrittenTo ? `page ${rewrittenTo}` : 'page', {
+      status: 200,
+      headers: { 'content-type': 'text/html' },
+    });
   });
-  const context = { request: new Request(url, { method }), url, locals: { canonicalPath: path, principal, requestId: 'r' } };
+  const context = {
+    request: new Request(url, { method }),
+    url,
+    locals: { canonicalPath: path, principal, requestId: 'r' },
+  };
   const response = (await guard(context as never, next as never)) as Response;
-  return { status: response.status, location: response.headers.get('location'), rewrittenTo, body: await response.text() };
+  return {
+    status: response.status,
+    location: response.headers.get('location'),
+    rewrittenTo,
+    body: await response.text(),
+  };
 }
 
 /** Written independently of the guard: the demo roles hold exact keys, so no fallbacks are needed here. */
@@ -85,8 +108,13 @@ describe.each(Object.keys(DEMO_ROLES) as DemoRole[])('guard walk: every manifest
 
 describe('guard: unknown paths, password change, API', () => {
   it.each([
-    ['/nope', '/404'], ['/loans/nope', '/loans/404'], ['/admin/user/users/edit', '/admin/404'], ['/analytics/risk/x/y/z', '/analytics/404'],
-    ['/strategies/1/2', '/strategies/404'], ['/loans/customer/profile/c-1/secret', '/loans/404'], ['/loans', '/loans/404'],
+    ['/nope', '/404'],
+    ['/loans/nope', '/loans/404'],
+    ['/admin/user/users/edit', '/admin/404'],
+    ['/analytics/risk/x/y/z', '/analytics/404'],
+    ['/strategies/1/2', '/strategies/404'],
+    ['/loans/customer/profile/c-1/secret', '/loans/404'],
+    ['/loans', '/loans/404'],
   ])('%s → %s with 404 for a signed-in user', async (path, page) => {
     const outcome = await run(path, principalFor('loan_officer'));
     expect(outcome.status).toBe(404);
@@ -98,7 +126,8 @@ describe('guard: unknown paths, password change, API', () => {
   });
 
   it('serves assets and health without a user', async () => {
-    for (const p of ['/_astro/index.abc123.js', '/favicon.svg', '/fonts/inter.woff2', '/healthz']) expect((await run(p, undefined)).status).toBe(200);
+    for (const p of ['/_astro/index.abc123.js', '/favicon.svg', '/fonts/inter.woff2', '/healthz'])
+      expect((await run(p, undefined)).status).toBe(200);
   });
 
   it('sends a user who must change their password to reset-password, except on public pages', async () => {

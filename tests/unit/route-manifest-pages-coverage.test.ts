@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isPublicAsset } from '../../src/lib/auth/guard.ts';
-import { LAYOUT_SECTIONS, matchRoute } from '../../src/lib/auth/route-manifest.ts';
-import { LISTS } from '../../src/lib/lists/registry.ts';
+import { isPublicAsset } from '#lib/auth/guard.ts';
+import { LAYOUT_SECTIONS, matchRoute } from '#lib/auth/route-manifest.ts';
+import { LISTS } from '#lib/lists/registry.ts';
 
 // Deny by default: a page file with no manifest route is unreachable (the guard answers 404). This
 // test walks src/pages (outside /v1) and fails when a page has no entry in ROUTES, so every new page
@@ -34,11 +34,18 @@ function isDeclared(sample: string): boolean {
 describe('page manifest covers every page file', () => {
   const files = pageFiles(ROOT);
   it.each(files.map((f) => [path.relative(ROOT, f), f]))('%s', (rel) => {
-    const route = '/' + rel.replace(/\\/g, '/').replace(/\.(astro|ts|js)$/, '').replace(/(^|\/)index$/, '');
+    const route =
+      '/' +
+      rel
+        .replace(/\\/g, '/')
+        .replace(/\.(astro|ts|js)$/, '')
+        .replace(/(^|\/)index$/, '');
     // Catch-all pages are the sections' 404 pages, reached by the guard's rewrite to /{section}/404.
     if (/\[\.\.\.\w+\]$/.test(route)) return;
     const sample = route.replace(/\[(?!section\]|list\])(\w+)\]/g, 'x-$1');
-    const perSection = sample.includes('[section]') ? LAYOUT_SECTIONS.map((s) => sample.replace('[section]', s)) : [sample];
+    const perSection = sample.includes('[section]')
+      ? LAYOUT_SECTIONS.map((s) => sample.replace('[section]', s))
+      : [sample];
     for (const path of perSection) {
       const candidates = path.includes('[list]') ? LIST_SEGMENTS.map((l) => path.replace('[list]', l)) : [path];
       expect(candidates.some(isDeclared), `${path} has no manifest route`).toBe(true);

@@ -1,64 +1,162 @@
 import { describe, expect, it } from 'vitest';
-import { isRuleKey } from '../../src/lib/auth/permissions.ts';
-import { API_ROUTES, ROUTES, canonicalRouteCase, matchApiRoute, matchRoute, notFoundPagePath, forbiddenPagePath } from '../../src/lib/auth/route-manifest.ts';
+import { isRuleKey } from '#lib/auth/permissions.ts';
+import {
+  API_ROUTES,
+  ROUTES,
+  canonicalRouteCase,
+  matchApiRoute,
+  matchRoute,
+  notFoundPagePath,
+  forbiddenPagePath,
+} from '#lib/auth/route-manifest.ts';
 
 // Every page route of the product, written out by hand (one line per route; '+' expansions written
 // out), so a route the manifest gains or loses shows up here.
 const SECTIONS = ['admin', 'analytics', 'strategies', 'loans'];
 const PROFILE_SUBPAGES = [
-  '', '/resume', '/transaction-metrics', '/files', '/collaterals', '/offers', '/offers/:offerId', '/offers/:offerId/request',
-  '/processing-loans/:loanId', '/repayment-behavior', '/class', '/loans', '/loans/:loanId', '/loans/:loanId/transfer',
-  '/loans/:loanId/repay', '/transactions', '/closed-loans/:loanId', '/upload-bureau-pdf', '/bank-statements', '/credit-analysis',
+  '',
+  '/resume',
+  '/transaction-metrics',
+  '/files',
+  '/collaterals',
+  '/offers',
+  '/offers/:offerId',
+  '/offers/:offerId/request',
+  '/processing-loans/:loanId',
+  '/repayment-behavior',
+  '/class',
+  '/loans',
+  '/loans/:loanId',
+  '/loans/:loanId/transfer',
+  '/loans/:loanId/repay',
+  '/transactions',
+  '/closed-loans/:loanId',
+  '/upload-bureau-pdf',
+  '/bank-statements',
+  '/credit-analysis',
 ];
 const SPEC_ROUTES = [
   // Layouts: root area, standalone 403, result pages
-  '/', '/conversations', '/data-flow', '/403', '/404', '/500',
+  '/',
+  '/conversations',
+  '/data-flow',
+  '/403',
+  '/404',
+  '/500',
   ...SECTIONS.flatMap((s) => [`/${s}/user/profile`, `/${s}/user/downloads-list`, `/${s}/403`, `/${s}/404`]),
   // Auth, public
-  '/user/login', '/user/reset-password', '/user/mfa', '/application/:id',
+  '/user/login',
+  '/user/reset-password',
+  '/user/mfa',
+  '/application/:id',
   // Analytics
   '/analytics/overview',
-  '/analytics/risk/product', '/analytics/risk/product/cards', '/analytics/risk/product/view',
-  '/analytics/risk/branch', '/analytics/risk/branch/cards', '/analytics/risk/branch/view',
-  '/analytics/risk/delinquency', '/analytics/risk/vintage-analysis', '/analytics/risk/bullet-loans-collection',
-  '/analytics/queries', '/analytics/queries/new', '/analytics/queries/:id', '/analytics/queries/new/results', '/analytics/queries/:id/results',
-  '/analytics/metrics-config', '/analytics/metrics-config/add/:metric_type', '/analytics/metrics-config/:metric_type/:metric_name',
-  '/analytics/reports', '/analytics/reports/add', '/analytics/reports/:reportId',
-  '/analytics/performance/monthly-revenue', '/analytics/performance/portfolio-analysis',
+  '/analytics/risk/product',
+  '/analytics/risk/product/cards',
+  '/analytics/risk/product/view',
+  '/analytics/risk/branch',
+  '/analytics/risk/branch/cards',
+  '/analytics/risk/branch/view',
+  '/analytics/risk/delinquency',
+  '/analytics/risk/vintage-analysis',
+  '/analytics/risk/bullet-loans-collection',
+  '/analytics/queries',
+  '/analytics/queries/new',
+  '/analytics/queries/:id',
+  '/analytics/queries/new/results',
+  '/analytics/queries/:id/results',
+  '/analytics/metrics-config',
+  '/analytics/metrics-config/add/:metric_type',
+  '/analytics/metrics-config/:metric_type/:metric_name',
+  '/analytics/reports',
+  '/analytics/reports/add',
+  '/analytics/reports/:reportId',
+  '/analytics/performance/monthly-revenue',
+  '/analytics/performance/portfolio-analysis',
   // Strategies
-  '/strategies/list', '/strategies/:id',
+  '/strategies/list',
+  '/strategies/:id',
   // Loans
-  '/loans/customers', '/loans/customers/add',
-  ...['customers', 'offers', 'loans', 'collaterals', 'payments'].flatMap((l) => [`/loans/${l}/add-custom-view`, `/loans/${l}/update-custom-view/:id`]),
-  '/loans/offers', '/loans/loans', '/loans/overview', '/loans/collection', '/loans/performance',
-  '/loans/loan-applications', '/loans/loan-applications/new/:customerId', '/loans/loan-applications/edit/:customerId/:loanId',
-  '/loans/collaterals', '/loans/collaterals/new/:customerId', '/loans/collaterals/:id',
+  '/loans/customers',
+  '/loans/customers/add',
+  ...['customers', 'offers', 'loans', 'collaterals', 'payments'].flatMap((l) => [
+    `/loans/${l}/add-custom-view`,
+    `/loans/${l}/update-custom-view/:id`,
+  ]),
+  '/loans/offers',
+  '/loans/loans',
+  '/loans/overview',
+  '/loans/collection',
+  '/loans/performance',
+  '/loans/loan-applications',
+  '/loans/loan-applications/new/:customerId',
+  '/loans/loan-applications/edit/:customerId/:loanId',
+  '/loans/collaterals',
+  '/loans/collaterals/new/:customerId',
+  '/loans/collaterals/:id',
   '/loans/payments',
-  '/loans/tasks', '/loans/tasks/new', '/loans/tasks/edit/:id',
-  '/loans/conversations', '/loans/conversations/new', '/loans/conversations/:conversationId',
+  '/loans/tasks',
+  '/loans/tasks/new',
+  '/loans/tasks/edit/:id',
+  '/loans/conversations',
+  '/loans/conversations/new',
+  '/loans/conversations/:conversationId',
   // Customer profile, under each section, and the bare resume path
   ...SECTIONS.flatMap((s) => PROFILE_SUBPAGES.map((p) => `/${s}/customer/profile/:customerId${p}`)),
   '/customer/profile/resume',
   // Admin
-  '/admin/notifications/webhooks', '/admin/notifications/webhooks/add', '/admin/notifications/webhooks/update/:id',
-  '/admin/notifications/events', '/admin/notifications/events/:database_type', '/admin/notifications/events/:database_type/add', '/admin/notifications/events/:database_type/:id',
-  '/admin/notifications/scheduled-exports', '/admin/notifications/scheduled-exports/add', '/admin/notifications/scheduled-exports/update/:id',
-  '/admin/data/data-quality-check', '/admin/data/data-upload', '/admin/data/data-availability', '/admin/data/days-off', '/admin/data/data-resource-usage',
-  '/admin/data/import-buckets', '/admin/data/import-buckets/add', '/admin/data/import-buckets/edit/:id',
-  '/admin/user/users', '/admin/user/users/add', '/admin/user/users/edit/:id',
-  '/admin/user/roles', '/admin/user/roles/add', '/admin/user/roles/:id',
+  '/admin/notifications/webhooks',
+  '/admin/notifications/webhooks/add',
+  '/admin/notifications/webhooks/update/:id',
+  '/admin/notifications/events',
+  '/admin/notifications/events/:database_type',
+  '/admin/notifications/events/:database_type/add',
+  '/admin/notifications/events/:database_type/:id',
+  '/admin/notifications/scheduled-exports',
+  '/admin/notifications/scheduled-exports/add',
+  '/admin/notifications/scheduled-exports/update/:id',
+  '/admin/data/data-quality-check',
+  '/admin/data/data-upload',
+  '/admin/data/data-availability',
+  '/admin/data/days-off',
+  '/admin/data/data-resource-usage',
+  '/admin/data/import-buckets',
+  '/admin/data/import-buckets/add',
+  '/admin/data/import-buckets/edit/:id',
+  '/admin/user/users',
+  '/admin/user/users/add',
+  '/admin/user/users/edit/:id',
+  '/admin/user/roles',
+  '/admin/user/roles/add',
+  '/admin/user/roles/:id',
   '/admin/user/permissions',
-  '/admin/user/ip-restriction', '/admin/user/ip-restriction/add', '/admin/user/ip-restriction/edit/:id',
-  '/admin/platform/general-settings', '/admin/platform/download', '/admin/platform/download/:id', '/admin/platform/translations', '/admin/platform/password-policy',
-  '/admin/plan-contracts/contracts', '/admin/plan-contracts/plan',
+  '/admin/user/ip-restriction',
+  '/admin/user/ip-restriction/add',
+  '/admin/user/ip-restriction/edit/:id',
+  '/admin/platform/general-settings',
+  '/admin/platform/download',
+  '/admin/platform/download/:id',
+  '/admin/platform/translations',
+  '/admin/platform/password-policy',
+  '/admin/plan-contracts/contracts',
+  '/admin/plan-contracts/plan',
   '/admin/processes/strategy-editing',
-  '/admin/business/application-form', '/admin/business/application-form/:id', '/admin/business/application-form/:id/submissions',
-  '/admin/business/decision-engine', '/admin/business/decision-engine/:id', '/admin/application/decision-engine',
-  '/admin/business/collection-workflow', '/admin/business/collection-workflow/new', '/admin/business/collection-workflow/:id',
-  '/admin/business/loan-products', '/admin/business/loan-products/add',
+  '/admin/business/application-form',
+  '/admin/business/application-form/:id',
+  '/admin/business/application-form/:id/submissions',
+  '/admin/business/decision-engine',
+  '/admin/business/decision-engine/:id',
+  '/admin/application/decision-engine',
+  '/admin/business/collection-workflow',
+  '/admin/business/collection-workflow/new',
+  '/admin/business/collection-workflow/:id',
+  '/admin/business/loan-products',
+  '/admin/business/loan-products/add',
   '/admin/business/collateral',
-  '/admin/business/decision-models', '/admin/business/decision-models/:id',
-  '/admin/business/customized-form', '/admin/business/customized-form/:id',
+  '/admin/business/decision-models',
+  '/admin/business/decision-models/:id',
+  '/admin/business/customized-form',
+  '/admin/business/customized-form/:id',
 ];
 // Routes the product has besides the ones above (each with its reason).
 const ADDED_ROUTES = [
@@ -70,14 +168,23 @@ const ADDED_ROUTES = [
 /** The all_permissions routes: administrators only. */
 const ADMIN_ONLY = [
   '/admin/processes/strategy-editing',
-  '/admin/business/application-form', '/admin/business/application-form/:id', '/admin/business/application-form/:id/submissions',
-  '/admin/business/decision-engine', '/admin/business/decision-engine/:id', '/admin/application/decision-engine',
+  '/admin/business/application-form',
+  '/admin/business/application-form/:id',
+  '/admin/business/application-form/:id/submissions',
+  '/admin/business/decision-engine',
+  '/admin/business/decision-engine/:id',
+  '/admin/application/decision-engine',
   '/admin/plan-contracts/plan',
-  '/admin/data/import-buckets', '/admin/data/import-buckets/add', '/admin/data/import-buckets/edit/:id',
-  '/admin/business/loan-products', '/admin/business/loan-products/add',
+  '/admin/data/import-buckets',
+  '/admin/data/import-buckets/add',
+  '/admin/data/import-buckets/edit/:id',
+  '/admin/business/loan-products',
+  '/admin/business/loan-products/add',
   '/admin/business/collateral',
-  '/admin/business/decision-models', '/admin/business/decision-models/:id',
-  '/admin/business/customized-form', '/admin/business/customized-form/:id',
+  '/admin/business/decision-models',
+  '/admin/business/decision-models/:id',
+  '/admin/business/customized-form',
+  '/admin/business/customized-form/:id',
   '/admin/platform/error-reports',
 ];
 
@@ -89,7 +196,11 @@ describe('route manifest', () => {
   });
 
   it('marks exactly the all_permissions routes admin-only', () => {
-    expect(ROUTES.filter((r) => r.rule.kind === 'admin').map((r) => r.pattern).sort()).toEqual([...ADMIN_ONLY].sort());
+    expect(
+      ROUTES.filter((r) => r.rule.kind === 'admin')
+        .map((r) => r.pattern)
+        .sort(),
+    ).toEqual([...ADMIN_ONLY].sort());
   });
 
   it('gives every entry a section, a known permission, and a unique page-view event name', () => {
@@ -97,7 +208,14 @@ describe('route manifest', () => {
       if (r.rule.kind === 'permission') expect(isRuleKey(r.rule.key), `${r.pattern}: ${r.rule.key}`).toBe(true);
       expect(r.event).toMatch(/^page_view:\//);
       const first = r.pattern.split('/')[1];
-      const expected = first === 'user' ? 'auth' : first === 'application' ? 'public' : ['admin', 'analytics', 'strategies', 'loans'].includes(first) ? first : 'root';
+      const expected =
+        first === 'user'
+          ? 'auth'
+          : first === 'application'
+            ? 'public'
+            : ['admin', 'analytics', 'strategies', 'loans'].includes(first)
+              ? first
+              : 'root';
       expect(r.section, r.pattern).toBe(expected);
       expect(r.rule.kind === 'public', r.pattern).toBe(expected === 'auth' || expected === 'public');
     }
@@ -106,19 +224,36 @@ describe('route manifest', () => {
 
   it('matches paths with params, static segments winning over params', () => {
     expect(matchRoute('/analytics/queries/new')?.entry.pattern).toBe('/analytics/queries/new');
-    expect(matchRoute('/analytics/queries/42')).toEqual({ entry: expect.objectContaining({ pattern: '/analytics/queries/:id' }), params: { id: '42' } });
+    expect(matchRoute('/analytics/queries/42')).toEqual({
+      entry: expect.objectContaining({ pattern: '/analytics/queries/:id' }),
+      params: { id: '42' },
+    });
     expect(matchRoute('/analytics/queries/new/results')?.entry.pattern).toBe('/analytics/queries/new/results');
-    expect(matchRoute('/admin/notifications/events/bigquery/add')?.entry.pattern).toBe('/admin/notifications/events/:database_type/add');
-    expect(matchRoute('/admin/notifications/events/bigquery/7')?.params).toEqual({ database_type: 'bigquery', id: '7' });
+    expect(matchRoute('/admin/notifications/events/bigquery/add')?.entry.pattern).toBe(
+      '/admin/notifications/events/:database_type/add',
+    );
+    expect(matchRoute('/admin/notifications/events/bigquery/7')?.params).toEqual({
+      database_type: 'bigquery',
+      id: '7',
+    });
     expect(matchRoute('/loans/customer/profile/c-1/loans/l-9/repay')).toEqual({
-      entry: expect.objectContaining({ pattern: '/loans/customer/profile/:customerId/loans/:loanId/repay', rule: { kind: 'permission', key: 'loans.loans.repay' } }),
+      entry: expect.objectContaining({
+        pattern: '/loans/customer/profile/:customerId/loans/:loanId/repay',
+        rule: { kind: 'permission', key: 'loans.loans.repay' },
+      }),
       params: { customerId: 'c-1', loanId: 'l-9' },
     });
     expect(matchRoute('/')?.entry.pattern).toBe('/');
   });
 
   it('does not match unknown paths, including unknown customer-profile subpages (any other subpath is a 404)', () => {
-    for (const p of ['/nope', '/loans', '/loans/customer/profile/c-1/secret', '/admin/user/users/edit', '/analytics/risk/product/cards/x']) {
+    for (const p of [
+      '/nope',
+      '/loans',
+      '/loans/customer/profile/c-1/secret',
+      '/admin/user/users/edit',
+      '/analytics/risk/product/cards/x',
+    ]) {
       expect(matchRoute(p), p).toBeNull();
     }
   });

@@ -1,14 +1,26 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { addDays } from '../../src/lib/schedule/dates.ts';
-import { allocatePayment, classifyDays, DEFAULT_DELINQUENCY_RANGES, loanDelinquency } from '../../src/lib/schedule/index.ts';
-import type { AllocationStrategyCode, Component, DelinquencyInstallment, DelinquencyRange } from '../../src/lib/schedule/index.ts';
+import { addDays } from '#lib/schedule/dates.ts';
+import { allocatePayment, classifyDays, DEFAULT_DELINQUENCY_RANGES, loanDelinquency } from '#lib/schedule/index.ts';
+import type {
+  AllocationStrategyCode,
+  Component,
+  DelinquencyInstallment,
+  DelinquencyRange,
+} from '#lib/schedule/index.ts';
 import type { RefCase } from './schedule-case-terms.ts';
 
-const cases: RefCase[] = JSON.parse(readFileSync(new URL('../fixtures/fineract-reference-cases.json', import.meta.url), 'utf8'));
+const cases: RefCase[] = JSON.parse(
+  readFileSync(new URL('../fixtures/fineract-reference-cases.json', import.meta.url), 'utf8'),
+);
 const cents = (x: number) => BigInt(Math.round(x * 100));
 const KEY: Record<string, Component> = { principal: 'PRINCIPAL', interest: 'INTEREST', fee: 'FEE', penalty: 'PENALTY' };
-const FIELD: Record<Component, 'principal' | 'interest' | 'fees' | 'penalties'> = { PRINCIPAL: 'principal', INTEREST: 'interest', FEE: 'fees', PENALTY: 'penalties' };
+const FIELD: Record<Component, 'principal' | 'interest' | 'fees' | 'penalties'> = {
+  PRINCIPAL: 'principal',
+  INTEREST: 'interest',
+  FEE: 'fees',
+  PENALTY: 'penalties',
+};
 
 describe('allocation reference cases through allocatePayment', () => {
   for (const c of cases.filter((x) => x.kind === 'allocation')) {
@@ -20,26 +32,45 @@ describe('allocation reference cases through allocatePayment', () => {
         for (const charge of (k.charges ?? c.inputs.charges ?? []) as Record<string, any>[]) {
           const raw = String(charge.due_date ?? charge.effective_due_date ?? k.transaction_date);
           const m = /^transaction_date\s*([+-])\s*(\d+)$/.exec(raw);
-          const dueDate = raw === 'transaction_date' ? k.transaction_date : m ? addDays(k.transaction_date, (m[1] === '-' ? -1 : 1) * Number(m[2])) : raw;
+          const dueDate =
+            raw === 'transaction_date'
+              ? k.transaction_date
+              : m
+                ? addDays(k.transaction_date, (m[1] === '-' ? -1 : 1) * Number(m[2]))
+                : raw;
           if (dueDate > k.transaction_date) continue;
           const isPenalty = charge.is_penalty ?? /penalt/i.test(String(charge.type ?? charge.kind ?? ''));
           if (isPenalty) due.penalties += cents(charge.amount);
           else due.fees += cents(charge.amount);
         }
         const result = allocatePayment({
-          installments: [{
-            number: 1, fromDate: inst.from_date, dueDate: inst.due_date, principal: cents(inst.principal), interest: cents(inst.interest), fees: cents(inst.fee), penalties: cents(inst.penalty),
-            ...(due.penalties ? { duePenalties: due.penalties } : {}), ...(due.fees ? { dueFees: due.fees } : {}),
-          }],
+          installments: [
+            {
+              number: 1,
+              fromDate: inst.from_date,
+              dueDate: inst.due_date,
+              principal: cents(inst.principal),
+              interest: cents(inst.interest),
+              fees: cents(inst.fee),
+              penalties: cents(inst.penalty),
+              ...(due.penalties ? { duePenalties: due.penalties } : {}),
+              ...(due.fees ? { dueFees: due.fees } : {}),
+            },
+          ],
           amount: cents(k.amount),
           date: k.transaction_date,
           strategy: k.strategy as AllocationStrategyCode,
         });
         for (const [name, value] of Object.entries(k.allocated as Record<string, number>)) {
-          expect({ component: name, amount: result[FIELD[KEY[name]]] }).toEqual({ component: name, amount: cents(value) });
+          expect({ component: name, amount: result[FIELD[KEY[name]]] }).toEqual({
+            component: name,
+            amount: cents(value),
+          });
         }
         // The key order of `allocated` is the order in which components were paid.
-        const expectedOrder = Object.entries(k.allocated as Record<string, number>).filter(([, v]) => v > 0).map(([name]) => KEY[name]);
+        const expectedOrder = Object.entries(k.allocated as Record<string, number>)
+          .filter(([, v]) => v > 0)
+          .map(([name]) => KEY[name]);
         expect(result.order.map((o) => o.component)).toEqual(expectedOrder);
         expect(result.excess).toBe(0n);
       });
@@ -49,16 +80,27 @@ describe('allocation reference cases through allocatePayment', () => {
 
 describe('delinquency reference cases through loanDelinquency', () => {
   for (const c of cases.filter((x) => x.kind === 'delinquency')) {
-    const ranges: DelinquencyRange[] = (c.conventions.ranges as { name: string; min: number; max: number | null }[]).map((r) => ({
-      name: r.name, minimumAgeDays: r.min, maximumAgeDays: r.max,
+    const ranges: DelinquencyRange[] = (
+      c.conventions.ranges as { name: string; min: number; max: number | null }[]
+    ).map((r) => ({
+      name: r.name,
+      minimumAgeDays: r.min,
+      maximumAgeDays: r.max,
     }));
     const installments: DelinquencyInstallment[] = (c.inputs.installments as Record<string, any>[]).map((i) => ({
-      number: i.n, dueDate: i.due_date, outstanding: cents(i.principal),
+      number: i.n,
+      dueDate: i.due_date,
+      outstanding: cents(i.principal),
     }));
     const grace = c.conventions.grace_on_arrears_ageing_days as number;
     for (const obs of c.expected.observations as Record<string, any>[]) {
       it(`${c.id} on ${obs.business_date}`, () => {
-        const result = loanDelinquency({ installments, businessDate: obs.business_date, graceOnArrearsAgeing: grace, ranges });
+        const result = loanDelinquency({
+          installments,
+          businessDate: obs.business_date,
+          graceOnArrearsAgeing: grace,
+          ranges,
+        });
         if (obs.loan) {
           expect(result.classification).toBe(obs.loan.classification);
           expect(result.delinquentAmount).toBe(cents(obs.loan.delinquent_amount));
@@ -66,16 +108,26 @@ describe('delinquency reference cases through loanDelinquency', () => {
           expect(result.delinquentDays).toBe(obs.loan.delinquent_days);
           expect(result.pastDueDays).toBe(obs.loan.past_due_days);
         }
-        expect(result.installmentLevel).toEqual((obs.installment_level as { range: string; amount: number }[]).map((l) => ({ range: l.range, amount: cents(l.amount) })));
+        expect(result.installmentLevel).toEqual(
+          (obs.installment_level as { range: string; amount: number }[]).map((l) => ({
+            range: l.range,
+            amount: cents(l.amount),
+          })),
+        );
       });
     }
     for (const [index, u] of ((c.expected.unit_cases_grace0 ?? []) as Record<string, any>[]).entries()) {
       it(`${c.id} unit case with grace 0 #${index + 1}`, () => {
         const d = '2024-03-10';
-        const at = (expr: string | null) => (expr === null ? null : expr === 'D' ? d : addDays(d, Number(expr.slice(1))));
+        const at = (expr: string | null) =>
+          expr === null ? null : expr === 'D' ? d : addDays(d, Number(expr.slice(1)));
         const result = loanDelinquency({
-          installments: [{ number: 1, dueDate: at(u.installment_due) as string, outstanding: cents(u.outstanding_principal) }],
-          businessDate: at(u.business_date) as string, graceOnArrearsAgeing: 0, ranges,
+          installments: [
+            { number: 1, dueDate: at(u.installment_due) as string, outstanding: cents(u.outstanding_principal) },
+          ],
+          businessDate: at(u.business_date) as string,
+          graceOnArrearsAgeing: 0,
+          ranges,
         });
         expect(result.delinquentDays).toBe(u.delinquent_days);
         expect(result.pastDueDays).toBe(u.past_due_days);
@@ -112,7 +164,12 @@ describe('allocation beyond the reference cases', () => {
   });
 
   it('principal-interest-penalties-fees pays principal first', () => {
-    const r = allocatePayment({ installments: two, amount: 10300n, date: '2024-02-01', strategy: 'principal-interest-penalties-fees-order-strategy' });
+    const r = allocatePayment({
+      installments: two,
+      amount: 10300n,
+      date: '2024-02-01',
+      strategy: 'principal-interest-penalties-fees-order-strategy',
+    });
     expect(r.parts[0]).toEqual({ installmentNumber: 1, principal: 10000n, interest: 300n, fees: 0n, penalties: 0n });
   });
 
@@ -125,7 +182,12 @@ describe('allocation beyond the reference cases', () => {
   });
 
   it('early-repayment puts an in-advance payment on principal only', () => {
-    const r = allocatePayment({ installments: two, amount: 12000n, date: '2024-01-15', strategy: 'early-repayment-strategy' });
+    const r = allocatePayment({
+      installments: two,
+      amount: 12000n,
+      date: '2024-01-15',
+      strategy: 'early-repayment-strategy',
+    });
     expect(r.parts).toEqual([
       { installmentNumber: 1, principal: 10000n, interest: 0n, fees: 0n, penalties: 0n },
       { installmentNumber: 2, principal: 2000n, interest: 0n, fees: 0n, penalties: 0n },
@@ -133,25 +195,55 @@ describe('allocation beyond the reference cases', () => {
   });
 
   it('advanced allocation, horizontal: past due installment fully, then in advance to the next installment', () => {
-    const r = allocatePayment({ installments: two, amount: 11000n, date: '2024-02-15', strategy: 'advanced-payment-allocation-strategy' });
+    const r = allocatePayment({
+      installments: two,
+      amount: 11000n,
+      date: '2024-02-15',
+      strategy: 'advanced-payment-allocation-strategy',
+    });
     // Past due #1: penalty, fee, principal, interest (Fineract's default order), then #2 in advance.
     expect(r.order.map((o) => `${o.installmentNumber}:${o.component}:${o.amount}`)).toEqual([
-      '1:PENALTY:100', '1:FEE:200', '1:PRINCIPAL:10000', '1:INTEREST:500', '2:PRINCIPAL:200',
+      '1:PENALTY:100',
+      '1:FEE:200',
+      '1:PRINCIPAL:10000',
+      '1:INTEREST:500',
+      '2:PRINCIPAL:200',
     ]);
   });
 
   it('advanced allocation, vertical: one component across installments before the next component', () => {
     const r = allocatePayment({
-      installments: two, amount: 20100n, date: '2024-03-15', strategy: 'advanced-payment-allocation-strategy',
-      advanced: { order: [{ due: 'PAST_DUE', component: 'PRINCIPAL' }, { due: 'PAST_DUE', component: 'INTEREST' }], futureInstallmentRule: 'NEXT_INSTALLMENT', processing: 'VERTICAL' },
+      installments: two,
+      amount: 20100n,
+      date: '2024-03-15',
+      strategy: 'advanced-payment-allocation-strategy',
+      advanced: {
+        order: [
+          { due: 'PAST_DUE', component: 'PRINCIPAL' },
+          { due: 'PAST_DUE', component: 'INTEREST' },
+        ],
+        futureInstallmentRule: 'NEXT_INSTALLMENT',
+        processing: 'VERTICAL',
+      },
     });
-    expect(r.order.map((o) => `${o.installmentNumber}:${o.component}:${o.amount}`)).toEqual(['1:PRINCIPAL:10000', '2:PRINCIPAL:10000', '1:INTEREST:100']);
+    expect(r.order.map((o) => `${o.installmentNumber}:${o.component}:${o.amount}`)).toEqual([
+      '1:PRINCIPAL:10000',
+      '2:PRINCIPAL:10000',
+      '1:INTEREST:100',
+    ]);
   });
 
   it('advanced allocation, reamortization: future installments share the money evenly, the last takes the rounding', () => {
     const r = allocatePayment({
-      installments: two, amount: 301n, date: '2024-01-10', strategy: 'advanced-payment-allocation-strategy',
-      advanced: { order: [{ due: 'IN_ADVANCE', component: 'PRINCIPAL' }], futureInstallmentRule: 'REAMORTIZATION', processing: 'HORIZONTAL' },
+      installments: two,
+      amount: 301n,
+      date: '2024-01-10',
+      strategy: 'advanced-payment-allocation-strategy',
+      advanced: {
+        order: [{ due: 'IN_ADVANCE', component: 'PRINCIPAL' }],
+        futureInstallmentRule: 'REAMORTIZATION',
+        processing: 'HORIZONTAL',
+      },
     });
     expect(r.parts).toEqual([
       { installmentNumber: 1, principal: 150n, interest: 0n, fees: 0n, penalties: 0n },
@@ -161,12 +253,36 @@ describe('allocation beyond the reference cases', () => {
 
   it('due-penalty-fee-…-in-advance: charges already due are paid before principal, then the rest (Fineract processor test)', () => {
     const strategy = 'due-penalty-fee-interest-principal-in-advance-principal-penalty-fee-interest-strategy';
-    const inst = { number: 1, fromDate: '2023-07-11', dueDate: '2023-07-31', principal: 300n, interest: 200n, fees: 200n, penalties: 400n };
+    const inst = {
+      number: 1,
+      fromDate: '2023-07-11',
+      dueDate: '2023-07-31',
+      principal: 300n,
+      interest: 200n,
+      fees: 200n,
+      penalties: 400n,
+    };
     // A penalty of 2 due on the transaction date: 2 penalty, 3 principal, then penalty 2, fee 2, interest 1.
-    const one = allocatePayment({ installments: [{ ...inst, duePenalties: 200n }], amount: 1000n, date: '2023-07-11', strategy });
-    expect(one.order.map((o) => `${o.component}:${o.amount}`)).toEqual(['PENALTY:200', 'PRINCIPAL:300', 'PENALTY:200', 'FEE:200', 'INTEREST:100']);
+    const one = allocatePayment({
+      installments: [{ ...inst, duePenalties: 200n }],
+      amount: 1000n,
+      date: '2023-07-11',
+      strategy,
+    });
+    expect(one.order.map((o) => `${o.component}:${o.amount}`)).toEqual([
+      'PENALTY:200',
+      'PRINCIPAL:300',
+      'PENALTY:200',
+      'FEE:200',
+      'INTEREST:100',
+    ]);
     // Due penalty and fee larger than the payment: penalty 4, fee 2, principal 2, interest 2.
-    const two = allocatePayment({ installments: [{ ...inst, principal: 200n, duePenalties: 400n, dueFees: 200n }], amount: 1000n, date: '2023-07-11', strategy });
+    const two = allocatePayment({
+      installments: [{ ...inst, principal: 200n, duePenalties: 400n, dueFees: 200n }],
+      amount: 1000n,
+      date: '2023-07-11',
+      strategy,
+    });
     expect([two.principal, two.interest, two.fees, two.penalties]).toEqual([200n, 200n, 200n, 400n]);
     expect(two.order.map((o) => o.component)).toEqual(['PENALTY', 'FEE', 'PRINCIPAL', 'INTEREST']);
   });
@@ -178,8 +294,19 @@ describe('allocation beyond the reference cases', () => {
 
 describe('delinquency beyond the reference cases', () => {
   it('is not delinquent when everything overdue is paid', () => {
-    const r = loanDelinquency({ installments: [{ number: 1, dueDate: '2024-01-01', outstanding: 0n }], businessDate: '2024-06-01', ranges: DEFAULT_DELINQUENCY_RANGES });
-    expect(r).toEqual({ pastDueDays: 0, delinquentDays: 0, delinquentDate: null, delinquentAmount: 0n, classification: null, installmentLevel: [] });
+    const r = loanDelinquency({
+      installments: [{ number: 1, dueDate: '2024-01-01', outstanding: 0n }],
+      businessDate: '2024-06-01',
+      ranges: DEFAULT_DELINQUENCY_RANGES,
+    });
+    expect(r).toEqual({
+      pastDueDays: 0,
+      delinquentDays: 0,
+      delinquentDate: null,
+      delinquentAmount: 0n,
+      classification: null,
+      installmentLevel: [],
+    });
   });
 
   it('classifies on open-ended and boundary ranges', () => {
@@ -192,8 +319,11 @@ describe('delinquency beyond the reference cases', () => {
 
   it('subtracts days inside a delinquency pause', () => {
     const r = loanDelinquency({
-      installments: [{ number: 1, dueDate: '2024-01-01', outstanding: 1000n }], businessDate: '2024-01-31', graceOnArrearsAgeing: 3,
-      ranges: DEFAULT_DELINQUENCY_RANGES, pauses: [{ from: '2024-01-10', to: '2024-01-20' }],
+      installments: [{ number: 1, dueDate: '2024-01-01', outstanding: 1000n }],
+      businessDate: '2024-01-31',
+      graceOnArrearsAgeing: 3,
+      ranges: DEFAULT_DELINQUENCY_RANGES,
+      pauses: [{ from: '2024-01-10', to: '2024-01-20' }],
     });
     expect(r.pastDueDays).toBe(30);
     expect(r.delinquentDays).toBe(17);

@@ -13,7 +13,10 @@ export type RefCase = {
 const PER_YEAR: Record<string, number> = { DAYS: 365, WEEKS: 52, MONTHS: 12, YEARS: 1 };
 
 function word(value: unknown, allowed: string[], fallback: string): string {
-  const text = String(value ?? '').trim().split(/[\s(]/)[0].toUpperCase();
+  const text = String(value ?? '')
+    .trim()
+    .split(/[\s(]/)[0]
+    .toUpperCase();
   return allowed.includes(text) ? text : fallback;
 }
 
@@ -31,7 +34,10 @@ export function caseToTerms(c: RefCase, overrides: Record<string, unknown> = {})
   const freq = conv.repayment_frequency ?? { every: 1, unit: 'MONTHS' };
   const rate =
     inp.annual_nominal_interest_rate_pct ??
-    decimalTimes(String(inp.interest_rate_per_period_pct), PER_YEAR[String(inp.interest_rate_frequency ?? freq.unit).toUpperCase()]);
+    decimalTimes(
+      String(inp.interest_rate_per_period_pct),
+      PER_YEAR[String(inp.interest_rate_frequency ?? freq.unit).toUpperCase()],
+    );
   const diy = String(conv.days_in_year ?? 'ACTUAL').toUpperCase();
   const dim = String(conv.days_in_month ?? 'ACTUAL').toUpperCase();
   const terms: Record<string, unknown> = {
@@ -53,7 +59,8 @@ export function caseToTerms(c: RefCase, overrides: Record<string, unknown> = {})
     daysInYear: diy.startsWith('DAYS_') ? diy.slice(5) : word(diy, ['ACTUAL', '360', '364', '365'], 'ACTUAL'),
     daysInMonth: dim.startsWith('DAYS_') ? dim.slice(5) : word(dim, ['ACTUAL', '30'], 'ACTUAL'),
   };
-  if (rounding.installment_amount_in_multiples_of != null) terms.installmentAmountInMultiplesOf = rounding.installment_amount_in_multiples_of;
+  if (rounding.installment_amount_in_multiples_of != null)
+    terms.installmentAmountInMultiplesOf = rounding.installment_amount_in_multiples_of;
   if (inp.expected_disbursement_date) terms.expectedDisbursementDate = inp.expected_disbursement_date;
   if (inp.first_repayment_date) terms.firstRepaymentDate = inp.first_repayment_date;
   if (inp.grace) {

@@ -3,15 +3,17 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parseDec, setScale, toString } from '../../src/lib/schedule/decimal.ts';
-import { progressiveRateFactor, type ProgressiveRateTerms } from '../../src/lib/schedule/rates.ts';
+import { parseDec, setScale, toString } from '#lib/schedule/decimal.ts';
+import { progressiveRateFactor, type ProgressiveRateTerms } from '#lib/schedule/rates.ts';
 import { amountText, caseToTerms, type RefCase } from './schedule-case-terms.ts';
 
 /**
  * Every `schedule` and `due_dates` case of the Fineract reference file, run through the CLI contract
  * (`node scripts/schedule.ts TERMS.json`), comparing every asserted field exactly.
  */
-const cases: RefCase[] = JSON.parse(readFileSync(new URL('../fixtures/fineract-reference-cases.json', import.meta.url), 'utf8'));
+const cases: RefCase[] = JSON.parse(
+  readFileSync(new URL('../fixtures/fineract-reference-cases.json', import.meta.url), 'utf8'),
+);
 const dir = mkdtempSync(join(tmpdir(), 'schedule-cases-'));
 const cli = new URL('../../scripts/schedule.ts', import.meta.url).pathname;
 
@@ -44,7 +46,10 @@ for (const c of cases.filter((x) => x.kind === 'schedule')) schedule(c.id, caseT
 for (const c of cases.filter((x) => x.kind === 'due_dates')) {
   const variants = (c.inputs.cases as Record<string, string>[] | undefined) ?? [{}];
   variants.forEach((variant, index) => {
-    schedule(`${c.id}-${index}`, caseToTerms(c, variant.first_repayment_date ? { firstRepaymentDate: variant.first_repayment_date } : {}));
+    schedule(
+      `${c.id}-${index}`,
+      caseToTerms(c, variant.first_repayment_date ? { firstRepaymentDate: variant.first_repayment_date } : {}),
+    );
   });
 }
 
@@ -66,7 +71,8 @@ describe('Fineract reference cases through the CLI', () => {
         for (const field of ['principal', 'interest', 'total'] as const) {
           expect({ n: e.n, field, value: got![field] }).toEqual({ n: e.n, field, value: amountText(e[field], digits) });
         }
-        if (e.balance !== undefined) expect({ n: e.n, balance: got!.balance }).toEqual({ n: e.n, balance: amountText(e.balance, digits) });
+        if (e.balance !== undefined)
+          expect({ n: e.n, balance: got!.balance }).toEqual({ n: e.n, balance: amountText(e.balance, digits) });
         if (e.fee !== undefined) expect(got!.fees).toBe(amountText(e.fee, digits));
         if (e.penalty !== undefined) expect(got!.penalties).toBe(amountText(e.penalty, digits));
       }
@@ -93,7 +99,9 @@ describe('Fineract reference cases through the CLI', () => {
   // `rate_factors` case (compared at 12 decimal places, as Fineract's tests do).
   const rateTermsOf = (c: RefCase, daysInYear?: string): ProgressiveRateTerms => {
     const t = caseToTerms(c, daysInYear ? { daysInYear } : {});
-    const diy = String(t.daysInYear).toUpperCase().replace(/^DAYS_?/, '');
+    const diy = String(t.daysInYear)
+      .toUpperCase()
+      .replace(/^DAYS_?/, '');
     return {
       annualRate: parseDec(String(t.annualInterestRate)),
       frequency: t.repaymentFrequency as ProgressiveRateTerms['frequency'],
@@ -103,9 +111,13 @@ describe('Fineract reference cases through the CLI', () => {
     };
   };
   const factorAt = (terms: ProgressiveRateTerms, from: string, to: string, periodFrom = from, periodTo = to) =>
-    toString(setScale(progressiveRateFactor({ mode: 'HALF_EVEN' }, terms, from, to, periodFrom, periodTo), 12, 'HALF_EVEN'));
+    toString(
+      setScale(progressiveRateFactor({ mode: 'HALF_EVEN' }, terms, from, to, periodFrom, periodTo), 12, 'HALF_EVEN'),
+    );
 
-  for (const c of cases.filter((x) => x.kind === 'schedule' && x.expected.rate_factor_per_period && x.inputs.repayment_periods)) {
+  for (const c of cases.filter(
+    (x) => x.kind === 'schedule' && x.expected.rate_factor_per_period && x.inputs.repayment_periods,
+  )) {
     it(`${c.id}: rate factor per period`, () => {
       const [from, to] = (c.inputs.repayment_periods as string[][])[1] ?? (c.inputs.repayment_periods as string[][])[0];
       expect(factorAt(rateTermsOf(c), from, to)).toBe(amountText(c.expected.rate_factor_per_period, 12));
@@ -114,23 +126,36 @@ describe('Fineract reference cases through the CLI', () => {
 
   for (const c of cases.filter((x) => x.kind === 'rate_factors')) {
     it(`${c.id}: rate factors`, () => {
-      const periods = (c.inputs.interest_periods ?? c.inputs.repayment_periods ?? c.inputs.periods) as string[][] | undefined;
+      const periods = (c.inputs.interest_periods ?? c.inputs.repayment_periods ?? c.inputs.periods) as
+        string[][] | undefined;
       const expected = c.expected.rate_factors ?? c.expected.rate_factor;
       const checks: { from: string; to: string; daysInYear?: string; value: string }[] = [];
       if (Array.isArray(expected)) {
         expected.forEach((e: any, k: number) => {
-          const [from, to] = typeof e === 'object' && e !== null ? [e.from ?? e.from_date ?? e.period?.[0], e.to ?? e.due_date ?? e.to_date ?? e.period?.[1]] : periods![k];
+          const [from, to] =
+            typeof e === 'object' && e !== null
+              ? [e.from ?? e.from_date ?? e.period?.[0], e.to ?? e.due_date ?? e.to_date ?? e.period?.[1]]
+              : periods![k];
           const value = typeof e === 'object' && e !== null ? (e.rate_factor ?? e.value) : e;
-          checks.push({ from: from ?? periods![k][0], to: to ?? periods![k][1], daysInYear: e?.days_in_year, value: String(value) });
+          checks.push({
+            from: from ?? periods![k][0],
+            to: to ?? periods![k][1],
+            daysInYear: e?.days_in_year,
+            value: String(value),
+          });
         });
       } else if (expected && typeof expected === 'object') {
-        for (const [daysInYear, value] of Object.entries(expected)) checks.push({ from: periods![0][0], to: periods![0][1], daysInYear, value: String(value) });
+        for (const [daysInYear, value] of Object.entries(expected))
+          checks.push({ from: periods![0][0], to: periods![0][1], daysInYear, value: String(value) });
       } else {
         checks.push({ from: periods![0][0], to: periods![0][1], value: String(expected) });
       }
       expect(checks.length).toBeGreaterThan(0);
       for (const check of checks) {
-        expect({ ...check, value: factorAt(rateTermsOf(c, check.daysInYear), check.from, check.to) }).toEqual({ ...check, value: amountText(check.value, 12) });
+        expect({ ...check, value: factorAt(rateTermsOf(c, check.daysInYear), check.from, check.to) }).toEqual({
+          ...check,
+          value: amountText(check.value, 12),
+        });
       }
     });
   }

@@ -1,20 +1,44 @@
 import { describe, expect, it } from 'vitest';
 import { POST } from '../../src/pages/v1/schedules/preview.ts';
-import { previewSchedule } from '../../src/lib/schedule/index.ts';
+import { previewSchedule } from '#lib/schedule/index.ts';
 
 const principal = {
-  tenantId: 't1', userId: 'u1', displayName: 'Ana', email: 'ana@example.test', isAdmin: false, authorities: [],
-  dataPermissions: [], language: 'en', via: 'session', sessionId: 's', passwordChangeRequired: false, sessionTimeout: 900, idleTimeout: 900,
+  tenantId: 't1',
+  userId: 'u1',
+  displayName: 'Ana',
+  email: 'ana@example.test',
+  isAdmin: false,
+  authorities: [],
+  dataPermissions: [],
+  language: 'en',
+  via: 'session',
+  sessionId: 's',
+  passwordChangeRequired: false,
+  sessionTimeout: 900,
+  idleTimeout: 900,
 };
 
 const terms = {
-  principal: '5000.00', currency: 'USD', installmentAmountInMultiplesOf: 1, annualInterestRate: '12', numberOfRepayments: 18,
-  repaymentFrequency: 'MONTHS', disbursementDate: '2022-11-01', firstRepaymentDate: '2022-12-01', scheduleType: 'CUMULATIVE',
-  interestMethod: 'DECLINING_BALANCE', amortization: 'EQUAL_INSTALLMENTS', interestCalculationPeriod: 'SAME_AS_REPAYMENT_PERIOD',
+  principal: '5000.00',
+  currency: 'USD',
+  installmentAmountInMultiplesOf: 1,
+  annualInterestRate: '12',
+  numberOfRepayments: 18,
+  repaymentFrequency: 'MONTHS',
+  disbursementDate: '2022-11-01',
+  firstRepaymentDate: '2022-12-01',
+  scheduleType: 'CUMULATIVE',
+  interestMethod: 'DECLINING_BALANCE',
+  amortization: 'EQUAL_INSTALLMENTS',
+  interestCalculationPeriod: 'SAME_AS_REPAYMENT_PERIOD',
 };
 
 function call(body: string, withPrincipal = true): Promise<Response> {
-  const request = new Request('http://localhost/v1/schedules/preview', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+  const request = new Request('http://localhost/v1/schedules/preview', {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json' },
+  });
   const locals = { requestId: 'req-1', principal: withPrincipal ? principal : undefined };
   return POST({ request, locals } as unknown as Parameters<typeof POST>[0]) as Promise<Response>;
 }
@@ -26,10 +50,24 @@ describe('POST /v1/schedules/preview', () => {
     const body = await res.json();
     expect(body).toEqual(previewSchedule(terms));
     expect(body.installments[0]).toEqual({
-      number: 1, fromDate: '2022-11-01', dueDate: '2022-12-01', principal: '255.00', interest: '50.00', fees: '0.00',
-      penalties: '0.00', total: '305.00', balance: '4745.00', downPayment: false,
+      number: 1,
+      fromDate: '2022-11-01',
+      dueDate: '2022-12-01',
+      principal: '255.00',
+      interest: '50.00',
+      fees: '0.00',
+      penalties: '0.00',
+      total: '305.00',
+      balance: '4745.00',
+      downPayment: false,
     });
-    expect(body.totals).toEqual({ principal: '5000.00', interest: '488.22', fees: '0.00', penalties: '0.00', total: '5488.22' });
+    expect(body.totals).toEqual({
+      principal: '5000.00',
+      interest: '488.22',
+      fees: '0.00',
+      penalties: '0.00',
+      total: '5488.22',
+    });
   });
 
   it('answers 400 naming the field for bad terms', async () => {

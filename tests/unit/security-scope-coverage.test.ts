@@ -17,7 +17,10 @@ describe('the branch-scope probe covers every mutating route', () => {
     expect(routes.pages).toContain('POST /loans/customer/profile/:customerId/resume');
   });
   it.each(all)('%s has a case or a reason', (route) => {
-    expect(Boolean(caseFor(route)) || Boolean(SCOPE_FREE[route]), `${route}: add a case to CASES or a reason to SCOPE_FREE`).toBe(true);
+    expect(
+      Boolean(caseFor(route)) || Boolean(SCOPE_FREE[route]),
+      `${route}: add a case to CASES or a reason to SCOPE_FREE`,
+    ).toBe(true);
     expect(Boolean(caseFor(route)) && Boolean(SCOPE_FREE[route]), `${route} is both probed and scope-free`).toBe(false);
   });
   it('lists no route that does not exist', () => {

@@ -1,17 +1,24 @@
 import type { TFunction } from 'i18next';
-import type { ColumnDef } from '../../lib/lists/definition.ts';
-import type { ListRow } from '../../lib/lists/query.ts';
-import { formatDate, formatDateTime, formatNumber } from '../../lib/i18n/format.ts';
-import type { Language } from '../../lib/i18n/index.ts';
-import { formatMoney, fromMinor } from '../../lib/money/money.ts';
+import type { ColumnDef } from '#lib/lists/definition.ts';
+import type { ListRow } from '#lib/lists/query.ts';
+import { formatDate, formatDateTime, formatNumber } from '#lib/i18n/format.ts';
+import type { Language } from '#lib/i18n/index.ts';
+import { formatMoney, fromMinor } from '#lib/money/money.ts';
 
 /** A cell's text on the server-rendered table, in the user's language (money to the cent). */
-export function formatCell(column: ColumnDef, row: ListRow, ctx: { t: TFunction; language: Language; currency: string; timeZone?: string }): string {
+export function formatCell(
+  column: ColumnDef,
+  row: ListRow,
+  ctx: { t: TFunction; language: Language; currency: string; timeZone?: string },
+): string {
   const value = row.values[column.key];
   if (value === null || value === undefined || value === '') return '—';
   switch (column.type) {
     case 'money':
-      return formatMoney(fromMinor(BigInt(value as bigint | string | number), row.currencies[column.key] ?? ctx.currency), ctx.language);
+      return formatMoney(
+        fromMinor(BigInt(value as bigint | string | number), row.currencies[column.key] ?? ctx.currency),
+        ctx.language,
+      );
     case 'date':
       return formatDate(String(value), ctx.language);
     case 'timestamp':

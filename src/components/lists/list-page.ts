@@ -1,15 +1,15 @@
 import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
-import { allowedActions } from '../../lib/auth/allowed-actions.ts';
+import { allowedActions } from '#lib/auth/allowed-actions.ts';
 import { pageDb } from '../../server/db.ts';
-import { AppError } from '../../lib/errors/app-error.ts';
-import { requestListExport } from '../../lib/exports/export-job.ts';
-import { EXPORT_FORMATS } from '../../lib/exports/write-list-export.ts';
-import { ensureListExportJob } from '../../lib/exports/register.ts';
-import { findList, type ListEntry } from '../../lib/lists/registry.ts';
-import { serveList, type ServedList } from '../../lib/lists/serve.ts';
-import { logger } from '../../lib/observability/log.ts';
-import { businessDate } from '../../lib/tenancy/tenant.ts';
+import { AppError } from '#lib/errors/app-error.ts';
+import { requestListExport } from '#lib/exports/export-job.ts';
+import { EXPORT_FORMATS } from '#lib/exports/write-list-export.ts';
+import { ensureListExportJob } from '#lib/exports/register.ts';
+import { findList, type ListEntry } from '#lib/lists/registry.ts';
+import { serveList, type ServedList } from '#lib/lists/serve.ts';
+import { logger } from '#lib/observability/log.ts';
+import { businessDate } from '#lib/tenancy/tenant.ts';
 
 /**
  * Astro glue of a list page (GET renders, POST `_action=export` queues an export and goes to the
@@ -17,7 +17,15 @@ import { businessDate } from '../../lib/tenancy/tenant.ts';
  */
 export type ListPageResult =
   | { kind: 'redirect'; location: string }
-  | { kind: 'ok'; entry: ListEntry; served: ServedList; canEditViews: boolean; currency: string; timeZone?: string; notice: string | null }
+  | {
+      kind: 'ok';
+      entry: ListEntry;
+      served: ServedList;
+      canEditViews: boolean;
+      currency: string;
+      timeZone?: string;
+      notice: string | null;
+    }
   | { kind: 'error'; entry: ListEntry; status: number; message: string | null };
 
 const exportFormSchema = z.object({ format: z.enum(EXPORT_FORMATS), query: z.string().max(4_000) });
@@ -26,7 +34,11 @@ export async function loadListPage(Astro: AstroGlobal, listName: string): Promis
   const entry = findList(listName);
   if (!entry) throw new Error(`unknown list ${listName}`);
   const { principal, tenant, language } = Astro.locals;
-  if (!principal || !tenant) return { kind: 'redirect', location: `/user/login?redirect=${encodeURIComponent(Astro.url.pathname + Astro.url.search)}` };
+  if (!principal || !tenant)
+    return {
+      kind: 'redirect',
+      location: `/user/login?redirect=${encodeURIComponent(Astro.url.pathname + Astro.url.search)}`,
+    };
   const db = await pageDb();
   let notice: string | null = null;
   if (Astro.request.method === 'POST') {
@@ -37,8 +49,14 @@ export async function loadListPage(Astro: AstroGlobal, listName: string): Promis
       ensureListExportJob();
       const date = await db.tenant(tenant.id, (tx) => businessDate(tx, tenant.id));
       await requestListExport(db, {
-        tenantId: tenant.id, userId: principal.userId, def: entry.def, query: input.query, format: input.format,
-        language, fileBaseName: entry.fileBaseName, businessDate: date,
+        tenantId: tenant.id,
+        userId: principal.userId,
+        def: entry.def,
+        query: input.query,
+        format: input.format,
+        language,
+        fileBaseName: entry.fileBaseName,
+        businessDate: date,
       });
       return { kind: 'redirect', location: '/loans/user/downloads-list' };
     } catch (error) {
@@ -51,17 +69,29 @@ export async function loadListPage(Astro: AstroGlobal, listName: string): Promis
   try {
     const served = await serveList(
       db,
-      { tenantId: tenant.id, userId: principal.userId, isAdmin: principal.isAdmin, dataPermissions: principal.dataPermissions, currency: tenant.currency },
+      {
+        tenantId: tenant.id,
+        userId: principal.userId,
+        isAdmin: principal.isAdmin,
+        dataPermissions: principal.dataPermissions,
+        currency: tenant.currency,
+      },
       entry,
       Astro.url.searchParams,
     );
     return {
-      kind: 'ok', entry, served, currency: tenant.currency, timeZone: tenant.timeZone, notice,
+      kind: 'ok',
+      entry,
+      served,
+      currency: tenant.currency,
+      timeZone: tenant.timeZone,
+      notice,
       canEditViews: allowedActions(principal, 'list', entry).editViews,
     };
   } catch (error) {
     const status = error instanceof AppError ? error.status : 500;
-    if (status >= 500) logger.error('list failed', { list: listName, request_id: Astro.locals.requestId, error: String(error) });
+    if (status >= 500)
+      logger.error('list failed', { list: listName, request_id: Astro.locals.requestId, error: String(error) });
     return { kind: 'error', entry, status, message: error instanceof AppError ? error.message : null };
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEMO_ROLES } from '../../lib/auth/permissions.ts';
-import { matchRoute } from '../../lib/auth/route-manifest.ts';
+import { DEMO_ROLES } from '#lib/auth/permissions.ts';
+import { matchRoute } from '#lib/auth/route-manifest.ts';
 import { NAV, activeItem, visibleItems, visibleSections } from './nav-model.ts';
 
 const admin = { isAdmin: true, authorities: [] };
@@ -8,7 +8,10 @@ const none = { isAdmin: false, authorities: [] };
 
 describe('navigation follows the route manifest', () => {
   it('every nav link is a route of the manifest', () => {
-    const unknown = Object.values(NAV).flat().filter((item) => !matchRoute(item.path)).map((i) => i.path);
+    const unknown = Object.values(NAV)
+      .flat()
+      .filter((item) => !matchRoute(item.path))
+      .map((i) => i.path);
     expect(unknown).toEqual([]);
   });
 
@@ -26,7 +29,9 @@ describe('navigation follows the route manifest', () => {
     for (const [name, role] of Object.entries(DEMO_ROLES)) {
       if (role.isAdmin) continue;
       const user = { isAdmin: false, authorities: role.authorities };
-      const adminOnly = visibleItems(user, 'admin').filter((item) => matchRoute(item.path)!.entry.rule.kind === 'admin');
+      const adminOnly = visibleItems(user, 'admin').filter(
+        (item) => matchRoute(item.path)!.entry.rule.kind === 'admin',
+      );
       expect(adminOnly, name).toEqual([]);
     }
   });

@@ -1,5 +1,5 @@
-import { canOpen, matchRoute, type LayoutSection } from '../../lib/auth/route-manifest.ts';
-import type { PermissionSubject } from '../../lib/auth/permissions.ts';
+import { canOpen, matchRoute, type LayoutSection } from '#lib/auth/route-manifest.ts';
+import type { PermissionSubject } from '#lib/auth/permissions.ts';
 
 /**
  * What the navigation links to. Whether a user sees a link is NOT decided here: each path is looked
@@ -106,6 +106,8 @@ export function visibleSections(user: PermissionSubject | null | undefined): { s
 
 /** The nav item a path belongs to (longest matching prefix), for aria-current. */
 export function activeItem(section: NavSection, pathname: string): string | undefined {
-  const candidates = NAV[section].filter((item) => (item.path === '/' ? pathname === '/' : pathname === item.path || pathname.startsWith(`${item.path}/`)));
+  const candidates = NAV[section].filter((item) =>
+    item.path === '/' ? pathname === '/' : pathname === item.path || pathname.startsWith(`${item.path}/`),
+  );
   return candidates.sort((a, b) => b.path.length - a.path.length)[0]?.path;
 }

@@ -1,8 +1,8 @@
 import type { AstroGlobal } from 'astro';
-import { requirePrincipal } from '../../lib/auth/principal.ts';
-import { formErrorOf } from '../../lib/errors/messages.ts';
-import { runCommand, type Command } from '../../lib/http/command.ts';
-import { actorFromPrincipal } from '../../lib/lending/actor.ts';
+import { requirePrincipal } from '#lib/auth/principal.ts';
+import { formErrorOf } from '#lib/errors/messages.ts';
+import { runCommand, type Command } from '#lib/http/command.ts';
+import { actorFromPrincipal } from '#lib/lending/actor.ts';
 import { pageDb } from '../../server/db.ts';
 
 /**
@@ -18,7 +18,8 @@ export type FormRefusal = { kind: 'refused'; values: FormValues; error: FieldErr
 /** The command ran but its answer is shown on the page itself (`redirect` gave null), e.g. possible duplicates to confirm. */
 export type FormAnswer<O> = { kind: 'answered'; values: FormValues; output: O };
 /** What the page does next; 'answered' only when `redirect` may give null. */
-export type FormOutcome<O, R extends string | null = string> = { kind: 'redirect'; location: string } | FormRefusal | (null extends R ? FormAnswer<O> : never);
+export type FormOutcome<O, R extends string | null = string> =
+  { kind: 'redirect'; location: string } | FormRefusal | (null extends R ? FormAnswer<O> : never);
 
 /** The text fields of a posted form (files and repeated names aside: `form.getAll` reads those). */
 export function formValues(form: FormData): FormValues {
@@ -44,9 +45,16 @@ export async function formCommand<I, O, R extends string | null = string>(
   const language = Astro.locals.language ?? 'en';
   try {
     const principal = requirePrincipal(Astro.locals.principal);
-    const actor = actorFromPrincipal(principal, { ip: clientAddress(Astro), requestId: Astro.locals.requestId ?? null });
+    const actor = actorFromPrincipal(principal, {
+      ip: clientAddress(Astro),
+      requestId: Astro.locals.requestId ?? null,
+    });
     const readInput = () => (spec.input ? spec.input(values, spec.form) : values);
-    const output = await runCommand({ db: await pageDb(), actor, permissionSubject: principal, objectId: spec.objectId, language }, command, readInput);
+    const output = await runCommand(
+      { db: await pageDb(), actor, permissionSubject: principal, objectId: spec.objectId, language },
+      command,
+      readInput,
+    );
     const location = spec.redirect(output);
     if (location === null) return { kind: 'answered', values, output } as FormOutcome<O, R>;
     return { kind: 'redirect', location };
@@ -56,7 +64,12 @@ export async function formCommand<I, O, R extends string | null = string>(
     Astro.response.status = refusal.status;
     const details = (error as { details?: Record<string, unknown> }).details;
     const rows = details?.rows as FieldError['rows'] | undefined;
-    return { kind: 'refused', values, error: { field: refusal.field, message: refusal.message, ...(rows ? { rows } : {}) }, ...(details ? { details } : {}) };
+    return {
+      kind: 'refused',
+      values,
+      error: { field: refusal.field, message: refusal.message, ...(rows ? { rows } : {}) },
+      ...(details ? { details } : {}),
+    };
   }
 }
 

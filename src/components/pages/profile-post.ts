@@ -1,5 +1,5 @@
 import type { AstroGlobal } from 'astro';
-import { updateOwnProfileCommand } from '../../lib/home/profile.ts';
+import { updateOwnProfileCommand } from '#lib/home/profile.ts';
 import { formCommand, type FieldError } from './form-command.ts';
 
 /**

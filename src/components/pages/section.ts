@@ -1,5 +1,5 @@
-import { LAYOUT_SECTIONS, type LayoutSection } from '../../lib/auth/route-manifest.ts';
-import { AppError } from '../../lib/errors/app-error.ts';
+import { LAYOUT_SECTIONS, type LayoutSection } from '#lib/auth/route-manifest.ts';
+import { AppError } from '#lib/errors/app-error.ts';
 
 /**
  * The `[section]` route parameter: the pages every section shows (customer profile and its flows, the

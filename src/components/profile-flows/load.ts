@@ -1,7 +1,7 @@
 import type { AstroGlobal } from 'astro';
-import { requirePrincipal } from '../../lib/auth/principal.ts';
+import { requirePrincipal } from '#lib/auth/principal.ts';
 import { pageDb } from '../../server/db.ts';
-import { loadApplicationPage, loadLoanPage, loadOfferPage } from '../../lib/offers-ui/pages.ts';
+import { loadApplicationPage, loadLoanPage, loadOfferPage } from '#lib/offers-ui/pages.ts';
 
 /**
  * The objects of the customer-profile flow pages, loaded by each PAGE's frontmatter (never inside a
@@ -14,13 +14,28 @@ export type LoanData = Awaited<ReturnType<typeof loadLoanPage>>;
 export type ApplicationData = Awaited<ReturnType<typeof loadApplicationPage>>;
 
 export async function offerOfPage(Astro: AstroGlobal): Promise<OfferData> {
-  return loadOfferPage(await pageDb(), requirePrincipal(Astro.locals.principal), Astro.params.customerId ?? '', Astro.params.offerId ?? '');
+  return loadOfferPage(
+    await pageDb(),
+    requirePrincipal(Astro.locals.principal),
+    Astro.params.customerId ?? '',
+    Astro.params.offerId ?? '',
+  );
 }
 
 export async function loanOfPage(Astro: AstroGlobal): Promise<LoanData> {
-  return loadLoanPage(await pageDb(), requirePrincipal(Astro.locals.principal), Astro.params.customerId ?? '', Astro.params.loanId ?? '');
+  return loadLoanPage(
+    await pageDb(),
+    requirePrincipal(Astro.locals.principal),
+    Astro.params.customerId ?? '',
+    Astro.params.loanId ?? '',
+  );
 }
 
 export async function applicationOfPage(Astro: AstroGlobal): Promise<ApplicationData> {
-  return loadApplicationPage(await pageDb(), requirePrincipal(Astro.locals.principal), Astro.params.customerId ?? '', Astro.params.loanId ?? '');
+  return loadApplicationPage(
+    await pageDb(),
+    requirePrincipal(Astro.locals.principal),
+    Astro.params.customerId ?? '',
+    Astro.params.loanId ?? '',
+  );
 }

@@ -6,21 +6,21 @@
  * (src/lib/auth). Pages stay thin.
  */
 import type { AstroGlobal } from 'astro';
-import { AppError } from '../../lib/errors/app-error.ts';
+import { AppError } from '#lib/errors/app-error.ts';
 import { pageDb, type Db, type Tx } from '../../server/db.ts';
-import type { Principal } from '../../lib/auth/principal.ts';
-import { allowedActions, mayOpen, type ActionsOf } from '../../lib/auth/allowed-actions.ts';
-import { actorFromPrincipal, type Actor } from '../../lib/lending/actor.ts';
-import { getCustomer, type CustomerRow } from '../../lib/lending/customers.ts';
-import { optInCustomerCommand, optOutCustomerCommand } from '../../lib/lending/customer-commands.ts';
+import type { Principal } from '#lib/auth/principal.ts';
+import { allowedActions, mayOpen, type ActionsOf } from '#lib/auth/allowed-actions.ts';
+import { actorFromPrincipal, type Actor } from '#lib/lending/actor.ts';
+import { getCustomer, type CustomerRow } from '#lib/lending/customers.ts';
+import { optInCustomerCommand, optOutCustomerCommand } from '#lib/lending/customer-commands.ts';
 import { formCommand } from '../pages/form-command.ts';
-import { resolveScopeNodes } from '../../lib/tenancy/scope.ts';
-import { assertCustomerVisible, deleteCustomerFile, FILE_RULES, storeCustomerFile } from '../../lib/customer-files/files.ts';
-import { readUploadForm } from '../../lib/customer-files/form-upload.ts';
-import { importBankStatement } from '../../lib/bank-statements/import.ts';
-import type { LayoutSection } from '../../lib/auth/route-manifest.ts';
-import { isClosedLoanOf } from '../../lib/customer-analytics/profile-queries.ts';
-import { tenantMoneyDay } from '../../lib/tenancy/tenant.ts';
+import { resolveScopeNodes } from '#lib/tenancy/scope.ts';
+import { assertCustomerVisible, deleteCustomerFile, FILE_RULES, storeCustomerFile } from '#lib/customer-files/files.ts';
+import { readUploadForm } from '#lib/customer-files/form-upload.ts';
+import { importBankStatement } from '#lib/bank-statements/import.ts';
+import type { LayoutSection } from '#lib/auth/route-manifest.ts';
+import { isClosedLoanOf } from '#lib/customer-analytics/profile-queries.ts';
+import { tenantMoneyDay } from '#lib/tenancy/tenant.ts';
 
 /** The profile is shown in every section with a layout (src/pages/[section]/customer/profile/…). */
 export type ProfileSection = LayoutSection;
@@ -42,9 +42,7 @@ export const PROFILE_TABS: { key: string }[] = [
 ];
 
 /** Subpaths this dispatcher renders; anything else under the profile is the section's 404. */
-export type ProfileView =
-  | { kind: 'tab'; tab: string }
-  | { kind: 'closed-loan'; loanId: string };
+export type ProfileView = { kind: 'tab'; tab: string } | { kind: 'closed-loan'; loanId: string };
 
 export function parseProfileSub(sub: string | undefined): ProfileView | null {
   const parts = (sub ?? '').split('/').filter(Boolean);
@@ -55,8 +53,15 @@ export function parseProfileSub(sub: string | undefined): ProfileView | null {
 }
 
 export type ProfileContext = {
-  db: Db; principal: Principal; actor: Actor; customer: CustomerRow; scopeNodes: string[] | null; section: ProfileSection;
-  base: string; currency: string; businessDate: string;
+  db: Db;
+  principal: Principal;
+  actor: Actor;
+  customer: CustomerRow;
+  scopeNodes: string[] | null;
+  section: ProfileSection;
+  base: string;
+  currency: string;
+  businessDate: string;
 };
 
 function clientAddress(Astro: AstroGlobal): string | null {
@@ -79,7 +84,13 @@ export async function loadProfile(Astro: AstroGlobal, section: ProfileSection): 
       const customer = await getCustomer(tx, customerId);
       const { currency, businessDate } = await tenantMoneyDay(tx, principal.tenantId);
       return {
-        db, principal, customer, scopeNodes, section, currency, businessDate,
+        db,
+        principal,
+        customer,
+        scopeNodes,
+        section,
+        currency,
+        businessDate,
         actor: actorFromPrincipal(principal, { ip: clientAddress(Astro), requestId: Astro.locals.requestId ?? null }),
         base: `/${section}/customer/profile/${customer.id}`,
       };
@@ -94,7 +105,10 @@ export function inTenant<T>(ctx: ProfileContext, fn: (tx: Tx) => Promise<T>): Pr
   return ctx.db.tenant(ctx.principal.tenantId, fn);
 }
 
-export type PostOutcome = { redirect?: string; error?: { field?: string; message: string; rows?: { row: number; field: string; message: string }[] } };
+export type PostOutcome = {
+  redirect?: string;
+  error?: { field?: string; message: string; rows?: { row: number; field: string; message: string }[] };
+};
 
 /** What the profile's pages can offer on a customer (src/lib/auth/allowed-actions.ts). */
 export type CustomerAction = keyof ActionsOf<'customer'>;
@@ -117,10 +131,14 @@ export async function handleProfilePost(Astro: AstroGlobal, ctx: ProfileContext,
     if (tab === 'resume') {
       const form = await Astro.request.formData();
       const status = String(form.get('status') ?? '');
-      if (status !== 'opted_in' && status !== 'opted_out') throw new AppError('BAD_REQUEST', 'status must be opted_in or opted_out', { field: 'status' });
+      if (status !== 'opted_in' && status !== 'opted_out')
+        throw new AppError('BAD_REQUEST', 'status must be opted_in or opted_out', { field: 'status' });
       // The same command as POST /v1/customers/{id}/opt-in|opt-out, through the form adapter.
       const outcome = await formCommand(Astro, status === 'opted_in' ? optInCustomerCommand : optOutCustomerCommand, {
-        form, objectId: ctx.customer.id, input: (v) => ({ customerId: ctx.customer.id, reason: v.reason ?? '' }), redirect: () => back(status).redirect,
+        form,
+        objectId: ctx.customer.id,
+        input: (v) => ({ customerId: ctx.customer.id, reason: v.reason ?? '' }),
+        redirect: () => back(status).redirect,
       });
       return outcome.kind === 'redirect' ? { redirect: outcome.location } : { error: outcome.error };
     }
@@ -128,7 +146,8 @@ export async function handleProfilePost(Astro: AstroGlobal, ctx: ProfileContext,
       const type = Astro.request.headers.get('content-type') ?? '';
       if (!type.startsWith('multipart/')) {
         const form = await Astro.request.formData();
-        if (form.get('_action') !== 'delete') throw new AppError('BAD_REQUEST', 'Choose a file to upload', { field: 'file' });
+        if (form.get('_action') !== 'delete')
+          throw new AppError('BAD_REQUEST', 'Choose a file to upload', { field: 'file' });
         need(ctx, 'deleteFile');
         await deleteCustomerFile(ctx.db, ctx.actor, ctx.customer.id, String(form.get('fileId') ?? ''));
         return back('deleted');
@@ -146,7 +165,13 @@ export async function handleProfilePost(Astro: AstroGlobal, ctx: ProfileContext,
       if (!upload.file) throw new AppError('BAD_REQUEST', 'Choose a file to upload', { field: 'file' });
       const file = upload.file;
       const body = new Blob([new Uint8Array(file.bytes)]).stream();
-      await importBankStatement(ctx.db, ctx.actor, { customerId: ctx.customer.id, fileName: file.fileName, contentType: file.contentType, declaredLength: file.bytes.length, body });
+      await importBankStatement(ctx.db, ctx.actor, {
+        customerId: ctx.customer.id,
+        fileName: file.fileName,
+        contentType: file.contentType,
+        declaredLength: file.bytes.length,
+        body,
+      });
       return back('imported');
     }
     throw new AppError('BAD_REQUEST', 'Nothing to submit on this page');
@@ -179,7 +204,8 @@ export async function runProfile(Astro: AstroGlobal, section: ProfileSection): P
   const ctx = await loadProfile(Astro, section);
   if (!ctx) return { kind: 'not-found' };
   // closed-loans/:loanId shows only a closed loan of this very customer; anything else is a 404.
-  if (view.kind === 'closed-loan' && !(await inTenant(ctx, (tx) => isClosedLoanOf(tx, ctx.customer.id, view.loanId)))) return { kind: 'not-found' };
+  if (view.kind === 'closed-loan' && !(await inTenant(ctx, (tx) => isClosedLoanOf(tx, ctx.customer.id, view.loanId))))
+    return { kind: 'not-found' };
   const outcome = view.kind === 'tab' ? await handleProfilePost(Astro, ctx, view.tab) : {};
   if (outcome.redirect) return { kind: 'redirect', location: outcome.redirect };
   const done = Astro.url.searchParams.get('done');

@@ -1,6 +1,6 @@
 import { Box, Button, Field, HStack, Stack, Text, Textarea } from '@chakra-ui/react';
 import { useState } from 'react';
-import type { Language } from '../../lib/i18n/index.ts';
+import type { Language } from '#lib/i18n/index.ts';
 import { ErrorAlert } from '../ui/error-alert.tsx';
 import { IslandProvider } from '../ui/provider.tsx';
 import { label, type Labels } from '../loans/labels.ts';
@@ -24,14 +24,21 @@ function Decision(props: Props) {
   const reject = useCommand();
   const withdraw = useCommand();
   const decide = async (command: ReturnType<typeof useCommand>, action: string) => {
-    const answer = await command.run(`applications/${props.applicationId}/${action}`, note.trim() ? { note: note.trim() } : {});
+    const answer = await command.run(
+      `applications/${props.applicationId}/${action}`,
+      note.trim() ? { note: note.trim() } : {},
+    );
     if (answer) window.location.reload();
   };
   const failure = approve.failure ?? reject.failure ?? withdraw.failure;
   const hasAny = can.approve || can.reject || can.withdraw;
   return (
     <Stack gap="3" maxW="560px">
-      {props.refusal ? <Text role="note" data-testid="approval-refusal">{props.refusal}</Text> : null}
+      {props.refusal ? (
+        <Text role="note" data-testid="approval-refusal">
+          {props.refusal}
+        </Text>
+      ) : null}
       {hasAny ? (
         <>
           <Field.Root>
@@ -39,13 +46,44 @@ function Decision(props: Props) {
             <Textarea rows={2} maxLength={1000} value={note} onChange={(e) => setNote(e.target.value)} />
           </Field.Root>
           <HStack gap="2">
-            {can.approve ? <Button colorPalette="brand" loading={approve.busy} onClick={() => decide(approve, 'approve')}>{label(labels, 'application.approve')}</Button> : null}
-            {can.reject ? <Button colorPalette="red" variant="outline" loading={reject.busy} onClick={() => decide(reject, 'reject')}>{label(labels, 'application.reject')}</Button> : null}
-            {can.withdraw ? <Button variant="outline" colorPalette="gray" loading={withdraw.busy} onClick={() => decide(withdraw, 'withdraw')}>{label(labels, 'application.withdraw')}</Button> : null}
+            {can.approve ? (
+              <Button colorPalette="brand" loading={approve.busy} onClick={() => decide(approve, 'approve')}>
+                {label(labels, 'application.approve')}
+              </Button>
+            ) : null}
+            {can.reject ? (
+              <Button
+                colorPalette="red"
+                variant="outline"
+                loading={reject.busy}
+                onClick={() => decide(reject, 'reject')}
+              >
+                {label(labels, 'application.reject')}
+              </Button>
+            ) : null}
+            {can.withdraw ? (
+              <Button
+                variant="outline"
+                colorPalette="gray"
+                loading={withdraw.busy}
+                onClick={() => decide(withdraw, 'withdraw')}
+              >
+                {label(labels, 'application.withdraw')}
+              </Button>
+            ) : null}
           </HStack>
         </>
       ) : null}
-      {failure ? <Box><ErrorAlert status={failure.status} message={failure.message} error={failure.error} module="ApplicationDecision" /></Box> : null}
+      {failure ? (
+        <Box>
+          <ErrorAlert
+            status={failure.status}
+            message={failure.message}
+            error={failure.error}
+            module="ApplicationDecision"
+          />
+        </Box>
+      ) : null}
     </Stack>
   );
 }

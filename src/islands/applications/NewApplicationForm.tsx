@@ -1,18 +1,33 @@
 import { Box, Button, Field, Input, NativeSelect, Stack, Textarea } from '@chakra-ui/react';
 import { useState, type FormEvent } from 'react';
-import type { Language } from '../../lib/i18n/index.ts';
+import type { Language } from '#lib/i18n/index.ts';
 import { api, errorMessageOf } from '../lib/api.ts';
 import { ErrorAlert } from '../ui/error-alert.tsx';
 import { IslandProvider } from '../ui/provider.tsx';
 import { label, type Labels } from '../loans/labels.ts';
 import type { Failure } from '../loans/use-command.ts';
-import { currencyDigits } from '../../lib/money/money.ts';
-import { amountMessage, amountSchema } from '../../lib/money/schema.ts';
-import { parseDateInput } from '../../lib/dates/parse-date.ts';
-import { validationMessage } from '../../lib/errors/messages.ts';
+import { currencyDigits } from '#lib/money/money.ts';
+import { amountMessage, amountSchema } from '#lib/money/schema.ts';
+import { parseDateInput } from '#lib/dates/parse-date.ts';
+import { validationMessage } from '#lib/errors/messages.ts';
 
-export type ProductChoice = { id: string; name: string; currency: string; minPrincipal: string; maxPrincipal: string; minRepayments: number; maxRepayments: number };
-type Props = { language: Language; customerId: string; customerBase: string; businessDate: string; products: ProductChoice[]; labels: Labels };
+export type ProductChoice = {
+  id: string;
+  name: string;
+  currency: string;
+  minPrincipal: string;
+  maxPrincipal: string;
+  minRepayments: number;
+  maxRepayments: number;
+};
+type Props = {
+  language: Language;
+  customerId: string;
+  customerBase: string;
+  businessDate: string;
+  products: ProductChoice[];
+  labels: Labels;
+};
 
 /**
  * The application form without an offer (the fields a loan needs now: product, amount, term,
@@ -38,9 +53,11 @@ function Form(props: Props) {
     const amount = amountSchema(digits, { decimalComma: language === 'fr' }).safeParse(principal);
     if (!amount.success) found.principal = amountMessage(amount, language, 'principal') ?? '';
     if (!repayments.trim()) found.repayments = validationMessage(language, 'required', {}, 'numberOfRepayments');
-    else if (!/^[0-9]{1,4}$/.test(repayments.trim())) found.repayments = validationMessage(language, 'number.whole', {}, 'numberOfRepayments');
+    else if (!/^[0-9]{1,4}$/.test(repayments.trim()))
+      found.repayments = validationMessage(language, 'number.whole', {}, 'numberOfRepayments');
     const day = parseDateInput(date, { min: props.businessDate, minIsBusinessDate: true });
-    if (!day.ok) found.date = validationMessage(language, day.problem.key, day.problem.params, 'expectedDisbursementDate');
+    if (!day.ok)
+      found.date = validationMessage(language, day.problem.key, day.problem.params, 'expectedDisbursementDate');
     if (!purpose.trim()) found.purpose = label(labels, 'common.required', { field: label(labels, 'offer.purpose') });
     return found;
   };
@@ -52,14 +69,24 @@ function Form(props: Props) {
     setBusy(true);
     setFailure(null);
     try {
-      const answer = await api.post('applications', {
-        json: { customerId: props.customerId, productId, principal: principal.trim().replace(',', '.'), numberOfRepayments: Number(repayments),
-          expectedDisbursementDate: date, formData: { purpose: purpose.trim() } },
-      }).json<{ loanId: string }>();
+      const answer = await api
+        .post('applications', {
+          json: {
+            customerId: props.customerId,
+            productId,
+            principal: principal.trim().replace(',', '.'),
+            numberOfRepayments: Number(repayments),
+            expectedDisbursementDate: date,
+            formData: { purpose: purpose.trim() },
+          },
+        })
+        .json<{ loanId: string }>();
       window.location.assign(`${props.customerBase}/processing-loans/${answer.loanId}`);
     } catch (error) {
       const failed = { ...(await errorMessageOf(error)), error };
-      const field = { principal: 'principal', numberOfRepayments: 'repayments', expectedDisbursementDate: 'date' }[failed.field ?? ''];
+      const field = { principal: 'principal', numberOfRepayments: 'repayments', expectedDisbursementDate: 'date' }[
+        failed.field ?? ''
+      ];
       if (field) setErrors({ [field]: failed.message });
       else setFailure(failed);
       setBusy(false);
@@ -67,41 +94,84 @@ function Form(props: Props) {
   };
   const required = (key: string) => (errors[key] ? <Field.ErrorText>{errors[key]}</Field.ErrorText> : null);
   return (
-    <Box asChild maxW="560px"><form onSubmit={submit} noValidate>
-      <Stack gap="4">
-        <Field.Root required>
-          <Field.Label>{label(labels, 'offer.product')}</Field.Label>
-          <NativeSelect.Root>
-            <NativeSelect.Field value={productId} onChange={(e) => setProductId(e.target.value)}>
-              {products.map((p) => <option key={p.id} value={p.id}>{p.name} ({p.currency})</option>)}
-            </NativeSelect.Field>
-            <NativeSelect.Indicator />
-          </NativeSelect.Root>
-        </Field.Root>
-        <Field.Root required invalid={Boolean(errors.principal)}>
-          <Field.Label>{label(labels, 'offer.amountWithin', { min: product?.minPrincipal ?? '', max: product?.maxPrincipal ?? '' })}</Field.Label>
-          <Input name="principal" inputMode="decimal" value={principal} onChange={(e) => setPrincipal(e.target.value)} />
-          {required('principal')}
-        </Field.Root>
-        <Field.Root required invalid={Boolean(errors.repayments)}>
-          <Field.Label>{label(labels, 'offer.repaymentsWithin', { min: product?.minRepayments ?? '', max: product?.maxRepayments ?? '' })}</Field.Label>
-          <Input name="numberOfRepayments" inputMode="numeric" value={repayments} onChange={(e) => setRepayments(e.target.value)} />
-          {required('repayments')}
-        </Field.Root>
-        <Field.Root required invalid={Boolean(errors.date)}>
-          <Field.Label>{label(labels, 'offer.expectedDisbursementDate')}</Field.Label>
-          <Input type="date" name="expectedDisbursementDate" min={props.businessDate} value={date} onChange={(e) => setDate(e.target.value)} />
-          {required('date')}
-        </Field.Root>
-        <Field.Root required invalid={Boolean(errors.purpose)}>
-          <Field.Label>{label(labels, 'offer.purpose')}</Field.Label>
-          <Textarea rows={3} maxLength={500} value={purpose} onChange={(e) => setPurpose(e.target.value)} />
-          {required('purpose')}
-        </Field.Root>
-        {failure ? <ErrorAlert status={failure.status} message={failure.message} error={failure.error} module="NewApplicationForm" /> : null}
-        <Box><Button type="submit" colorPalette="brand" loading={busy}>{label(labels, 'offer.submitRequest')}</Button></Box>
-      </Stack>
-    </form></Box>
+    <Box asChild maxW="560px">
+      <form onSubmit={submit} noValidate>
+        <Stack gap="4">
+          <Field.Root required>
+            <Field.Label>{label(labels, 'offer.product')}</Field.Label>
+            <NativeSelect.Root>
+              <NativeSelect.Field value={productId} onChange={(e) => setProductId(e.target.value)}>
+                {products.map((p) => (
+                  <option key={p.id} value={p.id}>
+                    {p.name} ({p.currency})
+                  </option>
+                ))}
+              </NativeSelect.Field>
+              <NativeSelect.Indicator />
+            </NativeSelect.Root>
+          </Field.Root>
+          <Field.Root required invalid={Boolean(errors.principal)}>
+            <Field.Label>
+              {label(labels, 'offer.amountWithin', {
+                min: product?.minPrincipal ?? '',
+                max: product?.maxPrincipal ?? '',
+              })}
+            </Field.Label>
+            <Input
+              name="principal"
+              inputMode="decimal"
+              value={principal}
+              onChange={(e) => setPrincipal(e.target.value)}
+            />
+            {required('principal')}
+          </Field.Root>
+          <Field.Root required invalid={Boolean(errors.repayments)}>
+            <Field.Label>
+              {label(labels, 'offer.repaymentsWithin', {
+                min: product?.minRepayments ?? '',
+                max: product?.maxRepayments ?? '',
+              })}
+            </Field.Label>
+            <Input
+              name="numberOfRepayments"
+              inputMode="numeric"
+              value={repayments}
+              onChange={(e) => setRepayments(e.target.value)}
+            />
+            {required('repayments')}
+          </Field.Root>
+          <Field.Root required invalid={Boolean(errors.date)}>
+            <Field.Label>{label(labels, 'offer.expectedDisbursementDate')}</Field.Label>
+            <Input
+              type="date"
+              name="expectedDisbursementDate"
+              min={props.businessDate}
+              value={date}
+              onChange={(e) => setDate(e.target.value)}
+            />
+            {required('date')}
+          </Field.Root>
+          <Field.Root required invalid={Boolean(errors.purpose)}>
+            <Field.Label>{label(labels, 'offer.purpose')}</Field.Label>
+            <Textarea rows={3} maxLength={500} value={purpose} onChange={(e) => setPurpose(e.target.value)} />
+            {required('purpose')}
+          </Field.Root>
+          {failure ? (
+            <ErrorAlert
+              status={failure.status}
+              message={failure.message}
+              error={failure.error}
+              module="NewApplicationForm"
+            />
+          ) : null}
+          <Box>
+            <Button type="submit" colorPalette="brand" loading={busy}>
+              {label(labels, 'offer.submitRequest')}
+            </Button>
+          </Box>
+        </Stack>
+      </form>
+    </Box>
   );
 }
 

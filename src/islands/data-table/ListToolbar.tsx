@@ -85,16 +85,39 @@ export default function ListToolbar({ listPath, query, columns, visible, filters
   return (
     <div className="list-toolbar-island">
       <div className="list-toolbar-row">
-        <button type="button" className="button" aria-expanded={panel === 'filters'} aria-controls={`${baseId}-panel`} onClick={() => setPanel(panel === 'filters' ? null : 'filters')}>
-          {labels.filters}{activeCount ? ` (${activeCount})` : ''}
+        <button
+          type="button"
+          className="button"
+          aria-expanded={panel === 'filters'}
+          aria-controls={`${baseId}-panel`}
+          onClick={() => setPanel(panel === 'filters' ? null : 'filters')}
+        >
+          {labels.filters}
+          {activeCount ? ` (${activeCount})` : ''}
         </button>
-        <button type="button" className="button" aria-expanded={panel === 'columns'} aria-controls={`${baseId}-panel`} onClick={() => setPanel(panel === 'columns' ? null : 'columns')}>
+        <button
+          type="button"
+          className="button"
+          aria-expanded={panel === 'columns'}
+          aria-controls={`${baseId}-panel`}
+          onClick={() => setPanel(panel === 'columns' ? null : 'columns')}
+        >
           {labels.columns}
         </button>
-        {isLoading ? <span role="status" className="list-loading">{labels.loading}</span> : null}
+        {isLoading ? (
+          <span role="status" className="list-loading">
+            {labels.loading}
+          </span>
+        ) : null}
       </div>
       {panel ? (
-        <div id={`${baseId}-panel`} ref={panelRef} role="dialog" aria-label={panel === 'filters' ? labels.filters : labels.columns} className="list-panel">
+        <div
+          id={`${baseId}-panel`}
+          ref={panelRef}
+          role="dialog"
+          aria-label={panel === 'filters' ? labels.filters : labels.columns}
+          className="list-panel"
+        >
           {panel === 'filters' ? (
             <form
               onSubmit={(event) => {
@@ -104,11 +127,22 @@ export default function ListToolbar({ listPath, query, columns, visible, filters
             >
               <div className="list-panel-stack">
                 {filterable.map((c) => (
-                  <FilterField key={c.key} column={c} value={draftFilters[c.key] ?? ''} onChange={(v) => setFilter(c.key, v)} labels={labels} idPrefix={baseId} />
+                  <FilterField
+                    key={c.key}
+                    column={c}
+                    value={draftFilters[c.key] ?? ''}
+                    onChange={(v) => setFilter(c.key, v)}
+                    labels={labels}
+                    idPrefix={baseId}
+                  />
                 ))}
                 <div className="list-panel-actions">
-                  <button type="button" className="button" onClick={() => go(applyFilters(query, {}))}>{labels.clearFilters}</button>
-                  <button type="submit" className="button button--primary">{labels.apply}</button>
+                  <button type="button" className="button" onClick={() => go(applyFilters(query, {}))}>
+                    {labels.clearFilters}
+                  </button>
+                  <button type="submit" className="button button--primary">
+                    {labels.apply}
+                  </button>
                 </div>
               </div>
             </form>
@@ -116,7 +150,12 @@ export default function ListToolbar({ listPath, query, columns, visible, filters
             <form
               onSubmit={(event) => {
                 event.preventDefault();
-                go(applyColumns(query, draftColumns.filter((k) => !columns.find((c) => c.key === k)?.isRequired)));
+                go(
+                  applyColumns(
+                    query,
+                    draftColumns.filter((k) => !columns.find((c) => c.key === k)?.isRequired),
+                  ),
+                );
               }}
             >
               <div className="list-panel-stack">
@@ -127,15 +166,21 @@ export default function ListToolbar({ listPath, query, columns, visible, filters
                       checked={c.isRequired || draftColumns.includes(c.key)}
                       disabled={c.isRequired}
                       onChange={(event) =>
-                        setDraftColumns((cols) => (event.target.checked ? [...cols, c.key] : cols.filter((k) => k !== c.key)))
+                        setDraftColumns((cols) =>
+                          event.target.checked ? [...cols, c.key] : cols.filter((k) => k !== c.key),
+                        )
                       }
                     />
                     {c.label}
                   </label>
                 ))}
                 <div className="list-panel-actions">
-                  <button type="button" className="button" onClick={() => go(applyColumns(query, []))}>{labels.reset}</button>
-                  <button type="submit" className="button button--primary">{labels.apply}</button>
+                  <button type="button" className="button" onClick={() => go(applyColumns(query, []))}>
+                    {labels.reset}
+                  </button>
+                  <button type="submit" className="button button--primary">
+                    {labels.apply}
+                  </button>
                 </div>
               </div>
             </form>
@@ -146,7 +191,19 @@ export default function ListToolbar({ listPath, query, columns, visible, filters
   );
 }
 
-function FilterField({ column, value, onChange, labels, idPrefix }: { column: ToolbarColumn; value: string; onChange: (value: string) => void; labels: Record<string, string>; idPrefix: string }) {
+function FilterField({
+  column,
+  value,
+  onChange,
+  labels,
+  idPrefix,
+}: {
+  column: ToolbarColumn;
+  value: string;
+  onChange: (value: string) => void;
+  labels: Record<string, string>;
+  idPrefix: string;
+}) {
   const id = `${idPrefix}-${column.key}`;
   const [from, to] = splitRange(value);
   switch (column.filter) {
@@ -168,7 +225,9 @@ function FilterField({ column, value, onChange, labels, idPrefix }: { column: To
                 <input
                   type="checkbox"
                   checked={chosen.includes(o.value)}
-                  onChange={(e) => onChange((e.target.checked ? [...chosen, o.value] : chosen.filter((v) => v !== o.value)).join(','))}
+                  onChange={(e) =>
+                    onChange((e.target.checked ? [...chosen, o.value] : chosen.filter((v) => v !== o.value)).join(','))
+                  }
                 />
                 {o.label}
               </label>
@@ -198,8 +257,22 @@ function FilterField({ column, value, onChange, labels, idPrefix }: { column: To
         <fieldset>
           <legend>{column.label}</legend>
           <div className="list-toolbar-row">
-            <input type={type} inputMode={inputMode} aria-label={`${column.label} ${low}`} placeholder={low} value={from} onChange={(e) => onChange(rangeValue(e.target.value, to))} />
-            <input type={type} inputMode={inputMode} aria-label={`${column.label} ${high}`} placeholder={high} value={to} onChange={(e) => onChange(rangeValue(from, e.target.value))} />
+            <input
+              type={type}
+              inputMode={inputMode}
+              aria-label={`${column.label} ${low}`}
+              placeholder={low}
+              value={from}
+              onChange={(e) => onChange(rangeValue(e.target.value, to))}
+            />
+            <input
+              type={type}
+              inputMode={inputMode}
+              aria-label={`${column.label} ${high}`}
+              placeholder={high}
+              value={to}
+              onChange={(e) => onChange(rangeValue(from, e.target.value))}
+            />
           </div>
         </fieldset>
       );

@@ -10,14 +10,26 @@ export const ACCOUNT_PATHS = {
   signOutEverywhere: 'auth/sign-out-everywhere',
 } as const;
 
-export type SessionSummary = { id: string; created_at: string; last_seen_at: string; ip: string | null; user_agent: string | null; method: string; is_current: boolean };
+export type SessionSummary = {
+  id: string;
+  created_at: string;
+  last_seen_at: string;
+  ip: string | null;
+  user_agent: string | null;
+  method: string;
+  is_current: boolean;
+};
 
 export async function changePassword(currentPassword: string, newPassword: string): Promise<void> {
-  await api.post(ACCOUNT_PATHS.changePassword, { json: { current_password: currentPassword, new_password: newPassword } });
+  await api.post(ACCOUNT_PATHS.changePassword, {
+    json: { current_password: currentPassword, new_password: newPassword },
+  });
 }
 
 export async function listSessions(): Promise<SessionSummary[]> {
-  const data = await api.get(ACCOUNT_PATHS.sessions).json<{ items?: SessionSummary[]; sessions?: SessionSummary[] } | SessionSummary[]>();
+  const data = await api
+    .get(ACCOUNT_PATHS.sessions)
+    .json<{ items?: SessionSummary[]; sessions?: SessionSummary[] } | SessionSummary[]>();
   return Array.isArray(data) ? data : (data.items ?? data.sessions ?? []);
 }
 

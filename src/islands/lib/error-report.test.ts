@@ -1,17 +1,33 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createApi } from './api.ts';
-import { describeError, describeHttpFailure, isErrorReportUrl, resetReportDedupe, type ErrorReportPayload } from './error-report.ts';
+import {
+  describeError,
+  describeHttpFailure,
+  isErrorReportUrl,
+  resetReportDedupe,
+  type ErrorReportPayload,
+} from './error-report.ts';
 
 describe('error report message formats', () => {
   it('a response: HTTP {status} - {statusText}, the body as stack', () => {
-    expect(describeHttpFailure({ request: {}, response: { status: 503, statusText: 'Service Unavailable' }, data: { error: { code: 'UNAVAILABLE' } } })).toEqual({
+    expect(
+      describeHttpFailure({
+        request: {},
+        response: { status: 503, statusText: 'Service Unavailable' },
+        data: { error: { code: 'UNAVAILABLE' } },
+      }),
+    ).toEqual({
       message: 'HTTP 503 - Service Unavailable',
       stack: '{"error":{"code":"UNAVAILABLE"}}',
     });
-    expect(describeHttpFailure({ request: {}, response: { status: 404, statusText: 'Not Found' } }, 'plain body')).toEqual({ message: 'HTTP 404 - Not Found', stack: 'plain body' });
+    expect(
+      describeHttpFailure({ request: {}, response: { status: 404, statusText: 'Not Found' } }, 'plain body'),
+    ).toEqual({ message: 'HTTP 404 - Not Found', stack: 'plain body' });
   });
   it('no response: No response received from server', () => {
-    expect(describeHttpFailure({ request: {}, response: undefined, stack: 's' }).message).toBe('No response received from server');
+    expect(describeHttpFailure({ request: {}, response: undefined, stack: 's' }).message).toBe(
+      'No response received from server',
+    );
   });
   it('otherwise the error’s own message', () => {
     expect(describeHttpFailure({ message: 'boom' }).message).toBe('boom');
@@ -53,7 +69,12 @@ describe('the ky client reports failed calls', () => {
   const flush = () => new Promise((resolve) => setTimeout(resolve, 10));
 
   it('files HTTP {status} - {statusText} with the response body', async () => {
-    next = async () => new Response('{"error":{"code":"INTERNAL","message":"kaput"}}', { status: 500, statusText: 'Internal Server Error', headers: { 'content-type': 'application/json' } });
+    next = async () =>
+      new Response('{"error":{"code":"INTERNAL","message":"kaput"}}', {
+        status: 500,
+        statusText: 'Internal Server Error',
+        headers: { 'content-type': 'application/json' },
+      });
     const api = createApi({ fetch: fakeFetch, baseUrl: 'http://app.test/', module: 'test-island' });
     await expect(api.get('loans/1').json()).rejects.toThrow();
     await flush();
@@ -61,7 +82,11 @@ describe('the ky client reports failed calls', () => {
     expect(sent[0].body.message).toBe('HTTP 500 - Internal Server Error');
     expect(sent[0].body.stack).toBe('{"error":{"code":"INTERNAL","message":"kaput"}}');
     expect(sent[0].body.report_type).toBe('auto');
-    expect(sent[0].body.context).toMatchObject({ url: 'http://app.test/v1/loans/1', method: 'GET', module: 'test-island' });
+    expect(sent[0].body.context).toMatchObject({
+      url: 'http://app.test/v1/loans/1',
+      method: 'GET',
+      module: 'test-island',
+    });
     expect(typeof sent[0].body.context.timestamp).toBe('string');
   });
 
@@ -77,7 +102,9 @@ describe('the ky client reports failed calls', () => {
   });
 
   it('never reports a failure of the report endpoint itself', async () => {
-    const failing = vi.fn(async () => new Response('no', { status: 500, statusText: 'Internal Server Error' })) as never;
+    const failing = vi.fn(
+      async () => new Response('no', { status: 500, statusText: 'Internal Server Error' }),
+    ) as never;
     const api = createApi({ fetch: failing, baseUrl: 'http://app.test/' });
     await expect(api.post('error-reports', { json: {} })).rejects.toThrow();
     await flush();

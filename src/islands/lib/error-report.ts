@@ -45,9 +45,15 @@ export function isHttpFailure(error: unknown): error is HttpFailure {
  * and the response body as the stack; with no response, 'No response received from server';
  * otherwise the error's own message.
  */
-export function describeHttpFailure(error: HttpFailure & { message?: string; stack?: string }, responseBody?: string): { message: string; stack: string } {
+export function describeHttpFailure(
+  error: HttpFailure & { message?: string; stack?: string },
+  responseBody?: string,
+): { message: string; stack: string } {
   if (error.response) {
-    return { message: `HTTP ${error.response.status} - ${error.response.statusText}`, stack: responseBody ?? bodyText(error.data) };
+    return {
+      message: `HTTP ${error.response.status} - ${error.response.statusText}`,
+      stack: responseBody ?? bodyText(error.data),
+    };
   }
   if (error.request) return { message: 'No response received from server', stack: error.stack ?? '' };
   return { message: error.message || 'Unknown error', stack: error.stack ?? '' };
@@ -58,14 +64,21 @@ export function describeError(error: unknown): { message: string; stack: string 
   if (isHttpFailure(error)) return describeHttpFailure(error as never);
   if (error instanceof Error) return { message: error.message || 'Unknown error', stack: error.stack ?? '' };
   if (typeof error === 'string' && error) return { message: error, stack: '' };
-  if (typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string' && (error as { message: string }).message) {
+  if (
+    typeof error === 'object' &&
+    error !== null &&
+    typeof (error as { message?: unknown }).message === 'string' &&
+    (error as { message: string }).message
+  ) {
     return { message: (error as { message: string }).message, stack: '' };
   }
   return { message: 'Unknown error', stack: '' };
 }
 
 /** The context: the call (if any), the page, the browser, the time, the module that reported. */
-export function buildContext(args: { url?: string; method?: string; module?: string; now?: Date } = {}): ErrorReportContext {
+export function buildContext(
+  args: { url?: string; method?: string; module?: string; now?: Date } = {},
+): ErrorReportContext {
   const w = typeof window === 'undefined' ? undefined : window;
   return {
     ...(args.url ? { url: args.url } : {}),
@@ -79,8 +92,17 @@ export function buildContext(args: { url?: string; method?: string; module?: str
 }
 
 /** The endpoint caps these; cutting here too keeps a huge body from being refused outright. */
-export function toPayload(described: { message: string; stack: string }, context: ErrorReportContext, reportType: 'auto' | 'manual'): ErrorReportPayload {
-  return { message: described.message.slice(0, 2000), stack: described.stack.slice(0, 20000), context, report_type: reportType };
+export function toPayload(
+  described: { message: string; stack: string },
+  context: ErrorReportContext,
+  reportType: 'auto' | 'manual',
+): ErrorReportPayload {
+  return {
+    message: described.message.slice(0, 2000),
+    stack: described.stack.slice(0, 20000),
+    context,
+    report_type: reportType,
+  };
 }
 
 export function isErrorReportUrl(url: string): boolean {

@@ -1,10 +1,10 @@
 import i18next, { type i18n as I18n } from 'i18next';
 import { initReactI18next } from 'react-i18next';
-import type { Language } from '../../lib/i18n/index.ts';
-import enCommon from '../../lib/i18n/locales/en/common.json' with { type: 'json' };
-import frCommon from '../../lib/i18n/locales/fr/common.json' with { type: 'json' };
-import enErrors from '../../lib/i18n/locales/en/errors.json' with { type: 'json' };
-import frErrors from '../../lib/i18n/locales/fr/errors.json' with { type: 'json' };
+import type { Language } from '#lib/i18n/index.ts';
+import enCommon from '#lib/i18n/locales/en/common.json' with { type: 'json' };
+import frCommon from '#lib/i18n/locales/fr/common.json' with { type: 'json' };
+import enErrors from '#lib/i18n/locales/en/errors.json' with { type: 'json' };
+import frErrors from '#lib/i18n/locales/fr/errors.json' with { type: 'json' };
 
 /**
  * Islands bundle only the namespaces they use (common, errors), so the first render, on the server
@@ -32,7 +32,8 @@ export function islandI18n(language: Language): I18n {
     initAsync: false,
     showSupportNotice: false,
     saveMissing: typeof window !== 'undefined',
-    missingKeyHandler: (_lngs: readonly string[], ns: string, key: string, fallback: string) => reportMissingKey(language, ns, key, fallback),
+    missingKeyHandler: (_lngs: readonly string[], ns: string, key: string, fallback: string) =>
+      reportMissingKey(language, ns, key, fallback),
   } as never);
   instances.set(language, instance);
   if (typeof window !== 'undefined') void loadOverrides(instance, language);
@@ -44,7 +45,10 @@ async function loadOverrides(instance: I18n, language: Language): Promise<void> 
   overridesLoaded.add(language);
   for (const ns of ISLAND_NAMESPACES) {
     try {
-      const response = await fetch(`/v1/translations/${language}/${ns}`, { credentials: 'same-origin', headers: { accept: 'application/json', 'x-background': '1' } });
+      const response = await fetch(`/v1/translations/${language}/${ns}`, {
+        credentials: 'same-origin',
+        headers: { accept: 'application/json', 'x-background': '1' },
+      });
       if (response.ok) instance.addResourceBundle(language, ns, await response.json(), true, true);
     } catch {
       // The bundled texts are complete; overrides are a refinement.

@@ -12,7 +12,11 @@ function positive(value: unknown): number | undefined {
   return typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : undefined;
 }
 
-export function idleTimeoutSeconds(args: { isAdmin: boolean; sessionTimeout?: number | null; tenantConfig?: Record<string, unknown> | null }): number {
+export function idleTimeoutSeconds(args: {
+  isAdmin: boolean;
+  sessionTimeout?: number | null;
+  tenantConfig?: Record<string, unknown> | null;
+}): number {
   if (args.isAdmin) return positive(args.sessionTimeout) ?? DEFAULT_IDLE_SECONDS;
   const autoLogout = args.tenantConfig?.auto_logout as { timeout?: unknown } | undefined;
   return positive(autoLogout?.timeout) ?? DEFAULT_IDLE_SECONDS;

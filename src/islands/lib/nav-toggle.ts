@@ -15,7 +15,9 @@ export function isNavCollapsedCookie(value: string | undefined): boolean {
 
 /** The cookie that remembers the choice for a year, on every path (the navigation is the same on every page). */
 export function navCookie(isCollapsed: boolean): string {
-  return isCollapsed ? `${NAV_COOKIE}=${COLLAPSED}; Path=/; Max-Age=31536000; SameSite=Lax` : `${NAV_COOKIE}=; Path=/; Max-Age=0; SameSite=Lax`;
+  return isCollapsed
+    ? `${NAV_COOKIE}=${COLLAPSED}; Path=/; Max-Age=31536000; SameSite=Lax`
+    : `${NAV_COOKIE}=; Path=/; Max-Age=0; SameSite=Lax`;
 }
 
 export function wireNavToggle(doc: Document = document): void {

@@ -22,7 +22,14 @@ describe('downloads polling', () => {
     const results = [['running'], ['running'], ['done']];
     const load = vi.fn(async () => results.shift()!);
     const onResult = vi.fn();
-    startPolling({ intervalMs: 3000, doc: fakeDoc('visible'), load, onResult, onError: vi.fn(), shouldContinue: (s) => s.includes('running') });
+    startPolling({
+      intervalMs: 3000,
+      doc: fakeDoc('visible'),
+      load,
+      onResult,
+      onError: vi.fn(),
+      shouldContinue: (s) => s.includes('running'),
+    });
     await vi.advanceTimersByTimeAsync(2999);
     expect(load).not.toHaveBeenCalled();
     await vi.advanceTimersByTimeAsync(1);
@@ -46,12 +53,26 @@ describe('downloads polling', () => {
   it('stops on an error and reports it; stop() cancels', async () => {
     const onError = vi.fn();
     const load = vi.fn(() => Promise.reject(new Error('HTTP 500 - Internal Server Error')));
-    startPolling({ intervalMs: 1000, doc: fakeDoc('visible'), load, onResult: vi.fn(), onError, shouldContinue: () => true });
+    startPolling({
+      intervalMs: 1000,
+      doc: fakeDoc('visible'),
+      load,
+      onResult: vi.fn(),
+      onError,
+      shouldContinue: () => true,
+    });
     await vi.advanceTimersByTimeAsync(10_000);
     expect(load).toHaveBeenCalledTimes(1);
     expect(onError).toHaveBeenCalledOnce();
     const load2 = vi.fn(async () => ['running']);
-    const stop = startPolling({ intervalMs: 1000, doc: fakeDoc('visible'), load: load2, onResult: vi.fn(), onError, shouldContinue: () => true });
+    const stop = startPolling({
+      intervalMs: 1000,
+      doc: fakeDoc('visible'),
+      load: load2,
+      onResult: vi.fn(),
+      onError,
+      shouldContinue: () => true,
+    });
     stop();
     await vi.advanceTimersByTimeAsync(10_000);
     expect(load2).not.toHaveBeenCalled();

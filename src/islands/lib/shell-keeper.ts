@@ -35,7 +35,8 @@ export function startShellKeeper(doc: Document = document): boolean {
   startIdleTimer({
     seconds: idleSeconds,
     target: window,
-    onIdle: () => void signOutForIdle({ signOut, location: window.location, navigate: (url) => window.location.assign(url) }),
+    onIdle: () =>
+      void signOutForIdle({ signOut, location: window.location, navigate: (url) => window.location.assign(url) }),
   });
   return true;
 }

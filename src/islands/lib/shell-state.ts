@@ -1,4 +1,4 @@
-import { jsonForScript } from '../../lib/http/html-safety.ts';
+import { jsonForScript } from '#lib/http/html-safety.ts';
 import type { PricingFeature } from '../stores/plan.ts';
 import type { CurrentUser } from '../stores/user.ts';
 

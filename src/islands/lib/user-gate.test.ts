@@ -13,7 +13,9 @@ describe('island user gate (guard)', () => {
   it('401 → login with the message; other errors → error page; forced change → reset', () => {
     expect(gateStep({ isLoading: false, value: null, error: { status: 401, message: 'x' } })).toBe('unauthorized');
     expect(gateStep({ isLoading: false, value: null, error: { status: 500, message: 'x' } })).toBe('error');
-    expect(gateStep({ isLoading: false, value: { ...user, password_change_required: true }, error: null })).toBe('password-change');
+    expect(gateStep({ isLoading: false, value: { ...user, password_change_required: true }, error: null })).toBe(
+      'password-change',
+    );
     expect(unauthorizedUrl({ pathname: '/loans/loans', search: '?tab=overdue', hash: '#x' })).toBe(
       '/user/login?redirect=%2Floans%2Floans%3Ftab%3Doverdue%23x&message=You%20are%20not%20authorized%20to%20access%20the%20board.',
     );

@@ -1,15 +1,15 @@
 import { Box, Button, Field, HStack, Input, NativeSelect, Stack, Text } from '@chakra-ui/react';
 import { useState, type FormEvent } from 'react';
-import type { Language } from '../../lib/i18n/index.ts';
+import type { Language } from '#lib/i18n/index.ts';
 import { ErrorAlert } from '../ui/error-alert.tsx';
 import { IslandProvider } from '../ui/provider.tsx';
 import { label, type Labels } from './labels.ts';
 import { useCommand } from './use-command.ts';
-import { formatMinorPlain } from '../../lib/money/parse.ts';
-import { currencyDigits } from '../../lib/money/money.ts';
-import { amountMessage, amountSchema } from '../../lib/money/schema.ts';
-import { parseDateInput } from '../../lib/dates/parse-date.ts';
-import { readableAmount, validationMessage } from '../../lib/errors/messages.ts';
+import { formatMinorPlain } from '#lib/money/parse.ts';
+import { currencyDigits } from '#lib/money/money.ts';
+import { amountMessage, amountSchema } from '#lib/money/schema.ts';
+import { parseDateInput } from '#lib/dates/parse-date.ts';
+import { readableAmount, validationMessage } from '#lib/errors/messages.ts';
 
 type Props = {
   language: Language;
@@ -31,7 +31,11 @@ type Props = {
 type Answer = { transaction: { amount: string; currency: string } };
 
 function Done({ text }: { text: string }) {
-  return <Text role="status" color="fg.success">{text}</Text>;
+  return (
+    <Text role="status" color="fg.success">
+      {text}
+    </Text>
+  );
 }
 
 function TransferForm({ props }: { props: Props }) {
@@ -40,31 +44,59 @@ function TransferForm({ props }: { props: Props }) {
   const [done, setDone] = useState(false);
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    if (await command.run(`loans/${props.loanId}/disbursements`, { date })) { setDone(true); window.location.assign(props.loanHref); }
+    if (await command.run(`loans/${props.loanId}/disbursements`, { date })) {
+      setDone(true);
+      window.location.assign(props.loanHref);
+    }
   };
   return (
-    <Box as="form" onSubmit={submit} aria-label={label(props.labels, 'loan.transferTitle')} bg="bg" borderWidth="1px" borderColor="border" borderRadius="l3" p="5">
-      <Text fontWeight="semibold" mb="2">{label(props.labels, 'loan.transferTitle')}</Text>
+    <Box
+      as="form"
+      onSubmit={submit}
+      aria-label={label(props.labels, 'loan.transferTitle')}
+      bg="bg"
+      borderWidth="1px"
+      borderColor="border"
+      borderRadius="l3"
+      p="5"
+    >
+      <Text fontWeight="semibold" mb="2">
+        {label(props.labels, 'loan.transferTitle')}
+      </Text>
       <HStack align="end" gap="3" wrap="wrap">
         <Field.Root maxW="200px" required>
           <Field.Label>{label(props.labels, 'common.date')}</Field.Label>
           <Input type="date" value={date} max={props.businessDate} onChange={(e) => setDate(e.target.value)} />
         </Field.Root>
-        <Button type="submit" colorPalette="brand" loading={command.busy}>{label(props.labels, 'loan.actions.transfer')}</Button>
+        <Button type="submit" colorPalette="brand" loading={command.busy}>
+          {label(props.labels, 'loan.actions.transfer')}
+        </Button>
       </HStack>
       {done ? <Done text={label(props.labels, 'loan.transferDone')} /> : null}
-      {command.failure ? <ErrorAlert status={command.failure.status} message={command.failure.message} error={command.failure.error} module="LoanActions" /> : null}
+      {command.failure ? (
+        <ErrorAlert
+          status={command.failure.status}
+          message={command.failure.message}
+          error={command.failure.error}
+          module="LoanActions"
+        />
+      ) : null}
     </Box>
   );
 }
 
 /** The amount as the server will read it, with the server's own rules and words (no float). */
-function checkRepayment(props: Props, amount: string, date: string): { field: 'amount' | 'date'; message: string } | { text: string } {
+function checkRepayment(
+  props: Props,
+  amount: string,
+  date: string,
+): { field: 'amount' | 'date'; message: string } | { text: string } {
   const digits = currencyDigits(props.currency);
   const parsed = amountSchema(digits, { decimalComma: props.language === 'fr' }).safeParse(amount);
   if (!parsed.success) return { field: 'amount', message: amountMessage(parsed, props.language, 'amount') ?? '' };
   const day = parseDateInput(date, { max: props.businessDate, maxIsBusinessDate: true });
-  if (!day.ok) return { field: 'date', message: validationMessage(props.language, day.problem.key, day.problem.params, 'date') };
+  if (!day.ok)
+    return { field: 'date', message: validationMessage(props.language, day.problem.key, day.problem.params, 'date') };
   return { text: formatMinorPlain(parsed.data, digits) };
 }
 
@@ -77,10 +109,18 @@ function RepayForm({ props }: { props: Props }) {
   const [overpayment, setOverpayment] = useState<{ text: string; message: string; credit: string } | null>(null);
   const [done, setDone] = useState('');
   const send = async (text: string, isConfirmed: boolean) => {
-    const answer = await command.run(`loans/${props.loanId}/repayments`, { amount: text, date, ...(isConfirmed ? { confirmOverpayment: true } : {}) });
+    const answer = await command.run(`loans/${props.loanId}/repayments`, {
+      amount: text,
+      date,
+      ...(isConfirmed ? { confirmOverpayment: true } : {}),
+    });
     if (answer) {
       setOverpayment(null);
-      setDone(label(props.labels, 'loan.repayDone', { amount: `${answer.transaction.amount} ${answer.transaction.currency}` }));
+      setDone(
+        label(props.labels, 'loan.repayDone', {
+          amount: `${answer.transaction.amount} ${answer.transaction.currency}`,
+        }),
+      );
       window.location.assign(props.loanHref);
       return;
     }
@@ -97,41 +137,90 @@ function RepayForm({ props }: { props: Props }) {
     event.preventDefault();
     setOverpayment(null);
     const checked = checkRepayment(props, amount, date);
-    if ('field' in checked) { setInvalid(checked); return; }
+    if ('field' in checked) {
+      setInvalid(checked);
+      return;
+    }
     setInvalid(null);
     await send(checked.text, false);
   };
-  const errorOf = (field: string) => (invalid?.field === field ? <Field.ErrorText>{invalid.message}</Field.ErrorText> : null);
+  const errorOf = (field: string) =>
+    invalid?.field === field ? <Field.ErrorText>{invalid.message}</Field.ErrorText> : null;
   return (
-    <Box asChild bg="bg" borderWidth="1px" borderColor="border" borderRadius="l3" p="5"><form onSubmit={submit} noValidate aria-label={label(props.labels, 'loan.repayTitle')}>
-      <Text fontWeight="semibold" mb="2">{label(props.labels, 'loan.repayTitle')}</Text>
-      <HStack align="end" gap="3" wrap="wrap">
-        <Field.Root maxW="260px" required invalid={invalid?.field === 'amount'}>
-          <Field.Label>{label(props.labels, 'common.amount')} ({props.currency})</Field.Label>
-          <Input name="amount" inputMode="decimal" value={amount} onChange={(e) => { setAmount(e.target.value); setOverpayment(null); }} />
-          {errorOf('amount')}
-        </Field.Root>
-        <Field.Root maxW="260px" required invalid={invalid?.field === 'date'}>
-          <Field.Label>{label(props.labels, 'common.date')}</Field.Label>
-          <Input type="date" name="date" value={date} max={props.businessDate} onChange={(e) => setDate(e.target.value)} />
-          {errorOf('date')}
-        </Field.Root>
-        <Button type="submit" colorPalette="brand" loading={command.busy && !overpayment}>{label(props.labels, 'loan.actions.repay')}</Button>
-      </HStack>
-      {overpayment ? (
-        <Box role="alertdialog" aria-label={label(props.labels, 'loan.overpaymentTitle')} mt="3" p="3" borderWidth="1px" borderColor="caution" borderRadius="l2">
-          <Text fontWeight="semibold">{label(props.labels, 'loan.overpaymentTitle')}</Text>
-          <Text>{overpayment.message}</Text>
-          <Text data-testid="overpayment-credit">{label(props.labels, 'loan.overpaymentCredit', { amount: `${readableAmount(overpayment.credit, props.language)} ${props.currency}` })}</Text>
-          <HStack gap="3" mt="2">
-            <Button colorPalette="brand" loading={command.busy} onClick={() => void send(overpayment.text, true)}>{label(props.labels, 'loan.confirmOverpayment')}</Button>
-            <Button variant="ghost" onClick={() => setOverpayment(null)}>{label(props.labels, 'common.cancel')}</Button>
-          </HStack>
-        </Box>
-      ) : null}
-      {done ? <Done text={done} /> : null}
-      {command.failure ? <ErrorAlert status={command.failure.status} message={command.failure.message} error={command.failure.error} module="LoanActions" /> : null}
-    </form></Box>
+    <Box asChild bg="bg" borderWidth="1px" borderColor="border" borderRadius="l3" p="5">
+      <form onSubmit={submit} noValidate aria-label={label(props.labels, 'loan.repayTitle')}>
+        <Text fontWeight="semibold" mb="2">
+          {label(props.labels, 'loan.repayTitle')}
+        </Text>
+        <HStack align="end" gap="3" wrap="wrap">
+          <Field.Root maxW="260px" required invalid={invalid?.field === 'amount'}>
+            <Field.Label>
+              {label(props.labels, 'common.amount')} ({props.currency})
+            </Field.Label>
+            <Input
+              name="amount"
+              inputMode="decimal"
+              value={amount}
+              onChange={(e) => {
+                setAmount(e.target.value);
+                setOverpayment(null);
+              }}
+            />
+            {errorOf('amount')}
+          </Field.Root>
+          <Field.Root maxW="260px" required invalid={invalid?.field === 'date'}>
+            <Field.Label>{label(props.labels, 'common.date')}</Field.Label>
+            <Input
+              type="date"
+              name="date"
+              value={date}
+              max={props.businessDate}
+              onChange={(e) => setDate(e.target.value)}
+            />
+            {errorOf('date')}
+          </Field.Root>
+          <Button type="submit" colorPalette="brand" loading={command.busy && !overpayment}>
+            {label(props.labels, 'loan.actions.repay')}
+          </Button>
+        </HStack>
+        {overpayment ? (
+          <Box
+            role="alertdialog"
+            aria-label={label(props.labels, 'loan.overpaymentTitle')}
+            mt="3"
+            p="3"
+            borderWidth="1px"
+            borderColor="caution"
+            borderRadius="l2"
+          >
+            <Text fontWeight="semibold">{label(props.labels, 'loan.overpaymentTitle')}</Text>
+            <Text>{overpayment.message}</Text>
+            <Text data-testid="overpayment-credit">
+              {label(props.labels, 'loan.overpaymentCredit', {
+                amount: `${readableAmount(overpayment.credit, props.language)} ${props.currency}`,
+              })}
+            </Text>
+            <HStack gap="3" mt="2">
+              <Button colorPalette="brand" loading={command.busy} onClick={() => void send(overpayment.text, true)}>
+                {label(props.labels, 'loan.confirmOverpayment')}
+              </Button>
+              <Button variant="ghost" onClick={() => setOverpayment(null)}>
+                {label(props.labels, 'common.cancel')}
+              </Button>
+            </HStack>
+          </Box>
+        ) : null}
+        {done ? <Done text={done} /> : null}
+        {command.failure ? (
+          <ErrorAlert
+            status={command.failure.status}
+            message={command.failure.message}
+            error={command.failure.error}
+            module="LoanActions"
+          />
+        ) : null}
+      </form>
+    </Box>
   );
 }
 
@@ -144,8 +233,12 @@ function ReverseForm({ props }: { props: Props }) {
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     if (!transactionId) return;
-    if (!isConfirming) { setConfirming(true); return; }
-    if (await command.run(`loans/${props.loanId}/transactions/${transactionId}/reversals`, {})) window.location.reload();
+    if (!isConfirming) {
+      setConfirming(true);
+      return;
+    }
+    if (await command.run(`loans/${props.loanId}/transactions/${transactionId}/reversals`, {}))
+      window.location.reload();
   };
   return (
     <Box as="form" onSubmit={submit} bg="bg" borderWidth="1px" borderColor="border" borderRadius="l3" p="5">
@@ -153,8 +246,18 @@ function ReverseForm({ props }: { props: Props }) {
         <Field.Root maxW="360px">
           <Field.Label>{label(props.labels, 'loan.reverseConfirm')}</Field.Label>
           <NativeSelect.Root>
-            <NativeSelect.Field value={transactionId} onChange={(e) => { setTransactionId(e.target.value); setConfirming(false); }}>
-              {props.reversible.map((t) => <option key={t.id} value={t.id}>{t.label}</option>)}
+            <NativeSelect.Field
+              value={transactionId}
+              onChange={(e) => {
+                setTransactionId(e.target.value);
+                setConfirming(false);
+              }}
+            >
+              {props.reversible.map((t) => (
+                <option key={t.id} value={t.id}>
+                  {t.label}
+                </option>
+              ))}
             </NativeSelect.Field>
             <NativeSelect.Indicator />
           </NativeSelect.Root>
@@ -162,10 +265,25 @@ function ReverseForm({ props }: { props: Props }) {
         <Button type="submit" colorPalette="red" variant={isConfirming ? 'solid' : 'outline'} loading={command.busy}>
           {isConfirming ? label(props.labels, 'loan.confirmReverse') : label(props.labels, 'loan.actions.reverse')}
         </Button>
-        {isConfirming ? <Button variant="ghost" onClick={() => setConfirming(false)}>{label(props.labels, 'common.cancel')}</Button> : null}
+        {isConfirming ? (
+          <Button variant="ghost" onClick={() => setConfirming(false)}>
+            {label(props.labels, 'common.cancel')}
+          </Button>
+        ) : null}
       </HStack>
-      {isConfirming ? <Text role="alert" mt="2">{label(props.labels, 'loan.reverseAsk', { transaction: chosen?.label ?? '' })}</Text> : null}
-      {command.failure ? <ErrorAlert status={command.failure.status} message={command.failure.message} error={command.failure.error} module="LoanActions" /> : null}
+      {isConfirming ? (
+        <Text role="alert" mt="2">
+          {label(props.labels, 'loan.reverseAsk', { transaction: chosen?.label ?? '' })}
+        </Text>
+      ) : null}
+      {command.failure ? (
+        <ErrorAlert
+          status={command.failure.status}
+          message={command.failure.message}
+          error={command.failure.error}
+          module="LoanActions"
+        />
+      ) : null}
     </Box>
   );
 }
@@ -175,7 +293,10 @@ function WriteOffForm({ props }: { props: Props }) {
   const [isConfirming, setConfirming] = useState(false);
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    if (!isConfirming) { setConfirming(true); return; }
+    if (!isConfirming) {
+      setConfirming(true);
+      return;
+    }
     if (await command.run(`loans/${props.loanId}/write-offs`, { date: props.businessDate })) window.location.reload();
   };
   return (
@@ -184,9 +305,20 @@ function WriteOffForm({ props }: { props: Props }) {
         <Button type="submit" colorPalette="red" variant={isConfirming ? 'solid' : 'outline'} loading={command.busy}>
           {isConfirming ? label(props.labels, 'loan.writeOffTitle') : label(props.labels, 'loan.actions.writeOff')}
         </Button>
-        {isConfirming ? <Button variant="ghost" onClick={() => setConfirming(false)}>{label(props.labels, 'common.cancel')}</Button> : null}
+        {isConfirming ? (
+          <Button variant="ghost" onClick={() => setConfirming(false)}>
+            {label(props.labels, 'common.cancel')}
+          </Button>
+        ) : null}
       </HStack>
-      {command.failure ? <ErrorAlert status={command.failure.status} message={command.failure.message} error={command.failure.error} module="LoanActions" /> : null}
+      {command.failure ? (
+        <ErrorAlert
+          status={command.failure.status}
+          message={command.failure.message}
+          error={command.failure.error}
+          module="LoanActions"
+        />
+      ) : null}
     </Box>
   );
 }

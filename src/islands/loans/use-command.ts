@@ -1,7 +1,13 @@
 import { useRef, useState } from 'react';
 import { api, errorMessageOf } from '../lib/api.ts';
 
-export type Failure = { status: number; message: string; error: unknown; field?: string; details?: Record<string, unknown> };
+export type Failure = {
+  status: number;
+  message: string;
+  error: unknown;
+  field?: string;
+  details?: Record<string, unknown>;
+};
 
 /**
  * One money form: its Idempotency-Key is made ONCE when the form is created (not per click), so a

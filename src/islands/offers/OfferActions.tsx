@@ -1,7 +1,7 @@
 import { Button, HStack, Stack, Text } from '@chakra-ui/react';
 import { lazy, Suspense, useState } from 'react';
-import type { Language } from '../../lib/i18n/index.ts';
-import type { FormDefinition } from '../../lib/tenancy/config.ts';
+import type { Language } from '#lib/i18n/index.ts';
+import type { FormDefinition } from '#lib/tenancy/config.ts';
 import { IslandProvider } from '../ui/provider.tsx';
 import { label, type Labels } from '../loans/labels.ts';
 
@@ -12,7 +12,13 @@ export type OfferActionsProps = {
   /** Actions shown: permission held AND allowed by the offer's lifecycle now. */
   can: { notify: boolean; reject: boolean; request: boolean; simulate: boolean; copyCode: boolean; print: boolean };
   form: FormDefinition;
-  limits: { currency: string; minPrincipal: string; maxPrincipal: string; minRepayments: number; maxRepayments: number };
+  limits: {
+    currency: string;
+    minPrincipal: string;
+    maxPrincipal: string;
+    minRepayments: number;
+    maxRepayments: number;
+  };
   principal: string;
   numberOfRepayments: number;
   baseTerms: Record<string, unknown>;
@@ -42,18 +48,53 @@ function Actions(props: OfferActionsProps) {
   return (
     <Stack gap="4">
       <HStack gap="2" wrap="wrap">
-        {can.notify ? <Button colorPalette="brand" onClick={() => setDialog('notify')}>{label(labels, 'offer.actions.notify')}</Button> : null}
-        {can.request ? <Button asChild colorPalette="gray" variant="outline"><a href={props.requestHref}>{label(labels, 'offer.actions.request')}</a></Button> : null}
-        {can.simulate ? <Button variant="outline" colorPalette="gray" onClick={() => setShowSimulation((v) => !v)} aria-expanded={showSimulation}>{label(labels, 'offer.actions.simulate')}</Button> : null}
-        {can.copyCode ? <Button variant="outline" colorPalette="gray" onClick={copy}>{label(labels, 'offer.actions.copyCode')}</Button> : null}
-        {can.print ? <Button asChild variant="outline" colorPalette="gray"><a href={props.printHref} target="_blank" rel="noopener">{label(labels, 'offer.actions.print')}</a></Button> : null}
-        {can.reject ? <Button colorPalette="red" variant="outline" onClick={() => setDialog('reject')}>{label(labels, 'offer.actions.reject')}</Button> : null}
+        {can.notify ? (
+          <Button colorPalette="brand" onClick={() => setDialog('notify')}>
+            {label(labels, 'offer.actions.notify')}
+          </Button>
+        ) : null}
+        {can.request ? (
+          <Button asChild colorPalette="gray" variant="outline">
+            <a href={props.requestHref}>{label(labels, 'offer.actions.request')}</a>
+          </Button>
+        ) : null}
+        {can.simulate ? (
+          <Button
+            variant="outline"
+            colorPalette="gray"
+            onClick={() => setShowSimulation((v) => !v)}
+            aria-expanded={showSimulation}
+          >
+            {label(labels, 'offer.actions.simulate')}
+          </Button>
+        ) : null}
+        {can.copyCode ? (
+          <Button variant="outline" colorPalette="gray" onClick={copy}>
+            {label(labels, 'offer.actions.copyCode')}
+          </Button>
+        ) : null}
+        {can.print ? (
+          <Button asChild variant="outline" colorPalette="gray">
+            <a href={props.printHref} target="_blank" rel="noopener">
+              {label(labels, 'offer.actions.print')}
+            </a>
+          </Button>
+        ) : null}
+        {can.reject ? (
+          <Button colorPalette="red" variant="outline" onClick={() => setDialog('reject')}>
+            {label(labels, 'offer.actions.reject')}
+          </Button>
+        ) : null}
       </HStack>
       {notice ? <Text role="status">{notice}</Text> : null}
       <Suspense fallback={null}>{showSimulation ? <Simulation props={props} /> : null}</Suspense>
       <Suspense fallback={null}>
-        {dialog === 'notify' ? <NotifyDialog offerId={props.offerId} form={props.form} labels={labels} onClose={() => setDialog(null)} /> : null}
-        {dialog === 'reject' ? <RejectDialog offerId={props.offerId} labels={labels} onClose={() => setDialog(null)} /> : null}
+        {dialog === 'notify' ? (
+          <NotifyDialog offerId={props.offerId} form={props.form} labels={labels} onClose={() => setDialog(null)} />
+        ) : null}
+        {dialog === 'reject' ? (
+          <RejectDialog offerId={props.offerId} labels={labels} onClose={() => setDialog(null)} />
+        ) : null}
       </Suspense>
     </Stack>
   );

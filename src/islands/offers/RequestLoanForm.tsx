@@ -1,6 +1,6 @@
 import { Box, Button, Field, Input, Stack, Textarea } from '@chakra-ui/react';
 import { useState, type FormEvent } from 'react';
-import type { Language } from '../../lib/i18n/index.ts';
+import type { Language } from '#lib/i18n/index.ts';
 import { ErrorAlert } from '../ui/error-alert.tsx';
 import { IslandProvider } from '../ui/provider.tsx';
 import { label, type Labels } from '../loans/labels.ts';
@@ -21,26 +21,64 @@ function Form(props: Props) {
   const command = useCommand<{ application: { loanId: string } }>();
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    if (!purpose.trim()) { setMissing(true); return; }
-    const answer = await command.run(`offers/${props.offerId}/request`, { formData: { purpose: purpose.trim() }, expectedDisbursementDate: date });
+    if (!purpose.trim()) {
+      setMissing(true);
+      return;
+    }
+    const answer = await command.run(`offers/${props.offerId}/request`, {
+      formData: { purpose: purpose.trim() },
+      expectedDisbursementDate: date,
+    });
     if (answer) window.location.assign(`${props.customerBase}/processing-loans/${answer.application.loanId}`);
   };
   return (
-    <Box asChild maxW="520px"><form onSubmit={submit} noValidate>
-      <Stack gap="4">
-        <Field.Root required invalid={isMissing}>
-          <Field.Label>{label(labels, 'offer.purpose')}</Field.Label>
-          <Textarea name="purpose" rows={3} maxLength={500} value={purpose} onChange={(e) => { setPurpose(e.target.value); setMissing(false); }} />
-          {isMissing ? <Field.ErrorText>{label(labels, 'common.required', { field: label(labels, 'offer.purpose') })}</Field.ErrorText> : null}
-        </Field.Root>
-        <Field.Root required>
-          <Field.Label>{label(labels, 'offer.expectedDisbursementDate')}</Field.Label>
-          <Input type="date" name="expectedDisbursementDate" min={props.businessDate} value={date} onChange={(e) => setDate(e.target.value)} />
-        </Field.Root>
-        {command.failure ? <ErrorAlert status={command.failure.status} message={command.failure.message} error={command.failure.error} module="RequestLoanForm" /> : null}
-        <Box><Button type="submit" colorPalette="brand" loading={command.busy}>{label(labels, 'offer.submitRequest')}</Button></Box>
-      </Stack>
-    </form></Box>
+    <Box asChild maxW="520px">
+      <form onSubmit={submit} noValidate>
+        <Stack gap="4">
+          <Field.Root required invalid={isMissing}>
+            <Field.Label>{label(labels, 'offer.purpose')}</Field.Label>
+            <Textarea
+              name="purpose"
+              rows={3}
+              maxLength={500}
+              value={purpose}
+              onChange={(e) => {
+                setPurpose(e.target.value);
+                setMissing(false);
+              }}
+            />
+            {isMissing ? (
+              <Field.ErrorText>
+                {label(labels, 'common.required', { field: label(labels, 'offer.purpose') })}
+              </Field.ErrorText>
+            ) : null}
+          </Field.Root>
+          <Field.Root required>
+            <Field.Label>{label(labels, 'offer.expectedDisbursementDate')}</Field.Label>
+            <Input
+              type="date"
+              name="expectedDisbursementDate"
+              min={props.businessDate}
+              value={date}
+              onChange={(e) => setDate(e.target.value)}
+            />
+          </Field.Root>
+          {command.failure ? (
+            <ErrorAlert
+              status={command.failure.status}
+              message={command.failure.message}
+              error={command.failure.error}
+              module="RequestLoanForm"
+            />
+          ) : null}
+          <Box>
+            <Button type="submit" colorPalette="brand" loading={command.busy}>
+              {label(labels, 'offer.submitRequest')}
+            </Button>
+          </Box>
+        </Stack>
+      </form>
+    </Box>
   );
 }
 

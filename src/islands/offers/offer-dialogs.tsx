@@ -1,8 +1,8 @@
 import { Button, Dialog, Field, HStack, Input, Portal, RadioGroup, Stack, Textarea } from '@chakra-ui/react';
 import { useState, type FormEvent } from 'react';
 import { CircleHelp, Ellipsis, Frown, Mail, Meh, Phone, Smile, Users, type LucideIcon } from 'lucide-react';
-import type { FormDefinition } from '../../lib/tenancy/config.ts';
-import { missingFields, submittedValues, visibleFields, type FormValues } from '../../lib/offers-ui/notify-form.ts';
+import type { FormDefinition } from '#lib/tenancy/config.ts';
+import { missingFields, submittedValues, visibleFields, type FormValues } from '#lib/offers-ui/notify-form.ts';
 import { api, errorMessageOf } from '../lib/api.ts';
 import { ErrorAlert } from '../ui/error-alert.tsx';
 import { label, type Labels } from '../loans/labels.ts';
@@ -16,7 +16,14 @@ import type { Failure } from '../loans/use-command.ts';
 
 /** The notify form's option icons (named imports: only these ship, not the whole set). */
 const ICONS: Record<string, LucideIcon> = {
-  message: Mail, 'phone-call': Phone, 'in-person': Users, other: Ellipsis, uninterested: Frown, neutral: Meh, interested: Smile, unknown: CircleHelp,
+  message: Mail,
+  'phone-call': Phone,
+  'in-person': Users,
+  other: Ellipsis,
+  uninterested: Frown,
+  neutral: Meh,
+  interested: Smile,
+  unknown: CircleHelp,
 };
 
 function OptionIcon({ name }: { name: string }) {
@@ -24,13 +31,29 @@ function OptionIcon({ name }: { name: string }) {
   return Icon ? <Icon size={16} aria-hidden="true" focusable="false" /> : null;
 }
 
-export function NotifyDialog({ offerId, form, labels, onClose }: { offerId: string; form: FormDefinition; labels: Labels; onClose: () => void }) {
+export function NotifyDialog({
+  offerId,
+  form,
+  labels,
+  onClose,
+}: {
+  offerId: string;
+  form: FormDefinition;
+  labels: Labels;
+  onClose: () => void;
+}) {
   const [values, setValues] = useState<FormValues>({});
   const [missing, setMissing] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<Failure | null>(null);
-  const fieldLabel = (name: string, fallback: string) => { const text = label(labels, `notifyForm.${name}`); return text === `notifyForm.${name}` ? fallback : text; };
-  const optionLabel = (value: string, fallback: string) => { const text = label(labels, `notifyForm.options.${value}`); return text.startsWith('notifyForm.') ? fallback : text; };
+  const fieldLabel = (name: string, fallback: string) => {
+    const text = label(labels, `notifyForm.${name}`);
+    return text === `notifyForm.${name}` ? fallback : text;
+  };
+  const optionLabel = (value: string, fallback: string) => {
+    const text = label(labels, `notifyForm.options.${value}`);
+    return text.startsWith('notifyForm.') ? fallback : text;
+  };
   const set = (name: string, value: string) => {
     const next = { ...values, [name]: value };
     setValues(next);
@@ -52,57 +75,107 @@ export function NotifyDialog({ offerId, form, labels, onClose }: { offerId: stri
     }
   };
   return (
-    <Dialog.Root open onOpenChange={(e) => { if (!e.open) onClose(); }} size="md">
+    <Dialog.Root
+      open
+      onOpenChange={(e) => {
+        if (!e.open) onClose();
+      }}
+      size="md"
+    >
       <Portal>
         <Dialog.Backdrop />
         <Dialog.Positioner>
           <Dialog.Content aria-label={label(labels, 'offer.notifyTitle')}>
-          <form onSubmit={submit} noValidate>
-            <Dialog.Header><Dialog.Title>{label(labels, 'offer.notifyTitle')}</Dialog.Title></Dialog.Header>
-            <Dialog.Body>
-              <Stack gap="4">
-                {visibleFields(form, values).map((field) => {
-                  const text = fieldLabel(field.name, field.label);
-                  const isMissing = missing.includes(field.name);
-                  const error = isMissing ? <Field.ErrorText>{label(labels, 'common.required', { field: text })}</Field.ErrorText> : null;
-                  if (field.type === 'textarea' || field.type === 'text') {
+            <form onSubmit={submit} noValidate>
+              <Dialog.Header>
+                <Dialog.Title>{label(labels, 'offer.notifyTitle')}</Dialog.Title>
+              </Dialog.Header>
+              <Dialog.Body>
+                <Stack gap="4">
+                  {visibleFields(form, values).map((field) => {
+                    const text = fieldLabel(field.name, field.label);
+                    const isMissing = missing.includes(field.name);
+                    const error = isMissing ? (
+                      <Field.ErrorText>{label(labels, 'common.required', { field: text })}</Field.ErrorText>
+                    ) : null;
+                    if (field.type === 'textarea' || field.type === 'text') {
+                      return (
+                        <Field.Root key={field.name} required={field.required} invalid={isMissing}>
+                          <Field.Label>{text}</Field.Label>
+                          {field.type === 'textarea' ? (
+                            <Textarea
+                              name={field.name}
+                              rows={field.rows ?? 4}
+                              maxLength={2000}
+                              value={values[field.name] ?? ''}
+                              onChange={(e) => set(field.name, e.target.value)}
+                            />
+                          ) : (
+                            <Input
+                              name={field.name}
+                              maxLength={500}
+                              value={values[field.name] ?? ''}
+                              onChange={(e) => set(field.name, e.target.value)}
+                            />
+                          )}
+                          {error}
+                        </Field.Root>
+                      );
+                    }
                     return (
                       <Field.Root key={field.name} required={field.required} invalid={isMissing}>
-                        <Field.Label>{text}</Field.Label>
-                        {field.type === 'textarea'
-                          ? <Textarea name={field.name} rows={field.rows ?? 4} maxLength={2000} value={values[field.name] ?? ''} onChange={(e) => set(field.name, e.target.value)} />
-                          : <Input name={field.name} maxLength={500} value={values[field.name] ?? ''} onChange={(e) => set(field.name, e.target.value)} />}
+                        <Field.Label id={`notify-${field.name}`}>{text}</Field.Label>
+                        <RadioGroup.Root
+                          name={field.name}
+                          value={values[field.name] ?? null}
+                          onValueChange={(e) => set(field.name, e.value ?? '')}
+                          aria-labelledby={`notify-${field.name}`}
+                        >
+                          <HStack gap="3" wrap="wrap">
+                            {(field.options ?? []).map((option) => (
+                              <RadioGroup.Item
+                                key={option.value}
+                                value={option.value}
+                                gap="2"
+                                borderWidth="1px"
+                                borderColor="border"
+                                borderRadius="l2"
+                                px="3"
+                                minH="36px"
+                                cursor="pointer"
+                                _checked={{ borderColor: 'brand.focusRing', bg: 'brand.subtle' }}
+                              >
+                                <RadioGroup.ItemHiddenInput />
+                                <RadioGroup.ItemIndicator />
+                                {option.icon ? <OptionIcon name={option.icon} /> : null}
+                                <RadioGroup.ItemText>{optionLabel(option.value, option.label)}</RadioGroup.ItemText>
+                              </RadioGroup.Item>
+                            ))}
+                          </HStack>
+                        </RadioGroup.Root>
                         {error}
                       </Field.Root>
                     );
-                  }
-                  return (
-                    <Field.Root key={field.name} required={field.required} invalid={isMissing}>
-                      <Field.Label id={`notify-${field.name}`}>{text}</Field.Label>
-                      <RadioGroup.Root name={field.name} value={values[field.name] ?? null} onValueChange={(e) => set(field.name, e.value ?? '')} aria-labelledby={`notify-${field.name}`}>
-                        <HStack gap="3" wrap="wrap">
-                          {(field.options ?? []).map((option) => (
-                            <RadioGroup.Item key={option.value} value={option.value} gap="2" borderWidth="1px" borderColor="border" borderRadius="l2" px="3" minH="36px" cursor="pointer" _checked={{ borderColor: 'brand.focusRing', bg: 'brand.subtle' }}>
-                              <RadioGroup.ItemHiddenInput />
-                              <RadioGroup.ItemIndicator />
-                              {option.icon ? <OptionIcon name={option.icon} /> : null}
-                              <RadioGroup.ItemText>{optionLabel(option.value, option.label)}</RadioGroup.ItemText>
-                            </RadioGroup.Item>
-                          ))}
-                        </HStack>
-                      </RadioGroup.Root>
-                      {error}
-                    </Field.Root>
-                  );
-                })}
-                {failure ? <ErrorAlert status={failure.status} message={failure.message} error={failure.error} module="OfferActions" /> : null}
-              </Stack>
-            </Dialog.Body>
-            <Dialog.Footer>
-              <Button variant="outline" colorPalette="gray" onClick={onClose}>{label(labels, 'common.cancel')}</Button>
-              <Button type="submit" colorPalette="brand" loading={busy}>{label(labels, 'common.save')}</Button>
-            </Dialog.Footer>
-          </form>
+                  })}
+                  {failure ? (
+                    <ErrorAlert
+                      status={failure.status}
+                      message={failure.message}
+                      error={failure.error}
+                      module="OfferActions"
+                    />
+                  ) : null}
+                </Stack>
+              </Dialog.Body>
+              <Dialog.Footer>
+                <Button variant="outline" colorPalette="gray" onClick={onClose}>
+                  {label(labels, 'common.cancel')}
+                </Button>
+                <Button type="submit" colorPalette="brand" loading={busy}>
+                  {label(labels, 'common.save')}
+                </Button>
+              </Dialog.Footer>
+            </form>
           </Dialog.Content>
         </Dialog.Positioner>
       </Portal>
@@ -117,7 +190,10 @@ export function RejectDialog({ offerId, labels, onClose }: { offerId: string; la
   const [isMissing, setMissing] = useState(false);
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    if (!reason.trim()) { setMissing(true); return; }
+    if (!reason.trim()) {
+      setMissing(true);
+      return;
+    }
     setBusy(true);
     try {
       await api.post(`offers/${offerId}/reject`, { json: { reason: reason.trim() } }).json();
@@ -128,26 +204,56 @@ export function RejectDialog({ offerId, labels, onClose }: { offerId: string; la
     }
   };
   return (
-    <Dialog.Root open onOpenChange={(e) => { if (!e.open) onClose(); }}>
+    <Dialog.Root
+      open
+      onOpenChange={(e) => {
+        if (!e.open) onClose();
+      }}
+    >
       <Portal>
         <Dialog.Backdrop />
         <Dialog.Positioner>
           <Dialog.Content>
-          <form onSubmit={submit} noValidate>
-            <Dialog.Header><Dialog.Title>{label(labels, 'offer.rejectTitle')}</Dialog.Title></Dialog.Header>
-            <Dialog.Body>
-              <Field.Root required invalid={isMissing}>
-                <Field.Label>{label(labels, 'offer.reason')}</Field.Label>
-                <Textarea rows={3} maxLength={1000} value={reason} onChange={(e) => { setReason(e.target.value); setMissing(false); }} />
-                {isMissing ? <Field.ErrorText>{label(labels, 'common.required', { field: label(labels, 'offer.reason') })}</Field.ErrorText> : null}
-              </Field.Root>
-              {failure ? <ErrorAlert status={failure.status} message={failure.message} error={failure.error} module="OfferActions" /> : null}
-            </Dialog.Body>
-            <Dialog.Footer>
-              <Button variant="outline" colorPalette="gray" onClick={onClose}>{label(labels, 'common.cancel')}</Button>
-              <Button type="submit" colorPalette="red" loading={busy}>{label(labels, 'offer.actions.reject')}</Button>
-            </Dialog.Footer>
-          </form>
+            <form onSubmit={submit} noValidate>
+              <Dialog.Header>
+                <Dialog.Title>{label(labels, 'offer.rejectTitle')}</Dialog.Title>
+              </Dialog.Header>
+              <Dialog.Body>
+                <Field.Root required invalid={isMissing}>
+                  <Field.Label>{label(labels, 'offer.reason')}</Field.Label>
+                  <Textarea
+                    rows={3}
+                    maxLength={1000}
+                    value={reason}
+                    onChange={(e) => {
+                      setReason(e.target.value);
+                      setMissing(false);
+                    }}
+                  />
+                  {isMissing ? (
+                    <Field.ErrorText>
+                      {label(labels, 'common.required', { field: label(labels, 'offer.reason') })}
+                    </Field.ErrorText>
+                  ) : null}
+                </Field.Root>
+                {failure ? (
+                  <ErrorAlert
+                    status={failure.status}
+                    message={failure.message}
+                    error={failure.error}
+                    module="OfferActions"
+                  />
+                ) : null}
+              </Dialog.Body>
+              <Dialog.Footer>
+                <Button variant="outline" colorPalette="gray" onClick={onClose}>
+                  {label(labels, 'common.cancel')}
+                </Button>
+                <Button type="submit" colorPalette="red" loading={busy}>
+                  {label(labels, 'offer.actions.reject')}
+                </Button>
+              </Dialog.Footer>
+            </form>
           </Dialog.Content>
         </Dialog.Positioner>
       </Portal>

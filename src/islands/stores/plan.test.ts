@@ -1,5 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { $plan, PLAN_REFRESH_MS, isEnabled, isLimitReached, seedPlan, startPlanRefresh, type PricingFeature } from './plan.ts';
+import {
+  $plan,
+  PLAN_REFRESH_MS,
+  isEnabled,
+  isLimitReached,
+  seedPlan,
+  startPlanRefresh,
+  type PricingFeature,
+} from './plan.ts';
 
 function fakeDoc(state: 'visible' | 'hidden') {
   const listeners = new Set<() => void>();
@@ -16,7 +24,13 @@ function fakeDoc(state: 'visible' | 'hidden') {
 }
 
 const FEATURES: PricingFeature[] = [
-  { name: 'exports', supports_usage_limit: true, usage_unit: 'files', plans: [{ enabled: true, unlimited: false, usage_limit: 10 }], usage: 10 },
+  {
+    name: 'exports',
+    supports_usage_limit: true,
+    usage_unit: 'files',
+    plans: [{ enabled: true, unlimited: false, usage_limit: 10 }],
+    usage: 10,
+  },
   { name: 'strategies', supports_usage_limit: false, usage_unit: null, plans: [{ enabled: false, unlimited: true }] },
 ];
 

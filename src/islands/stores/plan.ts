@@ -1,9 +1,14 @@
 import { map } from 'nanostores';
-import { isFeatureEnabled, isUsageLimitReached, type PricingFeature } from '../../lib/auth/permissions.ts';
+import { isFeatureEnabled, isUsageLimitReached, type PricingFeature } from '#lib/auth/permissions.ts';
 
 export type { PricingFeature };
 
-export type PlanState = { features: PricingFeature[]; isLoading: boolean; error: string | null; loadedAt: number | null };
+export type PlanState = {
+  features: PricingFeature[];
+  isLoading: boolean;
+  error: string | null;
+  loadedAt: number | null;
+};
 
 /** Plan features from GET /v1/pricing-plans/current. */
 export const $plan = map<PlanState>({ features: [], isLoading: false, error: null, loadedAt: null });
@@ -34,7 +39,11 @@ type VisibilityDoc = {
  * Refreshes when the tab becomes visible and every 5 minutes while it stays visible; nothing runs
  * while hidden. `refreshNow` false skips the first fetch when the page was seeded by the server.
  */
-export function startPlanRefresh(args: { fetchPlan: () => Promise<PricingFeature[]>; doc: VisibilityDoc; refreshNow?: boolean }): () => void {
+export function startPlanRefresh(args: {
+  fetchPlan: () => Promise<PricingFeature[]>;
+  doc: VisibilityDoc;
+  refreshNow?: boolean;
+}): () => void {
   let interval: ReturnType<typeof setInterval> | undefined;
   const tick = () => void refreshPlan(args.fetchPlan);
   const startInterval = () => {

@@ -2,8 +2,16 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { $user, loadUser, mergeUser, resetUser, type CurrentUser } from './user.ts';
 
 const USER: CurrentUser = {
-  id: 'u-1', display_name: 'Ada', email: 'ada@demo.test', tenant_id: 'demo-eu1', roles: [{ name: 'Analyst' }],
-  data_permissions: [], is_admin: false, authorities: ['analytics.overview.view'], language: 'fr-FR', session_timeout: 60,
+  id: 'u-1',
+  display_name: 'Ada',
+  email: 'ada@demo.test',
+  tenant_id: 'demo-eu1',
+  roles: [{ name: 'Analyst' }],
+  data_permissions: [],
+  is_admin: false,
+  authorities: ['analytics.overview.view'],
+  language: 'fr-FR',
+  session_timeout: 60,
   password_change_required: false,
 };
 
@@ -22,8 +30,14 @@ describe('$user', () => {
   });
 
   it('loading, then error with the status', async () => {
-    await loadUser(() => Promise.reject(Object.assign(new Error('HTTP 401 - Unauthorized'), { response: { status: 401 } })));
-    expect($user.get()).toEqual({ isLoading: false, value: null, error: { status: 401, message: 'HTTP 401 - Unauthorized' } });
+    await loadUser(() =>
+      Promise.reject(Object.assign(new Error('HTTP 401 - Unauthorized'), { response: { status: 401 } })),
+    );
+    expect($user.get()).toEqual({
+      isLoading: false,
+      value: null,
+      error: { status: 401, message: 'HTTP 401 - Unauthorized' },
+    });
   });
 
   it('concurrent loads share one request', async () => {

@@ -1,7 +1,7 @@
 import { map } from 'nanostores';
 
 /** The current user exactly as GET /v1/users/me returns it; one type for server and islands. */
-import type { CurrentUser } from '../../lib/tenancy/users.ts';
+import type { CurrentUser } from '#lib/tenancy/users.ts';
 
 export type { CurrentUser };
 

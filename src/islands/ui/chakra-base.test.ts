@@ -21,7 +21,10 @@ function importedComponents(): Map<string, string> {
     const text = fs.readFileSync(file, 'utf8');
     for (const m of text.matchAll(/import\s*\{([^}]*)\}\s*from\s*'@chakra-ui\/react'/g)) {
       for (const raw of m[1]!.split(',')) {
-        const name = raw.trim().split(/\s+as\s+/)[0]!.trim();
+        const name = raw
+          .trim()
+          .split(/\s+as\s+/)[0]!
+          .trim();
         if (name && !name.startsWith('type ')) found.set(name, path.relative(ISLANDS, file));
       }
     }

@@ -9,7 +9,13 @@ const Content = lazy(() => import('./error-ui.tsx').then((m) => ({ default: m.Er
  * when an alert first shows (error-ui.tsx); until then, or if it cannot be loaded, the status and
  * the message show as plain text.
  */
-export function ErrorAlert(props: { status?: number; message: string; onRetry?: () => void; error?: unknown; module?: string }) {
+export function ErrorAlert(props: {
+  status?: number;
+  message: string;
+  onRetry?: () => void;
+  error?: unknown;
+  module?: string;
+}) {
   return (
     <LoadOrPlain plain={<PlainError status={props.status ?? 500} message={props.message} />}>
       <Content {...props} />

@@ -7,7 +7,12 @@ type State = { error: unknown };
 
 /** A thrown error may carry an HTTP status and text (a failed load) or just a message. */
 export function describeFallback(error: unknown): { status?: number; text: string } {
-  const e = error as { status?: unknown; statusText?: unknown; response?: { status?: number; statusText?: string }; message?: unknown };
+  const e = error as {
+    status?: unknown;
+    statusText?: unknown;
+    response?: { status?: number; statusText?: string };
+    message?: unknown;
+  };
   const status = typeof e?.status === 'number' ? e.status : e?.response?.status;
   const statusText = typeof e?.statusText === 'string' ? e.statusText : e?.response?.statusText;
   if (status !== undefined && statusText) return { status, text: statusText };

@@ -36,7 +36,11 @@ function AlertBody({ status = 500, message, onRetry, error, module }: AlertProps
 }
 
 export function ErrorAlertContent(props: AlertProps) {
-  return <Translations><AlertBody {...props} /></Translations>;
+  return (
+    <Translations>
+      <AlertBody {...props} />
+    </Translations>
+  );
 }
 
 function FallbackBody({ error, module }: { error: unknown; module: string }) {
@@ -45,9 +49,13 @@ function FallbackBody({ error, module }: { error: unknown; module: string }) {
   return (
     <Box role="alert" borderWidth="1px" borderColor="border.error" borderRadius="md" p="4" bg="bg.error">
       <Stack gap="2">
-        <Heading as="h2" textStyle="h4">{t('unexpected')}</Heading>
+        <Heading as="h2" textStyle="h4">
+          {t('unexpected')}
+        </Heading>
         {status !== undefined ? <Text fontWeight="semibold">{status}</Text> : null}
-        <Code whiteSpace="pre-wrap" bg="transparent" p="0">{text}</Code>
+        <Code whiteSpace="pre-wrap" bg="transparent" p="0">
+          {text}
+        </Code>
         <Box>
           <Button colorPalette="brand" onClick={() => window.location.reload()} mr="3">
             {t('common:actions.reload')}
@@ -60,5 +68,9 @@ function FallbackBody({ error, module }: { error: unknown; module: string }) {
 }
 
 export function BoundaryFallback(props: { error: unknown; module: string }) {
-  return <Translations><FallbackBody {...props} /></Translations>;
+  return (
+    <Translations>
+      <FallbackBody {...props} />
+    </Translations>
+  );
 }

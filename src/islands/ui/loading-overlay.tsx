@@ -8,7 +8,18 @@ export function LoadingOverlay({ isOpen, opacity = 1 }: { isOpen: boolean; opaci
   const { t } = useTranslation('common');
   if (!isOpen) return null;
   return (
-    <Box position="fixed" inset="0" zIndex="overlay" display="flex" alignItems="center" justifyContent="center" bg={`rgba(255,255,255,${clampOpacity(opacity)})`} role="progressbar" aria-busy="true" aria-label={t('loadingOverlay')}>
+    <Box
+      position="fixed"
+      inset="0"
+      zIndex="overlay"
+      display="flex"
+      alignItems="center"
+      justifyContent="center"
+      bg={`rgba(255,255,255,${clampOpacity(opacity)})`}
+      role="progressbar"
+      aria-busy="true"
+      aria-label={t('loadingOverlay')}
+    >
       <VStack gap="4">
         <Logo size={48} />
         <Spinner size="lg" color="brand.solid" />

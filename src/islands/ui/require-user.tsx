@@ -22,8 +22,14 @@ export function RequireUser({ initialUser, children }: { initialUser?: CurrentUs
   }, [step]);
   if (step === 'ready') return <>{children}</>;
   if (step === 'error' && state.error) {
-    return <ErrorAlert status={state.error.status} message={state.error.message} onRetry={() => void loadUser(() => api.get('users/me').json<CurrentUser>())} module="RequireUser" />;
+    return (
+      <ErrorAlert
+        status={state.error.status}
+        message={state.error.message}
+        onRetry={() => void loadUser(() => api.get('users/me').json<CurrentUser>())}
+        module="RequireUser"
+      />
+    );
   }
   return <LoadingOverlay isOpen opacity={1} />;
 }
-

@@ -1,8 +1,17 @@
 import { createSystem, defineConfig } from '@chakra-ui/react';
 import { chakraBaseConfig } from './chakra-base.ts';
 import {
-  BRAND_SCALE, BUTTON_PADDING_X, COLORS, CONTROL_HEIGHT, FONT_FAMILY, FONT_SIZE_BODY, FONT_WEIGHT_STRONG, HEADING_SIZES, INPUT_PADDING_X, RADII,
-} from '../../lib/design/tokens.ts';
+  BRAND_SCALE,
+  BUTTON_PADDING_X,
+  COLORS,
+  CONTROL_HEIGHT,
+  FONT_FAMILY,
+  FONT_SIZE_BODY,
+  FONT_WEIGHT_STRONG,
+  HEADING_SIZES,
+  INPUT_PADDING_X,
+  RADII,
+} from '#lib/design/tokens.ts';
 
 /**
  * The Chakra v3 system of the islands, built from the design tokens (src/lib/design/tokens.ts), the
@@ -33,13 +42,24 @@ const config = defineConfig({
       radii: { sm: px(RADII.sm), md: px(RADII.md), lg: px(RADII.lg) },
       fontWeights: { semibold: color(String(FONT_WEIGHT_STRONG)), bold: color(String(FONT_WEIGHT_STRONG)) },
       fontSizes: {
-        h1: px(HEADING_SIZES.h1), h2: px(HEADING_SIZES.h2), h3: px(HEADING_SIZES.h3), h4: px(HEADING_SIZES.h4), h5: px(HEADING_SIZES.h5),
+        h1: px(HEADING_SIZES.h1),
+        h2: px(HEADING_SIZES.h2),
+        h3: px(HEADING_SIZES.h3),
+        h4: px(HEADING_SIZES.h4),
+        h5: px(HEADING_SIZES.h5),
       },
     },
     semanticTokens: {
       radii: { l1: px(RADII.sm), l2: px(RADII.md), l3: px(RADII.lg) },
       colors: {
-        bg: { DEFAULT: color(COLORS.surface), subtle: color(COLORS.page), panel: color(COLORS.surface), error: color(COLORS.errorSoft), success: color(COLORS.successSoft), info: color(COLORS.infoSoft) },
+        bg: {
+          DEFAULT: color(COLORS.surface),
+          subtle: color(COLORS.page),
+          panel: color(COLORS.surface),
+          error: color(COLORS.errorSoft),
+          success: color(COLORS.successSoft),
+          info: color(COLORS.infoSoft),
+        },
         fg: {
           DEFAULT: color(COLORS.text),
           muted: color(COLORS.muted),
@@ -95,17 +115,44 @@ const config = defineConfig({
     },
     recipes: {
       button: {
-        base: { fontWeight: 'semibold', fontFamily: 'body', borderRadius: 'l2', textDecoration: 'none', focusRingColor: 'brand.focusRing' },
+        base: {
+          fontWeight: 'semibold',
+          fontFamily: 'body',
+          borderRadius: 'l2',
+          textDecoration: 'none',
+          focusRingColor: 'brand.focusRing',
+        },
         variants: {
           size: {
-            sm: { h: `${CONTROL_HEIGHT}px`, minW: `${CONTROL_HEIGHT}px`, px: `${BUTTON_PADDING_X}px`, textStyle: 'sm', fontSize: `${FONT_SIZE_BODY}px` },
-            md: { h: `${CONTROL_HEIGHT}px`, minW: `${CONTROL_HEIGHT}px`, px: `${BUTTON_PADDING_X}px`, textStyle: 'sm', fontSize: `${FONT_SIZE_BODY}px` },
+            sm: {
+              h: `${CONTROL_HEIGHT}px`,
+              minW: `${CONTROL_HEIGHT}px`,
+              px: `${BUTTON_PADDING_X}px`,
+              textStyle: 'sm',
+              fontSize: `${FONT_SIZE_BODY}px`,
+            },
+            md: {
+              h: `${CONTROL_HEIGHT}px`,
+              minW: `${CONTROL_HEIGHT}px`,
+              px: `${BUTTON_PADDING_X}px`,
+              textStyle: 'sm',
+              fontSize: `${FONT_SIZE_BODY}px`,
+            },
           },
           variant: {
-            solid: { bg: 'colorPalette.solid', borderColor: 'colorPalette.solid', _hover: { bg: 'colorPalette.hover', borderColor: 'colorPalette.hover' }, _expanded: { bg: 'colorPalette.hover' } },
+            solid: {
+              bg: 'colorPalette.solid',
+              borderColor: 'colorPalette.solid',
+              _hover: { bg: 'colorPalette.hover', borderColor: 'colorPalette.hover' },
+              _expanded: { bg: 'colorPalette.hover' },
+            },
             outline: {
-              bg: 'bg', color: 'colorPalette.fg', borderColor: 'colorPalette.border', '--outline-color': 'colors.colorPalette.border',
-              _hover: { bg: 'colorPalette.subtle', borderColor: 'colorPalette.hover' }, _expanded: { bg: 'colorPalette.subtle' },
+              bg: 'bg',
+              color: 'colorPalette.fg',
+              borderColor: 'colorPalette.border',
+              '--outline-color': 'colors.colorPalette.border',
+              _hover: { bg: 'colorPalette.subtle', borderColor: 'colorPalette.hover' },
+              _expanded: { bg: 'colorPalette.subtle' },
             },
             ghost: { color: 'brand.fg', _hover: { bg: 'brand.subtle' }, _expanded: { bg: 'brand.subtle' } },
           },
@@ -113,11 +160,17 @@ const config = defineConfig({
       },
       input: {
         base: { fontFamily: 'body', borderRadius: 'l2' },
-        variants: { size: { md: { px: `${INPUT_PADDING_X}px`, textStyle: 'sm', '--input-height': `${CONTROL_HEIGHT}px` } }, variant: { outline: { bg: 'bg', borderColor: 'border.emphasized' } } },
+        variants: {
+          size: { md: { px: `${INPUT_PADDING_X}px`, textStyle: 'sm', '--input-height': `${CONTROL_HEIGHT}px` } },
+          variant: { outline: { bg: 'bg', borderColor: 'border.emphasized' } },
+        },
       },
       textarea: {
         base: { fontFamily: 'body', borderRadius: 'l2' },
-        variants: { size: { md: { px: `${INPUT_PADDING_X}px`, textStyle: 'sm' } }, variant: { outline: { bg: 'bg', borderColor: 'border.emphasized' } } },
+        variants: {
+          size: { md: { px: `${INPUT_PADDING_X}px`, textStyle: 'sm' } },
+          variant: { outline: { bg: 'bg', borderColor: 'border.emphasized' } },
+        },
       },
     },
     // Slot recipes merge into Chakra's item by item: an empty `slots` keeps Chakra's list of parts.
@@ -126,7 +179,11 @@ const config = defineConfig({
         slots: [],
         base: { field: { fontFamily: 'body', borderRadius: 'l2' } },
         variants: {
-          size: { md: { field: { textStyle: 'sm', '--select-field-height': `${CONTROL_HEIGHT}px`, ps: `${INPUT_PADDING_X}px` } } },
+          size: {
+            md: {
+              field: { textStyle: 'sm', '--select-field-height': `${CONTROL_HEIGHT}px`, ps: `${INPUT_PADDING_X}px` },
+            },
+          },
           variant: { outline: { field: { bg: 'bg', borderColor: 'border.emphasized' } } },
         },
       },
@@ -138,7 +195,9 @@ const config = defineConfig({
           variant: {
             solid: {
               itemControl: {
-                bg: 'bg', borderWidth: '1px', borderColor: 'border.emphasized',
+                bg: 'bg',
+                borderWidth: '1px',
+                borderColor: 'border.emphasized',
                 _checked: { bg: 'brand.focusRing', borderColor: 'brand.focusRing', color: 'white' },
               },
             },

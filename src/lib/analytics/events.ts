@@ -22,11 +22,21 @@ const MAX_PATH = 2000;
 function values(events: readonly AnalyticsEvent[]): { sql: string; params: unknown[] } {
   const params: unknown[] = [];
   const rows = events.map((e) => {
-    params.push(e.tenantId, e.name.slice(0, MAX_NAME), e.userId, e.path?.slice(0, MAX_PATH) ?? null, JSON.stringify(e.properties ?? {}), e.occurredAt ?? new Date());
+    params.push(
+      e.tenantId,
+      e.name.slice(0, MAX_NAME),
+      e.userId,
+      e.path?.slice(0, MAX_PATH) ?? null,
+      JSON.stringify(e.properties ?? {}),
+      e.occurredAt ?? new Date(),
+    );
     const n = params.length;
     return `($${n - 5}, $${n - 4}, $${n - 3}::uuid, $${n - 2}, $${n - 1}::jsonb, $${n})`;
   });
-  return { sql: `insert into analytics_events (tenant_id, name, user_id, path, properties, occurred_at) values ${rows.join(', ')}`, params };
+  return {
+    sql: `insert into analytics_events (tenant_id, name, user_id, path, properties, occurred_at) values ${rows.join(', ')}`,
+    params,
+  };
 }
 
 /**
@@ -84,7 +94,10 @@ export class EventBuffer {
         const db = await this.getDb();
         for (const [tenantId, events] of byTenant) await db.tenant(tenantId, (tx) => recordEvent(tx, events));
       } catch (error) {
-        logger.warn('analytics events dropped', { count: batch.length, error: error instanceof Error ? error.message : String(error) });
+        logger.warn('analytics events dropped', {
+          count: batch.length,
+          error: error instanceof Error ? error.message : String(error),
+        });
       }
     });
     return this.flushing;
@@ -92,7 +105,10 @@ export class EventBuffer {
 }
 
 /** Reads a tenant's events, newest first (admin screens, tests). */
-export async function listEvents(tx: Tx, options: { name?: string; limit?: number } = {}): Promise<{ name: string; user_id: string | null; path: string | null; occurred_at: Date }[]> {
+export async function listEvents(
+  tx: Tx,
+  options: { name?: string; limit?: number } = {},
+): Promise<{ name: string; user_id: string | null; path: string | null; occurred_at: Date }[]> {
   return tx.query(
     `select name, user_id, path, occurred_at from analytics_events where ($1::text is null or name = $1) order by occurred_at desc, id desc limit $2`,
     [options.name ?? null, options.limit ?? 100],

@@ -34,8 +34,18 @@ export async function recordAudit(tx: Tx, entry: AuditEntry): Promise<string> {
     `insert into audit_log (tenant_id, actor_id, actor_kind, action, object_type, object_id, before, after, ip, request_id, outcome, reason)
      values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11, $12) returning id`,
     [
-      entry.tenantId, entry.actorId, entry.actorKind ?? 'user', entry.action, entry.objectType, entry.objectId ?? null,
-      toJson(entry.before), toJson(entry.after), entry.ip ?? null, entry.requestId ?? null, entry.outcome, entry.reason ?? null,
+      entry.tenantId,
+      entry.actorId,
+      entry.actorKind ?? 'user',
+      entry.action,
+      entry.objectType,
+      entry.objectId ?? null,
+      toJson(entry.before),
+      toJson(entry.after),
+      entry.ip ?? null,
+      entry.requestId ?? null,
+      entry.outcome,
+      entry.reason ?? null,
     ],
   );
   return rows[0].id;

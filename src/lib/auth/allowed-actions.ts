@@ -95,8 +95,16 @@ export type ListActions = { open: boolean; export: boolean; editViews: boolean }
  * The actions this user may take on this object now. `object.dryRun` is the lifecycle's answer for
  * loans and offers (actions it does not list are not allowed); other kinds need no object.
  */
-export function allowedActions(actor: PermissionSubject | null | undefined, kind: 'list', object: ListObject): ListActions;
-export function allowedActions<K extends keyof Tables>(actor: PermissionSubject | null | undefined, kind: K, object?: { dryRun?: DryRun }): ActionsOf<K>;
+export function allowedActions(
+  actor: PermissionSubject | null | undefined,
+  kind: 'list',
+  object: ListObject,
+): ListActions;
+export function allowedActions<K extends keyof Tables>(
+  actor: PermissionSubject | null | undefined,
+  kind: K,
+  object?: { dryRun?: DryRun },
+): ActionsOf<K>;
 export function allowedActions(
   actor: PermissionSubject | null | undefined,
   kind: ActionKind,
@@ -106,7 +114,11 @@ export function allowedActions(
     const list = object as ListObject;
     // Opening and exporting a list is opening its page; editing its views is the custom-views API.
     const open = mayOpen(actor, list.path);
-    return { open, export: open, editViews: open && list.hasCustomViews && allows(actor, apiRule('POST', '/v1/custom-views/x')) };
+    return {
+      open,
+      export: open,
+      editViews: open && list.hasCustomViews && allows(actor, apiRule('POST', '/v1/custom-views/x')),
+    };
   }
   const dryRun = (object as { dryRun?: DryRun } | undefined)?.dryRun ?? [];
   const out: Record<string, boolean> = {};

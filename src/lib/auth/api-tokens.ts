@@ -14,7 +14,10 @@ import type { ApiTokensRow } from '../db/schema.generated.ts';
  */
 export const TOKEN_PREFIX = 'lbo_';
 
-export type ApiTokenSummary = Pick<ApiTokensRow, 'id' | 'name' | 'user_id' | 'created_at' | 'last_used_at' | 'expires_at' | 'revoked_at'>;
+export type ApiTokenSummary = Pick<
+  ApiTokensRow,
+  'id' | 'name' | 'user_id' | 'created_at' | 'last_used_at' | 'expires_at' | 'revoked_at'
+>;
 
 export async function createApiToken(
   tx: Tx,
@@ -24,8 +27,12 @@ export async function createApiToken(
   const name = input.name.trim();
   if (!name) throw new AppError('BAD_REQUEST', 'Give the token a name.', { field: 'name' });
   const userId = input.userId ?? input.createdBy.userId;
-  const [user] = await tx.query('select 1 from users where tenant_id = $1 and id = $2 and is_active', [input.tenantId, userId]);
-  if (!user) throw new AppError('BAD_REQUEST', 'The token must belong to an active user of this lender.', { field: 'user_id' });
+  const [user] = await tx.query('select 1 from users where tenant_id = $1 and id = $2 and is_active', [
+    input.tenantId,
+    userId,
+  ]);
+  if (!user)
+    throw new AppError('BAD_REQUEST', 'The token must belong to an active user of this lender.', { field: 'user_id' });
   // The plan's limit on tokens in force, checked under a lock held until this insert commits.
   await consumeUsage(tx, input.tenantId, 'api_tokens');
   const token = `${TOKEN_PREFIX}${crypto.randomBytes(32).toString('base64url')}`;
@@ -44,7 +51,10 @@ export async function listApiTokens(tx: Tx, tenantId: string): Promise<ApiTokenS
 }
 
 export async function revokeApiToken(tx: Tx, input: { tenantId: string; id: string; now: Date }): Promise<void> {
-  const rows = await tx.query('update api_tokens set revoked_at = $3 where tenant_id = $1 and id = $2 and revoked_at is null returning id', [input.tenantId, input.id, input.now]);
+  const rows = await tx.query(
+    'update api_tokens set revoked_at = $3 where tenant_id = $1 and id = $2 and revoked_at is null returning id',
+    [input.tenantId, input.id, input.now],
+  );
   if (rows.length === 0) throw new AppError('NOT_FOUND', 'This API token does not exist or is already revoked.');
 }
 
@@ -53,7 +63,10 @@ export async function revokeApiToken(tx: Tx, input: { tenantId: string; id: stri
  * tenant, or its user is disabled. Row-level security scopes the lookup to the x-tenant-id tenant,
  * so a token of tenant A sent with x-tenant-id B matches nothing.
  */
-export async function authenticateApiToken(db: Db, input: { tenantId: string; token: string; now: Date }): Promise<Principal | null> {
+export async function authenticateApiToken(
+  db: Db,
+  input: { tenantId: string; token: string; now: Date },
+): Promise<Principal | null> {
   if (!input.token.startsWith(TOKEN_PREFIX) || input.token.length > 200) return null;
   return db.tenant(input.tenantId, async (tx) => {
     const [row] = await tx.query<Pick<ApiTokensRow, 'id' | 'user_id' | 'expires_at' | 'last_used_at'>>(
@@ -64,7 +77,11 @@ export async function authenticateApiToken(db: Db, input: { tenantId: string; to
     const grants = await loadUserGrants(tx, input.tenantId, row.user_id);
     if (!grants?.is_active) return null;
     if (!row.last_used_at || input.now.getTime() - row.last_used_at.getTime() > 60_000) {
-      await tx.query('update api_tokens set last_used_at = $3 where tenant_id = $1 and id = $2', [input.tenantId, row.id, input.now]);
+      await tx.query('update api_tokens set last_used_at = $3 where tenant_id = $1 and id = $2', [
+        input.tenantId,
+        row.id,
+        input.now,
+      ]);
     }
     // An API client has no password to change and no idle browser: those fields do not apply.
     return { ...principalFromGrants(input.tenantId, grants, 'token', null), passwordChangeRequired: false };

@@ -14,10 +14,17 @@ export function trustedProxyHops(value: string | undefined = process.env.TRUST_P
   return Number.isInteger(hops) && hops > 0 ? hops : 0;
 }
 
-export function clientIp(remoteAddress: string | undefined, forwardedFor: string | null | undefined, hops = trustedProxyHops()): string {
+export function clientIp(
+  remoteAddress: string | undefined,
+  forwardedFor: string | null | undefined,
+  hops = trustedProxyHops(),
+): string {
   const direct = normaliseIp(remoteAddress ?? '') || 'unknown';
   if (hops === 0 || !forwardedFor) return direct;
-  const chain = forwardedFor.split(',').map((part) => part.trim()).filter(Boolean);
+  const chain = forwardedFor
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
   const candidate = chain[chain.length - hops];
   return candidate ? normaliseIp(candidate) || direct : direct;
 }

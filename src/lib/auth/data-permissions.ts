@@ -38,7 +38,15 @@ export type ScopeHolder = {
 };
 
 /** The kinds of objects a command can act on, each placed in the hierarchy through its customer. */
-export const SCOPED_KINDS = ['customer', 'loan', 'offer', 'application', 'collateral', 'customer_file', 'loan_transaction'] as const;
+export const SCOPED_KINDS = [
+  'customer',
+  'loan',
+  'offer',
+  'application',
+  'collateral',
+  'customer_file',
+  'loan_transaction',
+] as const;
 export type ScopedKind = (typeof SCOPED_KINDS)[number];
 
 type KindSql = { from: string; alias: string; extra?: string; notFound: string; field: string };
@@ -47,26 +55,43 @@ type KindSql = { from: string; alias: string; extra?: string; notFound: string; 
 const KIND_SQL: Record<ScopedKind, KindSql> = {
   customer: { from: 'customers c', alias: 'c', notFound: 'Customer not found', field: 'customerId' },
   loan: {
-    from: 'loans l join customers c on c.tenant_id = l.tenant_id and c.id = l.customer_id', alias: 'l', extra: 'l.officer_id',
-    notFound: 'Loan not found', field: 'loanId',
+    from: 'loans l join customers c on c.tenant_id = l.tenant_id and c.id = l.customer_id',
+    alias: 'l',
+    extra: 'l.officer_id',
+    notFound: 'Loan not found',
+    field: 'loanId',
   },
-  offer: { from: 'offers o join customers c on c.tenant_id = o.tenant_id and c.id = o.customer_id', alias: 'o', notFound: 'Offer not found', field: 'offerId' },
+  offer: {
+    from: 'offers o join customers c on c.tenant_id = o.tenant_id and c.id = o.customer_id',
+    alias: 'o',
+    notFound: 'Offer not found',
+    field: 'offerId',
+  },
   application: {
-    from: 'loan_applications a join customers c on c.tenant_id = a.tenant_id and c.id = a.customer_id', alias: 'a',
-    notFound: 'Loan application not found', field: 'applicationId',
+    from: 'loan_applications a join customers c on c.tenant_id = a.tenant_id and c.id = a.customer_id',
+    alias: 'a',
+    notFound: 'Loan application not found',
+    field: 'applicationId',
   },
   collateral: {
-    from: 'collaterals k join customers c on c.tenant_id = k.tenant_id and c.id = k.customer_id', alias: 'k',
-    notFound: 'Collateral not found', field: 'collateralId',
+    from: 'collaterals k join customers c on c.tenant_id = k.tenant_id and c.id = k.customer_id',
+    alias: 'k',
+    notFound: 'Collateral not found',
+    field: 'collateralId',
   },
   customer_file: {
-    from: 'customer_files f join customers c on c.tenant_id = f.tenant_id and c.id = f.customer_id', alias: 'f',
-    notFound: 'File not found', field: 'fileId',
+    from: 'customer_files f join customers c on c.tenant_id = f.tenant_id and c.id = f.customer_id',
+    alias: 'f',
+    notFound: 'File not found',
+    field: 'fileId',
   },
   loan_transaction: {
     from: `loan_transactions t join loans l on l.tenant_id = t.tenant_id and l.id = t.loan_id
            join customers c on c.tenant_id = l.tenant_id and c.id = l.customer_id`,
-    alias: 't', extra: 'l.officer_id', notFound: 'Transaction not found', field: 'transactionId',
+    alias: 't',
+    extra: 'l.officer_id',
+    notFound: 'Transaction not found',
+    field: 'transactionId',
   },
 };
 
@@ -91,7 +116,12 @@ export function scopeNodesFor(tx: Tx, holder: ScopeHolder): Promise<string[] | n
  * Whether the object exists and lies in the node set (null = unrestricted: existence only). The
  * core every other check and the older `is…InScope` helpers use.
  */
-export async function isInNodes(tx: Tx, kind: ScopedKind, id: string, nodes: readonly string[] | null): Promise<boolean> {
+export async function isInNodes(
+  tx: Tx,
+  kind: ScopedKind,
+  id: string,
+  nodes: readonly string[] | null,
+): Promise<boolean> {
   if (typeof id !== 'string' || !UUID.test(id)) return false;
   const k = KIND_SQL[kind];
   const columns = ['c.branch_id', 'c.officer_id', ...(k.extra ? [k.extra] : [])];
@@ -135,7 +165,10 @@ function scopeText(holder: ScopeHolder, key: 'outside' | 'unknown' | 'unplaced',
 
 /** The 403 for a placement field outside the scope, naming the field, in the holder's language. */
 export function outsideScopeError(holder: ScopeHolder, field: string): AppError {
-  return new AppError('FORBIDDEN', scopeText(holder, 'outside', field), { field, details: { reason: 'outside_data_permissions' } });
+  return new AppError('FORBIDDEN', scopeText(holder, 'outside', field), {
+    field,
+    details: { reason: 'outside_data_permissions' },
+  });
 }
 
 /**
@@ -144,7 +177,12 @@ export function outsideScopeError(holder: ScopeHolder, field: string): AppError 
  * the field). With `mustLand`, a restricted holder must also place the object somewhere they can
  * still see (at least one of branchId / officerId / regionId set inside the scope).
  */
-export async function assertPlacementInScope(tx: Tx, holder: ScopeHolder, placement: Placement, options: { mustLand?: boolean } = {}): Promise<void> {
+export async function assertPlacementInScope(
+  tx: Tx,
+  holder: ScopeHolder,
+  placement: Placement,
+  options: { mustLand?: boolean } = {},
+): Promise<void> {
   const nodes = await scopeNodesFor(tx, holder);
   let isLanded = false;
   for (const field of Object.keys(PLACEMENT_FIELDS) as PlacementField[]) {
@@ -156,13 +194,18 @@ export async function assertPlacementInScope(tx: Tx, holder: ScopeHolder, placem
       if (nodes !== null) throw outsideScopeError(holder, field);
       throw notFoundError('customer');
     }
-    const exists = UUID.test(value) && (await tx.query(`select 1 from hierarchy_nodes where id = $1 and level = $2`, [value, level])).length > 0;
+    const exists =
+      UUID.test(value) &&
+      (await tx.query(`select 1 from hierarchy_nodes where id = $1 and level = $2`, [value, level])).length > 0;
     if (nodes !== null && (!exists || !nodes.includes(value))) throw outsideScopeError(holder, field);
     if (!exists) throw new AppError('BAD_REQUEST', scopeText(holder, 'unknown', field), { field });
     isLanded = true;
   }
   if (options.mustLand && nodes !== null && !isLanded) {
-    throw new AppError('FORBIDDEN', scopeText(holder, 'unplaced', 'branchId'), { field: 'branchId', details: { reason: 'outside_data_permissions' } });
+    throw new AppError('FORBIDDEN', scopeText(holder, 'unplaced', 'branchId'), {
+      field: 'branchId',
+      details: { reason: 'outside_data_permissions' },
+    });
   }
 }
 
@@ -171,13 +214,18 @@ export async function assertPlacementInScope(tx: Tx, holder: ScopeHolder, placem
  * node outside the holder's scope is a 403 on the field 'scope', as a placement field is, instead of
  * a silently empty file. Reads keep answering an empty list (src/lib/tenancy/scope.ts).
  */
-export async function assertScopeParamInScope(tx: Tx, holder: ScopeHolder, scope: { hierarchy_level: HierarchyLevel; hierarchy_id: string } | null): Promise<void> {
+export async function assertScopeParamInScope(
+  tx: Tx,
+  holder: ScopeHolder,
+  scope: { hierarchy_level: HierarchyLevel; hierarchy_id: string } | null,
+): Promise<void> {
   if (!scope) return;
   const nodes = await scopeNodesFor(tx, holder);
   if (nodes === null) return;
   const id = UUID.test(scope.hierarchy_id) ? scope.hierarchy_id : null;
   const rows = await tx.query<Pick<HierarchyNodesRow, 'id'>>(
-    `select id::text as id from hierarchy_nodes where level = $1 and (id = $2::uuid or code = $3)`, [scope.hierarchy_level, id, id ? null : scope.hierarchy_id],
+    `select id::text as id from hierarchy_nodes where level = $1 and (id = $2::uuid or code = $3)`,
+    [scope.hierarchy_level, id, id ? null : scope.hierarchy_id],
   );
   if (rows.length === 0 || !rows.every((r) => nodes.includes(r.id))) throw outsideScopeError(holder, 'scope');
 }

@@ -6,7 +6,15 @@
  */
 import type { Principal } from './principal.ts';
 import {
-  type ApiRouteEntry, type HttpMethod, type RouteEntry, canCall, canOpen, forbiddenPagePath, matchApiRoute, matchRoute, notFoundPagePath,
+  type ApiRouteEntry,
+  type HttpMethod,
+  type RouteEntry,
+  canCall,
+  canOpen,
+  forbiddenPagePath,
+  matchApiRoute,
+  matchRoute,
+  notFoundPagePath,
 } from './route-manifest.ts';
 
 /**
@@ -36,9 +44,13 @@ export type GuardDecision =
   | { kind: 'not-found'; page: string }
   /** A JSON error for /v1; `audit` is the refused command to record in the audit log (src/server/middleware/guard.ts). */
   | {
-    kind: 'api-error'; status: 401 | 403 | 404 | 405; code: 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED'; message: string; allow?: string;
-    audit?: RefusalAudit;
-  };
+      kind: 'api-error';
+      status: 401 | 403 | 404 | 405;
+      code: 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED';
+      message: string;
+      allow?: string;
+      audit?: RefusalAudit;
+    };
 
 /** A command the guard refused for lack of permission, as the audit log names it. */
 export type RefusalAudit = { action: string; objectType: string; objectId: string };
@@ -83,15 +95,29 @@ function decideApi(method: string, path: string, principal: GuardInput['principa
     // RFC 9110 §15.5.6: a 405 says which methods the resource answers.
     const methods = Object.keys(match.entry.methods);
     const allow = [...methods, ...(methods.includes('GET') ? ['HEAD'] : [])].join(', ');
-    return { kind: 'api-error', status: 405, code: 'METHOD_NOT_ALLOWED', message: `${method} is not allowed here.`, allow };
+    return {
+      kind: 'api-error',
+      status: 405,
+      code: 'METHOD_NOT_ALLOWED',
+      message: `${method} is not allowed here.`,
+      allow,
+    };
   }
   if (principal.passwordChangeRequired && !PASSWORD_CHANGE_API.some((p) => path.startsWith(p))) {
     return { kind: 'api-error', status: 403, code: 'FORBIDDEN', message: 'Change your password to continue.' };
   }
   if (!canCall(principal, access)) {
     const action = match.entry.audit?.actions[methodKey];
-    const audit = action ? { action, objectType: match.entry.audit!.objectType, objectId: match.params.id ?? '' } : undefined;
-    return { kind: 'api-error', status: 403, code: 'FORBIDDEN', message: 'You do not have permission to do this.', ...(audit ? { audit } : {}) };
+    const audit = action
+      ? { action, objectType: match.entry.audit!.objectType, objectId: match.params.id ?? '' }
+      : undefined;
+    return {
+      kind: 'api-error',
+      status: 403,
+      code: 'FORBIDDEN',
+      message: 'You do not have permission to do this.',
+      ...(audit ? { audit } : {}),
+    };
   }
   return { kind: 'allow', route: match.entry, event: null };
 }

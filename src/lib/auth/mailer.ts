@@ -24,7 +24,10 @@ export async function sendMail(config: MailerConfig, mail: Mail): Promise<{ file
   const info = await transport.sendMail({ from, ...mail });
   const outbox = path.join(config.dataDir, 'outbox');
   fs.mkdirSync(outbox, { recursive: true });
-  const file = path.join(outbox, `${new Date().toISOString().replace(/[:.]/g, '-')}-${crypto.randomBytes(4).toString('hex')}.eml`);
+  const file = path.join(
+    outbox,
+    `${new Date().toISOString().replace(/[:.]/g, '-')}-${crypto.randomBytes(4).toString('hex')}.eml`,
+  );
   fs.writeFileSync(file, info.message as Buffer, { mode: 0o600 });
   logger.info('mail written to outbox (SMTP_URL not set)', { to: mail.to, subject: mail.subject, file });
   return { file };

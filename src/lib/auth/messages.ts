@@ -9,13 +9,20 @@ export function authErrorText(t: TFunction, error: unknown): string {
   if (!(error instanceof AppError)) return t('auth:errors.unexpected');
   const reason = error.details?.reason;
   switch (reason) {
-    case 'too_short': return t('auth:errors.tooShort', { min: error.details?.min_length });
-    case 'too_long': return t('auth:errors.tooLong');
-    case 'common': return strengthText(t, 'auth:errors.common', error.details);
-    case 'weak': return strengthText(t, 'auth:errors.weak', error.details);
-    case 'personal': return t('auth:errors.personal');
-    case 'breached': return t('auth:errors.breached');
-    case 'reused': return t('auth:errors.reused');
+    case 'too_short':
+      return t('auth:errors.tooShort', { min: error.details?.min_length });
+    case 'too_long':
+      return t('auth:errors.tooLong');
+    case 'common':
+      return strengthText(t, 'auth:errors.common', error.details);
+    case 'weak':
+      return strengthText(t, 'auth:errors.weak', error.details);
+    case 'personal':
+      return t('auth:errors.personal');
+    case 'breached':
+      return t('auth:errors.breached');
+    case 'reused':
+      return t('auth:errors.reused');
   }
   if (error.code === 'TOO_MANY_REQUESTS') {
     const seconds = Number(error.details?.retry_after ?? 60);
@@ -23,9 +30,11 @@ export function authErrorText(t: TFunction, error: unknown): string {
   }
   if (error.field === 'current_password') return t('auth:errors.currentWrong');
   if (error.field === 'token') return t('auth:errors.invalidLink');
-  if (error.field === 'code') return /already used/.test(error.message) ? t('auth:errors.codeUsed') : t('auth:errors.codeInvalid');
+  if (error.field === 'code')
+    return /already used/.test(error.message) ? t('auth:errors.codeUsed') : t('auth:errors.codeInvalid');
   if (/expired\. Sign in again/.test(error.message)) return t('auth:errors.mfaExpired');
-  if (error.code === 'UNAUTHORIZED' && /Incorrect email or password/.test(error.message)) return t('auth:errors.badCredentials');
+  if (error.code === 'UNAUTHORIZED' && /Incorrect email or password/.test(error.message))
+    return t('auth:errors.badCredentials');
   if (error.status < 500) return error.message;
   return t('auth:errors.unexpected');
 }
@@ -35,7 +44,10 @@ export function authErrorText(t: TFunction, error: unknown): string {
  * (src/lib/auth/password-strength.ts keys, translated from auth:passwordStrength.*), then the general advice.
  */
 function strengthText(t: TFunction, key: string, details: Record<string, unknown> | undefined): string {
-  const known = (group: string, value: unknown) => typeof value === 'string' && /^[a-zA-Z0-9]+$/.test(value) && t(`auth:passwordStrength.${group}.${value}`, { defaultValue: '' });
+  const known = (group: string, value: unknown) =>
+    typeof value === 'string' &&
+    /^[a-zA-Z0-9]+$/.test(value) &&
+    t(`auth:passwordStrength.${group}.${value}`, { defaultValue: '' });
   const parts = [t(key), known('warnings', details?.warning)];
   const suggestions = Array.isArray(details?.suggestions) ? details.suggestions : [];
   for (const suggestion of suggestions) parts.push(known('suggestions', suggestion));
@@ -49,7 +61,12 @@ function strengthText(t: TFunction, key: string, details: Record<string, unknown
  */
 export function localizePasswordError(t: TFunction, error: unknown): unknown {
   if (!(error instanceof AppError) || typeof error.details?.reason !== 'string') return error;
-  return new AppError(error.code, authErrorText(t, error), { field: error.field, details: error.details, internal: error.internal, cause: error });
+  return new AppError(error.code, authErrorText(t, error), {
+    field: error.field,
+    details: error.details,
+    internal: error.internal,
+    cause: error,
+  });
 }
 
 /** Messages other pages send to the login page as ?message=… : the known ones are translated. */

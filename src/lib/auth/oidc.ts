@@ -64,7 +64,11 @@ export async function startSso(
   // Single sign-on is a plan feature: a lender whose plan lacks it signs in with passwords.
   await db.tenant(input.tenant.id, (tx) => assertFeatureEnabled(tx, input.tenant.id, 'sso'));
   const config = await providerConfiguration(sso).catch((error: unknown) => {
-    throw new AppError('UNAVAILABLE', 'The single sign-on provider cannot be reached right now; please try again shortly.', { cause: error });
+    throw new AppError(
+      'UNAVAILABLE',
+      'The single sign-on provider cannot be reached right now; please try again shortly.',
+      { cause: error },
+    );
   });
   const state = client.randomState();
   const nonce = client.randomNonce();
@@ -73,7 +77,15 @@ export async function startSso(
   await db.system((tx) =>
     tx.query(
       `insert into oidc_auth_requests (state, tenant_id, nonce, code_verifier, redirect_to, created_at, expires_at) values ($1, $2, $3, $4, $5, $6, $7)`,
-      [state, input.tenant.id, nonce, codeVerifier, input.redirectTo, input.now, new Date(input.now.getTime() + AUTH_REQUEST_TTL_MS)],
+      [
+        state,
+        input.tenant.id,
+        nonce,
+        codeVerifier,
+        input.redirectTo,
+        input.now,
+        new Date(input.now.getTime() + AUTH_REQUEST_TTL_MS),
+      ],
     ),
   );
   await db.system((tx) => tx.query('delete from oidc_auth_requests where expires_at < $1', [input.now]));
@@ -98,7 +110,14 @@ const SSO_FAILED = 'Single sign-on failed. Please try again.';
  */
 export async function finishSso(
   db: Db,
-  input: { callbackUrl: string; query: URLSearchParams; browserState: string | undefined; now: Date; ip: string; userAgent?: string },
+  input: {
+    callbackUrl: string;
+    query: URLSearchParams;
+    browserState: string | undefined;
+    now: Date;
+    ip: string;
+    userAgent?: string;
+  },
 ): Promise<{ tenantId: string; userId: string; sessionId: string; redirectTo: string }> {
   const state = input.query.get('state');
   if (!state || !input.browserState || state !== input.browserState) {
@@ -111,11 +130,16 @@ export async function finishSso(
     ),
   );
   if (!request) throw new AppError('UNAUTHORIZED', SSO_FAILED, { internal: 'unknown, expired or used state' });
-  const [tenantRow] = await db.system((tx) => tx.query<{ config: Record<string, unknown> }>('select config from tenants where id = $1 and is_active', [request.tenant_id]));
+  const [tenantRow] = await db.system((tx) =>
+    tx.query<{ config: Record<string, unknown> }>('select config from tenants where id = $1 and is_active', [
+      request.tenant_id,
+    ]),
+  );
   const sso = tenantRow ? ssoConfigOf(tenantRow) : null;
   if (!sso) throw new AppError('UNAUTHORIZED', SSO_FAILED, { internal: 'tenant has no sso configuration' });
   const access = await db.tenant(request.tenant_id, (tx) => featureAccess(tx, request.tenant_id, 'sso'));
-  if (!access.isEnabled) throw new AppError('UNAUTHORIZED', SSO_FAILED, { internal: 'single sign-on is not in the tenant plan' });
+  if (!access.isEnabled)
+    throw new AppError('UNAUTHORIZED', SSO_FAILED, { internal: 'single sign-on is not in the tenant plan' });
   const config = await providerConfiguration(sso);
   const currentUrl = new URL(input.callbackUrl);
   for (const [key, value] of input.query) currentUrl.searchParams.append(key, value);
@@ -149,21 +173,43 @@ export async function finishSso(
   const email = typeof claims.email === 'string' ? claims.email.toLowerCase() : null;
   const emailVerified = claims.email_verified === true;
   return db.tenant(request.tenant_id, async (tx) => {
-    const [linked] = await tx.query<Pick<OidcLinksRow, 'user_id'>>('select user_id from oidc_links where tenant_id = $1 and issuer = $2 and subject = $3', [request.tenant_id, issuer, subject]);
+    const [linked] = await tx.query<Pick<OidcLinksRow, 'user_id'>>(
+      'select user_id from oidc_links where tenant_id = $1 and issuer = $2 and subject = $3',
+      [request.tenant_id, issuer, subject],
+    );
     let userId = linked?.user_id;
     if (!userId && email && emailVerified) {
-      const [byEmail] = await tx.query<Pick<UsersRow, 'id'>>('select id from users where tenant_id = $1 and lower(email) = $2 and is_active', [request.tenant_id, email]);
+      const [byEmail] = await tx.query<Pick<UsersRow, 'id'>>(
+        'select id from users where tenant_id = $1 and lower(email) = $2 and is_active',
+        [request.tenant_id, email],
+      );
       if (byEmail) {
-        await tx.query('insert into oidc_links (tenant_id, issuer, subject, user_id, created_at) values ($1, $2, $3, $4, $5)', [request.tenant_id, issuer, subject, byEmail.id, input.now]);
+        await tx.query(
+          'insert into oidc_links (tenant_id, issuer, subject, user_id, created_at) values ($1, $2, $3, $4, $5)',
+          [request.tenant_id, issuer, subject, byEmail.id, input.now],
+        );
         userId = byEmail.id;
       }
     }
-    if (!userId) throw new AppError('UNAUTHORIZED', 'No account of this lender is linked to this single sign-on identity.', { internal: `unlinked ${issuer} ${subject} ${email} ${String(claims.email_verified)}` });
-    const [user] = await tx.query<Pick<UsersRow, 'is_active'>>('select is_active from users where tenant_id = $1 and id = $2', [request.tenant_id, userId]);
+    if (!userId)
+      throw new AppError('UNAUTHORIZED', 'No account of this lender is linked to this single sign-on identity.', {
+        internal: `unlinked ${issuer} ${subject} ${email} ${String(claims.email_verified)}`,
+      });
+    const [user] = await tx.query<Pick<UsersRow, 'is_active'>>(
+      'select is_active from users where tenant_id = $1 and id = $2',
+      [request.tenant_id, userId],
+    );
     if (!user?.is_active) throw new AppError('UNAUTHORIZED', 'This account is disabled.');
     const sessionId = await createSession(tx, {
-      tenantId: request.tenant_id, userId, stage: 'active', method: 'sso', now: input.now, ip: input.ip, userAgent: input.userAgent,
-      oidcIssuer: issuer, oidcIdToken: idToken,
+      tenantId: request.tenant_id,
+      userId,
+      stage: 'active',
+      method: 'sso',
+      now: input.now,
+      ip: input.ip,
+      userAgent: input.userAgent,
+      oidcIssuer: issuer,
+      oidcIdToken: idToken,
     });
     return { tenantId: request.tenant_id, userId, sessionId, redirectTo: request.redirect_to };
   });
@@ -173,13 +219,19 @@ export async function finishSso(
  * RP-initiated logout: where to send the browser after our session ended, when the provider has an
  * end_session_endpoint; null otherwise (then the login page).
  */
-export async function ssoLogoutUrl(tenant: Tenant, input: { idToken: string | null; postLogoutRedirectUri: string }): Promise<string | null> {
+export async function ssoLogoutUrl(
+  tenant: Tenant,
+  input: { idToken: string | null; postLogoutRedirectUri: string },
+): Promise<string | null> {
   const sso = ssoConfigOf(tenant);
   if (!sso) return null;
   try {
     const config = await providerConfiguration(sso);
     if (!config.serverMetadata().end_session_endpoint) return null;
-    const params: Record<string, string> = { post_logout_redirect_uri: input.postLogoutRedirectUri, client_id: sso.clientId };
+    const params: Record<string, string> = {
+      post_logout_redirect_uri: input.postLogoutRedirectUri,
+      client_id: sso.clientId,
+    };
     if (input.idToken) params.id_token_hint = input.idToken;
     return client.buildEndSessionUrl(config, params).href;
   } catch (error) {

@@ -1,9 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { personalPasswords, STRONG_PASSWORDS, WEAK_PASSWORDS } from '../../../tests/e2e/support/payloads-passwords.ts';
 import { AppError } from '../errors/app-error.ts';
-import { assertPasswordAllowed, DEFAULT_PASSWORD_POLICY, hashPassword, type PasswordContext, verifyPassword } from './passwords.ts';
+import {
+  assertPasswordAllowed,
+  DEFAULT_PASSWORD_POLICY,
+  hashPassword,
+  type PasswordContext,
+  verifyPassword,
+} from './passwords.ts';
 
-const JANE: PasswordContext = { email: 'jane.doe@northwind.test', displayName: 'Jane Doe', tenantName: 'Northwind Credit', tenantSlug: 'northwind' };
+const JANE: PasswordContext = {
+  email: 'jane.doe@northwind.test',
+  displayName: 'Jane Doe',
+  tenantName: 'Northwind Credit',
+  tenantSlug: 'northwind',
+};
 
 function refusal(password: string, context: PasswordContext = JANE): AppError | null {
   try {
@@ -17,8 +28,19 @@ function refusal(password: string, context: PasswordContext = JANE): AppError | 
 const WEAK: Record<string, readonly string[]> = {
   ...WEAK_PASSWORDS,
   'name, e-mail or lender inside': [
-    ...personalPasswords({ email: JANE.email!, displayName: JANE.displayName!, tenantName: JANE.tenantName!, tenantSlug: JANE.tenantSlug! }),
-    'JaneDoe!2024x', 'jane.doe-was-here', 'xx-JANE_DOE-2024', 'northwindcredit1', 'Northwind2024!!', 'janedoe@northwind', 'Doe-Jane-1985!!',
+    ...personalPasswords({
+      email: JANE.email!,
+      displayName: JANE.displayName!,
+      tenantName: JANE.tenantName!,
+      tenantSlug: JANE.tenantSlug!,
+    }),
+    'JaneDoe!2024x',
+    'jane.doe-was-here',
+    'xx-JANE_DOE-2024',
+    'northwindcredit1',
+    'Northwind2024!!',
+    'janedoe@northwind',
+    'Doe-Jane-1985!!',
   ],
 };
 const STRONG = STRONG_PASSWORDS;
@@ -44,13 +66,13 @@ describe('password policy', () => {
     });
   }
 
-  it('refuses the account\'s own words even inside an otherwise strong password', () => {
+  it("refuses the account's own words even inside an otherwise strong password", () => {
     expect(refusal('Jane Doe likes tapioca lighthouse')?.details?.reason).toBe('personal');
     expect(refusal('tapioca jane.doe@northwind.test lighthouse')?.details?.reason).toBe('personal');
     expect(refusal('tapioca lighthouse wobble', { email: 'tapioca@x.test' })?.details?.reason).toBe('personal');
   });
 
-  it('says why and how: the estimator\'s warning and suggestions come with the refusal', () => {
+  it("says why and how: the estimator's warning and suggestions come with the refusal", () => {
     const error = refusal('qwertyuiop12')!;
     expect(error.details).toMatchObject({ reason: expect.stringMatching(/weak|common/) });
     expect(typeof error.details?.warning).toBe('string');

@@ -2,7 +2,12 @@ import crypto from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
 import { AppError } from '../errors/app-error.ts';
 import type { Tx } from '../db/index.ts';
-import { containsPersonalInfo, estimateStrength, MIN_STRENGTH_SCORE, type PasswordContext } from './password-strength.ts';
+import {
+  containsPersonalInfo,
+  estimateStrength,
+  MIN_STRENGTH_SCORE,
+  type PasswordContext,
+} from './password-strength.ts';
 import type { PasswordHistoryRow, PasswordPoliciesRow, UsersRow } from '../db/schema.generated.ts';
 
 export type { PasswordContext } from './password-strength.ts';
@@ -47,7 +52,12 @@ export type PasswordPolicy = {
   refuseBreached: boolean;
 };
 
-export const DEFAULT_PASSWORD_POLICY: PasswordPolicy = { minLength: 12, historyCount: 5, refuseCommon: true, refuseBreached: true };
+export const DEFAULT_PASSWORD_POLICY: PasswordPolicy = {
+  minLength: 12,
+  historyCount: 5,
+  refuseCommon: true,
+  refuseBreached: true,
+};
 /** Longer inputs are refused before hashing so a megabyte "password" cannot tie up the CPU. */
 export const MAX_PASSWORD_LENGTH = 256;
 
@@ -59,45 +69,83 @@ const COMMON_WARNINGS = new Set(['topTen', 'topHundred', 'common', 'similarToCom
  * `details.reason` ('too_short', 'too_long', 'personal', 'common', 'weak') and, for the last two, the
  * estimator's `warning` and `suggestions` keys so the message can say why and how to fix it.
  */
-export function assertPasswordAllowed(password: string, policy: PasswordPolicy, field = 'password', context: PasswordContext = {}): void {
+export function assertPasswordAllowed(
+  password: string,
+  policy: PasswordPolicy,
+  field = 'password',
+  context: PasswordContext = {},
+): void {
   const length = [...password].length;
   if (length < policy.minLength) {
-    throw new AppError('BAD_REQUEST', `The password must be at least ${policy.minLength} characters long.`, { field, details: { reason: 'too_short', min_length: policy.minLength } });
+    throw new AppError('BAD_REQUEST', `The password must be at least ${policy.minLength} characters long.`, {
+      field,
+      details: { reason: 'too_short', min_length: policy.minLength },
+    });
   }
   if (length > MAX_PASSWORD_LENGTH) {
-    throw new AppError('BAD_REQUEST', `The password must be at most ${MAX_PASSWORD_LENGTH} characters long.`, { field, details: { reason: 'too_long' } });
+    throw new AppError('BAD_REQUEST', `The password must be at most ${MAX_PASSWORD_LENGTH} characters long.`, {
+      field,
+      details: { reason: 'too_long' },
+    });
   }
   if (containsPersonalInfo(password, context)) {
-    throw new AppError('BAD_REQUEST', 'The password must not contain your name or e-mail address.', { field, details: { reason: 'personal' } });
+    throw new AppError('BAD_REQUEST', 'The password must not contain your name or e-mail address.', {
+      field,
+      details: { reason: 'personal' },
+    });
   }
   if (!policy.refuseCommon && !policy.refuseBreached) return;
   const verdict = estimateStrength(password, context);
   if (verdict.score >= MIN_STRENGTH_SCORE) return;
-  const reason = verdict.warning && COMMON_WARNINGS.has(verdict.warning) ? 'common' : verdict.warning === 'userInputs' ? 'personal' : 'weak';
-  const message = reason === 'common'
-    ? 'This password is too common; choose a less predictable one.'
-    : reason === 'personal'
-      ? 'The password must not contain your name, e-mail address or the name of your lender.'
-      : 'This password is too easy to guess. Use a few uncommon words, or a longer mix of characters without patterns.';
-  throw new AppError('BAD_REQUEST', message, { field, details: { reason, warning: verdict.warning, suggestions: verdict.suggestions } });
+  const reason =
+    verdict.warning && COMMON_WARNINGS.has(verdict.warning)
+      ? 'common'
+      : verdict.warning === 'userInputs'
+        ? 'personal'
+        : 'weak';
+  const message =
+    reason === 'common'
+      ? 'This password is too common; choose a less predictable one.'
+      : reason === 'personal'
+        ? 'The password must not contain your name, e-mail address or the name of your lender.'
+        : 'This password is too easy to guess. Use a few uncommon words, or a longer mix of characters without patterns.';
+  throw new AppError('BAD_REQUEST', message, {
+    field,
+    details: { reason, warning: verdict.warning, suggestions: verdict.suggestions },
+  });
 }
 
 /** The context words of a user of a tenant, for assertPasswordAllowed. */
 export async function passwordContextOf(tx: Tx, tenantId: string, userId: string): Promise<PasswordContext> {
-  const [row] = await tx.query<{ email: string; display_name: string | null; tenant_name: string; tenant_slug: string }>(
+  const [row] = await tx.query<{
+    email: string;
+    display_name: string | null;
+    tenant_name: string;
+    tenant_slug: string;
+  }>(
     `select u.email, u.display_name, t.name as tenant_name, t.slug as tenant_slug
        from users u join tenants t on t.id = u.tenant_id where u.tenant_id = $1 and u.id = $2`,
     [tenantId, userId],
   );
-  return row ? { email: row.email, displayName: row.display_name, tenantName: row.tenant_name, tenantSlug: row.tenant_slug } : {};
+  return row
+    ? { email: row.email, displayName: row.display_name, tenantName: row.tenant_name, tenantSlug: row.tenant_slug }
+    : {};
 }
 
 type PolicyRow = Pick<PasswordPoliciesRow, 'min_length' | 'history_count' | 'refuse_common' | 'refuse_breached'>;
 
 export async function getPasswordPolicy(tx: Tx, tenantId: string): Promise<PasswordPolicy> {
-  const [row] = await tx.query<PolicyRow>('select min_length, history_count, refuse_common, refuse_breached from password_policies where tenant_id = $1', [tenantId]);
+  const [row] = await tx.query<PolicyRow>(
+    'select min_length, history_count, refuse_common, refuse_breached from password_policies where tenant_id = $1',
+    [tenantId],
+  );
   if (!row) return DEFAULT_PASSWORD_POLICY;
-  return { minLength: row.min_length, historyCount: row.history_count, refuseCommon: row.refuse_common, refuseBreached: row.refuse_breached };
+  return {
+    minLength: row.min_length,
+    historyCount: row.history_count,
+    refuseCommon: row.refuse_common,
+    refuseBreached: row.refuse_breached,
+  };
 }
 
 export async function savePasswordPolicy(tx: Tx, tenantId: string, policy: PasswordPolicy): Promise<void> {
@@ -122,23 +170,35 @@ export async function setUserPassword(
   const field = input.field ?? 'password';
   const policy = await getPasswordPolicy(tx, input.tenantId);
   assertPasswordAllowed(input.password, policy, field, await passwordContextOf(tx, input.tenantId, input.userId));
-  const [user] = await tx.query<Pick<UsersRow, 'password_hash'>>('select password_hash from users where tenant_id = $1 and id = $2 for update', [input.tenantId, input.userId]);
+  const [user] = await tx.query<Pick<UsersRow, 'password_hash'>>(
+    'select password_hash from users where tenant_id = $1 and id = $2 for update',
+    [input.tenantId, input.userId],
+  );
   if (!user) throw new AppError('NOT_FOUND', 'This account does not exist.');
   if (policy.historyCount > 0) {
     const previous = await tx.query<Pick<PasswordHistoryRow, 'password_hash'>>(
       'select password_hash from password_history where tenant_id = $1 and user_id = $2 order by created_at desc limit $3',
       [input.tenantId, input.userId, policy.historyCount],
     );
-    const hashes = [user.password_hash, ...previous.map((p) => p.password_hash)].filter((h): h is string => Boolean(h)).slice(0, policy.historyCount);
+    const hashes = [user.password_hash, ...previous.map((p) => p.password_hash)]
+      .filter((h): h is string => Boolean(h))
+      .slice(0, policy.historyCount);
     for (const old of hashes) {
       if (await verifyPassword(old, input.password)) {
-        throw new AppError('BAD_REQUEST', `Choose a password you have not used for your last ${policy.historyCount} passwords.`, { field, details: { reason: 'reused' } });
+        throw new AppError(
+          'BAD_REQUEST',
+          `Choose a password you have not used for your last ${policy.historyCount} passwords.`,
+          { field, details: { reason: 'reused' } },
+        );
       }
     }
   }
   const newHash = await hashPassword(input.password);
   if (user.password_hash) {
-    await tx.query('insert into password_history (tenant_id, user_id, password_hash, created_at) values ($1, $2, $3, $4)', [input.tenantId, input.userId, user.password_hash, input.now]);
+    await tx.query(
+      'insert into password_history (tenant_id, user_id, password_hash, created_at) values ($1, $2, $3, $4)',
+      [input.tenantId, input.userId, user.password_hash, input.now],
+    );
   }
   await tx.query(
     'update users set password_hash = $3, password_change_required = false, updated_at = $4 where tenant_id = $1 and id = $2',

@@ -57,14 +57,32 @@ export const PERMISSION_TABLE = {
     loan_applications: ['view'],
     payments: ['view'],
     collaterals: ['view', 'add', 'edit', 'delete'],
-    offers: ['view', 'notify', 'reject', 'print', 'request_loan', 'approve_loan', 'reject_loan', 'copy_code', 'simulate_repayment'],
+    offers: [
+      'view',
+      'notify',
+      'reject',
+      'print',
+      'request_loan',
+      'approve_loan',
+      'reject_loan',
+      'copy_code',
+      'simulate_repayment',
+    ],
     collection: ['view'],
     tasks: ['view', 'create', 'edit', 'delete', 'manage'],
   },
   strategies: {
     strategies: [
-      'view', 'request', 'encode_draft', 'generate_simulation', 'validate_draft_provider', 'validate_draft_client',
-      'implement', 'validate_live', 'deactivate_live', 'reactivate_inactive',
+      'view',
+      'request',
+      'encode_draft',
+      'generate_simulation',
+      'validate_draft_provider',
+      'validate_draft_client',
+      'implement',
+      'validate_live',
+      'deactivate_live',
+      'reactivate_inactive',
     ],
   },
   customer: {
@@ -83,12 +101,16 @@ export const PERMISSION_TABLE = {
 type Table = typeof PERMISSION_TABLE;
 /** Every full key of the table, e.g. 'loans.offers.notify'. */
 export type PermissionKey = {
-  [A in keyof Table]: { [R in keyof Table[A] & string]: `${A}.${R}.${Table[A][R] extends readonly (infer X extends string)[] ? X : never}` }[keyof Table[A] & string];
+  [A in keyof Table]: {
+    [R in keyof Table[A] & string]: `${A}.${R}.${Table[A][R] extends readonly (infer X extends string)[] ? X : never}`;
+  }[keyof Table[A] & string];
 }[keyof Table];
 
 /** All keys of the table, in table order. */
 export const PERMISSION_KEYS: readonly PermissionKey[] = Object.entries(PERMISSION_TABLE).flatMap(([area, resources]) =>
-  Object.entries(resources).flatMap(([resource, actions]) => (actions as readonly string[]).map((action) => `${area}.${resource}.${action}` as PermissionKey)),
+  Object.entries(resources).flatMap(([resource, actions]) =>
+    (actions as readonly string[]).map((action) => `${area}.${resource}.${action}` as PermissionKey),
+  ),
 );
 
 const KEY_SET: ReadonlySet<string> = new Set(PERMISSION_KEYS);
@@ -144,7 +166,9 @@ export function isRuleKey(value: string): value is RuleKey {
 export type PermissionSubject = { isAdmin: boolean; authorities: readonly string[] };
 
 function holds(authorities: ReadonlySet<string>, key: string): boolean {
-  const implied = (IMPLIED_PERMISSIONS as Record<string, { anyOf?: readonly string[]; allOf?: readonly string[] }>)[key];
+  const implied = (IMPLIED_PERMISSIONS as Record<string, { anyOf?: readonly string[]; allOf?: readonly string[] }>)[
+    key
+  ];
   if (implied?.anyOf) return implied.anyOf.some((k) => holds(authorities, k));
   if (implied?.allOf) return implied.allOf.every((k) => holds(authorities, k));
   return keyFallbacks(key).some((k) => authorities.has(k));
@@ -194,50 +218,117 @@ export function allows(user: PermissionSubject | null | undefined, rule: Rule): 
 // ---------------------------------------------------------------------------------------------
 // Demo roles (the demo seed creates them from here; admin screens may offer them as templates).
 
-export type RoleTemplate = { name: string; description: string; isAdmin: boolean; authorities: readonly PermissionKey[] };
+export type RoleTemplate = {
+  name: string;
+  description: string;
+  isAdmin: boolean;
+  authorities: readonly PermissionKey[];
+};
 
 const loanOfficer = [
-  'loans.overview.view', 'loans.customers.view', 'loans.customers.opt_in', 'loans.customers.opt_out', 'loans.customers.view_details',
-  'loans.custom_views.view', 'loans.custom_views.edit',
-  'loans.offers.view', 'loans.offers.notify', 'loans.offers.reject', 'loans.offers.print', 'loans.offers.request_loan', 'loans.offers.copy_code',
+  'loans.overview.view',
+  'loans.customers.view',
+  'loans.customers.opt_in',
+  'loans.customers.opt_out',
+  'loans.customers.view_details',
+  'loans.custom_views.view',
+  'loans.custom_views.edit',
+  'loans.offers.view',
+  'loans.offers.notify',
+  'loans.offers.reject',
+  'loans.offers.print',
+  'loans.offers.request_loan',
+  'loans.offers.copy_code',
   'loans.offers.simulate_repayment',
   // The officer transfers the funds of an approved loan; approving stays with another user.
-  'loans.loans.view', 'loans.loans.repay', 'loans.loans.transfer_funds', 'loans.loan_applications.view', 'loans.payments.view',
-  'loans.collaterals.view', 'loans.collaterals.add', 'loans.collaterals.edit',
-  'loans.tasks.view', 'loans.tasks.create', 'loans.tasks.edit',
-  'customer.profile.view', 'customer.files.view', 'customer.files.upload', 'customer.files.download',
-  'customer.bureau_pdf.view', 'customer.bank_statements.view',
+  'loans.loans.view',
+  'loans.loans.repay',
+  'loans.loans.transfer_funds',
+  'loans.loan_applications.view',
+  'loans.payments.view',
+  'loans.collaterals.view',
+  'loans.collaterals.add',
+  'loans.collaterals.edit',
+  'loans.tasks.view',
+  'loans.tasks.create',
+  'loans.tasks.edit',
+  'customer.profile.view',
+  'customer.files.view',
+  'customer.files.upload',
+  'customer.files.download',
+  'customer.bureau_pdf.view',
+  'customer.bank_statements.view',
 ] as const satisfies readonly PermissionKey[];
 
 const analyst = [
-  'analytics.overview.view', 'analytics.product_risk.view', 'analytics.branch_risk.view', 'analytics.delinquency_risk.view',
-  'analytics.vintage_analysis.view', 'analytics.bullet_loans_collection.view',
-  'analytics.list_export.view', 'analytics.list_export.edit', 'analytics.list_export.run_query', 'analytics.list_export.export_query',
-  'analytics.custom_metrics.view', 'analytics.reports.view', 'analytics.reports.edit',
-  'analytics.monthly_revenue.view', 'analytics.portfolio_analysis.view',
-  'loans.overview.view', 'loans.loans.view', 'loans.loans.performance', 'loans.customers.view',
-  'customer.profile.view', 'customer.credit_analysis.view',
+  'analytics.overview.view',
+  'analytics.product_risk.view',
+  'analytics.branch_risk.view',
+  'analytics.delinquency_risk.view',
+  'analytics.vintage_analysis.view',
+  'analytics.bullet_loans_collection.view',
+  'analytics.list_export.view',
+  'analytics.list_export.edit',
+  'analytics.list_export.run_query',
+  'analytics.list_export.export_query',
+  'analytics.custom_metrics.view',
+  'analytics.reports.view',
+  'analytics.reports.edit',
+  'analytics.monthly_revenue.view',
+  'analytics.portfolio_analysis.view',
+  'loans.overview.view',
+  'loans.loans.view',
+  'loans.loans.performance',
+  'loans.customers.view',
+  'customer.profile.view',
+  'customer.credit_analysis.view',
 ] as const satisfies readonly PermissionKey[];
 
 const collector = [
-  'loans.collection.view', 'collection.buckets.view', 'loans.payments.view', 'loans.loans.view', 'loans.loans.repay',
-  'loans.customers.view', 'loans.customers.view_details',
-  'loans.tasks.view', 'loans.tasks.create', 'loans.tasks.edit',
-  'customer.profile.view', 'customer.files.view',
+  'loans.collection.view',
+  'collection.buckets.view',
+  'loans.payments.view',
+  'loans.loans.view',
+  'loans.loans.repay',
+  'loans.customers.view',
+  'loans.customers.view_details',
+  'loans.tasks.view',
+  'loans.tasks.create',
+  'loans.tasks.edit',
+  'customer.profile.view',
+  'customer.files.view',
 ] as const satisfies readonly PermissionKey[];
 
 const strategist = [
-  'strategies.strategies.view', 'strategies.strategies.request', 'strategies.strategies.encode_draft',
-  'strategies.strategies.generate_simulation', 'strategies.strategies.validate_draft_client', 'strategies.strategies.implement',
-  'strategies.strategies.validate_live', 'strategies.strategies.deactivate_live', 'strategies.strategies.reactivate_inactive',
-  'analytics.overview.view', 'analytics.product_risk.view', 'analytics.portfolio_analysis.view',
+  'strategies.strategies.view',
+  'strategies.strategies.request',
+  'strategies.strategies.encode_draft',
+  'strategies.strategies.generate_simulation',
+  'strategies.strategies.validate_draft_client',
+  'strategies.strategies.implement',
+  'strategies.strategies.validate_live',
+  'strategies.strategies.deactivate_live',
+  'strategies.strategies.reactivate_inactive',
+  'analytics.overview.view',
+  'analytics.product_risk.view',
+  'analytics.portfolio_analysis.view',
 ] as const satisfies readonly PermissionKey[];
 
 /** The demo role map of the platform issue, as data. `administrator` is the all_permissions role. */
 export const DEMO_ROLES = {
-  loan_officer: { name: 'Loan officer', description: 'Customers, offers, loans and tasks of their branch', isAdmin: false, authorities: loanOfficer },
+  loan_officer: {
+    name: 'Loan officer',
+    description: 'Customers, offers, loans and tasks of their branch',
+    isAdmin: false,
+    authorities: loanOfficer,
+  },
   analyst: { name: 'Analyst', description: 'Risk and performance analytics', isAdmin: false, authorities: analyst },
-  collector: { name: 'Collector', description: 'Collection, payments and follow-up tasks', isAdmin: false, authorities: collector },
+  collector: {
+    name: 'Collector',
+    description: 'Collection, payments and follow-up tasks',
+    isAdmin: false,
+    authorities: collector,
+  },
   strategist: { name: 'Strategist', description: 'Lending strategies', isAdmin: false, authorities: strategist },
   administrator: { name: 'Administrator', description: 'All permissions', isAdmin: true, authorities: [] },
 } as const satisfies Record<string, RoleTemplate>;

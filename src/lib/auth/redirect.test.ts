@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { HOSTILE_REDIRECTS, LEGITIMATE_REDIRECTS, SAME_ORIGIN_ODDITIES } from '../../../tests/e2e/support/payloads-redirect.ts';
+import {
+  HOSTILE_REDIRECTS,
+  LEGITIMATE_REDIRECTS,
+  SAME_ORIGIN_ODDITIES,
+} from '../../../tests/e2e/support/payloads-redirect.ts';
 import { safeRedirect } from './redirect.ts';
 
 const ORIGIN = 'https://lend.example.com';

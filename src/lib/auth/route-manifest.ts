@@ -6,7 +6,17 @@
  * signed-in, one permission key, or ADMIN. There are no subtree entries and no lists of alternatives;
  * tests/unit/permission-coverage.test.ts walks the page and endpoint files to keep it so.
  */
-import { ADMIN, PUBLIC, SIGNED_IN, allows, need, type Area, type PermissionSubject, type Rule, type RuleKey } from './permissions.ts';
+import {
+  ADMIN,
+  PUBLIC,
+  SIGNED_IN,
+  allows,
+  need,
+  type Area,
+  type PermissionSubject,
+  type Rule,
+  type RuleKey,
+} from './permissions.ts';
 
 export const SECTIONS = ['root', 'admin', 'analytics', 'strategies', 'loans', 'auth', 'public'] as const;
 export type Section = (typeof SECTIONS)[number];
@@ -40,7 +50,12 @@ function eventName(pattern: string): string {
 }
 
 function entry([pattern, rule = SIGNED_IN]: Def): RouteEntry {
-  return { pattern, section: sectionOf(pattern), rule: typeof rule === 'string' ? need(rule) : rule, event: eventName(pattern) };
+  return {
+    pattern,
+    section: sectionOf(pattern),
+    rule: typeof rule === 'string' ? need(rule) : rule,
+    event: eventName(pattern),
+  };
 }
 
 /** The customer profile subpages with the permission each needs ('' = the profile itself). */
@@ -353,40 +368,117 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
   { pattern: '/v1/schedules/preview', methods: { POST: need('loans.schedules.preview') } },
   { pattern: '/v1/loans', methods: { GET: need('loans.loans.view') } },
   { pattern: '/v1/loans/:id', methods: { GET: need('loans.loans.view') } },
-  { pattern: '/v1/loans/:id/disbursements', methods: { POST: need('loans.loans.transfer_funds') }, audit: audited('loan', { POST: 'loan.disburse' }) },
-  { pattern: '/v1/loans/:id/repayments', methods: { POST: need('loans.loans.repay') }, audit: audited('loan', { POST: 'loan.repay' }) },
+  {
+    pattern: '/v1/loans/:id/disbursements',
+    methods: { POST: need('loans.loans.transfer_funds') },
+    audit: audited('loan', { POST: 'loan.disburse' }),
+  },
+  {
+    pattern: '/v1/loans/:id/repayments',
+    methods: { POST: need('loans.loans.repay') },
+    audit: audited('loan', { POST: 'loan.repay' }),
+  },
   { pattern: '/v1/loans/:id/waivers', methods: { POST: ADMIN }, audit: audited('loan', { POST: 'loan.waive' }) },
   { pattern: '/v1/loans/:id/charges', methods: { POST: ADMIN }, audit: audited('loan', { POST: 'loan.apply_charge' }) },
-  { pattern: '/v1/loans/:id/credit-refunds', methods: { POST: ADMIN }, audit: audited('loan', { POST: 'loan.refund_credit' }) },
+  {
+    pattern: '/v1/loans/:id/credit-refunds',
+    methods: { POST: ADMIN },
+    audit: audited('loan', { POST: 'loan.refund_credit' }),
+  },
   { pattern: '/v1/loans/:id/write-offs', methods: { POST: ADMIN }, audit: audited('loan', { POST: 'loan.write_off' }) },
-  { pattern: '/v1/loans/:id/transactions/:transactionId/reversals', methods: { POST: ADMIN }, audit: audited('loan', { POST: 'loan.reverse_transaction' }) },
-  { pattern: '/v1/applications', methods: { GET: need('loans.loan_applications.view'), POST: need('loans.offers.request_loan') }, audit: audited('loan_application', { POST: 'application.submit' }) },
-  { pattern: '/v1/applications/:id', methods: { GET: need('loans.loan_applications.view'), PATCH: need('loans.offers.request_loan') }, audit: audited('loan_application', { PATCH: 'application.edit' }) },
-  { pattern: '/v1/applications/:id/withdraw', methods: { POST: need('loans.offers.request_loan') }, audit: audited('loan_application', { POST: 'application.withdraw' }) },
-  { pattern: '/v1/applications/:id/approve', methods: { POST: need('loans.offers.approve_loan') }, audit: audited('loan_application', { POST: 'application.approve' }) },
-  { pattern: '/v1/applications/:id/reject', methods: { POST: need('loans.offers.reject_loan') }, audit: audited('loan_application', { POST: 'application.reject' }) },
+  {
+    pattern: '/v1/loans/:id/transactions/:transactionId/reversals',
+    methods: { POST: ADMIN },
+    audit: audited('loan', { POST: 'loan.reverse_transaction' }),
+  },
+  {
+    pattern: '/v1/applications',
+    methods: { GET: need('loans.loan_applications.view'), POST: need('loans.offers.request_loan') },
+    audit: audited('loan_application', { POST: 'application.submit' }),
+  },
+  {
+    pattern: '/v1/applications/:id',
+    methods: { GET: need('loans.loan_applications.view'), PATCH: need('loans.offers.request_loan') },
+    audit: audited('loan_application', { PATCH: 'application.edit' }),
+  },
+  {
+    pattern: '/v1/applications/:id/withdraw',
+    methods: { POST: need('loans.offers.request_loan') },
+    audit: audited('loan_application', { POST: 'application.withdraw' }),
+  },
+  {
+    pattern: '/v1/applications/:id/approve',
+    methods: { POST: need('loans.offers.approve_loan') },
+    audit: audited('loan_application', { POST: 'application.approve' }),
+  },
+  {
+    pattern: '/v1/applications/:id/reject',
+    methods: { POST: need('loans.offers.reject_loan') },
+    audit: audited('loan_application', { POST: 'application.reject' }),
+  },
   { pattern: '/v1/offers', methods: { GET: need('loans.offers.view') } },
   { pattern: '/v1/offers/:id', methods: { GET: need('loans.offers.view') } },
   { pattern: '/v1/offers/:id/letter', methods: { GET: need('loans.offers.print') } },
-  { pattern: '/v1/offers/:id/notify', methods: { POST: need('loans.offers.notify') }, audit: audited('offer', { POST: 'offer.notify' }) },
-  { pattern: '/v1/offers/:id/reject', methods: { POST: need('loans.offers.reject') }, audit: audited('offer', { POST: 'offer.reject' }) },
-  { pattern: '/v1/offers/:id/request', methods: { POST: need('loans.offers.request_loan') }, audit: audited('offer', { POST: 'offer.request_loan' }) },
-  { pattern: '/v1/products', methods: { GET: need('loans.products.view'), POST: ADMIN }, audit: audited('loan_product', { POST: 'product.create' }) },
+  {
+    pattern: '/v1/offers/:id/notify',
+    methods: { POST: need('loans.offers.notify') },
+    audit: audited('offer', { POST: 'offer.notify' }),
+  },
+  {
+    pattern: '/v1/offers/:id/reject',
+    methods: { POST: need('loans.offers.reject') },
+    audit: audited('offer', { POST: 'offer.reject' }),
+  },
+  {
+    pattern: '/v1/offers/:id/request',
+    methods: { POST: need('loans.offers.request_loan') },
+    audit: audited('offer', { POST: 'offer.request_loan' }),
+  },
+  {
+    pattern: '/v1/products',
+    methods: { GET: need('loans.products.view'), POST: ADMIN },
+    audit: audited('loan_product', { POST: 'product.create' }),
+  },
   { pattern: '/v1/products/:id', methods: { GET: need('loans.products.view') } },
-  { pattern: '/v1/customers', methods: { GET: need('loans.customers.view'), POST: need('loans.customers.view') }, audit: audited('customer', { POST: 'customer.create' }) },
+  {
+    pattern: '/v1/customers',
+    methods: { GET: need('loans.customers.view'), POST: need('loans.customers.view') },
+    audit: audited('customer', { POST: 'customer.create' }),
+  },
   { pattern: '/v1/customers/:id', methods: { GET: need('loans.customers.view') } },
-  { pattern: '/v1/customers/:id/opt-in', methods: { POST: need('loans.customers.opt_in') }, audit: audited('customer', { POST: 'customer.opt_in' }) },
-  { pattern: '/v1/customers/:id/opt-out', methods: { POST: need('loans.customers.opt_out') }, audit: audited('customer', { POST: 'customer.opt_out' }) },
+  {
+    pattern: '/v1/customers/:id/opt-in',
+    methods: { POST: need('loans.customers.opt_in') },
+    audit: audited('customer', { POST: 'customer.opt_in' }),
+  },
+  {
+    pattern: '/v1/customers/:id/opt-out',
+    methods: { POST: need('loans.customers.opt_out') },
+    audit: audited('customer', { POST: 'customer.opt_out' }),
+  },
   { pattern: '/v1/customers/:id/analytics', methods: { GET: need('customer.profile.view') } },
-  { pattern: '/v1/customers/:id/files', methods: { GET: need('customer.files.view'), POST: need('customer.files.upload') } },
+  {
+    pattern: '/v1/customers/:id/files',
+    methods: { GET: need('customer.files.view'), POST: need('customer.files.upload') },
+  },
   { pattern: '/v1/customers/:id/files/:fileId', methods: { GET: need('customer.files.download') } },
   { pattern: '/v1/customers/:id/bank-statements', methods: { POST: need('customer.bank_statements.import') } },
   // Loans workspace lists and exports: which list is named in the path or body, so the list's own
   // permission is an object question answered by allowedActions(…, 'list', name).
   { pattern: '/v1/lists/:name', methods: { GET: SIGNED_IN } },
   { pattern: '/v1/exports', methods: { POST: SIGNED_IN } },
-  { pattern: '/v1/custom-views/:list', methods: { GET: need('loans.custom_views.view'), POST: need('loans.custom_views.edit') } },
-  { pattern: '/v1/custom-views/:list/:id', methods: { GET: need('loans.custom_views.view'), PATCH: need('loans.custom_views.edit'), DELETE: need('loans.custom_views.edit') } },
+  {
+    pattern: '/v1/custom-views/:list',
+    methods: { GET: need('loans.custom_views.view'), POST: need('loans.custom_views.edit') },
+  },
+  {
+    pattern: '/v1/custom-views/:list/:id',
+    methods: {
+      GET: need('loans.custom_views.view'),
+      PATCH: need('loans.custom_views.edit'),
+      DELETE: need('loans.custom_views.edit'),
+    },
+  },
 ];
 
 const COMPILED_API = compile(API_ROUTES);

@@ -23,22 +23,43 @@ export type SessionStage = 'mfa' | 'active';
 export async function createSession(
   tx: Tx,
   input: {
-    tenantId: string; userId: string; stage: SessionStage; method: string; now: Date; ip?: string; userAgent?: string;
-    oidcIssuer?: string; oidcIdToken?: string;
+    tenantId: string;
+    userId: string;
+    stage: SessionStage;
+    method: string;
+    now: Date;
+    ip?: string;
+    userAgent?: string;
+    oidcIssuer?: string;
+    oidcIdToken?: string;
   },
 ): Promise<string> {
   const lifetime = input.stage === 'mfa' ? MFA_PENDING_TIMEOUT_MS : ABSOLUTE_TIMEOUT_MS;
   const [row] = await tx.query<Pick<SessionsRow, 'id'>>(
     `insert into sessions (tenant_id, user_id, stage, method, created_at, last_seen_at, absolute_expires_at, ip, user_agent, oidc_issuer, oidc_id_token)
      values ($1, $2, $3, $4, $5, $5, $6, $7, $8, $9, $10) returning id`,
-    [input.tenantId, input.userId, input.stage, input.method, input.now, new Date(input.now.getTime() + lifetime),
-      input.ip ?? null, (input.userAgent ?? '').slice(0, 400) || null, input.oidcIssuer ?? null, input.oidcIdToken ?? null],
+    [
+      input.tenantId,
+      input.userId,
+      input.stage,
+      input.method,
+      input.now,
+      new Date(input.now.getTime() + lifetime),
+      input.ip ?? null,
+      (input.userAgent ?? '').slice(0, 400) || null,
+      input.oidcIssuer ?? null,
+      input.oidcIdToken ?? null,
+    ],
   );
   return row.id;
 }
 
 /** The idle timeout: admins their own session_timeout, others the tenant's auto_logout.timeout. */
-export function idleTimeoutSeconds(input: { isAdmin: boolean; userSessionTimeout: number | null; tenantTimeout: unknown }): number {
+export function idleTimeoutSeconds(input: {
+  isAdmin: boolean;
+  userSessionTimeout: number | null;
+  tenantTimeout: unknown;
+}): number {
   const positive = (value: unknown) => {
     const n = typeof value === 'string' ? Number(value) : value;
     return typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : undefined;
@@ -48,9 +69,17 @@ export function idleTimeoutSeconds(input: { isAdmin: boolean; userSessionTimeout
 }
 
 type UserGrantRow = {
-  user_id: string; email: string; display_name: string; language: string; is_active: boolean;
-  password_change_required: boolean; session_timeout: number; tenant_timeout: unknown;
-  is_admin: boolean; authorities: string[]; data_permissions: DataPermission[];
+  user_id: string;
+  email: string;
+  display_name: string;
+  language: string;
+  is_active: boolean;
+  password_change_required: boolean;
+  session_timeout: number;
+  tenant_timeout: unknown;
+  is_admin: boolean;
+  authorities: string[];
+  data_permissions: DataPermission[];
 };
 
 /** The user, their roles' union and data permissions, and the tenant's idle timeout, in one query. */
@@ -71,7 +100,12 @@ export async function loadUserGrants(tx: Tx, tenantId: string, userId: string): 
   return row ?? null;
 }
 
-export function principalFromGrants(tenantId: string, row: UserGrantRow, via: Principal['via'], sessionId: string | null): Principal {
+export function principalFromGrants(
+  tenantId: string,
+  row: UserGrantRow,
+  via: Principal['via'],
+  sessionId: string | null,
+): Principal {
   return {
     tenantId,
     userId: row.user_id,
@@ -85,7 +119,11 @@ export function principalFromGrants(tenantId: string, row: UserGrantRow, via: Pr
     sessionId,
     passwordChangeRequired: row.password_change_required,
     sessionTimeout: row.session_timeout,
-    idleTimeout: idleTimeoutSeconds({ isAdmin: row.is_admin, userSessionTimeout: row.session_timeout, tenantTimeout: row.tenant_timeout }),
+    idleTimeout: idleTimeoutSeconds({
+      isAdmin: row.is_admin,
+      userSessionTimeout: row.session_timeout,
+      tenantTimeout: row.tenant_timeout,
+    }),
   };
 }
 
@@ -94,7 +132,9 @@ export type SessionCheck =
   | { status: 'mfa'; tenantId: string; userId: string; sessionId: string }
   | { status: 'ended'; reason: 'unknown' | 'revoked' | 'user_disabled' | 'idle' | 'absolute' };
 
-type SessionRow = Pick<SessionsRow, 'id' | 'user_id' | 'last_seen_at' | 'absolute_expires_at' | 'revoked_at'> & { stage: SessionStage };
+type SessionRow = Pick<SessionsRow, 'id' | 'user_id' | 'last_seen_at' | 'absolute_expires_at' | 'revoked_at'> & {
+  stage: SessionStage;
+};
 
 /**
  * Checks a session on a request: it must exist, not be revoked, belong to an active user and be
@@ -120,22 +160,33 @@ export async function checkSession(
     };
     if (!grants || !grants.is_active) return end('user_disabled');
     if (input.now >= session.absolute_expires_at) return end('absolute');
-    if (session.stage === 'mfa') return { status: 'mfa', tenantId: input.tenantId, userId: session.user_id, sessionId: session.id } as const;
+    if (session.stage === 'mfa')
+      return { status: 'mfa', tenantId: input.tenantId, userId: session.user_id, sessionId: session.id } as const;
     const principal = principalFromGrants(input.tenantId, grants, 'session', session.id);
     if (input.now.getTime() - session.last_seen_at.getTime() > principal.idleTimeout * 1000) return end('idle');
     if (input.isActivity !== false && input.now.getTime() - session.last_seen_at.getTime() >= TOUCH_INTERVAL_MS) {
-      await tx.query('update sessions set last_seen_at = $3 where tenant_id = $1 and id = $2', [input.tenantId, session.id, input.now]);
+      await tx.query('update sessions set last_seen_at = $3 where tenant_id = $1 and id = $2', [
+        input.tenantId,
+        session.id,
+        input.now,
+      ]);
     }
     return { status: 'active', principal } as const;
   });
 }
 
 async function revoke(tx: Tx, tenantId: string, sessionId: string, reason: string, now: Date): Promise<void> {
-  await tx.query('update sessions set revoked_at = $3, revoked_reason = $4 where tenant_id = $1 and id = $2 and revoked_at is null', [tenantId, sessionId, now, reason]);
+  await tx.query(
+    'update sessions set revoked_at = $3, revoked_reason = $4 where tenant_id = $1 and id = $2 and revoked_at is null',
+    [tenantId, sessionId, now, reason],
+  );
 }
 
 /** Sign-out: the session row is revoked, so the cookie is worthless even if someone kept a copy. */
-export async function endSession(tx: Tx, input: { tenantId: string; sessionId: string; now: Date; reason?: string }): Promise<{ oidcIssuer: string | null; oidcIdToken: string | null } | null> {
+export async function endSession(
+  tx: Tx,
+  input: { tenantId: string; sessionId: string; now: Date; reason?: string },
+): Promise<{ oidcIssuer: string | null; oidcIdToken: string | null } | null> {
   const [row] = await tx.query<Pick<SessionsRow, 'oidc_issuer' | 'oidc_id_token'>>(
     `update sessions set revoked_at = $3, revoked_reason = $4 where tenant_id = $1 and id = $2 and revoked_at is null
      returning oidc_issuer, oidc_id_token`,
@@ -145,7 +196,10 @@ export async function endSession(tx: Tx, input: { tenantId: string; sessionId: s
 }
 
 /** Ends every session of a user ("sign out everywhere", password change, an administrator's action). */
-export async function endUserSessions(tx: Tx, input: { tenantId: string; userId: string; now: Date; reason: string; exceptSessionId?: string | null }): Promise<number> {
+export async function endUserSessions(
+  tx: Tx,
+  input: { tenantId: string; userId: string; now: Date; reason: string; exceptSessionId?: string | null },
+): Promise<number> {
   const rows = await tx.query(
     `update sessions set revoked_at = $3, revoked_reason = $4
      where tenant_id = $1 and user_id = $2 and revoked_at is null and ($5::uuid is null or id <> $5::uuid) returning id`,
@@ -154,10 +208,16 @@ export async function endUserSessions(tx: Tx, input: { tenantId: string; userId:
   return rows.length;
 }
 
-export type SessionSummary = Pick<SessionsRow, 'id' | 'created_at' | 'last_seen_at' | 'ip' | 'user_agent' | 'method'> & { is_current: boolean };
+export type SessionSummary = Pick<
+  SessionsRow,
+  'id' | 'created_at' | 'last_seen_at' | 'ip' | 'user_agent' | 'method'
+> & { is_current: boolean };
 
 /** The user's signed-in sessions that are still alive, newest first (profile page, "active sessions"). */
-export async function listUserSessions(tx: Tx, input: { tenantId: string; userId: string; now: Date; currentSessionId: string | null }): Promise<SessionSummary[]> {
+export async function listUserSessions(
+  tx: Tx,
+  input: { tenantId: string; userId: string; now: Date; currentSessionId: string | null },
+): Promise<SessionSummary[]> {
   const rows = await tx.query<Omit<SessionSummary, 'is_current'>>(
     `select id, created_at, last_seen_at, ip, user_agent, method from sessions
      where tenant_id = $1 and user_id = $2 and stage = 'active' and revoked_at is null and absolute_expires_at > $3
@@ -168,7 +228,10 @@ export async function listUserSessions(tx: Tx, input: { tenantId: string; userId
 }
 
 /** Ends one of the user's own sessions by id (the session list's "end" button). */
-export async function endOwnSession(tx: Tx, input: { tenantId: string; userId: string; sessionId: string; now: Date }): Promise<void> {
+export async function endOwnSession(
+  tx: Tx,
+  input: { tenantId: string; userId: string; sessionId: string; now: Date },
+): Promise<void> {
   const rows = await tx.query(
     `update sessions set revoked_at = $4, revoked_reason = 'ended_by_user' where tenant_id = $1 and user_id = $2 and id = $3 and revoked_at is null returning id`,
     [input.tenantId, input.userId, input.sessionId, input.now],

@@ -54,7 +54,10 @@ export async function signInWithPassword(
   const matches: typeof candidates = [];
   for (const entry of candidates) {
     const [user] = await db.tenant(entry.tenant_id, (tx) =>
-      tx.query<Pick<UsersRow, 'password_hash' | 'is_active'>>('select password_hash, is_active from users where tenant_id = $1 and id = $2', [entry.tenant_id, entry.user_id]),
+      tx.query<Pick<UsersRow, 'password_hash' | 'is_active'>>(
+        'select password_hash, is_active from users where tenant_id = $1 and id = $2',
+        [entry.tenant_id, entry.user_id],
+      ),
     );
     if (user && (await verifyPassword(user.password_hash, input.password)) && user.is_active) matches.push(entry);
   }
@@ -63,18 +66,33 @@ export async function signInWithPassword(
     await releaseAttempt(tx, attempt);
     if (matches.length === 1) await clearFailures(tx, keys[0]);
   });
-  if (matches.length > 1) return { kind: 'choose-tenant', tenants: matches.map((m) => ({ id: m.tenant_id, name: m.name })) };
+  if (matches.length > 1)
+    return { kind: 'choose-tenant', tenants: matches.map((m) => ({ id: m.tenant_id, name: m.name })) };
 
   const [match] = matches;
   return db.tenant(match.tenant_id, async (tx) => {
     const needsCode = await hasConfirmedTotp(tx, match.tenant_id, match.user_id);
     const sessionId = await createSession(tx, {
-      tenantId: match.tenant_id, userId: match.user_id, stage: needsCode ? 'mfa' : 'active', method: 'password',
-      now: input.now, ip: input.ip, userAgent: input.userAgent,
+      tenantId: match.tenant_id,
+      userId: match.user_id,
+      stage: needsCode ? 'mfa' : 'active',
+      method: 'password',
+      now: input.now,
+      ip: input.ip,
+      userAgent: input.userAgent,
     });
     if (needsCode) return { kind: 'mfa', tenantId: match.tenant_id, sessionId } as const;
-    const [user] = await tx.query<Pick<UsersRow, 'password_change_required'>>('select password_change_required from users where tenant_id = $1 and id = $2', [match.tenant_id, match.user_id]);
-    return { kind: 'signed-in', tenantId: match.tenant_id, userId: match.user_id, sessionId, passwordChangeRequired: user.password_change_required } as const;
+    const [user] = await tx.query<Pick<UsersRow, 'password_change_required'>>(
+      'select password_change_required from users where tenant_id = $1 and id = $2',
+      [match.tenant_id, match.user_id],
+    );
+    return {
+      kind: 'signed-in',
+      tenantId: match.tenant_id,
+      userId: match.user_id,
+      sessionId,
+      passwordChangeRequired: user.password_change_required,
+    } as const;
   });
 }
 
@@ -94,13 +112,31 @@ export async function completeMfaSignIn(
   );
   if (!pending[0]) throw new AppError('UNAUTHORIZED', 'Your sign-in has expired. Sign in again.');
   const userId = pending[0].user_id;
-  const error = await db.tenant(input.tenantId, (tx) => checkTotp(tx, { tenantId: input.tenantId, userId, code: input.code, now: input.now, ip: input.ip }));
+  const error = await db.tenant(input.tenantId, (tx) =>
+    checkTotp(tx, { tenantId: input.tenantId, userId, code: input.code, now: input.now, ip: input.ip }),
+  );
   if (error) throw error;
   return db.tenant(input.tenantId, async (tx) => {
-    const ended = await endSession(tx, { tenantId: input.tenantId, sessionId: input.pendingSessionId, now: input.now, reason: 'mfa_completed' });
+    const ended = await endSession(tx, {
+      tenantId: input.tenantId,
+      sessionId: input.pendingSessionId,
+      now: input.now,
+      reason: 'mfa_completed',
+    });
     if (!ended) throw new AppError('UNAUTHORIZED', 'Your sign-in has expired. Sign in again.');
-    const sessionId = await createSession(tx, { tenantId: input.tenantId, userId, stage: 'active', method: 'password+totp', now: input.now, ip: input.ip, userAgent: input.userAgent });
-    const [user] = await tx.query<Pick<UsersRow, 'password_change_required'>>('select password_change_required from users where tenant_id = $1 and id = $2', [input.tenantId, userId]);
+    const sessionId = await createSession(tx, {
+      tenantId: input.tenantId,
+      userId,
+      stage: 'active',
+      method: 'password+totp',
+      now: input.now,
+      ip: input.ip,
+      userAgent: input.userAgent,
+    });
+    const [user] = await tx.query<Pick<UsersRow, 'password_change_required'>>(
+      'select password_change_required from users where tenant_id = $1 and id = $2',
+      [input.tenantId, userId],
+    );
     return { tenantId: input.tenantId, userId, sessionId, passwordChangeRequired: user.password_change_required };
   });
 }

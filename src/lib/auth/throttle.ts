@@ -44,9 +44,13 @@ export async function assertNotThrottled(tx: Tx, keys: readonly string[], now: D
   for (const key of keys) wait = Math.max(wait, await lockedForSeconds(tx, key, now));
   if (wait > 0) {
     const minutes = Math.ceil(wait / 60);
-    throw new AppError('TOO_MANY_REQUESTS', `Too many failed attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, {
-      details: { retry_after: wait },
-    });
+    throw new AppError(
+      'TOO_MANY_REQUESTS',
+      `Too many failed attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+      {
+        details: { retry_after: wait },
+      },
+    );
   }
 }
 
@@ -63,13 +67,22 @@ export type Attempt = { ids: string[] };
  * each sees the rows of those before it, so the MAX_FAILURES+1-th is refused (429) unevaluated.
  * `recordKeys` (default: all keys) are the ones the attempt counts against; the others are only checked.
  */
-export async function reserveAttempt(tx: Tx, keys: readonly string[], now: Date, recordKeys: readonly string[] = keys): Promise<Attempt> {
+export async function reserveAttempt(
+  tx: Tx,
+  keys: readonly string[],
+  now: Date,
+  recordKeys: readonly string[] = keys,
+): Promise<Attempt> {
   const distinct = [...new Set([...keys, ...recordKeys])].sort();
-  for (const key of distinct) await tx.query('select pg_advisory_xact_lock($1, hashtext($2))', [THROTTLE_LOCK_CLASS, key]);
+  for (const key of distinct)
+    await tx.query('select pg_advisory_xact_lock($1, hashtext($2))', [THROTTLE_LOCK_CLASS, key]);
   await assertNotThrottled(tx, distinct, now);
   const ids: string[] = [];
   for (const key of [...new Set(recordKeys)].sort()) {
-    const [row] = await tx.query<Pick<LoginFailuresRow, 'id'>>('insert into login_failures (key, at) values ($1, $2) returning id', [key, now]);
+    const [row] = await tx.query<Pick<LoginFailuresRow, 'id'>>(
+      'insert into login_failures (key, at) values ($1, $2) returning id',
+      [key, now],
+    );
     ids.push(String(row.id));
   }
   await tx.query('delete from login_failures where at < $1', [new Date(now.getTime() - 2 * WINDOW_MS)]);

@@ -83,14 +83,23 @@ export function matchTotp(secret: string, code: string, now: Date): number | nul
 
 export function otpauthUri(input: { secret: string; issuer: string; account: string }): string {
   const label = encodeURIComponent(`${input.issuer}:${input.account}`);
-  const params = new URLSearchParams({ secret: input.secret, issuer: input.issuer, algorithm: 'SHA1', digits: String(TOTP_DIGITS), period: String(TOTP_STEP_SECONDS) });
+  const params = new URLSearchParams({
+    secret: input.secret,
+    issuer: input.issuer,
+    algorithm: 'SHA1',
+    digits: String(TOTP_DIGITS),
+    period: String(TOTP_STEP_SECONDS),
+  });
   return `otpauth://totp/${label}?${params}`;
 }
 
 type TotpRow = Pick<UserTotpRow, 'secret' | 'confirmed_at' | 'last_used_step'>;
 
 export async function hasConfirmedTotp(tx: Tx, tenantId: string, userId: string): Promise<boolean> {
-  const [row] = await tx.query<{ ok: boolean }>('select confirmed_at is not null as ok from user_totp where tenant_id = $1 and user_id = $2', [tenantId, userId]);
+  const [row] = await tx.query<{ ok: boolean }>(
+    'select confirmed_at is not null as ok from user_totp where tenant_id = $1 and user_id = $2',
+    [tenantId, userId],
+  );
   return Boolean(row?.ok);
 }
 
@@ -98,9 +107,15 @@ export async function hasConfirmedTotp(tx: Tx, tenantId: string, userId: string)
  * Starts (or restarts) enrolment: a new secret, not yet in force. Refused while a confirmed
  * authenticator exists, so a stolen session cannot silently swap the victim's second factor.
  */
-export async function beginTotpEnrolment(tx: Tx, input: { tenantId: string; userId: string; now: Date }): Promise<{ secret: string }> {
+export async function beginTotpEnrolment(
+  tx: Tx,
+  input: { tenantId: string; userId: string; now: Date },
+): Promise<{ secret: string }> {
   if (await hasConfirmedTotp(tx, input.tenantId, input.userId)) {
-    throw new AppError('CONFLICT', 'Multi-factor authentication is already set up. Remove it first to enrol a new device.');
+    throw new AppError(
+      'CONFLICT',
+      'Multi-factor authentication is already set up. Remove it first to enrol a new device.',
+    );
   }
   const secret = generateTotpSecret();
   await tx.query(
@@ -123,14 +138,29 @@ export async function checkTotp(
   const keys = [throttleKeys.totp(input.tenantId, input.userId), throttleKeys.ip(input.ip)];
   // Counted before the code is compared (locks held to commit), so parallel guesses queue behind the count.
   const attempt = await reserveAttempt(tx, keys, input.now);
-  const [row] = await tx.query<TotpRow>('select secret, confirmed_at, last_used_step from user_totp where tenant_id = $1 and user_id = $2 for update', [input.tenantId, input.userId]);
+  const [row] = await tx.query<TotpRow>(
+    'select secret, confirmed_at, last_used_step from user_totp where tenant_id = $1 and user_id = $2 for update',
+    [input.tenantId, input.userId],
+  );
   if (!row || (input.isEnrolment ? row.confirmed_at !== null : row.confirmed_at === null)) {
-    throw new AppError('BAD_REQUEST', input.isEnrolment ? 'Start the set-up again: no enrolment is pending.' : 'Multi-factor authentication is not set up for this account.', { field: 'code' });
+    throw new AppError(
+      'BAD_REQUEST',
+      input.isEnrolment
+        ? 'Start the set-up again: no enrolment is pending.'
+        : 'Multi-factor authentication is not set up for this account.',
+      { field: 'code' },
+    );
   }
   noteEvaluation(keys[0]);
   const step = matchTotp(row.secret, input.code, input.now);
   if (step === null || BigInt(step) <= row.last_used_step) {
-    return new AppError('BAD_REQUEST', step === null ? 'This code is not valid. Enter the current 6-digit code from your app.' : 'This code was already used. Wait for the next code.', { field: 'code' });
+    return new AppError(
+      'BAD_REQUEST',
+      step === null
+        ? 'This code is not valid. Enter the current 6-digit code from your app.'
+        : 'This code was already used. Wait for the next code.',
+      { field: 'code' },
+    );
   }
   await tx.query(
     `update user_totp set last_used_step = $3, confirmed_at = coalesce(confirmed_at, $4) where tenant_id = $1 and user_id = $2`,
@@ -142,14 +172,24 @@ export async function checkTotp(
 }
 
 /** Confirms a pending enrolment with a first code; from then on sign-in asks for a code. */
-export async function confirmTotpEnrolment(db: Db, input: { tenantId: string; userId: string; code: string; now: Date; ip: string }): Promise<void> {
+export async function confirmTotpEnrolment(
+  db: Db,
+  input: { tenantId: string; userId: string; code: string; now: Date; ip: string },
+): Promise<void> {
   const error = await db.tenant(input.tenantId, (tx) => checkTotp(tx, { ...input, isEnrolment: true }));
   if (error) throw error;
 }
 
 /** The user's multi-factor state for the set-up page: none, pending (with the secret to show again) or on. */
-export async function totpStatus(tx: Tx, tenantId: string, userId: string): Promise<{ state: 'none' } | { state: 'pending'; secret: string } | { state: 'on' }> {
-  const [row] = await tx.query<Pick<UserTotpRow, 'secret' | 'confirmed_at'>>('select secret, confirmed_at from user_totp where tenant_id = $1 and user_id = $2', [tenantId, userId]);
+export async function totpStatus(
+  tx: Tx,
+  tenantId: string,
+  userId: string,
+): Promise<{ state: 'none' } | { state: 'pending'; secret: string } | { state: 'on' }> {
+  const [row] = await tx.query<Pick<UserTotpRow, 'secret' | 'confirmed_at'>>(
+    'select secret, confirmed_at from user_totp where tenant_id = $1 and user_id = $2',
+    [tenantId, userId],
+  );
   if (!row) return { state: 'none' };
   return row.confirmed_at ? { state: 'on' } : { state: 'pending', secret: row.secret };
 }

@@ -9,7 +9,14 @@ import { currencyDigits, parseMinor } from '../money/money.ts';
  * statement is imported, or nothing is and every faulty row is reported (row number as in the file,
  * header = row 1, and the column at fault).
  */
-export type StatementRow = { line: number; bookedOn: string; amount: bigint; description: string; category: string; balance: bigint | null };
+export type StatementRow = {
+  line: number;
+  bookedOn: string;
+  amount: bigint;
+  description: string;
+  category: string;
+  balance: bigint | null;
+};
 export type RowError = { row: number; field: string; message: string };
 export type ParsedStatement = { rows: StatementRow[]; errors: RowError[] };
 
@@ -24,14 +31,18 @@ export function splitCsv(text: string, separator: string): string[][] {
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') { field += '"'; i++; }
-      else if (c === '"') quoted = false;
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
       else field += c;
       continue;
     }
     if (c === '"' && field === '') quoted = true;
-    else if (c === separator) { record.push(field); field = ''; }
-    else if (c === '\n' || c === '\r') {
+    else if (c === separator) {
+      record.push(field);
+      field = '';
+    } else if (c === '\n' || c === '\r') {
       if (c === '\r' && text[i + 1] === '\n') i++;
       record.push(field);
       records.push(record);
@@ -39,7 +50,10 @@ export function splitCsv(text: string, separator: string): string[][] {
       field = '';
     } else field += c;
   }
-  if (field !== '' || record.length) { record.push(field); records.push(record); }
+  if (field !== '' || record.length) {
+    record.push(field);
+    records.push(record);
+  }
   return records;
 }
 
@@ -72,7 +86,8 @@ export function parseStatementCsv(text: string, currency: string): ParsedStateme
     const get = (name: string) => (col(name) >= 0 ? (cells[col(name)] ?? '').trim() : '');
     const before = errors.length;
     const date = get('date');
-    if (!isCalendarDate(date)) errors.push({ row: line, field: 'date', message: 'date must be a calendar date YYYY-MM-DD' });
+    if (!isCalendarDate(date))
+      errors.push({ row: line, field: 'date', message: 'date must be a calendar date YYYY-MM-DD' });
     const money = (name: string, required: boolean): bigint | null => {
       const value = get(name);
       if (!value) {
@@ -82,7 +97,11 @@ export function parseStatementCsv(text: string, currency: string): ParsedStateme
       try {
         return parseMinor(value, digits, name);
       } catch (error) {
-        errors.push({ row: line, field: name, message: error instanceof AppError ? error.message : `${name} is not a number` });
+        errors.push({
+          row: line,
+          field: name,
+          message: error instanceof AppError ? error.message : `${name} is not a number`,
+        });
         return null;
       }
     };
@@ -90,11 +109,23 @@ export function parseStatementCsv(text: string, currency: string): ParsedStateme
     if (amount === 0n) errors.push({ row: line, field: 'amount', message: 'amount must not be zero' });
     const balance = money('balance', false);
     const category = (get('category') || (amount !== null && amount > 0n ? 'inflow' : 'outflow')).toLowerCase();
-    if (!CATEGORY.test(category)) errors.push({ row: line, field: 'category', message: 'category must be a lower-case word such as salary or rent' });
+    if (!CATEGORY.test(category))
+      errors.push({
+        row: line,
+        field: 'category',
+        message: 'category must be a lower-case word such as salary or rent',
+      });
     const description = get('description').slice(0, 500);
-    if (errors.length === before && amount !== null) rows.push({ line, bookedOn: date, amount, description, category, balance });
+    if (errors.length === before && amount !== null)
+      rows.push({ line, bookedOn: date, amount, description, category, balance });
   }
-  if (rows.length + errors.length === 0) errors.push({ row: 2, field: 'date', message: 'The statement has no transactions' });
-  if (records.length - 1 > MAX_STATEMENT_ROWS) errors.push({ row: MAX_STATEMENT_ROWS + 2, field: 'date', message: `A statement may have at most ${MAX_STATEMENT_ROWS} rows` });
+  if (rows.length + errors.length === 0)
+    errors.push({ row: 2, field: 'date', message: 'The statement has no transactions' });
+  if (records.length - 1 > MAX_STATEMENT_ROWS)
+    errors.push({
+      row: MAX_STATEMENT_ROWS + 2,
+      field: 'date',
+      message: `A statement may have at most ${MAX_STATEMENT_ROWS} rows`,
+    });
   return { rows: errors.length ? [] : rows, errors };
 }

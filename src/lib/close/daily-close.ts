@@ -7,7 +7,14 @@ import type { DelinquencyInstallment, DelinquencyRange, LoanDelinquency } from '
 import { expireOffers } from '../lending/offers.ts';
 import { applyOverduePenalties } from './penalties.ts';
 import { INSTALLMENT_OUTSTANDING_SQL } from './sql.ts';
-import type { CloseRunsRow, DelinquencyRangesRow, LoanDelinquencyRow, LoanProductsRow, LoansRow, TenantsRow } from '../db/schema.generated.ts';
+import type {
+  CloseRunsRow,
+  DelinquencyRangesRow,
+  LoanDelinquencyRow,
+  LoanProductsRow,
+  LoansRow,
+  TenantsRow,
+} from '../db/schema.generated.ts';
 
 /**
  * Close of business for one tenant (Fineract's COB). Closing business date D:
@@ -73,20 +80,31 @@ export function isMonthEnd(date: string): boolean {
 export async function runDailyClose(db: Db, tenantId: string, options: CloseOptions = {}): Promise<CloseResult> {
   const started = Date.now();
   const result = await db.tenant(tenantId, async (tx) => {
-    const [tenant] = await tx.query<Pick<TenantsRow, 'business_date'>>('select business_date from tenants where id = $1 for update', [tenantId]);
+    const [tenant] = await tx.query<Pick<TenantsRow, 'business_date'>>(
+      'select business_date from tenants where id = $1 for update',
+      [tenantId],
+    );
     if (!tenant) throw new AppError('NOT_FOUND', 'Unknown tenant', { field: 'tenantId' });
     const day = tenant.business_date;
     if (options.businessDate && options.businessDate !== day) {
       if (options.businessDate < day) {
         const [run] = await tx.query<Pick<CloseRunsRow, 'new_business_date'> & { stats: CloseStats }>(
-          'select new_business_date, stats from close_runs where business_date = $1', [options.businessDate],
+          'select new_business_date, stats from close_runs where business_date = $1',
+          [options.businessDate],
         );
         return {
-          tenantId, businessDate: options.businessDate, newBusinessDate: run?.new_business_date ?? addDays(options.businessDate, 1),
-          wasAlreadyClosed: true, stats: run?.stats ?? emptyStats(),
+          tenantId,
+          businessDate: options.businessDate,
+          newBusinessDate: run?.new_business_date ?? addDays(options.businessDate, 1),
+          wasAlreadyClosed: true,
+          stats: run?.stats ?? emptyStats(),
         };
       }
-      throw new AppError('CONFLICT', `The business date is ${day}; ${options.businessDate} cannot be closed before it.`, { field: 'businessDate' });
+      throw new AppError(
+        'CONFLICT',
+        `The business date is ${day}; ${options.businessDate} cannot be closed before it.`,
+        { field: 'businessDate' },
+      );
     }
     const next = addDays(day, 1);
     const startedAt = new Date();
@@ -105,12 +123,18 @@ export async function runDailyClose(db: Db, tenantId: string, options: CloseOpti
     await tx.query('update tenants set business_date = $2 where id = $1', [tenantId, next]);
     return { tenantId, businessDate: day, newBusinessDate: next, wasAlreadyClosed: false, stats };
   });
-  if (!result.wasAlreadyClosed) logger.debug('daily close', { tenant: tenantId, date: result.businessDate, ...result.stats });
+  if (!result.wasAlreadyClosed)
+    logger.debug('daily close', { tenant: tenantId, date: result.businessDate, ...result.stats });
   return result;
 }
 
 /** Closes day after day until the business date reaches `until` (exclusive of further days). */
-export async function closeUntil(db: Db, tenantId: string, until: string, options: CloseOptions = {}): Promise<CloseResult[]> {
+export async function closeUntil(
+  db: Db,
+  tenantId: string,
+  until: string,
+  options: CloseOptions = {},
+): Promise<CloseResult[]> {
   const results: CloseResult[] = [];
   for (;;) {
     const [{ business_date: day }] = await db.system((tx) =>
@@ -122,12 +146,24 @@ export async function closeUntil(db: Db, tenantId: string, until: string, option
 }
 
 function emptyStats(): CloseStats {
-  return { activeLoans: 0, overdueLoans: 0, delinquentLoans: 0, bucketChanges: 0, penaltiesApplied: 0, maturedLoans: 0, offersExpired: 0, snapshots: 0, ms: 0 };
+  return {
+    activeLoans: 0,
+    overdueLoans: 0,
+    delinquentLoans: 0,
+    bucketChanges: 0,
+    penaltiesApplied: 0,
+    maturedLoans: 0,
+    offersExpired: 0,
+    snapshots: 0,
+    ms: 0,
+  };
 }
 
 async function classifyLoans(tx: Tx, tenantId: string, asOf: string, stats: CloseStats): Promise<void> {
   // Ranges of every bucket set, and each product's set and arrears grace.
-  const rangeRows = await tx.query<Pick<DelinquencyRangesRow, 'bucket_set_id' | 'classification' | 'min_age_days' | 'max_age_days'>>(
+  const rangeRows = await tx.query<
+    Pick<DelinquencyRangesRow, 'bucket_set_id' | 'classification' | 'min_age_days' | 'max_age_days'>
+  >(
     'select bucket_set_id, classification, min_age_days, max_age_days from delinquency_ranges order by bucket_set_id, min_age_days',
   );
   const rangesBySet = new Map<string, DelinquencyRange[]>();
@@ -137,17 +173,27 @@ async function classifyLoans(tx: Tx, tenantId: string, asOf: string, stats: Clos
     rangesBySet.set(r.bucket_set_id, list);
   }
   const products = new Map(
-    (await tx.query<Pick<LoanProductsRow, 'id' | 'delinquency_bucket_set_id' | 'grace_on_arrears_ageing'>>(
-      'select id, delinquency_bucket_set_id, grace_on_arrears_ageing from loan_products',
-    )).map((p) => [p.id, p]),
+    (
+      await tx.query<Pick<LoanProductsRow, 'id' | 'delinquency_bucket_set_id' | 'grace_on_arrears_ageing'>>(
+        'select id, delinquency_bucket_set_id, grace_on_arrears_ageing from loan_products',
+      )
+    ).map((p) => [p.id, p]),
   );
 
-  const [{ n: activeLoans }] = await tx.query<{ n: number }>(`select count(*)::int as n from loans where status = 'ACTIVE'`);
+  const [{ n: activeLoans }] = await tx.query<{ n: number }>(
+    `select count(*)::int as n from loans where status = 'ACTIVE'`,
+  );
   stats.activeLoans = activeLoans;
 
   // Every unpaid installment of an active loan that is due before the new business date: the only
   // rows delinquency depends on (the partial index loan_installments_due serves this).
-  const overdueRows = await tx.query<{ loan_id: string; product_id: string; number: number; due_date: string; outstanding: bigint }>(
+  const overdueRows = await tx.query<{
+    loan_id: string;
+    product_id: string;
+    number: number;
+    due_date: string;
+    outstanding: bigint;
+  }>(
     `select i.loan_id, l.product_id, i.number, i.due_date, ${INSTALLMENT_OUTSTANDING_SQL} as outstanding
        from loan_installments i join loans l on l.tenant_id = i.tenant_id and l.id = i.loan_id
       where i.obligations_met_on is null and i.due_date < $1 and l.status = 'ACTIVE'
@@ -170,16 +216,19 @@ async function classifyLoans(tx: Tx, tenantId: string, asOf: string, stats: Clos
     for (const r of await tx.query<{ loan_id: string; last_due: string }>(
       `select loan_id, max(due_date) as last_due from loan_installments where loan_id = any($1::uuid[]) group by loan_id`,
       [overdueIds],
-    )) lastDue.set(r.loan_id, r.last_due);
+    ))
+      lastDue.set(r.loan_id, r.last_due);
   }
 
   // Previous state of loans that had anything to show.
   const previous = new Map(
-    (await tx.query<StateRow>(
-      `select loan_id, past_due_days, delinquent_days, delinquent_date, delinquent_amount, overdue_installments, classification,
+    (
+      await tx.query<StateRow>(
+        `select loan_id, past_due_days, delinquent_days, delinquent_date, delinquent_amount, overdue_installments, classification,
               classified_since, is_matured, matured_on, installment_level
          from loan_delinquency where past_due_days > 0 or classification is not null or is_matured or overdue_installments > 0`,
-    )).map((r) => [r.loan_id, r]),
+      )
+    ).map((r) => [r.loan_id, r]),
   );
 
   const upserts: StateRow[] = [];
@@ -188,7 +237,12 @@ async function classifyLoans(tx: Tx, tenantId: string, asOf: string, stats: Clos
   for (const [loanId, { productId, installments }] of byLoan) {
     const product = products.get(productId);
     const ranges = (product?.delinquency_bucket_set_id && rangesBySet.get(product.delinquency_bucket_set_id)) || [];
-    const d = loanDelinquency({ installments, businessDate: asOf, graceOnArrearsAgeing: product?.grace_on_arrears_ageing ?? 0, ranges });
+    const d = loanDelinquency({
+      installments,
+      businessDate: asOf,
+      graceOnArrearsAgeing: product?.grace_on_arrears_ageing ?? 0,
+      ranges,
+    });
     const prev = previous.get(loanId);
     previous.delete(loanId);
     const last = lastDue.get(loanId);
@@ -197,13 +251,26 @@ async function classifyLoans(tx: Tx, tenantId: string, asOf: string, stats: Clos
     if (isMatured && !prev?.is_matured) stats.maturedLoans++;
     const prevClass = prev?.classification ?? null;
     if (prevClass !== d.classification) {
-      history.push({ loanId, from: prevClass, to: d.classification, reason: d.classification ? 'classified' : 'cured', d });
+      history.push({
+        loanId,
+        from: prevClass,
+        to: d.classification,
+        reason: d.classification ? 'classified' : 'cured',
+        d,
+      });
     }
     upserts.push({
-      loan_id: loanId, past_due_days: d.pastDueDays, delinquent_days: d.delinquentDays, delinquent_date: d.delinquentDate,
-      delinquent_amount: d.delinquentAmount, overdue_installments: installments.length, classification: d.classification,
-      classified_since: prevClass === d.classification ? (prev?.classified_since ?? null) : d.classification ? asOf : null,
-      is_matured: isMatured, matured_on: isMatured ? (prev?.matured_on ?? asOf) : null,
+      loan_id: loanId,
+      past_due_days: d.pastDueDays,
+      delinquent_days: d.delinquentDays,
+      delinquent_date: d.delinquentDate,
+      delinquent_amount: d.delinquentAmount,
+      overdue_installments: installments.length,
+      classification: d.classification,
+      classified_since:
+        prevClass === d.classification ? (prev?.classified_since ?? null) : d.classification ? asOf : null,
+      is_matured: isMatured,
+      matured_on: isMatured ? (prev?.matured_on ?? asOf) : null,
       installment_level: d.installmentLevel.map((x) => ({ range: x.range, amount: x.amount.toString() })),
     });
   }
@@ -211,20 +278,43 @@ async function classifyLoans(tx: Tx, tenantId: string, asOf: string, stats: Clos
   // Loans that had overdue amounts before and have none now: cured, repaid in full, or written off.
   if (previous.size) {
     const statuses = new Map(
-      (await tx.query<Pick<LoansRow, 'id' | 'status'>>('select id, status from loans where id = any($1::uuid[])', [[...previous.keys()]])).map((r) => [r.id, r.status]),
+      (
+        await tx.query<Pick<LoansRow, 'id' | 'status'>>('select id, status from loans where id = any($1::uuid[])', [
+          [...previous.keys()],
+        ])
+      ).map((r) => [r.id, r.status]),
     );
     for (const [loanId, prev] of previous) {
       const status = statuses.get(loanId);
       if (prev.classification) {
         const reason = status === 'CLOSED_WRITTEN_OFF' ? 'written_off' : status === 'ACTIVE' ? 'cured' : 'closed';
         history.push({
-          loanId, from: prev.classification, to: null, reason,
-          d: { pastDueDays: 0, delinquentDays: 0, delinquentDate: null, delinquentAmount: 0n, classification: null, installmentLevel: [] },
+          loanId,
+          from: prev.classification,
+          to: null,
+          reason,
+          d: {
+            pastDueDays: 0,
+            delinquentDays: 0,
+            delinquentDate: null,
+            delinquentAmount: 0n,
+            classification: null,
+            installmentLevel: [],
+          },
         });
       }
       upserts.push({
-        loan_id: loanId, past_due_days: 0, delinquent_days: 0, delinquent_date: null, delinquent_amount: 0n, overdue_installments: 0,
-        classification: null, classified_since: null, is_matured: false, matured_on: null, installment_level: [],
+        loan_id: loanId,
+        past_due_days: 0,
+        delinquent_days: 0,
+        delinquent_date: null,
+        delinquent_amount: 0n,
+        overdue_installments: 0,
+        classification: null,
+        classified_since: null,
+        is_matured: false,
+        matured_on: null,
+        installment_level: [],
       });
     }
   }
@@ -242,10 +332,19 @@ async function classifyLoans(tx: Tx, tenantId: string, asOf: string, stats: Clos
          classification = excluded.classification, classified_since = excluded.classified_since,
          installment_level = excluded.installment_level, is_matured = excluded.is_matured, matured_on = excluded.matured_on`,
       [
-        tenantId, asOf, upserts.map((u) => u.loan_id), upserts.map((u) => u.past_due_days), upserts.map((u) => u.delinquent_days),
-        upserts.map((u) => u.delinquent_date), upserts.map((u) => u.delinquent_amount.toString()), upserts.map((u) => u.overdue_installments),
-        upserts.map((u) => u.classification), upserts.map((u) => u.classified_since), upserts.map((u) => JSON.stringify(u.installment_level)),
-        upserts.map((u) => u.is_matured), upserts.map((u) => u.matured_on),
+        tenantId,
+        asOf,
+        upserts.map((u) => u.loan_id),
+        upserts.map((u) => u.past_due_days),
+        upserts.map((u) => u.delinquent_days),
+        upserts.map((u) => u.delinquent_date),
+        upserts.map((u) => u.delinquent_amount.toString()),
+        upserts.map((u) => u.overdue_installments),
+        upserts.map((u) => u.classification),
+        upserts.map((u) => u.classified_since),
+        upserts.map((u) => JSON.stringify(u.installment_level)),
+        upserts.map((u) => u.is_matured),
+        upserts.map((u) => u.matured_on),
       ],
     );
   }
@@ -256,8 +355,15 @@ async function classifyLoans(tx: Tx, tenantId: string, asOf: string, stats: Clos
        select $1, h.loan_id, $2, h.from_c, h.to_c, h.reason, h.pdd, h.dd, h.amount
          from unnest($3::uuid[], $4::text[], $5::text[], $6::text[], $7::int[], $8::int[], $9::int8[]) as h(loan_id, from_c, to_c, reason, pdd, dd, amount)`,
       [
-        tenantId, asOf, history.map((h) => h.loanId), history.map((h) => h.from), history.map((h) => h.to), history.map((h) => h.reason),
-        history.map((h) => h.d.pastDueDays), history.map((h) => h.d.delinquentDays), history.map((h) => h.d.delinquentAmount.toString()),
+        tenantId,
+        asOf,
+        history.map((h) => h.loanId),
+        history.map((h) => h.from),
+        history.map((h) => h.to),
+        history.map((h) => h.reason),
+        history.map((h) => h.d.pastDueDays),
+        history.map((h) => h.d.delinquentDays),
+        history.map((h) => h.d.delinquentAmount.toString()),
       ],
     );
   }

@@ -14,6 +14,11 @@ export function registerCloseJobHandlers(): void {
     const result = await runDailyClose(db, tenantId, { businessDate });
     // A tenant several days behind (server was down) gets its next close queued now, not at the next tick.
     if (!result.wasAlreadyClosed) await schedulerTick(db);
-    return { businessDate: result.businessDate, newBusinessDate: result.newBusinessDate, wasAlreadyClosed: result.wasAlreadyClosed, stats: result.stats };
+    return {
+      businessDate: result.businessDate,
+      newBusinessDate: result.newBusinessDate,
+      wasAlreadyClosed: result.wasAlreadyClosed,
+      stats: result.stats,
+    };
   });
 }

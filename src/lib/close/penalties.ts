@@ -19,8 +19,15 @@ import { INSTALLMENT_OUTSTANDING_SQL } from './sql.ts';
  */
 
 type Candidate = {
-  loan_id: string; number: number; currency: string; code: string; name: string | null; kind: string;
-  amount: string | null; percent: string | null; base: bigint;
+  loan_id: string;
+  number: number;
+  currency: string;
+  code: string;
+  name: string | null;
+  kind: string;
+  amount: string | null;
+  percent: string | null;
+  base: bigint;
 };
 
 /** percent (decimal string) of base minor units, rounded half-even to a whole minor unit. */
@@ -40,7 +47,15 @@ export function percentOf(base: bigint, percent: string): bigint {
 export async function applyOverduePenalties(tx: Tx, tenantId: string, asOf: string, actor: string): Promise<number> {
   const closedDay = addDays(asOf, -1);
   // Products' overdue penalties first: most days most tenants have none to consider.
-  const penalties = await tx.query<{ product_id: string; code: string; name: string | null; kind: string; amount: string | null; percent: string | null; grace: number }>(
+  const penalties = await tx.query<{
+    product_id: string;
+    code: string;
+    name: string | null;
+    kind: string;
+    amount: string | null;
+    percent: string | null;
+    grace: number;
+  }>(
     `select p.id as product_id, pen->>'code' as code, pen->>'name' as name, pen->>'kind' as kind, pen->>'amount' as amount,
             pen->>'percent' as percent, coalesce((pen->>'graceDays')::int, 0) as grace
        from loan_products p cross join lateral jsonb_array_elements(p.penalties) pen
@@ -51,7 +66,15 @@ export async function applyOverduePenalties(tx: Tx, tenantId: string, asOf: stri
   for (const p of penalties) byProduct.set(p.product_id, [...(byProduct.get(p.product_id) ?? []), p]);
   // Overdue unpaid installments of active loans (the partial index on unpaid due dates serves the
   // range), with the penalty codes already charged on each: one pass, no per-row sub-queries.
-  const overdue = await tx.query<{ loan_id: string; product_id: string; number: number; due_date: string; currency: string; base: bigint; charged: string[] | null }>(
+  const overdue = await tx.query<{
+    loan_id: string;
+    product_id: string;
+    number: number;
+    due_date: string;
+    currency: string;
+    base: bigint;
+    charged: string[] | null;
+  }>(
     `with o as materialized (
        select i.tenant_id, i.loan_id, i.number, i.due_date, (i.principal_due + i.interest_due)::int8 as base, ${INSTALLMENT_OUTSTANDING_SQL} as outstanding
          from loan_installments i where i.obligations_met_on is null and i.due_date < $1
@@ -67,12 +90,27 @@ export async function applyOverduePenalties(tx: Tx, tenantId: string, asOf: stri
   for (const i of overdue) {
     for (const p of byProduct.get(i.product_id) ?? []) {
       if (addDays(i.due_date, p.grace) >= asOf || i.charged?.includes(p.code)) continue;
-      candidates.push({ loan_id: i.loan_id, number: i.number, currency: i.currency.trim(), code: p.code, name: p.name, kind: p.kind, amount: p.amount, percent: p.percent, base: i.base });
+      candidates.push({
+        loan_id: i.loan_id,
+        number: i.number,
+        currency: i.currency.trim(),
+        code: p.code,
+        name: p.name,
+        kind: p.kind,
+        amount: p.amount,
+        percent: p.percent,
+        base: i.base,
+      });
     }
   }
   const rows = candidates
     .map((c) => {
-      const amount = c.kind === 'FLAT' ? BigInt(c.amount ?? '0') : c.kind === 'PERCENT_OF_INSTALLMENT' ? percentOf(c.base, c.percent ?? '0') : 0n;
+      const amount =
+        c.kind === 'FLAT'
+          ? BigInt(c.amount ?? '0')
+          : c.kind === 'PERCENT_OF_INSTALLMENT'
+            ? percentOf(c.base, c.percent ?? '0')
+            : 0n;
       return { ...c, value: amount, txId: crypto.randomUUID(), entryId: crypto.randomUUID() };
     })
     .filter((c) => c.value > 0n && c.code);
@@ -102,10 +140,9 @@ export async function applyOverduePenalties(tx: Tx, tenantId: string, asOf: stri
       where i.loan_id = u.loan_id and i.number = u.n`,
     [loanIds, numbers, amounts],
   );
-  await tx.query(
-    `update loans set version = version + 1, updated_at = now() where id = any($1::uuid[])`,
-    [[...new Set(loanIds)]],
-  );
+  await tx.query(`update loans set version = version + 1, updated_at = now() where id = any($1::uuid[])`, [
+    [...new Set(loanIds)],
+  ]);
   await tx.query(
     `insert into journal_entries (tenant_id, id, entry_date, currency, loan_id, transaction_id, description, posted_by)
      select $1, u.entry_id, $2, u.currency, u.loan_id, u.tx_id, u.note, $3

@@ -7,13 +7,23 @@ import type { Tx } from '../db/index.ts';
  */
 
 export type MonthMetrics = {
-  month: string; currency: string; inflow: bigint; outflow: bigint; net_flow: bigint; closing_balance: bigint; min_balance: bigint;
-  transaction_count: number; isRegular: boolean;
+  month: string;
+  currency: string;
+  inflow: bigint;
+  outflow: bigint;
+  net_flow: bigint;
+  closing_balance: bigint;
+  min_balance: bigint;
+  transaction_count: number;
+  isRegular: boolean;
 };
 
 export type MetricsSummary = {
   months: MonthMetrics[];
-  averageInflow: bigint; averageOutflow: bigint; averageNetFlow: bigint; lastBalance: bigint | null;
+  averageInflow: bigint;
+  averageOutflow: bigint;
+  averageNetFlow: bigint;
+  lastBalance: bigint | null;
   /** Months whose inflow reached half the median monthly inflow, over all months, in basis points. */
   regularityBp: number;
 };
@@ -26,7 +36,11 @@ function median(values: bigint[]): bigint {
 }
 
 /** The last `monthCount` months of metrics that end on or before `untilMonth` (a 'YYYY-MM-01'), oldest first. */
-export async function transactionMetrics(tx: Tx, customerId: string, options: { monthCount?: number; untilDate?: string } = {}): Promise<MetricsSummary> {
+export async function transactionMetrics(
+  tx: Tx,
+  customerId: string,
+  options: { monthCount?: number; untilDate?: string } = {},
+): Promise<MetricsSummary> {
   const rows = await tx.query<Omit<MonthMetrics, 'isRegular'>>(
     `select to_char(month, 'YYYY-MM-DD') as month, trim(currency) as currency, inflow, outflow, net_flow, closing_balance, min_balance, transaction_count
        from customer_transaction_metrics
@@ -43,7 +57,10 @@ export async function transactionMetrics(tx: Tx, customerId: string, options: { 
     months,
     averageInflow: sum((m) => m.inflow) / n,
     averageOutflow: sum((m) => m.outflow) / n,
-    averageNetFlow: floorDiv(sum((m) => m.net_flow), n),
+    averageNetFlow: floorDiv(
+      sum((m) => m.net_flow),
+      n,
+    ),
     lastBalance: months.length ? months[months.length - 1].closing_balance : null,
     regularityBp: months.length ? Math.floor((months.filter((m) => m.isRegular).length * 10000) / months.length) : 0,
   };
@@ -51,12 +68,21 @@ export async function transactionMetrics(tx: Tx, customerId: string, options: { 
 
 function floorDiv(a: bigint, b: bigint): bigint {
   const q = a / b;
-  return a % b !== 0n && (a < 0n) !== (b < 0n) ? q - 1n : q;
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 }
 
-export type RepaymentMonth = { month: string; dueCount: number; onTimeCount: number; lateCount: number; averageDaysLate: number };
+export type RepaymentMonth = {
+  month: string;
+  dueCount: number;
+  onTimeCount: number;
+  lateCount: number;
+  averageDaysLate: number;
+};
 export type RepaymentBehaviour = {
-  dueCount: number; onTimeCount: number; lateCount: number; openLateCount: number;
+  dueCount: number;
+  onTimeCount: number;
+  lateCount: number;
+  openLateCount: number;
   /** On-time installments over installments due, basis points; null with nothing due yet. */
   onTimeRateBp: number | null;
   /** Average days late over the late installments (settled late, or still unpaid past due), one decimal. */
@@ -70,8 +96,20 @@ export type RepaymentBehaviour = {
  * the business date (down payments excluded). An installment is on time when its obligations were met on
  * or before its due date; otherwise it is late by (met date, or the business date when still open) − due date.
  */
-export async function repaymentBehaviour(tx: Tx, customerId: string, businessDate: string): Promise<RepaymentBehaviour> {
-  const rows = await tx.query<{ month: string; due_count: number; on_time: number; late: number; open_late: number; days_late_sum: number; max_late: number }>(
+export async function repaymentBehaviour(
+  tx: Tx,
+  customerId: string,
+  businessDate: string,
+): Promise<RepaymentBehaviour> {
+  const rows = await tx.query<{
+    month: string;
+    due_count: number;
+    on_time: number;
+    late: number;
+    open_late: number;
+    days_late_sum: number;
+    max_late: number;
+  }>(
     `select to_char(date_trunc('month', i.due_date), 'YYYY-MM-DD') as month,
             count(*)::int as due_count,
             count(*) filter (where i.obligations_met_on is not null and i.obligations_met_on <= i.due_date)::int as on_time,
@@ -94,9 +132,18 @@ export async function repaymentBehaviour(tx: Tx, customerId: string, businessDat
     lateCount,
     openLateCount: total((r) => r.open_late),
     onTimeRateBp: dueCount ? Math.floor((total((r) => r.on_time) * 10000) / dueCount) : null,
-    averageDaysLate: oneDecimal(total((r) => r.days_late_sum), lateCount),
+    averageDaysLate: oneDecimal(
+      total((r) => r.days_late_sum),
+      lateCount,
+    ),
     maxDaysLate: rows.reduce((m, r) => Math.max(m, r.max_late), 0),
-    byMonth: rows.map((r) => ({ month: r.month, dueCount: r.due_count, onTimeCount: r.on_time, lateCount: r.late, averageDaysLate: oneDecimal(r.days_late_sum, r.late) })),
+    byMonth: rows.map((r) => ({
+      month: r.month,
+      dueCount: r.due_count,
+      onTimeCount: r.on_time,
+      lateCount: r.late,
+      averageDaysLate: oneDecimal(r.days_late_sum, r.late),
+    })),
   };
 }
 
@@ -123,7 +170,10 @@ export const MAX_DEBT_SERVICE_BP = 4000;
 export type CreditAnalysis = {
   currency: string | null;
   monthsAnalysed: number;
-  averageInflow: bigint; averageOutflow: bigint; averageNetFlow: bigint; regularityBp: number;
+  averageInflow: bigint;
+  averageOutflow: bigint;
+  averageNetFlow: bigint;
+  regularityBp: number;
   activeLoanCount: number;
   /** Principal, interest, fees and penalties still owed on active loans. */
   outstandingDebt: bigint;
@@ -139,7 +189,8 @@ export type CreditAnalysis = {
 export async function creditAnalysis(tx: Tx, customerId: string, businessDate: string): Promise<CreditAnalysis> {
   // Whole months only: the business date's own month is still running.
   const [{ last_month }] = await tx.query<{ last_month: string }>(
-    `select to_char(date_trunc('month', $1::date) - interval '1 day', 'YYYY-MM-DD') as last_month`, [businessDate],
+    `select to_char(date_trunc('month', $1::date) - interval '1 day', 'YYYY-MM-DD') as last_month`,
+    [businessDate],
   );
   const metrics = await transactionMetrics(tx, customerId, { monthCount: 6, untilDate: last_month });
   const [debt] = await tx.query<{ loans: number; outstanding: bigint; service: bigint }>(
@@ -163,8 +214,14 @@ export async function creditAnalysis(tx: Tx, customerId: string, businessDate: s
   return {
     currency: metrics.months[0]?.currency ?? null,
     monthsAnalysed: metrics.months.length,
-    averageInflow: metrics.averageInflow, averageOutflow: metrics.averageOutflow, averageNetFlow: metrics.averageNetFlow, regularityBp: metrics.regularityBp,
-    activeLoanCount: debt.loans, outstandingDebt: debt.outstanding, monthlyDebtService: debt.service, debtServiceRatioBp: ratio,
+    averageInflow: metrics.averageInflow,
+    averageOutflow: metrics.averageOutflow,
+    averageNetFlow: metrics.averageNetFlow,
+    regularityBp: metrics.regularityBp,
+    activeLoanCount: debt.loans,
+    outstandingDebt: debt.outstanding,
+    monthlyDebtService: debt.service,
+    debtServiceRatioBp: ratio,
     affordableInstallment: verdict === 'insufficient_data' ? 0n : affordable,
     verdict,
   };

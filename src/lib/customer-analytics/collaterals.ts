@@ -9,7 +9,14 @@ import { parseDateInput } from '../dates/parse-date.ts';
 import type { Language } from '../i18n/index.ts';
 
 export type CollateralSummary = {
-  id: string; customer_id: string; type: string; description: string; currency: string; value: bigint; valuation_date: string; created_at: Date;
+  id: string;
+  customer_id: string;
+  type: string;
+  description: string;
+  currency: string;
+  value: bigint;
+  valuation_date: string;
+  created_at: Date;
   linked_loans: number;
   /** Principal still outstanding on the active loans this collateral secures. */
   secured_principal: bigint;
@@ -35,7 +42,11 @@ function withLtv(rows: Omit<CollateralSummary, 'ltv_bp'>[]): CollateralSummary[]
 
 /** A customer's collaterals with their linked loans and loan-to-value (profile "collaterals"). */
 export async function customerCollaterals(tx: Tx, customerId: string): Promise<CollateralSummary[]> {
-  return withLtv(await tx.query(`${SELECT} where c.customer_id = $1 group by c.id, c.tenant_id order by c.created_at desc, c.id`, [customerId]));
+  return withLtv(
+    await tx.query(`${SELECT} where c.customer_id = $1 group by c.id, c.tenant_id order by c.created_at desc, c.id`, [
+      customerId,
+    ]),
+  );
 }
 
 export async function collateralSummary(tx: Tx, collateralId: string): Promise<CollateralSummary | null> {
@@ -43,17 +54,22 @@ export async function collateralSummary(tx: Tx, collateralId: string): Promise<C
   return rows[0] ?? null;
 }
 
-
 export const COLLATERAL_TYPES = ['vehicle', 'real_estate', 'deposit', 'guarantee', 'equipment', 'other'] as const;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The collateral, if it exists and its customer is inside the hierarchy scope (null nodes = all). */
-export async function visibleCollateral(tx: Tx, collateralId: string, scopeNodes: string[] | null): Promise<CollateralSummary | null> {
+export async function visibleCollateral(
+  tx: Tx,
+  collateralId: string,
+  scopeNodes: string[] | null,
+): Promise<CollateralSummary | null> {
   if (!UUID.test(collateralId)) return null;
   const rows = await tx.query(
     `select 1 from collaterals c join customers cu on cu.tenant_id = c.tenant_id and cu.id = c.customer_id
-      where c.id = $1 and ($2::uuid[] is null or cu.branch_id = any($2::uuid[]) or cu.officer_id = any($2::uuid[]))`, [collateralId, scopeNodes]);
+      where c.id = $1 and ($2::uuid[] is null or cu.branch_id = any($2::uuid[]) or cu.officer_id = any($2::uuid[]))`,
+    [collateralId, scopeNodes],
+  );
   return rows[0] ? collateralSummary(tx, collateralId) : null;
 }
 
@@ -64,8 +80,14 @@ export type CollateralEdit = { type: string; description: string; value: string;
  * the one money parser — a decimal comma accepted from French forms —, a real date not after the
  * business date); refusals name the field in every language.
  */
-export function parseCollateralEdit(input: CollateralEdit, currency: string, businessDate: string, language: Language = 'en'): { type: string; description: string; value: bigint; valuationDate: string } {
-  if (!(COLLATERAL_TYPES as readonly string[]).includes(input.type)) throw validationError('type', 'choice', { options: COLLATERAL_TYPES.join(', ') });
+export function parseCollateralEdit(
+  input: CollateralEdit,
+  currency: string,
+  businessDate: string,
+  language: Language = 'en',
+): { type: string; description: string; value: bigint; valuationDate: string } {
+  if (!(COLLATERAL_TYPES as readonly string[]).includes(input.type))
+    throw validationError('type', 'choice', { options: COLLATERAL_TYPES.join(', ') });
   const { minor: value } = parseMoney(input.value, currency, 'value', { decimalComma: language === 'fr' });
   const date = parseDateInput(input.valuationDate.trim(), { max: businessDate, maxIsBusinessDate: true });
   if (!date.ok) throw validationError('valuationDate', date.problem.key, date.problem.params);
@@ -75,17 +97,42 @@ export function parseCollateralEdit(input: CollateralEdit, currency: string, bus
 }
 
 /** Edits a collateral; the audit keeps before and after. */
-export async function updateCollateral(tx: Tx, actor: Actor, collateralId: string, input: CollateralEdit, businessDate: string, language: Language = 'en'): Promise<void> {
+export async function updateCollateral(
+  tx: Tx,
+  actor: Actor,
+  collateralId: string,
+  input: CollateralEdit,
+  businessDate: string,
+  language: Language = 'en',
+): Promise<void> {
   await assertInScope(tx, actor, 'collateral', collateralId);
   const before = await collateralSummary(tx, collateralId);
   if (!before) throw new AppError('NOT_FOUND', 'Collateral not found', { field: 'collateralId' });
   const next = parseCollateralEdit(input, before.currency, businessDate, language);
-  await tx.query(`update collaterals set type = $2, description = $3, value = $4, valuation_date = $5 where id = $1`,
-    [collateralId, next.type, next.description, next.value, next.valuationDate]);
+  await tx.query(`update collaterals set type = $2, description = $3, value = $4, valuation_date = $5 where id = $1`, [
+    collateralId,
+    next.type,
+    next.description,
+    next.value,
+    next.valuationDate,
+  ]);
   await recordAudit(tx, {
-    tenantId: actor.tenantId, actorId: actor.userId, actorKind: actor.kind ?? 'user', action: 'collateral.update', objectType: 'collateral', objectId: collateralId,
-    before: { type: before.type, description: before.description, value: before.value, valuationDate: before.valuation_date },
-    after: next, ip: actor.ip, requestId: actor.requestId, outcome: 'success',
+    tenantId: actor.tenantId,
+    actorId: actor.userId,
+    actorKind: actor.kind ?? 'user',
+    action: 'collateral.update',
+    objectType: 'collateral',
+    objectId: collateralId,
+    before: {
+      type: before.type,
+      description: before.description,
+      value: before.value,
+      valuationDate: before.valuation_date,
+    },
+    after: next,
+    ip: actor.ip,
+    requestId: actor.requestId,
+    outcome: 'success',
   });
 }
 
@@ -96,12 +143,32 @@ export async function deleteCollateral(tx: Tx, actor: Actor, collateralId: strin
   if (!before) throw new AppError('NOT_FOUND', 'Collateral not found', { field: 'collateralId' });
   const active = await tx.query(
     `select 1 from loan_collaterals lc join loans l on l.tenant_id = lc.tenant_id and l.id = lc.loan_id
-      where lc.collateral_id = $1 and l.status in ('SUBMITTED_AND_PENDING_APPROVAL', 'APPROVED', 'ACTIVE')`, [collateralId]);
-  if (active[0]) throw new AppError('CONFLICT', 'This collateral secures a loan that is not closed; unlink it when the loan closes', { field: 'collateralId' });
+      where lc.collateral_id = $1 and l.status in ('SUBMITTED_AND_PENDING_APPROVAL', 'APPROVED', 'ACTIVE')`,
+    [collateralId],
+  );
+  if (active[0])
+    throw new AppError(
+      'CONFLICT',
+      'This collateral secures a loan that is not closed; unlink it when the loan closes',
+      { field: 'collateralId' },
+    );
   await tx.query(`delete from collaterals where id = $1`, [collateralId]);
   await recordAudit(tx, {
-    tenantId: actor.tenantId, actorId: actor.userId, actorKind: actor.kind ?? 'user', action: 'collateral.delete', objectType: 'collateral', objectId: collateralId,
-    before: { customerId: before.customer_id, type: before.type, value: before.value, currency: before.currency, valuationDate: before.valuation_date },
-    ip: actor.ip, requestId: actor.requestId, outcome: 'success',
+    tenantId: actor.tenantId,
+    actorId: actor.userId,
+    actorKind: actor.kind ?? 'user',
+    action: 'collateral.delete',
+    objectType: 'collateral',
+    objectId: collateralId,
+    before: {
+      customerId: before.customer_id,
+      type: before.type,
+      value: before.value,
+      currency: before.currency,
+      valuationDate: before.valuation_date,
+    },
+    ip: actor.ip,
+    requestId: actor.requestId,
+    outcome: 'success',
   });
 }

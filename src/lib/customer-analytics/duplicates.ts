@@ -13,7 +13,10 @@ export type DuplicateMatch = { id: string; first_name: string; last_name: string
  * (digits compared), for the add-customer form's duplicate check (customers/add). Searches the
  * whole tenant, not only the user's branch: a duplicate elsewhere is still a duplicate.
  */
-export async function findDuplicateCustomers(tx: Tx, input: { phone?: string | null; nationalId?: string | null }): Promise<DuplicateMatch[]> {
+export async function findDuplicateCustomers(
+  tx: Tx,
+  input: { phone?: string | null; nationalId?: string | null },
+): Promise<DuplicateMatch[]> {
   const phone = input.phone ? normalisePhone(input.phone) : null;
   const nationalId = input.nationalId?.replace(/\s+/g, '').toUpperCase() || null;
   if (!phone && !nationalId) return [];

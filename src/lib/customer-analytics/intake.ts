@@ -10,13 +10,21 @@ import { need } from '../auth/permissions.ts';
 
 /** The add-customer form (/loans/customers/add), as posted. */
 export type NewCustomerForm = {
-  firstName: string; lastName: string; nationalId: string; phone: string; email: string; dateOfBirth: string; segment: string;
-  isOptedOut: boolean; optOutReason: string;
+  firstName: string;
+  lastName: string;
+  nationalId: string;
+  phone: string;
+  email: string;
+  dateOfBirth: string;
+  segment: string;
+  isOptedOut: boolean;
+  optOutReason: string;
   /** The user saw the possible duplicates and says this is another person (phone matches only). */
   isDuplicateConfirmed: boolean;
 };
 
-export type AddCustomerResult = { kind: 'created'; customer: CustomerRow } | { kind: 'duplicates'; matches: DuplicateMatch[] };
+export type AddCustomerResult =
+  { kind: 'created'; customer: CustomerRow } | { kind: 'duplicates'; matches: DuplicateMatch[] };
 
 function isCalendarDate(value: string): boolean {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
@@ -32,9 +40,12 @@ export function validateNewCustomer(form: NewCustomerForm, businessDate: string)
   if (form.firstName.length > 200) throw bad('firstName', 'First name is too long (200 characters at most)');
   if (form.lastName.length > 200) throw bad('lastName', 'Last name is too long (200 characters at most)');
   if (!form.phone.trim() && !form.nationalId.trim()) throw bad('phone', 'Give a phone number or a national ID');
-  if (form.phone.trim() && !/^\+?[0-9 ().-]{6,25}$/.test(form.phone.trim())) throw bad('phone', 'Phone must contain digits only, with an optional leading +');
-  if (form.nationalId.trim() && !/^[A-Za-z0-9 -]{3,50}$/.test(form.nationalId.trim())) throw bad('nationalId', 'National ID must be 3 to 50 letters or digits');
-  if (form.email.trim() && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(form.email.trim())) throw bad('email', 'Email is not a valid address');
+  if (form.phone.trim() && !/^\+?[0-9 ().-]{6,25}$/.test(form.phone.trim()))
+    throw bad('phone', 'Phone must contain digits only, with an optional leading +');
+  if (form.nationalId.trim() && !/^[A-Za-z0-9 -]{3,50}$/.test(form.nationalId.trim()))
+    throw bad('nationalId', 'National ID must be 3 to 50 letters or digits');
+  if (form.email.trim() && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(form.email.trim()))
+    throw bad('email', 'Email is not a valid address');
   if (form.dateOfBirth.trim()) {
     if (!isCalendarDate(form.dateOfBirth.trim())) throw bad('dateOfBirth', 'Date of birth must be a date YYYY-MM-DD');
     if (form.dateOfBirth.trim() >= businessDate) throw bad('dateOfBirth', 'Date of birth must be in the past');
@@ -57,29 +68,49 @@ async function addCustomerIn(tx: Tx, actor: Actor, form: NewCustomerForm): Promi
     validateNewCustomer(form, businessDate);
     const matches = await findDuplicateCustomers(tx, { phone: form.phone, nationalId: form.nationalId });
     if (matches.some((m) => m.field === 'nationalId')) {
-      throw new AppError('ALREADY_EXISTS', 'A customer with this national ID already exists', { field: 'nationalId', details: { matches } });
+      throw new AppError('ALREADY_EXISTS', 'A customer with this national ID already exists', {
+        field: 'nationalId',
+        details: { matches },
+      });
     }
     if (matches.length && !form.isDuplicateConfirmed) return { kind: 'duplicates', matches };
     const text = (v: string) => v.trim() || null;
     let customer: CustomerRow;
     try {
       customer = await createCustomer(tx, actor, {
-        firstName: form.firstName.trim(), lastName: form.lastName.trim(), nationalId: text(form.nationalId), phone: text(form.phone),
-        email: text(form.email), dateOfBirth: text(form.dateOfBirth), segment: text(form.segment),
+        firstName: form.firstName.trim(),
+        lastName: form.lastName.trim(),
+        nationalId: text(form.nationalId),
+        phone: text(form.phone),
+        email: text(form.email),
+        dateOfBirth: text(form.dateOfBirth),
+        segment: text(form.segment),
       });
     } catch (error) {
-      if (pgCode(error) === '23505') throw new AppError('ALREADY_EXISTS', 'A customer with this national ID already exists', { field: 'nationalId' });
+      if (pgCode(error) === '23505')
+        throw new AppError('ALREADY_EXISTS', 'A customer with this national ID already exists', {
+          field: 'nationalId',
+        });
       throw error;
     }
-    if (form.isOptedOut) customer = await setCustomerOptIn(tx, actor, customer.id, 'opted_out', form.optOutReason.trim());
+    if (form.isOptedOut)
+      customer = await setCustomerOptIn(tx, actor, customer.id, 'opted_out', form.optOutReason.trim());
     return { kind: 'created', customer };
   }
 }
 
 const formText = z.string().max(10_000);
 const newCustomerFormSchema = z.object({
-  firstName: formText, lastName: formText, nationalId: formText, phone: formText, email: formText, dateOfBirth: formText, segment: formText,
-  isOptedOut: z.boolean(), optOutReason: formText, isDuplicateConfirmed: z.boolean(),
+  firstName: formText,
+  lastName: formText,
+  nationalId: formText,
+  phone: formText,
+  email: formText,
+  dateOfBirth: formText,
+  segment: formText,
+  isOptedOut: z.boolean(),
+  optOutReason: formText,
+  isDuplicateConfirmed: z.boolean(),
 });
 
 /**
@@ -87,7 +118,9 @@ const newCustomerFormSchema = z.object({
  * through the form adapter. Possible duplicates are an answer, not a refusal: the page shows them.
  */
 export const addCustomerCommand = defineCommand({
-  action: 'customer.create', objectType: 'customer', permission: need('loans.customers.view'),
+  action: 'customer.create',
+  objectType: 'customer',
+  permission: need('loans.customers.view'),
   input: newCustomerFormSchema,
   run: (tx, actor, form) => addCustomerIn(tx, actor, form),
 });
@@ -95,7 +128,15 @@ export const addCustomerCommand = defineCommand({
 export function formFromData(data: FormData): NewCustomerForm {
   const s = (name: string) => String(data.get(name) ?? '');
   return {
-    firstName: s('firstName'), lastName: s('lastName'), nationalId: s('nationalId'), phone: s('phone'), email: s('email'), dateOfBirth: s('dateOfBirth'),
-    segment: s('segment'), isOptedOut: data.get('optOut') === 'on', optOutReason: s('optOutReason'), isDuplicateConfirmed: data.get('confirmDuplicate') === 'on',
+    firstName: s('firstName'),
+    lastName: s('lastName'),
+    nationalId: s('nationalId'),
+    phone: s('phone'),
+    email: s('email'),
+    dateOfBirth: s('dateOfBirth'),
+    segment: s('segment'),
+    isOptedOut: data.get('optOut') === 'on',
+    optOutReason: s('optOutReason'),
+    isDuplicateConfirmed: data.get('confirmDuplicate') === 'on',
   };
 }

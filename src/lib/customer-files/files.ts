@@ -30,11 +30,20 @@ export const FILE_RULES: Record<FileKind, FileRule> = {
     maxBytes: 10 * MB,
   },
   bureau_pdf: { contentTypes: ['application/pdf'], extensions: ['.pdf'], maxBytes: 10 * MB },
-  bank_statement: { contentTypes: ['text/csv', 'text/plain', 'application/vnd.ms-excel'], extensions: ['.csv'], maxBytes: 2 * MB },
+  bank_statement: {
+    contentTypes: ['text/csv', 'text/plain', 'application/vnd.ms-excel'],
+    extensions: ['.csv'],
+    maxBytes: 2 * MB,
+  },
 };
 
 const TYPE_BY_EXTENSION: Record<string, string> = {
-  '.pdf': 'application/pdf', '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.csv': 'text/csv', '.txt': 'text/plain',
+  '.pdf': 'application/pdf',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.csv': 'text/csv',
+  '.txt': 'text/plain',
 };
 
 /** A `customer_files` row; the kind check constraint narrows one column. */
@@ -43,7 +52,9 @@ export type CustomerFileRow = Omit<CustomerFilesRow, 'kind'> & { kind: FileKind 
 export type UploadMeta = { kind: string; fileName: string; contentType: string; declaredLength: number | null };
 
 export function filesRoot(): string {
-  return process.env.CUSTOMER_FILES_DIR ? path.resolve(process.env.CUSTOMER_FILES_DIR) : path.join(env().dataDir, 'files');
+  return process.env.CUSTOMER_FILES_DIR
+    ? path.resolve(process.env.CUSTOMER_FILES_DIR)
+    : path.join(env().dataDir, 'files');
 }
 
 export function isFileKind(value: string): value is FileKind {
@@ -54,30 +65,46 @@ export function isFileKind(value: string): value is FileKind {
 export function cleanFileName(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? '';
   // Control characters are exactly what this strips.
-  // eslint-disable-next-line no-control-regex
-  const cleaned = base.replace(/[\u0000-\u001f\u007f"]/g, '').trim().slice(0, 200);
-  if (!cleaned || cleaned === '.' || cleaned === '..') throw new AppError('BAD_REQUEST', 'fileName is required', { field: 'fileName' });
+  const cleaned = base
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f"]/g, '')
+    .trim()
+    .slice(0, 200);
+  if (!cleaned || cleaned === '.' || cleaned === '..')
+    throw new AppError('BAD_REQUEST', 'fileName is required', { field: 'fileName' });
   return cleaned;
 }
 
 /** Everything that can be refused before reading the body: kind, name, type and declared size. */
-export function checkUploadMeta(meta: UploadMeta): { kind: FileKind; fileName: string; contentType: string; rule: FileRule } {
-  if (!isFileKind(meta.kind)) throw new AppError('BAD_REQUEST', `kind must be one of ${FILE_KINDS.join(', ')}`, { field: 'kind' });
+export function checkUploadMeta(meta: UploadMeta): {
+  kind: FileKind;
+  fileName: string;
+  contentType: string;
+  rule: FileRule;
+} {
+  if (!isFileKind(meta.kind))
+    throw new AppError('BAD_REQUEST', `kind must be one of ${FILE_KINDS.join(', ')}`, { field: 'kind' });
   const rule = FILE_RULES[meta.kind];
   const fileName = cleanFileName(meta.fileName);
   const extension = path.extname(fileName).toLowerCase();
   let contentType = meta.contentType.split(';')[0].trim().toLowerCase();
   // Browsers send no or a generic type for some files: then the extension decides.
-  if (contentType === '' || contentType === 'application/octet-stream') contentType = TYPE_BY_EXTENSION[extension] ?? contentType;
+  if (contentType === '' || contentType === 'application/octet-stream')
+    contentType = TYPE_BY_EXTENSION[extension] ?? contentType;
   if (!rule.contentTypes.includes(contentType) || !rule.extensions.includes(extension)) {
-    throw new AppError('BAD_REQUEST', `This file type is not accepted here (allowed: ${rule.extensions.join(', ')})`, { field: 'file' });
+    throw new AppError('BAD_REQUEST', `This file type is not accepted here (allowed: ${rule.extensions.join(', ')})`, {
+      field: 'file',
+    });
   }
   if (meta.declaredLength !== null && meta.declaredLength > rule.maxBytes) throw tooLarge(rule.maxBytes);
   return { kind: meta.kind, fileName, contentType, rule };
 }
 
 export function tooLarge(maxBytes: number): AppError {
-  return new AppError('PAYLOAD_TOO_LARGE', `The file is larger than the limit of ${Math.round(maxBytes / MB)} MB`, { field: 'file', details: { maxBytes } });
+  return new AppError('PAYLOAD_TOO_LARGE', `The file is larger than the limit of ${Math.round(maxBytes / MB)} MB`, {
+    field: 'file',
+    details: { maxBytes },
+  });
 }
 
 /** Reads a body, refusing (413) as soon as it passes maxBytes — never more than maxBytes in memory. */
@@ -106,7 +133,8 @@ export async function assertCustomerVisible(tx: Tx, customerId: string, scopeNod
 
 function storagePath(root: string, key: string): string {
   const full = path.resolve(root, key);
-  if (!full.startsWith(path.resolve(root) + path.sep)) throw new AppError('INTERNAL', 'Bad storage key', { internal: key });
+  if (!full.startsWith(path.resolve(root) + path.sep))
+    throw new AppError('INTERNAL', 'Bad storage key', { internal: key });
   return full;
 }
 
@@ -119,14 +147,18 @@ export type StoreOptions = { root?: string };
  * file is removed, so there is never a row without a file nor a stray file.
  */
 export async function storeCustomerFile<T = undefined>(
-  db: Db, actor: Actor, input: { customerId: string; kind: FileKind; fileName: string; contentType: string; bytes: Buffer },
-  options: StoreOptions = {}, extra?: (tx: Tx, file: CustomerFileRow) => Promise<T>,
+  db: Db,
+  actor: Actor,
+  input: { customerId: string; kind: FileKind; fileName: string; contentType: string; bytes: Buffer },
+  options: StoreOptions = {},
+  extra?: (tx: Tx, file: CustomerFileRow) => Promise<T>,
 ): Promise<{ file: CustomerFileRow; extra: T | undefined }> {
   const root = options.root ?? filesRoot();
   await db.tenant(actor.tenantId, (tx) => assertInScope(tx, actor, 'customer', input.customerId));
   let extractedText: string | null = null;
   if (input.kind === 'bureau_pdf' || input.contentType === 'application/pdf') {
-    if (input.bytes.subarray(0, 5).toString('latin1') !== '%PDF-') throw new AppError('BAD_REQUEST', 'The file is not a PDF', { field: 'file' });
+    if (input.bytes.subarray(0, 5).toString('latin1') !== '%PDF-')
+      throw new AppError('BAD_REQUEST', 'The file is not a PDF', { field: 'file' });
     if (input.kind === 'bureau_pdf') extractedText = extractPdfText(input.bytes);
   }
   const id = crypto.randomUUID();
@@ -140,12 +172,37 @@ export async function storeCustomerFile<T = undefined>(
       const [file] = await tx.query<CustomerFileRow>(
         `insert into customer_files (tenant_id, id, customer_id, kind, file_name, content_type, size_bytes, sha256, storage_key, extracted_text, uploaded_by)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) returning *`,
-        [actor.tenantId, id, input.customerId, input.kind, input.fileName, input.contentType, input.bytes.length, sha256, key, extractedText, actor.userId],
+        [
+          actor.tenantId,
+          id,
+          input.customerId,
+          input.kind,
+          input.fileName,
+          input.contentType,
+          input.bytes.length,
+          sha256,
+          key,
+          extractedText,
+          actor.userId,
+        ],
       );
       await recordAudit(tx, {
-        tenantId: actor.tenantId, actorId: actor.userId, actorKind: actor.kind ?? 'user', action: 'customer_file.upload', objectType: 'customer_file',
-        objectId: id, after: { customerId: input.customerId, kind: input.kind, fileName: input.fileName, sizeBytes: input.bytes.length, sha256 },
-        ip: actor.ip, requestId: actor.requestId, outcome: 'success',
+        tenantId: actor.tenantId,
+        actorId: actor.userId,
+        actorKind: actor.kind ?? 'user',
+        action: 'customer_file.upload',
+        objectType: 'customer_file',
+        objectId: id,
+        after: {
+          customerId: input.customerId,
+          kind: input.kind,
+          fileName: input.fileName,
+          sizeBytes: input.bytes.length,
+          sha256,
+        },
+        ip: actor.ip,
+        requestId: actor.requestId,
+        outcome: 'success',
       });
       const more = extra ? await extra(tx, file) : undefined;
       return { file, extra: more };
@@ -158,14 +215,22 @@ export async function storeCustomerFile<T = undefined>(
 
 /** Upload from a request body: checks, bounded read, store. */
 export async function uploadCustomerFile(
-  db: Db, actor: Actor, input: UploadMeta & { customerId: string; body: ReadableStream<Uint8Array> | null }, options: StoreOptions = {},
+  db: Db,
+  actor: Actor,
+  input: UploadMeta & { customerId: string; body: ReadableStream<Uint8Array> | null },
+  options: StoreOptions = {},
 ): Promise<CustomerFileRow> {
   // Another branch's customer does not exist for the caller, whatever the upload looks like.
   await db.tenant(actor.tenantId, (tx) => assertInScope(tx, actor, 'customer', input.customerId));
   const meta = checkUploadMeta(input);
   const bytes = await readLimited(input.body, meta.rule.maxBytes);
   if (bytes.length === 0) throw new AppError('BAD_REQUEST', 'The file is empty', { field: 'file' });
-  const { file } = await storeCustomerFile(db, actor, { customerId: input.customerId, kind: meta.kind, fileName: meta.fileName, contentType: meta.contentType, bytes }, options);
+  const { file } = await storeCustomerFile(
+    db,
+    actor,
+    { customerId: input.customerId, kind: meta.kind, fileName: meta.fileName, contentType: meta.contentType, bytes },
+    options,
+  );
   return file;
 }
 
@@ -177,10 +242,18 @@ export async function listCustomerFiles(tx: Tx, customerId: string, kind?: FileK
 }
 
 /** One file of one customer (404 when it is not theirs or outside the caller's scope). */
-export async function getCustomerFile(tx: Tx, customerId: string, fileId: string, scopeNodes: string[] | null): Promise<CustomerFileRow> {
+export async function getCustomerFile(
+  tx: Tx,
+  customerId: string,
+  fileId: string,
+  scopeNodes: string[] | null,
+): Promise<CustomerFileRow> {
   await assertCustomerVisible(tx, customerId, scopeNodes);
   assertUuid(fileId, 'fileId');
-  const rows = await tx.query<CustomerFileRow>(`select * from customer_files where id = $1 and customer_id = $2`, [fileId, customerId]);
+  const rows = await tx.query<CustomerFileRow>(`select * from customer_files where id = $1 and customer_id = $2`, [
+    fileId,
+    customerId,
+  ]);
   if (!rows[0]) throw new AppError('NOT_FOUND', 'File not found', { field: 'fileId' });
   return rows[0];
 }
@@ -196,8 +269,16 @@ export async function readCustomerFile(file: CustomerFileRow, root = filesRoot()
 /** Records the download in the audit trail (who read which customer document). */
 export async function auditDownload(tx: Tx, actor: Actor, file: CustomerFileRow): Promise<void> {
   await recordAudit(tx, {
-    tenantId: actor.tenantId, actorId: actor.userId, actorKind: actor.kind ?? 'user', action: 'customer_file.download', objectType: 'customer_file',
-    objectId: file.id, after: { customerId: file.customer_id, fileName: file.file_name }, ip: actor.ip, requestId: actor.requestId, outcome: 'success',
+    tenantId: actor.tenantId,
+    actorId: actor.userId,
+    actorKind: actor.kind ?? 'user',
+    action: 'customer_file.download',
+    objectType: 'customer_file',
+    objectId: file.id,
+    after: { customerId: file.customer_id, fileName: file.file_name },
+    ip: actor.ip,
+    requestId: actor.requestId,
+    outcome: 'success',
   });
 }
 
@@ -205,18 +286,40 @@ export async function auditDownload(tx: Tx, actor: Actor, file: CustomerFileRow)
  * Deletes a file: the row (with its audit) first, then the bytes. An imported bank statement stays,
  * because the transactions it produced point at it.
  */
-export async function deleteCustomerFile(db: Db, actor: Actor, customerId: string, fileId: string, options: StoreOptions = {}): Promise<void> {
+export async function deleteCustomerFile(
+  db: Db,
+  actor: Actor,
+  customerId: string,
+  fileId: string,
+  options: StoreOptions = {},
+): Promise<void> {
   const root = options.root ?? filesRoot();
   const file = await db.tenant(actor.tenantId, async (tx) => {
     await assertInScope(tx, actor, 'customer', customerId);
     const row = await getCustomerFile(tx, customerId, fileId, null);
     const used = await tx.query(`select 1 from bank_statement_imports where file_id = $1`, [row.id]);
-    if (used[0]) throw new AppError('CONFLICT', 'An imported bank statement cannot be deleted: its transactions refer to it', { field: 'fileId' });
+    if (used[0])
+      throw new AppError('CONFLICT', 'An imported bank statement cannot be deleted: its transactions refer to it', {
+        field: 'fileId',
+      });
     await tx.query(`delete from customer_files where id = $1`, [row.id]);
     await recordAudit(tx, {
-      tenantId: actor.tenantId, actorId: actor.userId, actorKind: actor.kind ?? 'user', action: 'customer_file.delete', objectType: 'customer_file',
-      objectId: row.id, before: { customerId: row.customer_id, kind: row.kind, fileName: row.file_name, sizeBytes: row.size_bytes, sha256: row.sha256 },
-      ip: actor.ip, requestId: actor.requestId, outcome: 'success',
+      tenantId: actor.tenantId,
+      actorId: actor.userId,
+      actorKind: actor.kind ?? 'user',
+      action: 'customer_file.delete',
+      objectType: 'customer_file',
+      objectId: row.id,
+      before: {
+        customerId: row.customer_id,
+        kind: row.kind,
+        fileName: row.file_name,
+        sizeBytes: row.size_bytes,
+        sha256: row.sha256,
+      },
+      ip: actor.ip,
+      requestId: actor.requestId,
+      outcome: 'success',
     });
     return row;
   });
@@ -225,7 +328,15 @@ export async function deleteCustomerFile(db: Db, actor: Actor, customerId: strin
 
 export function customerFileJson(f: CustomerFileRow) {
   return {
-    id: f.id, customerId: f.customer_id, kind: f.kind, fileName: f.file_name, contentType: f.content_type, sizeBytes: f.size_bytes,
-    sha256: f.sha256, hasExtractedText: f.extracted_text !== null, uploadedBy: f.uploaded_by, createdAt: f.created_at,
+    id: f.id,
+    customerId: f.customer_id,
+    kind: f.kind,
+    fileName: f.file_name,
+    contentType: f.content_type,
+    sizeBytes: f.size_bytes,
+    sha256: f.sha256,
+    hasExtractedText: f.extracted_text !== null,
+    uploadedBy: f.uploaded_by,
+    createdAt: f.created_at,
   };
 }

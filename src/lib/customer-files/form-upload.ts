@@ -4,7 +4,10 @@ import { checkUploadMeta, readLimited, tooLarge, type FileKind } from './files.t
 /** Room for the multipart boundaries and the other fields of an upload form. */
 export const FORM_OVERHEAD = 64 * 1024;
 
-export type FormUpload = { fields: Map<string, string>; file: { fileName: string; contentType: string; bytes: Buffer } | null };
+export type FormUpload = {
+  fields: Map<string, string>;
+  file: { fileName: string; contentType: string; bytes: Buffer } | null;
+};
 
 /**
  * Reads a multipart upload form (the no-JavaScript upload of the profile pages). The declared
@@ -17,7 +20,8 @@ export async function readUploadForm(request: Request, kind: FileKind, maxBytes:
   const declared = Number(request.headers.get('content-length') ?? NaN);
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(maxBytes);
   const type = request.headers.get('content-type') ?? '';
-  if (!type.toLowerCase().startsWith('multipart/form-data')) throw new AppError('BAD_REQUEST', 'Send the form as multipart/form-data', { field: 'file' });
+  if (!type.toLowerCase().startsWith('multipart/form-data'))
+    throw new AppError('BAD_REQUEST', 'Send the form as multipart/form-data', { field: 'file' });
   const bytes = await readLimited(request.body, limit).catch((error) => {
     throw error instanceof AppError && error.code === 'PAYLOAD_TOO_LARGE' ? tooLarge(maxBytes) : error;
   });

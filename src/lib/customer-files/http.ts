@@ -8,8 +8,22 @@ import { actorFromPrincipal } from '../lending/actor.ts';
 import { apiContext, type ApiContext } from '../lending/api.ts';
 import { resolveScopeNodes } from '../tenancy/scope.ts';
 import { importBankStatement } from '../bank-statements/import.ts';
-import { creditAnalysis, repaymentBehaviour, riskClassHistory, transactionMetrics } from '../customer-analytics/analytics.ts';
-import { assertCustomerVisible, auditDownload, customerFileJson, getCustomerFile, listCustomerFiles, readCustomerFile, uploadCustomerFile, isFileKind } from './files.ts';
+import {
+  creditAnalysis,
+  repaymentBehaviour,
+  riskClassHistory,
+  transactionMetrics,
+} from '../customer-analytics/analytics.ts';
+import {
+  assertCustomerVisible,
+  auditDownload,
+  customerFileJson,
+  getCustomerFile,
+  listCustomerFiles,
+  readCustomerFile,
+  uploadCustomerFile,
+  isFileKind,
+} from './files.ts';
 
 /**
  * The customer files API (customer.files.*), Astro-free so it can be tested with plain Requests:
@@ -36,7 +50,8 @@ export async function listFilesHttp(ctx: FilesApiContext): Promise<Response> {
     const { principal } = signedIn(ctx);
     const db = await dbOf(ctx);
     const kind = new URL(ctx.request.url).searchParams.get('kind');
-    if (kind !== null && !isFileKind(kind)) throw new AppError('BAD_REQUEST', 'kind must be document, bureau_pdf or bank_statement', { field: 'kind' });
+    if (kind !== null && !isFileKind(kind))
+      throw new AppError('BAD_REQUEST', 'kind must be document, bureau_pdf or bank_statement', { field: 'kind' });
     const files = await db.tenant(principal.tenantId, async (tx) => {
       await assertCustomerVisible(tx, ctx.customerId, await resolveScopeNodes(tx, principal, null));
       return listCustomerFiles(tx, ctx.customerId, kind ?? undefined);
@@ -53,10 +68,19 @@ export async function uploadFileHttp(ctx: FilesApiContext): Promise<Response> {
     const db = await dbOf(ctx);
     const url = new URL(ctx.request.url);
     const length = ctx.request.headers.get('content-length');
-    const file = await uploadCustomerFile(db, actor, {
-      customerId: ctx.customerId, kind: url.searchParams.get('kind') ?? 'document', fileName: url.searchParams.get('name') ?? '',
-      contentType: ctx.request.headers.get('content-type') ?? '', declaredLength: length === null ? null : Number(length), body: ctx.request.body,
-    }, { root: ctx.root });
+    const file = await uploadCustomerFile(
+      db,
+      actor,
+      {
+        customerId: ctx.customerId,
+        kind: url.searchParams.get('kind') ?? 'document',
+        fileName: url.searchParams.get('name') ?? '',
+        contentType: ctx.request.headers.get('content-type') ?? '',
+        declaredLength: length === null ? null : Number(length),
+        body: ctx.request.body,
+      },
+      { root: ctx.root },
+    );
     return json(customerFileJson(file), { status: 201 });
   } catch (error) {
     return errorResponse(error, ctx.requestId);
@@ -68,7 +92,12 @@ export async function downloadFileHttp(ctx: FilesApiContext): Promise<Response> 
     const { principal, actor } = signedIn(ctx);
     const db = await dbOf(ctx);
     const file = await db.tenant(principal.tenantId, async (tx) => {
-      const row = await getCustomerFile(tx, ctx.customerId, ctx.fileId ?? '', await resolveScopeNodes(tx, principal, null));
+      const row = await getCustomerFile(
+        tx,
+        ctx.customerId,
+        ctx.fileId ?? '',
+        await resolveScopeNodes(tx, principal, null),
+      );
       await auditDownload(tx, actor, row);
       return row;
     });
@@ -87,7 +116,9 @@ export async function downloadFileHttp(ctx: FilesApiContext): Promise<Response> 
   }
 }
 
-export function filesContext(context: Parameters<typeof apiContext>[0] & { params: Record<string, string | undefined> }): FilesApiContext {
+export function filesContext(
+  context: Parameters<typeof apiContext>[0] & { params: Record<string, string | undefined> },
+): FilesApiContext {
   return { ...apiContext(context), customerId: context.params.id ?? '', fileId: context.params.fileId };
 }
 
@@ -98,13 +129,29 @@ export async function importStatementHttp(ctx: FilesApiContext): Promise<Respons
     const db = await dbOf(ctx);
     const url = new URL(ctx.request.url);
     const length = ctx.request.headers.get('content-length');
-    const { import: created, file } = await importBankStatement(db, actor, {
-      customerId: ctx.customerId, fileName: url.searchParams.get('name') ?? 'statement.csv', contentType: ctx.request.headers.get('content-type') ?? '',
-      declaredLength: length === null ? null : Number(length), body: ctx.request.body,
-    }, { root: ctx.root });
-    return json({
-      id: created.id, fileId: file.id, rowCount: created.row_count, firstDate: created.first_date, lastDate: created.last_date, currency: created.currency.trim(),
-    }, { status: 201 });
+    const { import: created, file } = await importBankStatement(
+      db,
+      actor,
+      {
+        customerId: ctx.customerId,
+        fileName: url.searchParams.get('name') ?? 'statement.csv',
+        contentType: ctx.request.headers.get('content-type') ?? '',
+        declaredLength: length === null ? null : Number(length),
+        body: ctx.request.body,
+      },
+      { root: ctx.root },
+    );
+    return json(
+      {
+        id: created.id,
+        fileId: file.id,
+        rowCount: created.row_count,
+        firstDate: created.first_date,
+        lastDate: created.last_date,
+        currency: created.currency.trim(),
+      },
+      { status: 201 },
+    );
   } catch (error) {
     return errorResponse(error, ctx.requestId);
   }
@@ -121,13 +168,18 @@ export async function analyticsHttp(ctx: FilesApiContext): Promise<Response> {
     const db = await dbOf(ctx);
     const body = await db.tenant(principal.tenantId, async (tx) => {
       await assertCustomerVisible(tx, ctx.customerId, await resolveScopeNodes(tx, principal, null));
-      const [tenant] = await tx.query<{ business_date: string }>(`select to_char(business_date, 'YYYY-MM-DD') as business_date from tenants where id = $1`, [principal.tenantId]);
+      const [tenant] = await tx.query<{ business_date: string }>(
+        `select to_char(business_date, 'YYYY-MM-DD') as business_date from tenants where id = $1`,
+        [principal.tenantId],
+      );
       return {
         businessDate: tenant.business_date,
         metrics: await transactionMetrics(tx, ctx.customerId, { untilDate: tenant.business_date }),
         repaymentBehaviour: await repaymentBehaviour(tx, ctx.customerId, tenant.business_date),
         riskClassHistory: await riskClassHistory(tx, ctx.customerId),
-        creditAnalysis: allowedActions(principal, 'customer').seeCreditAnalysis ? await creditAnalysis(tx, ctx.customerId, tenant.business_date) : null,
+        creditAnalysis: allowedActions(principal, 'customer').seeCreditAnalysis
+          ? await creditAnalysis(tx, ctx.customerId, tenant.business_date)
+          : null,
       };
     });
     return json(body);

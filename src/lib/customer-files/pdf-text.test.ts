@@ -5,11 +5,15 @@ import { extractPdfText, textOperators } from './pdf-text.ts';
 /** A minimal one-page PDF with one content stream, optionally Flate-compressed. */
 function pdf(content: string, flate: boolean): Buffer {
   const data = flate ? zlib.deflateSync(Buffer.from(content, 'latin1')) : Buffer.from(content, 'latin1');
-  const head = Buffer.from(`%PDF-1.4\n1 0 obj\n<< /Length ${data.length}${flate ? ' /Filter /FlateDecode' : ''} >>\nstream\n`, 'latin1');
+  const head = Buffer.from(
+    `%PDF-1.4\n1 0 obj\n<< /Length ${data.length}${flate ? ' /Filter /FlateDecode' : ''} >>\nstream\n`,
+    'latin1',
+  );
   return Buffer.concat([head, data, Buffer.from('\nendstream\nendobj\ntrailer\n<< >>\n%%EOF\n', 'latin1')]);
 }
 
-const content = 'BT /F1 12 Tf 72 720 Td (Credit score: 712) Tj 0 -14 Td [(Open ) -20 (accounts: 3)] TJ T* (Caf\\351 \\(Paris\\)) Tj ET';
+const content =
+  'BT /F1 12 Tf 72 720 Td (Credit score: 712) Tj 0 -14 Td [(Open ) -20 (accounts: 3)] TJ T* (Caf\\351 \\(Paris\\)) Tj ET';
 
 describe('extractPdfText', () => {
   test('reads text operators from an uncompressed stream', () => {

@@ -23,7 +23,8 @@ export function extractPdfText(pdf: Uint8Array): string {
     const dictionary = dictStart >= 0 ? source.slice(dictStart, match.index) : '';
     let data = bytes.subarray(start, end);
     // Trim the end-of-line before 'endstream'.
-    while (data.length && (data[data.length - 1] === 0x0a || data[data.length - 1] === 0x0d)) data = data.subarray(0, data.length - 1);
+    while (data.length && (data[data.length - 1] === 0x0a || data[data.length - 1] === 0x0d))
+      data = data.subarray(0, data.length - 1);
     streamRe.lastIndex = end + 'endstream'.length;
     let content: string;
     if (/\/Filter\s*\/FlateDecode|\/Filter\s*\[\s*\/FlateDecode\s*\]/.test(dictionary)) {
@@ -39,7 +40,10 @@ export function extractPdfText(pdf: Uint8Array): string {
     }
     lines.push(...textOperators(content));
   }
-  return lines.join('\n').replace(/[ \t]+\n/g, '\n').trim();
+  return lines
+    .join('\n')
+    .replace(/[ \t]+\n/g, '\n')
+    .trim();
 }
 
 /** The strings shown in one content stream, one entry per text line (Td, TD, T-star and the quote operators start a new line). */
@@ -78,12 +82,26 @@ export function textOperators(content: string): string[] {
       while (j < content.length && /[A-Za-z'"*]/.test(content[j])) j++;
       const op = content.slice(i, j);
       i = j;
-      if (op === 'BT') { inText = true; pending = []; continue; }
-      if (op === 'ET') { inText = false; flush(); pending = []; continue; }
-      if (!inText) { pending = []; continue; }
+      if (op === 'BT') {
+        inText = true;
+        pending = [];
+        continue;
+      }
+      if (op === 'ET') {
+        inText = false;
+        flush();
+        pending = [];
+        continue;
+      }
+      if (!inText) {
+        pending = [];
+        continue;
+      }
       if (op === 'Tj' || op === 'TJ') line += pending.join('');
-      else if (op === "'" || op === '"') { flush(); line += pending.join(''); }
-      else if (op === 'Td' || op === 'TD' || op === 'T*' || op === 'Tm') flush();
+      else if (op === "'" || op === '"') {
+        flush();
+        line += pending.join('');
+      } else if (op === 'Td' || op === 'TD' || op === 'T*' || op === 'Tm') flush();
       pending = [];
       continue;
     }
@@ -101,20 +119,42 @@ function readLiteral(s: string, open: number): [string, number] {
     const c = s[i];
     if (c === '\\') {
       const n = s[i + 1];
-      const simple: Record<string, string> = { n: '\n', r: '\r', t: '\t', b: '\b', f: '\f', '(': '(', ')': ')', '\\': '\\' };
-      if (n in simple) { out += simple[n]; i += 2; continue; }
+      const simple: Record<string, string> = {
+        n: '\n',
+        r: '\r',
+        t: '\t',
+        b: '\b',
+        f: '\f',
+        '(': '(',
+        ')': ')',
+        '\\': '\\',
+      };
+      if (n in simple) {
+        out += simple[n];
+        i += 2;
+        continue;
+      }
       if (/[0-7]/.test(n)) {
         const oct = /^[0-7]{1,3}/.exec(s.slice(i + 1))![0];
         out += String.fromCharCode(parseInt(oct, 8));
         i += 1 + oct.length;
         continue;
       }
-      if (n === '\r' || n === '\n') { i += n === '\r' && s[i + 2] === '\n' ? 3 : 2; continue; }
+      if (n === '\r' || n === '\n') {
+        i += n === '\r' && s[i + 2] === '\n' ? 3 : 2;
+        continue;
+      }
       i += 1;
       continue;
     }
     if (c === '(') depth++;
-    if (c === ')') { depth--; if (depth === 0) { i++; break; } }
+    if (c === ')') {
+      depth--;
+      if (depth === 0) {
+        i++;
+        break;
+      }
+    }
     out += c;
     i++;
   }

@@ -20,15 +20,28 @@ export type DateRules = {
 export const DATE_EXAMPLE = '2027-02-28';
 
 export function parseDateInput(value: unknown, rules: DateRules = {}): DateResult {
-  if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) return { ok: false, problem: { key: 'required', params: {} } };
+  if (value === undefined || value === null || (typeof value === 'string' && value.trim() === ''))
+    return { ok: false, problem: { key: 'required', params: {} } };
   if (typeof value !== 'string' || value.length > 10 || !isValidDate(value)) {
     return { ok: false, problem: { key: 'date.invalid', params: { example: DATE_EXAMPLE } } };
   }
   if (rules.min && value < rules.min) {
-    return { ok: false, problem: { key: rules.minIsBusinessDate ? 'date.notBeforeBusinessDate' : 'date.notBefore', params: { min: rules.min } } };
+    return {
+      ok: false,
+      problem: {
+        key: rules.minIsBusinessDate ? 'date.notBeforeBusinessDate' : 'date.notBefore',
+        params: { min: rules.min },
+      },
+    };
   }
   if (rules.max && value > rules.max) {
-    return { ok: false, problem: { key: rules.maxIsBusinessDate ? 'date.notAfterBusinessDate' : 'date.notAfter', params: { max: rules.max } } };
+    return {
+      ok: false,
+      problem: {
+        key: rules.maxIsBusinessDate ? 'date.notAfterBusinessDate' : 'date.notAfter',
+        params: { max: rules.max },
+      },
+    };
   }
   return { ok: true, date: value };
 }

@@ -25,7 +25,9 @@ async function withRetry<T>(attempts: number, run: () => Promise<T>): Promise<T>
     } catch (error) {
       if (!isRetryableTxError(error)) throw error;
       if (attempt >= attempts) {
-        throw new AppError('CONFLICT', 'The record was changed by someone else at the same time; please try again.', { cause: error });
+        throw new AppError('CONFLICT', 'The record was changed by someone else at the same time; please try again.', {
+          cause: error,
+        });
       }
       // Jittered back-off so racing transactions do not collide again in lockstep.
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
@@ -116,9 +118,15 @@ export async function openPostgres(url: string, options: { max?: number } = {}):
       await client.query(text);
     },
   });
-  const run = async <T>(tenantId: string | null | undefined, fn: (tx: Tx) => Promise<T>, isolation?: TxOptions['isolation']) => {
+  const run = async <T>(
+    tenantId: string | null | undefined,
+    fn: (tx: Tx) => Promise<T>,
+    isolation?: TxOptions['isolation'],
+  ) => {
     const client = await pool.connect().catch((error: unknown) => {
-      throw new AppError('UNAVAILABLE', 'The database is not reachable right now; please try again shortly.', { cause: error });
+      throw new AppError('UNAVAILABLE', 'The database is not reachable right now; please try again shortly.', {
+        cause: error,
+      });
     });
     let broken = false;
     try {
@@ -153,7 +161,11 @@ export async function openPostgres(url: string, options: { max?: number } = {}):
  * Opens the configured database and brings its schema up to date. DATABASE_URL selects Postgres;
  * otherwise PGlite in `<dataDir>/pglite`, locked to this process.
  */
-export async function openDatabase(config: { databaseUrl?: string; dataDir?: string; migrationsDir?: string }): Promise<Db> {
+export async function openDatabase(config: {
+  databaseUrl?: string;
+  dataDir?: string;
+  migrationsDir?: string;
+}): Promise<Db> {
   const db = config.databaseUrl ? await openPostgres(config.databaseUrl) : await openPglite(config.dataDir);
   try {
     await migrate(db, config.migrationsDir);

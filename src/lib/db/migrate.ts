@@ -30,7 +30,9 @@ export async function migrate(db: Db, dir = defaultMigrationsDir()): Promise<str
       version text primary key,
       applied_at timestamptz not null default now()
     )`);
-    const done = new Set((await tx.query<{ version: string }>('select version from schema_migrations')).map((r) => r.version));
+    const done = new Set(
+      (await tx.query<{ version: string }>('select version from schema_migrations')).map((r) => r.version),
+    );
     const applied: string[] = [];
     for (const { version, file } of files) {
       if (done.has(version)) continue;

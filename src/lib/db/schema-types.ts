@@ -73,7 +73,13 @@ export async function readSchema(tx: Tx): Promise<Schema> {
   for (const c of columns) {
     const isArray = c.udt_name.startsWith('_');
     const list = byTable.get(c.table_name) ?? [];
-    list.push({ table: c.table_name, column: c.column_name, udt: isArray ? c.udt_name.slice(1) : c.udt_name, isArray, isNullable: c.is_nullable === 'YES' });
+    list.push({
+      table: c.table_name,
+      column: c.column_name,
+      udt: isArray ? c.udt_name.slice(1) : c.udt_name,
+      isArray,
+      isNullable: c.is_nullable === 'YES',
+    });
     byTable.set(c.table_name, list);
   }
   return {
@@ -99,7 +105,9 @@ function enumTypeName(name: string): string {
 function columnType(c: SchemaColumn, enums: Map<string, string[]>): string {
   const base = enums.has(c.udt) ? enumTypeName(c.udt) : TS_TYPES[c.udt];
   if (!base) {
-    throw new Error(`${c.table}.${c.column}: no TypeScript type for column type "${c.udt}"; add it to TS_TYPES in src/lib/db/schema-types.ts`);
+    throw new Error(
+      `${c.table}.${c.column}: no TypeScript type for column type "${c.udt}"; add it to TS_TYPES in src/lib/db/schema-types.ts`,
+    );
   }
   const type = c.isArray ? `${base}[]` : base;
   // `unknown` already includes null.
@@ -133,7 +141,9 @@ export function renderSchemaTypes(schema: Schema): string {
     for (const c of table.columns) out.push(`  ${propertyName(c.column)}: ${columnType(c, schema.enums)};`);
     out.push('};', '');
   }
-  out.push("/** Every table and view by name, for `TableRow<'loans'>` and `Pick<TableRow<'loans'>, 'id' | 'status'>`. */");
+  out.push(
+    "/** Every table and view by name, for `TableRow<'loans'>` and `Pick<TableRow<'loans'>, 'id' | 'status'>`. */",
+  );
   out.push('export type Tables = {');
   for (const table of schema.tables) out.push(`  ${propertyName(table.name)}: ${rowTypeName(table.name)};`);
   out.push('};', '');

@@ -7,10 +7,14 @@ import { BRAND_SCALE, COLORS, cssVariables } from './tokens.ts';
 function rootVariables(css: string): Record<string, string> {
   const block = /:root\s*\{([^}]*)\}/.exec(css)?.[1] ?? '';
   return Object.fromEntries(
-    block.split(';').map((line) => line.replace(/\/\*.*?\*\//g, '').trim()).filter(Boolean).map((line) => {
-      const at = line.indexOf(':');
-      return [line.slice(0, at).trim(), line.slice(at + 1).trim()];
-    }),
+    block
+      .split(';')
+      .map((line) => line.replace(/\/\*.*?\*\//g, '').trim())
+      .filter(Boolean)
+      .map((line) => {
+        const at = line.indexOf(':');
+        return [line.slice(0, at).trim(), line.slice(at + 1).trim()];
+      }),
   );
 }
 
@@ -34,7 +38,14 @@ describe('design tokens', () => {
   });
 
   it('keeps the theme colours of the product', () => {
-    expect(COLORS).toMatchObject({ primary: '#686ee2', error: '#cb0333', warning: '#fa7552', success: '#2ec395', info: '#0f8fa8', text: '#2a2839' });
+    expect(COLORS).toMatchObject({
+      primary: '#686ee2',
+      error: '#cb0333',
+      warning: '#fa7552',
+      success: '#2ec395',
+      info: '#0f8fa8',
+      text: '#2a2839',
+    });
     expect(BRAND_SCALE[500]).toBe(COLORS.primary);
     expect(BRAND_SCALE[600]).toBe(COLORS.primaryStrong);
   });

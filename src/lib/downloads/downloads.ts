@@ -31,12 +31,22 @@ export type Download = {
 /** A `downloads` row as COLUMNS reads it (no tenant); the status check constraint narrows one column. */
 type Row = Omit<DownloadsRow, 'tenant_id' | 'status'> & { status: DownloadStatus };
 
-const COLUMNS = 'id, user_id, kind, file_name, content_type, status, progress, size_bytes, error, created_at, updated_at, completed_at';
+const COLUMNS =
+  'id, user_id, kind, file_name, content_type, status, progress, size_bytes, error, created_at, updated_at, completed_at';
 
 function toDownload(r: Row): Download {
   return {
-    id: r.id, userId: r.user_id, kind: r.kind, fileName: r.file_name, contentType: r.content_type, status: r.status,
-    progress: r.progress, sizeBytes: r.size_bytes, error: r.error, createdAt: r.created_at, updatedAt: r.updated_at,
+    id: r.id,
+    userId: r.user_id,
+    kind: r.kind,
+    fileName: r.file_name,
+    contentType: r.content_type,
+    status: r.status,
+    progress: r.progress,
+    sizeBytes: r.size_bytes,
+    error: r.error,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
     completedAt: r.completed_at,
   };
 }
@@ -62,7 +72,8 @@ export function downloadsRoot(dataDir: string): string {
 
 function filePath(dataDir: string, tenantId: string, id: string): string {
   // Tenant ids and download ids are ours (uuid / slug-like), but never trust them for a path.
-  if (!UUID.test(id) || !/^[\w-]+$/.test(tenantId)) throw new AppError('BAD_REQUEST', 'Invalid download id.', { field: 'id' });
+  if (!UUID.test(id) || !/^[\w-]+$/.test(tenantId))
+    throw new AppError('BAD_REQUEST', 'Invalid download id.', { field: 'id' });
   return path.join(downloadsRoot(dataDir), tenantId, id);
 }
 
@@ -77,7 +88,8 @@ export async function createDownload(
   args: { tenantId: string; userId: string; kind: string; fileName: string; contentType?: string },
 ): Promise<Download> {
   const fileName = safeFileName(args.fileName);
-  if (!args.kind.trim()) throw new AppError('BAD_REQUEST', 'kind: what produces the file is required.', { field: 'kind' });
+  if (!args.kind.trim())
+    throw new AppError('BAD_REQUEST', 'kind: what produces the file is required.', { field: 'kind' });
   const [row] = await db.tenant(args.tenantId, (tx) =>
     tx.query<Row>(
       `insert into downloads (tenant_id, user_id, kind, file_name, content_type) values ($1, $2, $3, $4, $5) returning ${COLUMNS}`,
@@ -88,8 +100,12 @@ export async function createDownload(
 }
 
 /** Moves a queued or running download to running with the given progress (clamped to 0..99: 100 means done). */
-export async function updateDownloadProgress(db: Db, args: { tenantId: string; id: string; progress: number }): Promise<Download> {
-  if (!Number.isFinite(args.progress)) throw new AppError('BAD_REQUEST', 'progress: must be a number between 0 and 100.', { field: 'progress' });
+export async function updateDownloadProgress(
+  db: Db,
+  args: { tenantId: string; id: string; progress: number },
+): Promise<Download> {
+  if (!Number.isFinite(args.progress))
+    throw new AppError('BAD_REQUEST', 'progress: must be a number between 0 and 100.', { field: 'progress' });
   const progress = Math.min(99, Math.max(0, Math.floor(args.progress)));
   return db.tenant(args.tenantId, async (tx) => {
     const current = await one(tx, args.id);
@@ -144,10 +160,16 @@ export async function failDownload(db: Db, args: { tenantId: string; id: string;
 }
 
 /** The user's own downloads, newest first. */
-export async function listDownloads(db: Db, args: { tenantId: string; userId: string; limit?: number }): Promise<Download[]> {
+export async function listDownloads(
+  db: Db,
+  args: { tenantId: string; userId: string; limit?: number },
+): Promise<Download[]> {
   const limit = Math.min(Math.max(args.limit ?? 100, 1), 500);
   const rows = await db.tenant(args.tenantId, (tx) =>
-    tx.query<Row>(`select ${COLUMNS} from downloads where user_id = $1 order by created_at desc, id limit $2`, [args.userId, limit]),
+    tx.query<Row>(`select ${COLUMNS} from downloads where user_id = $1 order by created_at desc, id limit $2`, [
+      args.userId,
+      limit,
+    ]),
   );
   return rows.map(toDownload);
 }
@@ -168,15 +190,24 @@ export async function openDownload(
   const download = toDownload(rows[0]);
   if (download.status !== 'done') throw new AppError('CONFLICT', 'This file is not ready yet.', { field: 'status' });
   const target = filePath(args.dataDir, args.tenantId, args.id);
-  if (!fs.existsSync(target)) throw new AppError('NOT_FOUND', 'The file of this download is no longer available.', { field: 'id' });
+  if (!fs.existsSync(target))
+    throw new AppError('NOT_FOUND', 'The file of this download is no longer available.', { field: 'id' });
   return { download, path: target };
 }
 
 /** The JSON shape of a download for the API and the downloads list island (href only when ready). */
 export function toDownloadJson(d: Download) {
   return {
-    id: d.id, kind: d.kind, file_name: d.fileName, content_type: d.contentType, status: d.status, progress: d.progress,
-    size_bytes: d.sizeBytes === null ? null : d.sizeBytes.toString(), error: d.error, created_at: d.createdAt.toISOString(),
-    completed_at: d.completedAt?.toISOString() ?? null, href: d.status === 'done' ? `/v1/downloads/${d.id}/file` : null,
+    id: d.id,
+    kind: d.kind,
+    file_name: d.fileName,
+    content_type: d.contentType,
+    status: d.status,
+    progress: d.progress,
+    size_bytes: d.sizeBytes === null ? null : d.sizeBytes.toString(),
+    error: d.error,
+    created_at: d.createdAt.toISOString(),
+    completed_at: d.completedAt?.toISOString() ?? null,
+    href: d.status === 'done' ? `/v1/downloads/${d.id}/file` : null,
   };
 }

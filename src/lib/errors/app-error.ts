@@ -35,7 +35,14 @@ export class AppError extends Error {
   constructor(
     code: ErrorCode,
     userMessage: string,
-    opts: { field?: string; internal?: string; details?: Record<string, unknown>; cause?: unknown; key?: string; params?: Record<string, string | number> } = {},
+    opts: {
+      field?: string;
+      internal?: string;
+      details?: Record<string, unknown>;
+      cause?: unknown;
+      key?: string;
+      params?: Record<string, string | number>;
+    } = {},
   ) {
     super(userMessage, { cause: opts.cause });
     this.name = 'AppError';
@@ -54,8 +61,11 @@ export class AppError extends Error {
   toJSON(): Record<string, unknown> {
     return {
       error: {
-        code: this.code, message: this.message, ...(this.field ? { field: this.field } : {}),
-        ...(this.key ? { key: this.key, params: this.params ?? {} } : {}), ...(this.details ?? {}),
+        code: this.code,
+        message: this.message,
+        ...(this.field ? { field: this.field } : {}),
+        ...(this.key ? { key: this.key, params: this.params ?? {} } : {}),
+        ...(this.details ?? {}),
       },
     };
   }
@@ -80,10 +90,15 @@ export function isRetryableTxError(error: unknown): boolean {
 export function toAppError(error: unknown): unknown {
   if (error instanceof AppError) return error;
   if (pgCode(error) === PG_UNIQUE_VIOLATION) {
-    return new AppError('ALREADY_EXISTS', 'This record already exists.', { internal: String((error as Error).message), cause: error });
+    return new AppError('ALREADY_EXISTS', 'This record already exists.', {
+      internal: String((error as Error).message),
+      cause: error,
+    });
   }
   if (isRetryableTxError(error)) {
-    return new AppError('CONFLICT', 'The record was changed by someone else at the same time; please try again.', { cause: error });
+    return new AppError('CONFLICT', 'The record was changed by someone else at the same time; please try again.', {
+      cause: error,
+    });
   }
   return error;
 }

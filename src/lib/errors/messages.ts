@@ -19,14 +19,18 @@ type Params = Record<string, string | number>;
 
 function lookup(language: Language, path: string): string | undefined {
   let node: unknown = BUNDLES[language] ?? BUNDLES.en;
-  for (const part of path.split('.')) node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[part] : undefined;
+  for (const part of path.split('.'))
+    node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[part] : undefined;
   return typeof node === 'string' ? node : undefined;
 }
 
 /** The label of a field named by its path ("amount", "formData.purpose", "calendar.holidays[0].to"). */
 export function fieldLabel(language: Language, field: string | undefined): string {
   if (!field) return lookup(language, 'fields.body') ?? 'Request';
-  const last = field.split('.').pop()!.replace(/\[\d+\]$/, '');
+  const last = field
+    .split('.')
+    .pop()!
+    .replace(/\[\d+\]$/, '');
   return lookup(language, `fields.${last}`) ?? lookup('en', `fields.${last}`) ?? field;
 }
 
@@ -37,8 +41,10 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 export function readableAmount(text: string, language: Language): string {
   const decimals = text.includes('.') ? text.length - text.indexOf('.') - 1 : 0;
   // Intl formats a decimal string exactly (no float in between).
-  return new Intl.NumberFormat(INTL_LOCALE[language] ?? 'en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals })
-    .format(text as unknown as number);
+  return new Intl.NumberFormat(INTL_LOCALE[language] ?? 'en-US', {
+    minimumFractionDigits: decimals,
+    maximumFractionDigits: decimals,
+  }).format(text as unknown as number);
 }
 
 function readableDate(text: string, language: Language): string {
@@ -56,26 +62,50 @@ function readable(value: string | number, language: Language): string {
 
 /** The message for a key under `messages`, with the field's label and readable parameters. */
 export function validationMessage(language: Language, key: string, params: Params = {}, field?: string): string {
-  const template = lookup(language, `messages.${key}`) ?? lookup('en', `messages.${key}`) ?? lookup(language, 'messages.invalid')!;
+  const template =
+    lookup(language, `messages.${key}`) ?? lookup('en', `messages.${key}`) ?? lookup(language, 'messages.invalid')!;
   const values: Record<string, string> = { field: fieldLabel(language, field) };
   for (const [name, value] of Object.entries(params)) {
-    values[name] = name === 'expected' ? (lookup(language, `messages.types.${value}`) ?? String(value)) : name === 'example' ? String(value) : readable(value, language);
+    values[name] =
+      name === 'expected'
+        ? (lookup(language, `messages.types.${value}`) ?? String(value))
+        : name === 'example'
+          ? String(value)
+          : readable(value, language);
   }
   return template.replace(/\{\{(\w+)\}\}/g, (_, name: string) => values[name] ?? '');
 }
 
 /** An input error naming its field, with an English message (logs, audit) and a key for every language. */
-export function validationError(field: string, key: string, params: Params = {}, code: ErrorCode = 'BAD_REQUEST', details?: Record<string, unknown>): AppError {
+export function validationError(
+  field: string,
+  key: string,
+  params: Params = {},
+  code: ErrorCode = 'BAD_REQUEST',
+  details?: Record<string, unknown>,
+): AppError {
   return new AppError(code, validationMessage('en', key, params, field), { field, key, params, details });
 }
 
 type ZodIssueLike = {
-  code: string; path: PropertyKey[]; message: string; expected?: string; input?: unknown; origin?: string; format?: string;
-  minimum?: number | bigint; maximum?: number | bigint; values?: unknown[]; keys?: string[];
+  code: string;
+  path: PropertyKey[];
+  message: string;
+  expected?: string;
+  input?: unknown;
+  origin?: string;
+  format?: string;
+  minimum?: number | bigint;
+  maximum?: number | bigint;
+  values?: unknown[];
+  keys?: string[];
 };
 
 function pathText(path: PropertyKey[]): string {
-  return path.reduce<string>((text, part) => (typeof part === 'number' ? `${text}[${part}]` : text ? `${text}.${String(part)}` : String(part)), '');
+  return path.reduce<string>(
+    (text, part) => (typeof part === 'number' ? `${text}[${part}]` : text ? `${text}.${String(part)}` : String(part)),
+    '',
+  );
 }
 
 /** A zod issue as a message key and parameters (zod 4 issue shapes). */
@@ -84,12 +114,16 @@ export function zodIssueKey(issue: ZodIssueLike): { field: string | undefined; k
   switch (issue.code) {
     case 'invalid_type':
       // zod 4 keeps the input out of issues by default; its message still says what was received.
-      if (issue.input === null || /received (undefined|null)$/.test(issue.message)) return { field, key: 'required', params: {} };
+      if (issue.input === null || /received (undefined|null)$/.test(issue.message))
+        return { field, key: 'required', params: {} };
       if (issue.expected === 'int') return { field, key: 'number.whole', params: {} };
       return { field, key: 'type', params: { expected: issue.expected ?? 'string' } };
     case 'too_small': {
       const min = String(issue.minimum ?? '');
-      if (issue.origin === 'string') return Number(min) <= 1 ? { field, key: 'required', params: {} } : { field, key: 'text.tooShort', params: { min } };
+      if (issue.origin === 'string')
+        return Number(min) <= 1
+          ? { field, key: 'required', params: {} }
+          : { field, key: 'text.tooShort', params: { min } };
       if (issue.origin === 'array' || issue.origin === 'set') return { field, key: 'number.min', params: { min } };
       return { field, key: 'number.min', params: { min } };
     }
@@ -136,7 +170,16 @@ export function describeError(error: unknown, language: Language = 'en'): ErrorV
     const issue = known.issues[0];
     if (!issue) return { status: 400, body: { code: 'BAD_REQUEST', message: validationMessage(language, 'invalid') } };
     const { field, key, params } = zodIssueKey(issue);
-    return { status: 400, body: { code: 'BAD_REQUEST', message: validationMessage(language, key, params, field), ...(field ? { field } : {}), key, params } };
+    return {
+      status: 400,
+      body: {
+        code: 'BAD_REQUEST',
+        message: validationMessage(language, key, params, field),
+        ...(field ? { field } : {}),
+        key,
+        params,
+      },
+    };
   }
   if (known instanceof AppError) {
     const body = (known.toJSON() as { error: Record<string, unknown> }).error;
@@ -147,7 +190,10 @@ export function describeError(error: unknown, language: Language = 'en'): ErrorV
 }
 
 /** The message and field of an error for a form page (null: unexpected, let it be a 500). */
-export function formErrorOf(error: unknown, language: Language): { status: number; field?: string; message: string } | null {
+export function formErrorOf(
+  error: unknown,
+  language: Language,
+): { status: number; field?: string; message: string } | null {
   const view = describeError(error, language);
   if (!view || view.status >= 500) return null;
   return { status: view.status, field: view.body.field as string | undefined, message: String(view.body.message) };

@@ -19,7 +19,9 @@ export const errorReportContextSchema = z
     method: z.string().max(16).optional(),
     page_url: contextString.optional(),
     user_agent: z.string().max(1000).optional(),
-    screen: z.object({ width: z.number().int().min(0).max(100000), height: z.number().int().min(0).max(100000) }).optional(),
+    screen: z
+      .object({ width: z.number().int().min(0).max(100000), height: z.number().int().min(0).max(100000) })
+      .optional(),
     timestamp: z.string().max(64).optional(),
     module: z.string().max(300).optional(),
   })
@@ -28,7 +30,11 @@ export const errorReportContextSchema = z
 export const errorReportInputSchema = z.object({
   message: z.string().trim().min(1).max(MAX_MESSAGE),
   // Response bodies can be long; keep the start, which is where the useful part is.
-  stack: z.string().optional().default('').transform((s) => s.slice(0, MAX_STACK)),
+  stack: z
+    .string()
+    .optional()
+    .default('')
+    .transform((s) => s.slice(0, MAX_STACK)),
   context: errorReportContextSchema.optional().default({}),
   report_type: z.enum(['auto', 'manual']),
 });
@@ -65,7 +71,9 @@ export async function createErrorReport(
 
 /** An `error_reports` row with its reporter's name (left join, so nullable). */
 type ReportRow = Pick<ErrorReportsRow, 'id' | 'user_id' | 'message' | 'stack' | 'is_resolved' | 'created_at'> & {
-  user_name: string | null; context: ErrorReportContext; report_type: 'auto' | 'manual';
+  user_name: string | null;
+  context: ErrorReportContext;
+  report_type: 'auto' | 'manual';
 };
 
 /** The tenant's most recent reports first, for the administrators' list. */
@@ -86,18 +94,29 @@ export async function listErrorReports(
         limit $1 offset $2`,
       [limit, offset],
     );
-    const [{ total }] = await tx.query<{ total: number }>(`select count(*)::int as total from error_reports r ${where}`);
+    const [{ total }] = await tx.query<{ total: number }>(
+      `select count(*)::int as total from error_reports r ${where}`,
+    );
     return {
       total,
       items: rows.map((r) => ({
-        id: r.id, userId: r.user_id, userName: r.user_name, message: r.message, stack: r.stack, context: r.context,
-        reportType: r.report_type, isResolved: r.is_resolved, createdAt: r.created_at,
+        id: r.id,
+        userId: r.user_id,
+        userName: r.user_name,
+        message: r.message,
+        stack: r.stack,
+        context: r.context,
+        reportType: r.report_type,
+        isResolved: r.is_resolved,
+        createdAt: r.created_at,
       })),
     };
   });
 }
 
 export async function countOpenErrorReports(db: Db, tenantId: string): Promise<number> {
-  const [row] = await db.tenant(tenantId, (tx) => tx.query<{ n: number }>('select count(*)::int as n from error_reports where not is_resolved'));
+  const [row] = await db.tenant(tenantId, (tx) =>
+    tx.query<{ n: number }>('select count(*)::int as n from error_reports where not is_resolved'),
+  );
   return row.n;
 }

@@ -5,7 +5,13 @@ import { z } from 'zod';
 import type { Db } from '../db/index.ts';
 import { assertWithinLimit, consumeUsage } from '../plans/plans.ts';
 import { AppError } from '../errors/app-error.ts';
-import { completeDownload, createDownload, failDownload, updateDownloadProgress, type Download } from '../downloads/downloads.ts';
+import {
+  completeDownload,
+  createDownload,
+  failDownload,
+  updateDownloadProgress,
+  type Download,
+} from '../downloads/downloads.ts';
 import { checkQueryString } from '../http/query-params.ts';
 import { getT, languageOf } from '../i18n/index.ts';
 import { enqueueJob } from '../jobs/queue.ts';
@@ -42,16 +48,30 @@ export type ResolveList = (name: string) => ListDef | undefined;
 /** Creates the download row and enqueues its job; answers the download (status 'queued'). */
 export async function requestListExport(
   db: Db,
-  args: { tenantId: string; userId: string; def: ListDef; query: string; format: ExportFormat; language: string; fileBaseName: string; businessDate: string },
+  args: {
+    tenantId: string;
+    userId: string;
+    def: ListDef;
+    query: string;
+    format: ExportFormat;
+    language: string;
+    fileBaseName: string;
+    businessDate: string;
+  },
 ): Promise<Download> {
   // Validate the state now, so a bad link fails the request rather than the job.
   const raw = checkQueryString(args.query);
   if (raw) throw new AppError('BAD_REQUEST', `query: ${raw.param}: ${raw.message}`, { field: 'query' });
   const { state, issues } = parseListState(args.def, new URLSearchParams(args.query));
-  if (issues.length) throw new AppError('BAD_REQUEST', `${issues[0]!.param}: ${issues[0]!.message}`, { field: issues[0]!.param });
+  if (issues.length)
+    throw new AppError('BAD_REQUEST', `${issues[0]!.param}: ${issues[0]!.message}`, { field: issues[0]!.param });
   await db.tenant(args.tenantId, async (tx) => {
     // A scope naming another branch is refused now (403 on 'scope'), not turned into an empty file.
-    await assertScopeParamInScope(tx, { ...(await loadScopeSubject(tx, args.userId)), language: args.language }, state.scope);
+    await assertScopeParamInScope(
+      tx,
+      { ...(await loadScopeSubject(tx, args.userId)), language: args.language },
+      state.scope,
+    );
     // Refuse early when the plan's export limit is already reached; the unit itself is taken with the job below.
     await assertWithinLimit(tx, args.tenantId, 'exports');
   });
@@ -62,23 +82,45 @@ export async function requestListExport(
     fileName: `${args.fileBaseName}-${args.businessDate}.${args.format}`,
     contentType: CONTENT_TYPES[args.format],
   });
-  const payload: ExportPayload = { downloadId: download.id, userId: args.userId, list: args.def.name, query: args.query, format: args.format, language: args.language };
+  const payload: ExportPayload = {
+    downloadId: download.id,
+    userId: args.userId,
+    list: args.def.name,
+    query: args.query,
+    format: args.format,
+    language: args.language,
+  };
   try {
     await db.tenant(args.tenantId, async (tx) => {
       // The plan's export limit, taken atomically with queueing (parallel requests cannot pass it).
       await consumeUsage(tx, args.tenantId, 'exports');
-      await enqueueJob(tx, { name: LIST_EXPORT_JOB, tenantId: args.tenantId, payload, maxAttempts: 3, dedupeKey: `export:${download.id}`, createdBy: args.userId });
+      await enqueueJob(tx, {
+        name: LIST_EXPORT_JOB,
+        tenantId: args.tenantId,
+        payload,
+        maxAttempts: 3,
+        dedupeKey: `export:${download.id}`,
+        createdBy: args.userId,
+      });
     });
   } catch (error) {
     const isLimit = error instanceof AppError && error.code === 'LIMIT_REACHED';
-    await failDownload(db, { tenantId: args.tenantId, id: download.id, error: isLimit ? error.message : 'The export could not be queued.' });
+    await failDownload(db, {
+      tenantId: args.tenantId,
+      id: download.id,
+      error: isLimit ? error.message : 'The export could not be queued.',
+    });
     throw error;
   }
   return download;
 }
 
 /** The job's work, separated from registration so tests can run it with their own list registry. */
-export function listExportHandler(options: { dataDir: string; resolveList: ResolveList; batchSize?: number }): JobHandler {
+export function listExportHandler(options: {
+  dataDir: string;
+  resolveList: ResolveList;
+  batchSize?: number;
+}): JobHandler {
   return async (ctx: JobContext) => {
     const parsed = exportPayloadSchema.safeParse(ctx.payload);
     if (!parsed.success || !ctx.tenantId) throw new PermanentJobError('malformed export payload');
@@ -94,14 +136,24 @@ export function listExportHandler(options: { dataDir: string; resolveList: Resol
       const { state } = parseListState(def, new URLSearchParams(payload.query));
       const { rowScope, date, currency } = await db.tenant(tenantId, async (tx) => {
         const subject = await loadScopeSubject(tx, payload.userId);
-        const [tenant] = await tx.query<Pick<TenantsRow, 'currency'>>('select currency from tenants where id = $1', [tenantId]);
-        return { rowScope: await resolveRowScope(tx, subject, state.scope), date: await businessDate(tx, tenantId), currency: (tenant?.currency ?? 'EUR').trim() };
+        const [tenant] = await tx.query<Pick<TenantsRow, 'currency'>>('select currency from tenants where id = $1', [
+          tenantId,
+        ]);
+        return {
+          rowScope: await resolveRowScope(tx, subject, state.scope),
+          date: await businessDate(tx, tenantId),
+          currency: (tenant?.currency ?? 'EUR').trim(),
+        };
       });
       const t = await getT(languageOf(payload.language));
       let lastPercent = -1;
       const result = await writeListExport({
         run: (fn) => db.tenant(tenantId, fn),
-        def, state, format: payload.format, filePath, tenantCurrency: currency,
+        def,
+        state,
+        format: payload.format,
+        filePath,
+        tenantCurrency: currency,
         options: { businessDate: date, currencyDigits: currencyDigits(currency), rowScope },
         t: (key) => t(key),
         title: t(`lists:${def.name}.title`),
@@ -123,9 +175,15 @@ export function listExportHandler(options: { dataDir: string; resolveList: Resol
     } catch (error) {
       const isPermanent = error instanceof PermanentJobError || (error instanceof AppError && error.status < 500);
       if (isPermanent || isLastAttempt) {
-        await failDownload(db, { tenantId, id: payload.downloadId, error: error instanceof AppError ? error.message : 'The export failed.' }).catch(() => {});
+        await failDownload(db, {
+          tenantId,
+          id: payload.downloadId,
+          error: error instanceof AppError ? error.message : 'The export failed.',
+        }).catch(() => {});
       }
-      throw isPermanent && !(error instanceof PermanentJobError) ? new PermanentJobError((error as Error).message, { cause: error }) : error;
+      throw isPermanent && !(error instanceof PermanentJobError)
+        ? new PermanentJobError((error as Error).message, { cause: error })
+        : error;
     } finally {
       await fs.promises.rm(tmpDir, { recursive: true, force: true });
     }

@@ -42,7 +42,14 @@ export async function writeListExport(input: WriteListExportInput): Promise<{ ro
   try {
     await writer.writeHeader(columns.map((c) => input.t(c.label)));
     await input.onProgress?.(0, total);
-    for await (const batch of iterateRows(input.run, input.def, input.state, input.options, input.batchSize ?? 1_000, columns)) {
+    for await (const batch of iterateRows(
+      input.run,
+      input.def,
+      input.state,
+      input.options,
+      input.batchSize ?? 1_000,
+      columns,
+    )) {
       input.signal?.throwIfAborted();
       for (const row of batch) await writer.writeRow(columns.map((c) => toCell(c, row, input.tenantCurrency, input.t)));
       rows += batch.length;

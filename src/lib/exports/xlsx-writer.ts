@@ -19,7 +19,11 @@ function numFmt(digits: number): string {
 }
 
 export function openXlsxWriter(filePath: string, sheetName: string): XlsxWriter {
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: filePath, useStyles: true, useSharedStrings: false });
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
+    filename: filePath,
+    useStyles: true,
+    useSharedStrings: false,
+  });
   const sheet = workbook.addWorksheet(sheetName.slice(0, 31).replace(/[\\/?*[\]:]/g, ' ') || 'Export');
   return {
     async writeHeader(labels) {

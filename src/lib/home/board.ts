@@ -8,7 +8,11 @@ import { scopeFilter } from '../tenancy/scope.ts';
  * data permissions let them see (scopeFilter), and only from tables that exist. Every number is a
  * count(*) of real rows; a card the user may not open is absent, never zero.
  */
-export type BoardCard = { key: 'users' | 'openErrorReports' | 'customers' | 'activeLoans' | 'overdueLoans' | 'myDownloads'; value: number; href: string };
+export type BoardCard = {
+  key: 'users' | 'openErrorReports' | 'customers' | 'activeLoans' | 'overdueLoans' | 'myDownloads';
+  value: number;
+  href: string;
+};
 
 async function tableExists(tx: Tx, name: string): Promise<boolean> {
   const [row] = await tx.query<{ ok: boolean }>('select to_regclass($1) is not null as ok', [`public.${name}`]);
@@ -20,24 +24,50 @@ async function count(tx: Tx, sql: string, params: unknown[] = []): Promise<numbe
   return row.n;
 }
 
-export async function loadBoard(db: Db, principal: Principal, options: { downloadsHref: string }): Promise<BoardCard[]> {
+export async function loadBoard(
+  db: Db,
+  principal: Principal,
+  options: { downloadsHref: string },
+): Promise<BoardCard[]> {
   const can = (href: string) => mayOpen(principal, href);
   return db.tenant(principal.tenantId, async (tx) => {
     const cards: BoardCard[] = [];
     if (can('/admin/user/users')) {
-      cards.push({ key: 'users', value: await count(tx, 'select count(*)::int as n from users where is_active'), href: '/admin/user/users' });
+      cards.push({
+        key: 'users',
+        value: await count(tx, 'select count(*)::int as n from users where is_active'),
+        href: '/admin/user/users',
+      });
     }
     if (can('/admin/platform/error-reports')) {
-      cards.push({ key: 'openErrorReports', value: await count(tx, 'select count(*)::int as n from error_reports where not is_resolved'), href: '/admin/platform/error-reports' });
+      cards.push({
+        key: 'openErrorReports',
+        value: await count(tx, 'select count(*)::int as n from error_reports where not is_resolved'),
+        href: '/admin/platform/error-reports',
+      });
     }
     if (can('/loans/customers') && (await tableExists(tx, 'customers'))) {
-      const filter = await scopeFilter(tx, principal, null, { columns: ['c.branch_id', 'c.officer_id'], firstParam: 1 });
-      cards.push({ key: 'customers', value: await count(tx, `select count(*)::int as n from customers c where ${filter.sql}`, filter.params), href: '/loans/customers' });
+      const filter = await scopeFilter(tx, principal, null, {
+        columns: ['c.branch_id', 'c.officer_id'],
+        firstParam: 1,
+      });
+      cards.push({
+        key: 'customers',
+        value: await count(tx, `select count(*)::int as n from customers c where ${filter.sql}`, filter.params),
+        href: '/loans/customers',
+      });
     }
     if (can('/loans/loans') && (await tableExists(tx, 'loans')) && (await tableExists(tx, 'customers'))) {
-      const filter = await scopeFilter(tx, principal, null, { columns: ['c.branch_id', 'c.officer_id', 'l.officer_id'], firstParam: 1 });
+      const filter = await scopeFilter(tx, principal, null, {
+        columns: ['c.branch_id', 'c.officer_id', 'l.officer_id'],
+        firstParam: 1,
+      });
       const from = `from loans l join customers c on c.tenant_id = l.tenant_id and c.id = l.customer_id where ${filter.sql} and l.status = 'ACTIVE'`;
-      cards.push({ key: 'activeLoans', value: await count(tx, `select count(*)::int as n ${from}`, filter.params), href: '/loans/loans?tab=all_outstanding' });
+      cards.push({
+        key: 'activeLoans',
+        value: await count(tx, `select count(*)::int as n ${from}`, filter.params),
+        href: '/loans/loans?tab=all_outstanding',
+      });
       if (await tableExists(tx, 'loan_installments')) {
         // Overdue: an active loan with an installment due before the business date whose obligations are not met.
         const overdue = await count(
@@ -51,7 +81,11 @@ export async function loadBoard(db: Db, principal: Principal, options: { downloa
         cards.push({ key: 'overdueLoans', value: overdue, href: '/loans/loans?tab=overdue' });
       }
     }
-    cards.push({ key: 'myDownloads', value: await count(tx, 'select count(*)::int as n from downloads where user_id = $1', [principal.userId]), href: options.downloadsHref });
+    cards.push({
+      key: 'myDownloads',
+      value: await count(tx, 'select count(*)::int as n from downloads where user_id = $1', [principal.userId]),
+      href: options.downloadsHref,
+    });
     return cards;
   });
 }

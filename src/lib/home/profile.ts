@@ -27,23 +27,50 @@ export async function updateOwnProfile(
   args: { tenantId: string; userId: string; input: unknown; ip?: string | null; requestId?: string | null },
 ): Promise<ProfileUpdate> {
   const update = profileUpdateSchema.parse(args.input);
-  return db.tenant(args.tenantId, (tx) => saveOwnProfile(tx, { tenantId: args.tenantId, userId: args.userId, ip: args.ip, requestId: args.requestId }, update));
+  return db.tenant(args.tenantId, (tx) =>
+    saveOwnProfile(
+      tx,
+      { tenantId: args.tenantId, userId: args.userId, ip: args.ip, requestId: args.requestId },
+      update,
+    ),
+  );
 }
 
-async function saveOwnProfile(tx: Tx, actor: Pick<Actor, 'tenantId' | 'userId' | 'ip' | 'requestId'>, update: ProfileUpdate): Promise<ProfileUpdate> {
-  const [before] = await tx.query<Pick<UsersRow, 'display_name' | 'language'>>('select display_name, language from users where id = $1 and is_active for update', [actor.userId]);
+async function saveOwnProfile(
+  tx: Tx,
+  actor: Pick<Actor, 'tenantId' | 'userId' | 'ip' | 'requestId'>,
+  update: ProfileUpdate,
+): Promise<ProfileUpdate> {
+  const [before] = await tx.query<Pick<UsersRow, 'display_name' | 'language'>>(
+    'select display_name, language from users where id = $1 and is_active for update',
+    [actor.userId],
+  );
   if (!before) throw new AppError('NOT_FOUND', 'Your account is no longer active.');
-  await tx.query('update users set display_name = $2, language = $3, updated_at = now() where id = $1', [actor.userId, update.display_name, update.language]);
+  await tx.query('update users set display_name = $2, language = $3, updated_at = now() where id = $1', [
+    actor.userId,
+    update.display_name,
+    update.language,
+  ]);
   await recordAudit(tx, {
-    tenantId: actor.tenantId, actorId: actor.userId, action: 'user.update_profile', objectType: 'user', objectId: actor.userId,
-    before, after: update, ip: actor.ip, requestId: actor.requestId, outcome: 'success',
+    tenantId: actor.tenantId,
+    actorId: actor.userId,
+    action: 'user.update_profile',
+    objectType: 'user',
+    objectId: actor.userId,
+    before,
+    after: update,
+    ip: actor.ip,
+    requestId: actor.requestId,
+    outcome: 'success',
   });
   return update;
 }
 
 /** The same write as a command (src/lib/http/command.ts): the profile page's form posts it; any signed-in user, on their own row only. */
 export const updateOwnProfileCommand = defineCommand({
-  action: 'user.update_profile', objectType: 'user', permission: SIGNED_IN,
+  action: 'user.update_profile',
+  objectType: 'user',
+  permission: SIGNED_IN,
   input: profileUpdateSchema,
   run: (tx, actor, input) => saveOwnProfile(tx, actor, input),
 });

@@ -48,21 +48,32 @@ describe('admitBody on a real server', () => {
     });
 
   it('refuses a declared length over the limit before reading the body, in the one error shape', async () => {
-    const answer = await raw(`POST /x HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 5000000\r\n\r\n`, ['{"a":"']);
+    const answer = await raw(
+      `POST /x HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 5000000\r\n\r\n`,
+      ['{"a":"'],
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 413 /);
     expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).error).toEqual({
-      code: 'PAYLOAD_TOO_LARGE', message: 'The request body is larger than the limit of 1 KB.', max_bytes: 1000,
+      code: 'PAYLOAD_TOO_LARGE',
+      message: 'The request body is larger than the limit of 1 KB.',
+      max_bytes: 1000,
     });
   });
 
   it('counts a chunked body and refuses it the moment it passes the limit', async () => {
     const chunk = (text: string) => `${text.length.toString(16)}\r\n${text}\r\n`;
-    const answer = await raw(`POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n`, Array.from({ length: 50 }, () => chunk('x'.repeat(100))));
+    const answer = await raw(
+      `POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n`,
+      Array.from({ length: 50 }, () => chunk('x'.repeat(100))),
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 413 /);
   });
 
   it('admits bodies within the limit, chunked (buffered for the app) or declared', async () => {
-    const chunked = await raw(`POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`, ['64\r\n' + 'y'.repeat(100) + '\r\n', '0\r\n\r\n']);
+    const chunked = await raw(
+      `POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`,
+      ['64\r\n' + 'y'.repeat(100) + '\r\n', '0\r\n\r\n'],
+    );
     expect(chunked).toMatch(/^HTTP\/1\.1 200 /);
     expect(chunked).toContain('{"size":100}');
     const declared = await fetch(`http://127.0.0.1:${port}/x`, { method: 'POST', body: 'z'.repeat(1000) });

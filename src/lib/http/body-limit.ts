@@ -33,14 +33,21 @@ export function bodyLimitFor(url: string): number {
   }
   if (STATEMENTS_API.test(path)) return FILE_RULES.bank_statement.maxBytes;
   const profile = PROFILE_UPLOAD.exec(path);
-  if (profile) return FILE_RULES[profile[1] === 'bank-statements' ? 'bank_statement' : profile[1] === 'files' ? 'document' : 'bureau_pdf'].maxBytes + FORM_OVERHEAD;
+  if (profile)
+    return (
+      FILE_RULES[
+        profile[1] === 'bank-statements' ? 'bank_statement' : profile[1] === 'files' ? 'document' : 'bureau_pdf'
+      ].maxBytes + FORM_OVERHEAD
+    );
   if (path.startsWith('/v1/auth/') || path.startsWith('/user/')) return AUTH_BODY_LIMIT;
   return DEFAULT_BODY_LIMIT;
 }
 
 function tooLarge(limit: number): AppError {
   const size = limit >= 1024 * KB ? `${Math.round(limit / (1024 * KB))} MB` : `${Math.round(limit / KB)} KB`;
-  return new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than the limit of ${size}.`, { details: { max_bytes: limit } });
+  return new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than the limit of ${size}.`, {
+    details: { max_bytes: limit },
+  });
 }
 
 /**
@@ -54,7 +61,11 @@ const LINGER_BYTES = 32 * 1024 * KB;
 /** 413 in the one error shape, then the lingering close above. */
 function refuse(req: IncomingMessage, res: ServerResponse, limit: number): void {
   const body = stringify(tooLarge(limit).toJSON());
-  res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
+  res.writeHead(413, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+  });
   res.end(body);
   let dropped = 0;
   const cut = () => {
@@ -79,7 +90,11 @@ function refuse(req: IncomingMessage, res: ServerResponse, limit: number): void 
  * is handed to the app as the buffer read (Astro's adapter takes `req.body` when set), so no body is
  * ever held beyond its limit. Returns false when the request has been answered.
  */
-export async function admitBody(req: IncomingMessage, res: ServerResponse, limit = bodyLimitFor(req.url ?? '/')): Promise<boolean> {
+export async function admitBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  limit = bodyLimitFor(req.url ?? '/'),
+): Promise<boolean> {
   const declared = req.headers['content-length'];
   if (declared !== undefined) {
     if (Number(declared) > limit) {

@@ -33,7 +33,8 @@ describe('canonicalisePath', () => {
     for (const raw of ['/%61dmin/user/users', '//Loans//tasks/', '/analytics/metrics-config/x/a%3Ab']) {
       const first = canonicalisePath(raw, canonicalRouteCase);
       expect(first.kind).toBe('redirect');
-      if (first.kind === 'redirect') expect(canonicalisePath(first.location, canonicalRouteCase)).toEqual({ kind: 'ok', path: first.path });
+      if (first.kind === 'redirect')
+        expect(canonicalisePath(first.location, canonicalRouteCase)).toEqual({ kind: 'ok', path: first.path });
     }
   });
 });

@@ -22,7 +22,10 @@ const FORBIDDEN = /[\u0000-\u001f\u007f\\]/;
  * Decodes and checks a raw URL pathname (as `new URL(request.url).pathname` gives it). `fixCase`
  * returns the canonical casing of a decoded path (or null when no route matches it ignoring case).
  */
-export function canonicalisePath(rawPathname: string, fixCase?: (decodedPath: string) => string | null): CanonicalResult {
+export function canonicalisePath(
+  rawPathname: string,
+  fixCase?: (decodedPath: string) => string | null,
+): CanonicalResult {
   if (!rawPathname.startsWith('/')) return { kind: 'reject', reason: 'path must start with /' };
   const rawSegments = rawPathname.split('/').slice(1);
   const decoded: string[] = [];

@@ -4,14 +4,26 @@ import { clientErrorOf, clientErrorPage } from './client-errors.ts';
 
 describe('client errors of pages', () => {
   it('maps what loaders throw to the status and page the client sees', () => {
-    expect(clientErrorOf(new AppError('NOT_FOUND', 'Offer not found', { field: 'offerId' }))).toEqual({ status: 404, field: 'offerId', message: 'Offer not found' });
+    expect(clientErrorOf(new AppError('NOT_FOUND', 'Offer not found', { field: 'offerId' }))).toEqual({
+      status: 404,
+      field: 'offerId',
+      message: 'Offer not found',
+    });
     expect(clientErrorOf(new AppError('FORBIDDEN', 'no'))?.status).toBe(403);
     expect(clientErrorOf(new AppError('BAD_REQUEST', 'bad', { field: 'q' }))?.status).toBe(400);
-    expect(clientErrorOf(Object.assign(new Error('invalid input syntax for type uuid'), { code: '22P02' }))?.status).toBe(400);
+    expect(
+      clientErrorOf(Object.assign(new Error('invalid input syntax for type uuid'), { code: '22P02' }))?.status,
+    ).toBe(400);
   });
 
   it('leaves real failures to the 500 page', () => {
-    for (const error of [new Error('boom'), new AppError('INTERNAL', 'x'), new AppError('UNAVAILABLE', 'x'), new AppError('CONFLICT', 'x'), undefined]) {
+    for (const error of [
+      new Error('boom'),
+      new AppError('INTERNAL', 'x'),
+      new AppError('UNAVAILABLE', 'x'),
+      new AppError('CONFLICT', 'x'),
+      undefined,
+    ]) {
       expect(clientErrorOf(error)).toBeNull();
     }
   });

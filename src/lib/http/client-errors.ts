@@ -23,7 +23,8 @@ export function clientErrorOf(error: unknown): ClientError | null {
   const appError = error instanceof AppError ? error : inputErrorFromPg(error);
   if (!appError) return null;
   const status = appError.status;
-  if (status === 400 || status === 403 || status === 404) return { status, field: appError.field, message: appError.message };
+  if (status === 400 || status === 403 || status === 404)
+    return { status, field: appError.field, message: appError.message };
   return null;
 }
 

@@ -27,21 +27,42 @@ export type Command<I, O> = {
 export type CommandRequest = { language: Language };
 
 /** Who runs a command, on which database, about which object (for the audit of a refusal), in which language. */
-export type CommandCall = { db: Db; actor: Actor; permissionSubject: PermissionSubject; objectId?: string | null; language?: Language };
+export type CommandCall = {
+  db: Db;
+  actor: Actor;
+  permissionSubject: PermissionSubject;
+  objectId?: string | null;
+  language?: Language;
+};
 
 /** Defines a command (only gives the object its type). */
 export function defineCommand<I, O>(command: Command<I, O>): Command<I, O> {
   return command;
 }
 
-async function auditRefusal(db: Db, actor: Actor, command: Command<unknown, unknown>, objectId: string | null, error: unknown): Promise<void> {
+async function auditRefusal(
+  db: Db,
+  actor: Actor,
+  command: Command<unknown, unknown>,
+  objectId: string | null,
+  error: unknown,
+): Promise<void> {
   const status = error instanceof AppError ? error.status : 500;
   try {
-    await db.tenant(actor.tenantId, (tx) => recordAudit(tx, {
-      tenantId: actor.tenantId, actorId: actor.userId, actorKind: actor.kind ?? 'user', ip: actor.ip, requestId: actor.requestId,
-      action: command.action, objectType: command.objectType, objectId, outcome: status === 403 ? 'denied' : 'failed',
-      reason: error instanceof Error ? error.message : String(error),
-    }));
+    await db.tenant(actor.tenantId, (tx) =>
+      recordAudit(tx, {
+        tenantId: actor.tenantId,
+        actorId: actor.userId,
+        actorKind: actor.kind ?? 'user',
+        ip: actor.ip,
+        requestId: actor.requestId,
+        action: command.action,
+        objectType: command.objectType,
+        objectId,
+        outcome: status === 403 ? 'denied' : 'failed',
+        reason: error instanceof Error ? error.message : String(error),
+      }),
+    );
   } catch {
     // The audit of a refusal must never turn the refusal into a 500.
   }
@@ -52,12 +73,19 @@ async function auditRefusal(db: Db, actor: Actor, command: Command<unknown, unkn
  * work in one tenant transaction.
  * A refusal (AppError, zod error) is audited and thrown on for the adapter to answer in its own form.
  */
-export async function runCommand<I, O>(call: CommandCall, command: Command<I, O>, readInput: () => unknown): Promise<O> {
+export async function runCommand<I, O>(
+  call: CommandCall,
+  command: Command<I, O>,
+  readInput: () => unknown,
+): Promise<O> {
   try {
     // The permission first: a caller who may not run the command learns nothing about its input rules.
-    if (!allows(call.permissionSubject, command.permission)) throw new AppError('FORBIDDEN', 'You do not have permission to do this');
+    if (!allows(call.permissionSubject, command.permission))
+      throw new AppError('FORBIDDEN', 'You do not have permission to do this');
     const input = command.input.parse(await readInput());
-    return await call.db.tenant(call.actor.tenantId, (tx) => command.run(tx, call.actor, input, { language: call.language ?? 'en' }));
+    return await call.db.tenant(call.actor.tenantId, (tx) =>
+      command.run(tx, call.actor, input, { language: call.language ?? 'en' }),
+    );
   } catch (error) {
     await auditRefusal(call.db, call.actor, command as Command<unknown, unknown>, call.objectId ?? null, error);
     throw error;

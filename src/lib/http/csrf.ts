@@ -55,7 +55,8 @@ export function checkCsrf(input: CsrfInput): CsrfResult {
   if (/^bearer\s/i.test(headers.get('authorization') ?? '')) return { ok: true };
 
   const site = headers.get('sec-fetch-site');
-  if (site && site !== 'same-origin' && site !== 'none') return { ok: false, reason: `cross-site request (Sec-Fetch-Site: ${site})` };
+  if (site && site !== 'same-origin' && site !== 'none')
+    return { ok: false, reason: `cross-site request (Sec-Fetch-Site: ${site})` };
   const origin = headers.get('origin');
   if (origin !== null && !allowedOrigins(input).has(origin)) return { ok: false, reason: `foreign origin ${origin}` };
 

@@ -19,9 +19,21 @@ describe('safeUrl', () => {
 
   it('refuses script schemes however they are spelled, and protocol-relative hosts', () => {
     const hostile = [
-      'javascript:alert(1)', 'JaVaScRiPt:alert(1)', ' \t\u0001javascript:alert(1)', 'java\tscript:alert(1)', 'java\nscript:alert(1)',
-      '&#106;avascript:alert(1)', 'data:text/html,<script>alert(1)</script>', 'vbscript:msgbox(1)', '//evil.test/x', '/\\evil.test',
-      '\u0000/\\evil.test', 'https:evil', '', null, undefined,
+      'javascript:alert(1)',
+      'JaVaScRiPt:alert(1)',
+      ' \t\u0001javascript:alert(1)',
+      'java\tscript:alert(1)',
+      'java\nscript:alert(1)',
+      '&#106;avascript:alert(1)',
+      'data:text/html,<script>alert(1)</script>',
+      'vbscript:msgbox(1)',
+      '//evil.test/x',
+      '/\\evil.test',
+      '\u0000/\\evil.test',
+      'https:evil',
+      '',
+      null,
+      undefined,
     ];
     for (const url of hostile) expect(safeUrl(url), String(url)).toBe('#');
     for (const url of hostile.slice(0, 8)) expect(safeUrl(url, { allowExternal: true }), String(url)).toBe('#');

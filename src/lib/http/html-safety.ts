@@ -10,7 +10,10 @@
  * and U+2029 too, which end a line in older JavaScript parsers. JSON.parse reads it back unchanged.
  */
 export function jsonForScript(value: unknown): string {
-  return (JSON.stringify(value) ?? 'null').replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return (JSON.stringify(value) ?? 'null').replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /**
@@ -19,7 +22,10 @@ export function jsonForScript(value: unknown): string {
  * spelled, cased, entity- or whitespace-padded) gives `fallback`. Browsers strip leading C0 controls
  * and spaces and remove tabs and newlines anywhere before parsing a URL, so the check does the same.
  */
-export function safeUrl(value: string | null | undefined, options: { allowExternal?: boolean; fallback?: string } = {}): string {
+export function safeUrl(
+  value: string | null | undefined,
+  options: { allowExternal?: boolean; fallback?: string } = {},
+): string {
   const fallback = options.fallback ?? '#';
   if (typeof value !== 'string') return fallback;
   // eslint-disable-next-line no-control-regex

@@ -13,7 +13,11 @@ import { amountTextSchema } from '../money/schema.ts';
 type Problem = { key: string; params: Record<string, string | number> };
 
 function fail(ctx: z.RefinementCtx, problem: Problem): typeof z.NEVER {
-  ctx.addIssue({ code: 'custom', message: validationMessage('en', problem.key, problem.params), params: { key: problem.key, params: problem.params } });
+  ctx.addIssue({
+    code: 'custom',
+    message: validationMessage('en', problem.key, problem.params),
+    params: { key: problem.key, params: problem.params },
+  });
   return z.NEVER;
 }
 

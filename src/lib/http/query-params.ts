@@ -58,10 +58,12 @@ export function checkQueryString(search: string): QueryIssue | null {
     const value = decodeComponent(rawValue);
     if (value === null) return { param, message: 'the value is not valid percent-encoded UTF-8' };
     if (CONTROL.test(value)) return { param, message: 'the value contains a control character (such as NUL)' };
-    if (value.length > MAX_QUERY_VALUE_LENGTH) return { param, message: `the value is longer than ${MAX_QUERY_VALUE_LENGTH} characters` };
+    if (value.length > MAX_QUERY_VALUE_LENGTH)
+      return { param, message: `the value is longer than ${MAX_QUERY_VALUE_LENGTH} characters` };
   }
   // After the parameters, so that one overlong value is named rather than the whole query.
-  if (raw.length > MAX_QUERY_LENGTH) return { param: '(query)', message: `the query string is longer than ${MAX_QUERY_LENGTH} characters` };
+  if (raw.length > MAX_QUERY_LENGTH)
+    return { param: '(query)', message: `the query string is longer than ${MAX_QUERY_LENGTH} characters` };
   return null;
 }
 
@@ -87,7 +89,11 @@ export class QueryReader {
     this.params = params;
     if (known) {
       for (const name of params.keys()) {
-        if (!known.includes(name)) throw bad(CONTROL.test(name) ? '(parameter name)' : name.slice(0, 100), `unknown parameter; this endpoint reads ${known.join(', ')}`);
+        if (!known.includes(name))
+          throw bad(
+            CONTROL.test(name) ? '(parameter name)' : name.slice(0, 100),
+            `unknown parameter; this endpoint reads ${known.join(', ')}`,
+          );
       }
     }
   }

@@ -36,9 +36,14 @@ export function inputErrorFromPg(error: unknown): AppError | null {
   // The driver's error may come wrapped (a query builder's error with the driver's as its cause).
   const code = pgCode(error) ?? pgCode((error as { cause?: unknown } | null)?.cause);
   if (!code || !PG_INPUT_ERRORS.has(code)) return null;
-  return new AppError('BAD_REQUEST', 'A value in the request is not valid (wrong type, out of range or with characters that are not allowed).', {
-    internal: String((error as Error).message), cause: error,
-  });
+  return new AppError(
+    'BAD_REQUEST',
+    'A value in the request is not valid (wrong type, out of range or with characters that are not allowed).',
+    {
+      internal: String((error as Error).message),
+      cause: error,
+    },
+  );
 }
 
 /**
@@ -54,13 +59,27 @@ export function errorResponse(error: unknown, requestId?: string, language: Lang
     const appError = toAppError(known);
     if (view.status >= 500 && requestId) view.body.request_id = requestId;
     if (view.status >= 500 && appError instanceof AppError) {
-      logger.error('request failed', { request_id: requestId, code: appError.code, internal: appError.internal, cause: String(appError.cause ?? '') });
+      logger.error('request failed', {
+        request_id: requestId,
+        code: appError.code,
+        internal: appError.internal,
+        cause: String(appError.cause ?? ''),
+      });
     }
-    return json({ error: view.body }, { status: view.status, headers: appError instanceof AppError ? retryAfterHeader(appError) : {} });
+    return json(
+      { error: view.body },
+      { status: view.status, headers: appError instanceof AppError ? retryAfterHeader(appError) : {} },
+    );
   }
   logger.error('unexpected error', { request_id: requestId, error });
   return json(
-    { error: { code: 'INTERNAL', message: 'Something went wrong on our side. Quote this reference if you contact support.', request_id: requestId } },
+    {
+      error: {
+        code: 'INTERNAL',
+        message: 'Something went wrong on our side. Quote this reference if you contact support.',
+        request_id: requestId,
+      },
+    },
     { status: 500 },
   );
 }
@@ -77,7 +96,11 @@ export async function readJson<T>(request: Request, schema: ZodType<T>): Promise
 }
 
 /** Wraps an endpoint body so every thrown error becomes the one error answer. */
-export async function handle(requestId: string | undefined, run: () => Promise<Response>, language?: Language): Promise<Response> {
+export async function handle(
+  requestId: string | undefined,
+  run: () => Promise<Response>,
+  language?: Language,
+): Promise<Response> {
   try {
     return await run();
   } catch (error) {

@@ -5,11 +5,24 @@ import config from '../../../astro.config.mjs';
 import { CSP_DIRECTIVES, CSP_SCRIPT_RESOURCES, CSP_STYLE_RESOURCES } from './csp-policy.ts';
 import { applyHtmlHeaders, fallbackContentSecurityPolicy, htmlContentSecurityPolicy } from './security-headers.ts';
 
-const REQUIRED = ["default-src 'self'", "object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'", "form-action 'self'", "img-src 'self' data: blob:", "font-src 'self' data:", "connect-src 'self'"];
+const REQUIRED = [
+  "default-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+  "form-action 'self'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+];
 
 /** The header Astro writes for a page whose inline scripts and styles hash to these values. */
 function renderedByAstro(scriptHashes: string[], styleHashes: string[]): string {
-  const csp = config.security!.csp as { directives: string[]; scriptDirective: { resources: string[] }; styleDirective: { resources: string[] } };
+  const csp = config.security!.csp as {
+    directives: string[];
+    scriptDirective: { resources: string[] };
+    styleDirective: { resources: string[] };
+  };
   return renderCspContent({
     directives: [...csp.directives],
     scriptDirective: { resources: [...csp.scriptDirective.resources], hashes: scriptHashes, strictDynamic: false },
@@ -19,7 +32,10 @@ function renderedByAstro(scriptHashes: string[], styleHashes: string[]): string 
 }
 
 function directive(policy: string, name: string): string | undefined {
-  return policy.split(';').map((d) => d.trim()).find((d) => d === name || d.startsWith(`${name} `));
+  return policy
+    .split(';')
+    .map((d) => d.trim())
+    .find((d) => d === name || d.startsWith(`${name} `));
 }
 
 describe('content security policy', () => {
@@ -48,7 +64,11 @@ describe('content security policy', () => {
   });
 
   it('gives HTML that no page rendered a policy that runs no script', () => {
-    for (const policy of [htmlContentSecurityPolicy(null, false), htmlContentSecurityPolicy('', true), fallbackContentSecurityPolicy(false)]) {
+    for (const policy of [
+      htmlContentSecurityPolicy(null, false),
+      htmlContentSecurityPolicy('', true),
+      fallbackContentSecurityPolicy(false),
+    ]) {
       expect(directive(policy, 'script-src')).toBe("script-src 'none'");
       for (const d of REQUIRED) expect(directive(policy, d.split(' ')[0])).toBe(d);
     }

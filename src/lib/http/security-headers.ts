@@ -22,7 +22,12 @@ const UPGRADE = 'upgrade-insecure-requests';
 
 /** The policy of an HTML answer no page rendered (so no script of ours is in it): no script runs. */
 export function fallbackContentSecurityPolicy(isProduction: boolean): string {
-  return [...CSP_DIRECTIVES, "script-src 'none'", `style-src ${CSP_STYLE_RESOURCES.join(' ')}`, ...(isProduction ? [UPGRADE] : [])].join('; ');
+  return [
+    ...CSP_DIRECTIVES,
+    "script-src 'none'",
+    `style-src ${CSP_STYLE_RESOURCES.join(' ')}`,
+    ...(isProduction ? [UPGRADE] : []),
+  ].join('; ');
 }
 
 /**
@@ -48,7 +53,10 @@ export function applyCommonHeaders(headers: Headers, options: Pick<HeaderOptions
 /** Headers of an HTML answer; `headers` may already hold the CSP the renderer wrote. */
 export function applyHtmlHeaders(headers: Headers, options: HeaderOptions): void {
   applyCommonHeaders(headers, options);
-  headers.set('content-security-policy', htmlContentSecurityPolicy(headers.get('content-security-policy'), options.isProduction));
+  headers.set(
+    'content-security-policy',
+    htmlContentSecurityPolicy(headers.get('content-security-policy'), options.isProduction),
+  );
   if (options.isSignedIn) headers.set('cache-control', 'no-store');
   else if (!headers.has('cache-control')) headers.set('cache-control', 'no-cache');
 }

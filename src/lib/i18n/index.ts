@@ -16,7 +16,10 @@ const instances = new Map<string, Promise<typeof i18next>>();
  * A translator for one language, with the bundled resources plus optional tenant overrides
  * (admin > translations). Instances are cached per language and overrides version.
  */
-export function getT(language: Language, overrides?: { key: string; resources: Partial<Record<Namespace, Record<string, unknown>>> }): Promise<TFunction> {
+export function getT(
+  language: Language,
+  overrides?: { key: string; resources: Partial<Record<Namespace, Record<string, unknown>>> },
+): Promise<TFunction> {
   const cacheKey = `${language}:${overrides?.key ?? ''}`;
   let instance = instances.get(cacheKey);
   if (!instance) {

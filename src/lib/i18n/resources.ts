@@ -23,8 +23,28 @@ import frValidation from './locales/fr/validation.json' with { type: 'json' };
 export type Resource = { [key: string]: string | Resource };
 
 export const RESOURCES = {
-  en: { common: enCommon, nav: enNav, errors: enErrors, lists: enLists, auth: enAuth, lending: enLending, flows: enFlows, profile: enProfile, validation: enValidation },
-  fr: { common: frCommon, nav: frNav, errors: frErrors, lists: frLists, auth: frAuth, lending: frLending, flows: frFlows, profile: frProfile, validation: frValidation },
+  en: {
+    common: enCommon,
+    nav: enNav,
+    errors: enErrors,
+    lists: enLists,
+    auth: enAuth,
+    lending: enLending,
+    flows: enFlows,
+    profile: enProfile,
+    validation: enValidation,
+  },
+  fr: {
+    common: frCommon,
+    nav: frNav,
+    errors: frErrors,
+    lists: frLists,
+    auth: frAuth,
+    lending: frLending,
+    flows: frFlows,
+    profile: frProfile,
+    validation: frValidation,
+  },
 } satisfies Record<string, Record<string, Resource>>;
 
 export type Namespace = keyof (typeof RESOURCES)['en'];

@@ -14,7 +14,9 @@ import type { TranslationMissingKeysRow, TranslationOverridesRow } from '../db/s
  */
 export function parseLanguage(value: string | undefined): Language {
   if (!value || !(LANGUAGES as readonly string[]).includes(value)) {
-    throw new AppError('NOT_FOUND', `lng: unknown language '${value ?? ''}'; use one of ${LANGUAGES.join(', ')}.`, { field: 'lng' });
+    throw new AppError('NOT_FOUND', `lng: unknown language '${value ?? ''}'; use one of ${LANGUAGES.join(', ')}.`, {
+      field: 'lng',
+    });
   }
   return value as Language;
 }
@@ -41,17 +43,32 @@ function setPath(target: Resource, dotted: string, value: string): void {
 
 type OverrideRow = Pick<TranslationOverridesRow, 'namespace' | 'key' | 'value'>;
 
-async function loadOverrides(db: Db, tenantId: string, language: Language, namespace?: Namespace): Promise<OverrideRow[]> {
+async function loadOverrides(
+  db: Db,
+  tenantId: string,
+  language: Language,
+  namespace?: Namespace,
+): Promise<OverrideRow[]> {
   return db.tenant(tenantId, (tx) =>
     namespace
-      ? tx.query<OverrideRow>('select namespace, key, value from translation_overrides where language = $1 and namespace = $2 order by key', [language, namespace])
-      : tx.query<OverrideRow>('select namespace, key, value from translation_overrides where language = $1 order by namespace, key', [language]),
+      ? tx.query<OverrideRow>(
+          'select namespace, key, value from translation_overrides where language = $1 and namespace = $2 order by key',
+          [language, namespace],
+        )
+      : tx.query<OverrideRow>(
+          'select namespace, key, value from translation_overrides where language = $1 order by namespace, key',
+          [language],
+        ),
   );
 }
 
-export async function getTranslations(db: Db, args: { tenantId: string; language: Language; namespace: Namespace }): Promise<Resource> {
+export async function getTranslations(
+  db: Db,
+  args: { tenantId: string; language: Language; namespace: Namespace },
+): Promise<Resource> {
   const bundled = structuredClone(RESOURCES[args.language][args.namespace]) as Resource;
-  for (const row of await loadOverrides(db, args.tenantId, args.language, args.namespace)) setPath(bundled, row.key, row.value);
+  for (const row of await loadOverrides(db, args.tenantId, args.language, args.namespace))
+    setPath(bundled, row.key, row.value);
   return bundled;
 }
 
@@ -66,7 +83,11 @@ export async function tenantTranslator(db: Db, tenantId: string, language: Langu
     setPath((resources[ns] ??= {}), row.key, row.value);
   }
   // The cache key changes with the content, so an edited override takes effect at once.
-  const key = crypto.createHash('sha256').update(`${tenantId}\n${JSON.stringify(rows)}`).digest('hex').slice(0, 16);
+  const key = crypto
+    .createHash('sha256')
+    .update(`${tenantId}\n${JSON.stringify(rows)}`)
+    .digest('hex')
+    .slice(0, 16);
   return getT(language, { key, resources });
 }
 
@@ -88,7 +109,14 @@ export async function setTranslationOverride(
  * length; a key reported again bumps its counter instead of adding a row.
  */
 export const missingKeysSchema = z
-  .record(z.string().min(1).max(300).regex(/^[\w.\-: ]+$/, 'keys may contain letters, digits, dots, dashes, colons and spaces'), z.string().max(2000))
+  .record(
+    z
+      .string()
+      .min(1)
+      .max(300)
+      .regex(/^[\w.\-: ]+$/, 'keys may contain letters, digits, dots, dashes, colons and spaces'),
+    z.string().max(2000),
+  )
   .refine((value) => Object.keys(value).length <= 100, { message: 'at most 100 keys per request' });
 
 export async function recordMissingKeys(
@@ -119,5 +147,11 @@ export async function listMissingKeys(
       'select language, namespace, key, fallback, times_reported from translation_missing_keys order by language, namespace, key',
     ),
   );
-  return rows.map((r) => ({ language: r.language, namespace: r.namespace, key: r.key, fallback: r.fallback, timesReported: r.times_reported }));
+  return rows.map((r) => ({
+    language: r.language,
+    namespace: r.namespace,
+    key: r.key,
+    fallback: r.fallback,
+    timesReported: r.times_reported,
+  }));
 }

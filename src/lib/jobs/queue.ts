@@ -47,15 +47,33 @@ export type EnqueueInput = {
 };
 
 /** A `jobs` row as COLUMNS reads it; the status check constraint and the JSON payload are narrowed. */
-type JobRow = Omit<JobsRow, 'heartbeat_at' | 'payload' | 'status'> & { payload: Record<string, unknown>; status: JobStatus };
+type JobRow = Omit<JobsRow, 'heartbeat_at' | 'payload' | 'status'> & {
+  payload: Record<string, unknown>;
+  status: JobStatus;
+};
 
 function toJob(row: JobRow): Job {
   return {
-    id: row.id, name: row.name, tenantId: row.tenant_id, payload: row.payload ?? {}, status: row.status,
-    priority: row.priority, runAt: row.run_at, attempts: row.attempts, maxAttempts: row.max_attempts,
-    dedupeKey: row.dedupe_key, lockedBy: row.locked_by, leaseUntil: row.lease_until, progressDone: row.progress_done,
-    progressTotal: row.progress_total, lastError: row.last_error, result: row.result, createdBy: row.created_by,
-    createdAt: row.created_at, startedAt: row.started_at, finishedAt: row.finished_at,
+    id: row.id,
+    name: row.name,
+    tenantId: row.tenant_id,
+    payload: row.payload ?? {},
+    status: row.status,
+    priority: row.priority,
+    runAt: row.run_at,
+    attempts: row.attempts,
+    maxAttempts: row.max_attempts,
+    dedupeKey: row.dedupe_key,
+    lockedBy: row.locked_by,
+    leaseUntil: row.lease_until,
+    progressDone: row.progress_done,
+    progressTotal: row.progress_total,
+    lastError: row.last_error,
+    result: row.result,
+    createdBy: row.created_by,
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
   };
 }
 
@@ -76,8 +94,14 @@ export async function enqueueJob(tx: Tx, input: EnqueueInput): Promise<{ job: Jo
      on conflict (dedupe_key) do nothing
      returning ${COLUMNS}`,
     [
-      input.name, input.tenantId ?? null, JSON.stringify(input.payload ?? {}), input.runAt ?? null,
-      input.maxAttempts ?? 5, input.priority ?? 100, input.dedupeKey ?? null, input.createdBy ?? null,
+      input.name,
+      input.tenantId ?? null,
+      JSON.stringify(input.payload ?? {}),
+      input.runAt ?? null,
+      input.maxAttempts ?? 5,
+      input.priority ?? 100,
+      input.dedupeKey ?? null,
+      input.createdBy ?? null,
     ],
   );
   if (inserted[0]) return { job: toJob(inserted[0]), isNew: true };
@@ -95,7 +119,10 @@ export async function getJob(db: Db, id: bigint | number | string): Promise<Job 
  * lease (its worker died). `for update skip locked` lets several servers claim concurrently without
  * ever handing one job to two of them. Each claim counts as an attempt.
  */
-export async function claimJobs(db: Db, input: { workerId: string; names: readonly string[]; limit: number; leaseMs: number }): Promise<Job[]> {
+export async function claimJobs(
+  db: Db,
+  input: { workerId: string; names: readonly string[]; limit: number; leaseMs: number },
+): Promise<Job[]> {
   if (input.limit <= 0 || input.names.length === 0) return [];
   const rows = await db.system((tx) =>
     tx.query<JobRow>(
@@ -111,7 +138,9 @@ export async function claimJobs(db: Db, input: { workerId: string; names: readon
          lease_until = now() + make_interval(secs => $4::double precision / 1000), heartbeat_at = now(),
          started_at = now(), last_error = case when j.status = 'running' then 'lease expired; reclaimed' else j.last_error end
        from picked where j.id = picked.id
-       returning ${COLUMNS.split(',').map((c) => `j.${c.trim()}`).join(', ')}`,
+       returning ${COLUMNS.split(',')
+         .map((c) => `j.${c.trim()}`)
+         .join(', ')}`,
       [input.names, input.limit, input.workerId, input.leaseMs],
     ),
   );
@@ -122,7 +151,12 @@ export async function claimJobs(db: Db, input: { workerId: string; names: readon
  * Extends the leases of the given jobs. Only rows still held by this worker change: a worker that
  * lost its lease (paused too long, reclaimed elsewhere) learns it from the missing ids.
  */
-export async function heartbeatJobs(db: Db, workerId: string, ids: readonly bigint[], leaseMs: number): Promise<bigint[]> {
+export async function heartbeatJobs(
+  db: Db,
+  workerId: string,
+  ids: readonly bigint[],
+  leaseMs: number,
+): Promise<bigint[]> {
   if (ids.length === 0) return [];
   const rows = await db.system((tx) =>
     tx.query<Pick<JobsRow, 'id'>>(
@@ -135,7 +169,14 @@ export async function heartbeatJobs(db: Db, workerId: string, ids: readonly bigi
 }
 
 /** Records progress (and renews the lease). Answers false when this worker no longer holds the job. */
-export async function reportProgress(db: Db, workerId: string, id: bigint, done: number | bigint, total: number | bigint, leaseMs: number): Promise<boolean> {
+export async function reportProgress(
+  db: Db,
+  workerId: string,
+  id: bigint,
+  done: number | bigint,
+  total: number | bigint,
+  leaseMs: number,
+): Promise<boolean> {
   const rows = await db.system((tx) =>
     tx.query(
       `update jobs set progress_done = $3, progress_total = $4, heartbeat_at = now(),
@@ -196,7 +237,10 @@ export async function failJob(
 /** Cancels a job that has not started yet. Answers whether it was cancelled. */
 export async function cancelJob(db: Db, id: bigint): Promise<boolean> {
   const rows = await db.system((tx) =>
-    tx.query(`update jobs set status = 'cancelled', finished_at = now() where id = $1 and status = 'queued' returning id`, [String(id)]),
+    tx.query(
+      `update jobs set status = 'cancelled', finished_at = now() where id = $1 and status = 'queued' returning id`,
+      [String(id)],
+    ),
   );
   return rows.length > 0;
 }

@@ -27,7 +27,10 @@ export type JobRuntime = { stop(): Promise<void> };
  * Starts the in-process worker and the scheduler (server boot). JOBS_ENABLED=0 turns both off,
  * e.g. for a web-only replica; the queue stays correct with any number of servers running them.
  */
-export async function startJobRuntime(db: Db, options: WorkerOptions & { schedulerIntervalMs?: number } = {}): Promise<JobRuntime> {
+export async function startJobRuntime(
+  db: Db,
+  options: WorkerOptions & { schedulerIntervalMs?: number } = {},
+): Promise<JobRuntime> {
   if (['0', 'false', 'no', 'off'].includes((process.env.JOBS_ENABLED ?? '').toLowerCase())) {
     logger.info('jobs disabled (JOBS_ENABLED)');
     return { async stop() {} };
@@ -43,7 +46,12 @@ export async function startJobRuntime(db: Db, options: WorkerOptions & { schedul
     logger.warn('list export jobs not registered at boot', { error });
   }
   const worker = startWorker(db, options);
-  const scheduler = startScheduler(db, { intervalMs: options.schedulerIntervalMs, onTick: (r) => { if (r.enqueued.length) worker.wake(); } });
+  const scheduler = startScheduler(db, {
+    intervalMs: options.schedulerIntervalMs,
+    onTick: (r) => {
+      if (r.enqueued.length) worker.wake();
+    },
+  });
   logger.info('jobs started', { worker: worker.id });
   return {
     async stop() {

@@ -16,7 +16,9 @@ export const JOBS_PRUNE_JOB = 'jobs.prune';
 /** The calendar date ('YYYY-MM-DD') at `now` in an IANA time zone. */
 export function localDate(now: Date, timeZone: string): string {
   try {
-    return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
+    return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(
+      now,
+    );
   } catch {
     // An unknown zone in a tenant row must not stop every tenant's close: fall back to UTC.
     return now.toISOString().slice(0, 10);
@@ -43,15 +45,29 @@ export async function schedulerTick(db: Db, now = new Date()): Promise<TickResul
     for (const t of tenants) {
       if (t.business_date < localDate(now, t.time_zone)) {
         await add(tx, enqueued, {
-          name: DAILY_CLOSE_JOB, tenantId: t.id, payload: { businessDate: t.business_date },
-          dedupeKey: `${DAILY_CLOSE_JOB}:${t.id}:${t.business_date}`, priority: 10, maxAttempts: 10,
+          name: DAILY_CLOSE_JOB,
+          tenantId: t.id,
+          payload: { businessDate: t.business_date },
+          dedupeKey: `${DAILY_CLOSE_JOB}:${t.id}:${t.business_date}`,
+          priority: 10,
+          maxAttempts: 10,
         });
       }
     }
     const hour = now.toISOString().slice(0, 13);
-    await add(tx, enqueued, { name: IDEMPOTENCY_CLEANUP_JOB, dedupeKey: `${IDEMPOTENCY_CLEANUP_JOB}:${hour}`, priority: 200, maxAttempts: 3 });
+    await add(tx, enqueued, {
+      name: IDEMPOTENCY_CLEANUP_JOB,
+      dedupeKey: `${IDEMPOTENCY_CLEANUP_JOB}:${hour}`,
+      priority: 200,
+      maxAttempts: 3,
+    });
     const day = now.toISOString().slice(0, 10);
-    await add(tx, enqueued, { name: JOBS_PRUNE_JOB, dedupeKey: `${JOBS_PRUNE_JOB}:${day}`, priority: 200, maxAttempts: 3 });
+    await add(tx, enqueued, {
+      name: JOBS_PRUNE_JOB,
+      dedupeKey: `${JOBS_PRUNE_JOB}:${day}`,
+      priority: 200,
+      maxAttempts: 3,
+    });
   });
   if (enqueued.length) logger.info('jobs scheduled', { jobs: enqueued });
   return { enqueued };
@@ -65,7 +81,10 @@ async function add(tx: Tx, enqueued: string[], input: Parameters<typeof enqueueJ
 export type Scheduler = { stop(): void };
 
 /** Ticks every intervalMs (default 30 s) plus once at start; errors are logged, never thrown. */
-export function startScheduler(db: Db, options: { intervalMs?: number; onTick?: (result: TickResult) => void } = {}): Scheduler {
+export function startScheduler(
+  db: Db,
+  options: { intervalMs?: number; onTick?: (result: TickResult) => void } = {},
+): Scheduler {
   let isStopped = false;
   const tick = () => {
     if (isStopped) return;

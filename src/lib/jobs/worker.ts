@@ -98,20 +98,31 @@ export function startWorker(db: Db, options: WorkerOptions = {}): Worker {
 
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
-      const timer = setTimeout(() => { wakeUp = undefined; resolve(); }, ms);
-      wakeUp = () => { clearTimeout(timer); wakeUp = undefined; resolve(); };
+      const timer = setTimeout(() => {
+        wakeUp = undefined;
+        resolve();
+      }, ms);
+      wakeUp = () => {
+        clearTimeout(timer);
+        wakeUp = undefined;
+        resolve();
+      };
     });
 
-  const heartbeat = setInterval(() => {
-    const ids = [...running.keys()];
-    if (ids.length === 0) return;
-    heartbeatJobs(db, id, ids, leaseMs)
-      .then((held) => {
-        const kept = new Set(held.map(String));
-        for (const jobId of ids) if (!kept.has(String(jobId))) running.get(jobId)?.controller.abort(new Error('lease lost'));
-      })
-      .catch((error) => logger.warn('job heartbeat failed', { worker: id, error }));
-  }, Math.max(50, Math.floor(leaseMs / 3)));
+  const heartbeat = setInterval(
+    () => {
+      const ids = [...running.keys()];
+      if (ids.length === 0) return;
+      heartbeatJobs(db, id, ids, leaseMs)
+        .then((held) => {
+          const kept = new Set(held.map(String));
+          for (const jobId of ids)
+            if (!kept.has(String(jobId))) running.get(jobId)?.controller.abort(new Error('lease lost'));
+        })
+        .catch((error) => logger.warn('job heartbeat failed', { worker: id, error }));
+    },
+    Math.max(50, Math.floor(leaseMs / 3)),
+  );
   heartbeat.unref();
 
   const run = (job: Job) => {
@@ -122,20 +133,40 @@ export function startWorker(db: Db, options: WorkerOptions = {}): Worker {
       try {
         if (!handler) throw new PermanentJobError(`no handler for job ${job.name}`);
         const result = await handler({
-          db, job, tenantId: job.tenantId, payload: job.payload, signal: controller.signal,
+          db,
+          job,
+          tenantId: job.tenantId,
+          payload: job.payload,
+          signal: controller.signal,
           async progress(doneCount, total) {
             const isHeld = await reportProgress(db, id, job.id, doneCount, total, leaseMs);
             if (!isHeld) controller.abort(new Error('lease lost'));
           },
         });
         await completeJob(db, id, job.id, result ?? null);
-        logger.info('job succeeded', { job: String(job.id), name: job.name, tenant: job.tenantId, ms: Date.now() - started });
+        logger.info('job succeeded', {
+          job: String(job.id),
+          name: job.name,
+          tenant: job.tenantId,
+          ms: Date.now() - started,
+        });
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
-        const status = await failJob(db, id, job, message, { isRetryable: isRetryable(error), backoffBaseMs: options.backoffBaseMs }).catch(
-          (failError) => { logger.error('job failure not recorded', { job: String(job.id), error: failError }); return null; },
-        );
-        logger.warn('job failed', { job: String(job.id), name: job.name, tenant: job.tenantId, attempt: job.attempts, next: status, error: message });
+        const status = await failJob(db, id, job, message, {
+          isRetryable: isRetryable(error),
+          backoffBaseMs: options.backoffBaseMs,
+        }).catch((failError) => {
+          logger.error('job failure not recorded', { job: String(job.id), error: failError });
+          return null;
+        });
+        logger.warn('job failed', {
+          job: String(job.id),
+          name: job.name,
+          tenant: job.tenantId,
+          attempt: job.attempts,
+          next: status,
+          error: message,
+        });
       } finally {
         running.delete(job.id);
         wakeUp?.();
@@ -183,7 +214,9 @@ export function startWorker(db: Db, options: WorkerOptions = {}): Worker {
       await loop;
       const pending = [...running.values()].map((r) => r.done);
       let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<void>((resolve) => { timer = setTimeout(resolve, timeoutMs); });
+      const timedOut = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+      });
       await Promise.race([Promise.all(pending), timedOut]);
       clearTimeout(timer);
       // Whatever still runs is abandoned: its lease expires and another worker (or the next start) retries it.

@@ -17,7 +17,10 @@ export type Actor = {
   language?: string | null;
 };
 
-export function actorFromPrincipal(principal: Principal, request: { ip?: string | null; requestId?: string | null } = {}): Actor {
+export function actorFromPrincipal(
+  principal: Principal,
+  request: { ip?: string | null; requestId?: string | null } = {},
+): Actor {
   return {
     tenantId: principal.tenantId,
     userId: principal.userId,

@@ -14,7 +14,13 @@ import { resolveScopeNodes } from '../tenancy/scope.ts';
 import { assertInScope } from '../auth/data-permissions.ts';
 import type { RefusalAudit } from '../auth/guard.ts';
 import { runCommand, type Command } from '../http/command.ts';
-import { requestFingerprint, requireIdempotencyKey, runIdempotent, type CommandAnswer, type IdempotencyOptions } from './idempotency.ts';
+import {
+  requestFingerprint,
+  requireIdempotencyKey,
+  runIdempotent,
+  type CommandAnswer,
+  type IdempotencyOptions,
+} from './idempotency.ts';
 
 /**
  * The HTTP glue of the lending /v1 endpoints, kept out of Astro so it can be tested with plain
@@ -40,11 +46,20 @@ async function dbOf(ctx: ApiContext): Promise<Db> {
   return ctx.db ?? getDb();
 }
 
-async function audit(db: Db, actor: Actor, entry: { action: string; objectType: string; objectId?: string | null; outcome: 'denied' | 'failed'; reason: string }) {
+async function audit(
+  db: Db,
+  actor: Actor,
+  entry: { action: string; objectType: string; objectId?: string | null; outcome: 'denied' | 'failed'; reason: string },
+) {
   try {
     await db.tenant(actor.tenantId, (tx) =>
       recordAudit(tx, {
-        tenantId: actor.tenantId, actorId: actor.userId, actorKind: actor.kind ?? 'user', ip: actor.ip, requestId: actor.requestId, ...entry,
+        tenantId: actor.tenantId,
+        actorId: actor.userId,
+        actorKind: actor.kind ?? 'user',
+        ip: actor.ip,
+        requestId: actor.requestId,
+        ...entry,
       }),
     );
   } catch {
@@ -58,7 +73,12 @@ function signedIn(ctx: ApiContext): { principal: Principal; actor: Actor } {
 }
 
 /** Writes the audit row of a command the guard refused for lack of permission. */
-export async function auditRefusal(db: Db, principal: Principal, request: { ip: string | null; requestId: string }, refused: RefusalAudit): Promise<void> {
+export async function auditRefusal(
+  db: Db,
+  principal: Principal,
+  request: { ip: string | null; requestId: string },
+  refused: RefusalAudit,
+): Promise<void> {
   const actor = actorFromPrincipal(principal, request);
   await audit(db, actor, { ...refused, outcome: 'denied', reason: 'You do not have permission to do this.' });
 }
@@ -96,7 +116,10 @@ const queues = new Map<string, Promise<unknown>>();
 export async function queueByKey<T>(key: string, fn: () => Promise<T>): Promise<T> {
   const previous = queues.get(key) ?? Promise.resolve();
   const run = previous.then(fn, fn);
-  const settled = run.then(() => undefined, () => undefined);
+  const settled = run.then(
+    () => undefined,
+    () => undefined,
+  );
   queues.set(key, settled);
   try {
     return await run;
@@ -137,16 +160,31 @@ export async function moneyCommand<B>(ctx: ApiContext, spec: MoneyCommandSpec<B>
     const url = new URL(ctx.request.url);
     const fingerprint = requestFingerprint(ctx.request.method, url.pathname, raw);
     const a = actor;
-    const execute = () => runIdempotent(db, { tenantId: a.tenantId, userId: a.userId }, key, fingerprint, async (tx) => {
-      await assertVisible(tx, principal, spec);
-      return spec.run(tx, a, body);
-    }, ctx.idempotency);
+    const execute = () =>
+      runIdempotent(
+        db,
+        { tenantId: a.tenantId, userId: a.userId },
+        key,
+        fingerprint,
+        async (tx) => {
+          await assertVisible(tx, principal, spec);
+          return spec.run(tx, a, body);
+        },
+        ctx.idempotency,
+      );
     // Commands on one loan queue up in this process before taking a pooled connection: they would
     // wait on the loan's row lock anyway, and waiting there would hold connections others need.
     // Across processes the row lock (select … for update) is what keeps them one at a time.
-    const result = spec.loanId !== undefined ? await queueByKey(`${a.tenantId}:${spec.loanId}`, execute) : await execute();
+    const result =
+      spec.loanId !== undefined ? await queueByKey(`${a.tenantId}:${spec.loanId}`, execute) : await execute();
     if (result.status >= 400 && !result.isReplayed) {
-      await audit(db, a, { action: spec.action, objectType: spec.objectType, objectId: spec.objectId, outcome: result.status === 403 ? 'denied' : 'failed', reason: result.body });
+      await audit(db, a, {
+        action: spec.action,
+        objectType: spec.objectType,
+        objectId: spec.objectId,
+        outcome: result.status === 403 ? 'denied' : 'failed',
+        reason: result.body,
+      });
     }
     const headers = new Headers({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
     if (result.isReplayed) headers.set('Idempotent-Replayed', 'true');
@@ -158,7 +196,10 @@ export async function moneyCommand<B>(ctx: ApiContext, spec: MoneyCommandSpec<B>
     if (who) {
       const status = error instanceof AppError ? error.status : 500;
       await audit(db, who, {
-        action: spec.action, objectType: spec.objectType, objectId: spec.objectId, outcome: status === 403 ? 'denied' : 'failed',
+        action: spec.action,
+        objectType: spec.objectType,
+        objectId: spec.objectId,
+        outcome: status === 403 ? 'denied' : 'failed',
         reason: error instanceof Error ? error.message : String(error),
       });
     }
@@ -179,13 +220,19 @@ export async function mutation<B>(ctx: ApiContext, spec: MoneyCommandSpec<B>): P
       await assertVisible(tx, auth.principal, spec);
       return spec.run(tx, a, body);
     });
-    return new Response(stringify(answer.body), { status: answer.status, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } });
+    return new Response(stringify(answer.body), {
+      status: answer.status,
+      headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
+    });
   } catch (error) {
     const who = actor ?? (error as { actor?: Actor }).actor;
     if (who) {
       const status = error instanceof AppError ? error.status : 500;
       await audit(db, who, {
-        action: spec.action, objectType: spec.objectType, objectId: spec.objectId, outcome: status === 403 ? 'denied' : 'failed',
+        action: spec.action,
+        objectType: spec.objectType,
+        objectId: spec.objectId,
+        outcome: status === 403 ? 'denied' : 'failed',
         reason: error instanceof Error ? error.message : String(error),
       });
     }
@@ -201,7 +248,11 @@ export async function mutation<B>(ctx: ApiContext, spec: MoneyCommandSpec<B>): P
 export async function commandEndpoint<I, O>(
   ctx: ApiContext,
   command: Command<I, O>,
-  spec: { objectId?: string | null; input?: (body: unknown) => unknown; answer: (output: O) => { status: number; body: unknown } },
+  spec: {
+    objectId?: string | null;
+    input?: (body: unknown) => unknown;
+    answer: (output: O) => { status: number; body: unknown };
+  },
 ): Promise<Response> {
   try {
     const principal = requirePrincipal(ctx.principal);
@@ -210,9 +261,16 @@ export async function commandEndpoint<I, O>(
       const body = await readBody(ctx.request);
       return spec.input ? spec.input(body) : body;
     };
-    const output = await runCommand({ db: await dbOf(ctx), actor, permissionSubject: principal, objectId: spec.objectId, language: ctx.language }, command, readInput);
+    const output = await runCommand(
+      { db: await dbOf(ctx), actor, permissionSubject: principal, objectId: spec.objectId, language: ctx.language },
+      command,
+      readInput,
+    );
     const reply = spec.answer(output);
-    return new Response(stringify(reply.body), { status: reply.status, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } });
+    return new Response(stringify(reply.body), {
+      status: reply.status,
+      headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
+    });
   } catch (error) {
     return errorResponse(error, ctx.requestId, ctx.language);
   }
@@ -252,7 +310,11 @@ export async function loanAnswer(tx: Tx, status: number, transaction: unknown, l
 }
 
 /** Builds the ApiContext from an Astro endpoint context (structural type: no Astro import here). */
-export function apiContext(context: { request: Request; locals: { principal?: Principal; requestId: string; language?: Language }; clientAddress?: string }): ApiContext {
+export function apiContext(context: {
+  request: Request;
+  locals: { principal?: Principal; requestId: string; language?: Language };
+  clientAddress?: string;
+}): ApiContext {
   let direct: string | undefined;
   try {
     direct = context.clientAddress;
@@ -260,7 +322,10 @@ export function apiContext(context: { request: Request; locals: { principal?: Pr
     direct = undefined; // not available for prerendered or internal requests
   }
   return {
-    request: context.request, principal: context.locals.principal, requestId: context.locals.requestId,
-    ip: clientIp(direct, context.request.headers.get('x-forwarded-for')), language: context.locals.language,
+    request: context.request,
+    principal: context.locals.principal,
+    requestId: context.locals.requestId,
+    ip: clientIp(direct, context.request.headers.get('x-forwarded-for')),
+    language: context.locals.language,
   };
 }

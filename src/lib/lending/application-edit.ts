@@ -24,12 +24,21 @@ import { need } from '../auth/permissions.ts';
  * What /loans/loan-applications/edit/:customerId/:loanId shows and saves. The customer must be in
  * the user's data permissions and the loan must be that customer's application loan; otherwise 404.
  */
-async function findApplication(tx: Tx, principal: Pick<Principal, 'isAdmin' | 'dataPermissions'>, customerId: string, loanId: string) {
-  if (!isUuid(customerId) || !isUuid(loanId)) throw new AppError('NOT_FOUND', 'Loan application not found', { field: 'loanId' });
+async function findApplication(
+  tx: Tx,
+  principal: Pick<Principal, 'isAdmin' | 'dataPermissions'>,
+  customerId: string,
+  loanId: string,
+) {
+  if (!isUuid(customerId) || !isUuid(loanId))
+    throw new AppError('NOT_FOUND', 'Loan application not found', { field: 'loanId' });
   if (!(await isCustomerInScope(tx, customerId, await resolveScopeNodes(tx, principal, null)))) {
     throw new AppError('NOT_FOUND', 'Loan application not found', { field: 'loanId' });
   }
-  const rows = await tx.query<ApplicationRow>(`select * from loan_applications where loan_id = $1 and customer_id = $2`, [loanId, customerId]);
+  const rows = await tx.query<ApplicationRow>(
+    `select * from loan_applications where loan_id = $1 and customer_id = $2`,
+    [loanId, customerId],
+  );
   if (!rows[0]) throw new AppError('NOT_FOUND', 'Loan application not found', { field: 'loanId' });
   return { ...rows[0], currency: currencyCode(rows[0].currency) };
 }
@@ -39,14 +48,20 @@ export async function loadApplicationEdit(db: Db, principal: Principal, customer
     const application = await findApplication(tx, principal, customerId, loanId);
     const customer = await getCustomer(tx, customerId);
     const product = await getProduct(tx, application.product_id);
-    const edit = dryRunApplication(application.status, await applicationContext(tx, actorFromPrincipal(principal), application)).find((e) => e.action === 'edit');
+    const edit = dryRunApplication(
+      application.status,
+      await applicationContext(tx, actorFromPrincipal(principal), application),
+    ).find((e) => e.action === 'edit');
     return {
       customer: { firstName: customer.first_name, lastName: customer.last_name },
       application: applicationJson(application),
       product: {
-        name: product.name, currency: currencyCode(product.currency),
-        minPrincipal: toDecimalString(fromMinor(product.min_principal, product.currency)), maxPrincipal: toDecimalString(fromMinor(product.max_principal, product.currency)),
-        minRepayments: product.min_repayments, maxRepayments: product.max_repayments,
+        name: product.name,
+        currency: currencyCode(product.currency),
+        minPrincipal: toDecimalString(fromMinor(product.min_principal, product.currency)),
+        maxPrincipal: toDecimalString(fromMinor(product.max_principal, product.currency)),
+        minRepayments: product.min_repayments,
+        maxRepayments: product.max_repayments,
       },
       canEdit: edit?.allowed === true,
       businessDate: await businessDate(tx, principal.tenantId),
@@ -63,11 +78,19 @@ const COLUMN_FIELDS = new Set(['expectedDisbursementDate']);
 
 /** Form fields of the application as text (the built-in form has `purpose`; other stored string fields are kept editable). */
 export function editableFormFields(formData: Record<string, unknown>): string[] {
-  const keys = Object.keys(formData).filter((k) => typeof formData[k] === 'string' && /^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(k) && !COLUMN_FIELDS.has(k));
+  const keys = Object.keys(formData).filter(
+    (k) => typeof formData[k] === 'string' && /^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(k) && !COLUMN_FIELDS.has(k),
+  );
   return keys.includes('purpose') ? keys : ['purpose', ...keys];
 }
 
-export type ApplicationEditInput = { principal: string; numberOfRepayments: string; expectedVersion: string; expectedDisbursementDate?: string; fields: Record<string, string> };
+export type ApplicationEditInput = {
+  principal: string;
+  numberOfRepayments: string;
+  expectedVersion: string;
+  expectedDisbursementDate?: string;
+  fields: Record<string, string>;
+};
 
 export async function saveApplicationEdit(
   db: Db,
@@ -78,24 +101,41 @@ export async function saveApplicationEdit(
   request: { ip?: string | null; requestId?: string | null; language?: Language } = {},
 ) {
   const actor = actorFromPrincipal(principal, { ip: request.ip, requestId: request.requestId });
-  return db.tenant(principal.tenantId, (tx) => saveApplicationEditIn(tx, actor, customerId, loanId, input, request.language ?? 'en'));
+  return db.tenant(principal.tenantId, (tx) =>
+    saveApplicationEditIn(tx, actor, customerId, loanId, input, request.language ?? 'en'),
+  );
 }
 
-async function saveApplicationEditIn(tx: Tx, actor: Actor, customerId: string, loanId: string, input: ApplicationEditInput, language: Language) {
+async function saveApplicationEditIn(
+  tx: Tx,
+  actor: Actor,
+  customerId: string,
+  loanId: string,
+  input: ApplicationEditInput,
+  language: Language,
+) {
   // The one money parser; French users may type a decimal comma ("1200,50").
   const amount = checkAmountText(input.principal, { decimalComma: language === 'fr' });
   if (!amount.ok) throw validationError('principal', amount.problem.key, amount.problem.params);
   if (!/^\d{1,4}$/.test(input.numberOfRepayments.trim())) throw validationError('numberOfRepayments', 'number.whole');
   const repayments = Number(input.numberOfRepayments);
   const version = /^\d+$/.test(input.expectedVersion) ? Number(input.expectedVersion) : undefined;
-  const application = await findApplication(tx, { isAdmin: actor.isAdmin, dataPermissions: actor.dataPermissions ?? [] }, customerId, loanId);
+  const application = await findApplication(
+    tx,
+    { isAdmin: actor.isAdmin, dataPermissions: actor.dataPermissions ?? [] },
+    customerId,
+    loanId,
+  );
   const { expectedDisbursementDate: _legacy, ...stored } = application.form_data as Record<string, unknown>;
   const formData: Record<string, unknown> = { ...stored };
   for (const [key, value] of Object.entries(input.fields)) {
     if (editableFormFields(application.form_data).includes(key)) formData[key] = value.trim().slice(0, 2000);
   }
   return editApplication(tx, actor, loanId, {
-    principal: amount.text, numberOfRepayments: repayments, formData, expectedVersion: version,
+    principal: amount.text,
+    numberOfRepayments: repayments,
+    formData,
+    expectedVersion: version,
     expectedDisbursementDate: input.expectedDisbursementDate,
   });
 }
@@ -106,10 +146,18 @@ async function saveApplicationEditIn(tx: Tx, actor: Actor, customerId: string, l
  * JSON numbers and runs editApplicationById).
  */
 export const editApplicationFromFormCommand = defineCommand({
-  action: 'application.edit', objectType: 'loan_application', permission: need('loans.offers.request_loan'),
+  action: 'application.edit',
+  objectType: 'loan_application',
+  permission: need('loans.offers.request_loan'),
   input: z.object({
-    customerId: z.string(), loanId: z.string(), principal: z.string().max(10_000), numberOfRepayments: z.string().max(10_000), expectedVersion: z.string().max(10_000),
-    expectedDisbursementDate: z.string().max(10_000).optional(), fields: z.record(z.string(), z.string().max(10_000)),
+    customerId: z.string(),
+    loanId: z.string(),
+    principal: z.string().max(10_000),
+    numberOfRepayments: z.string().max(10_000),
+    expectedVersion: z.string().max(10_000),
+    expectedDisbursementDate: z.string().max(10_000).optional(),
+    fields: z.record(z.string(), z.string().max(10_000)),
   }),
-  run: (tx, actor, { customerId, loanId, ...input }, request) => saveApplicationEditIn(tx, actor, customerId, loanId, input, request.language),
+  run: (tx, actor, { customerId, loanId, ...input }, request) =>
+    saveApplicationEditIn(tx, actor, customerId, loanId, input, request.language),
 });

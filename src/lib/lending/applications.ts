@@ -11,11 +11,24 @@ import { isInNodes } from '../auth/data-permissions.ts';
 export function applicationJson(row: ApplicationRow) {
   const principal = fromMinor(row.principal, row.currency);
   return {
-    id: row.id, status: row.status, customerId: row.customer_id, productId: row.product_id, offerId: row.offer_id, loanId: row.loan_id,
-    currency: principal.currency, principal: toDecimalString(principal), numberOfRepayments: row.number_of_repayments,
-    annualInterestRate: row.annual_interest_rate, expectedDisbursementDate: row.expected_disbursement_date,
-    submittedBy: row.submitted_by, submittedAt: row.submitted_at, decidedBy: row.decided_by, decidedAt: row.decided_at,
-    decisionNote: row.decision_note, formData: row.form_data, version: row.version,
+    id: row.id,
+    status: row.status,
+    customerId: row.customer_id,
+    productId: row.product_id,
+    offerId: row.offer_id,
+    loanId: row.loan_id,
+    currency: principal.currency,
+    principal: toDecimalString(principal),
+    numberOfRepayments: row.number_of_repayments,
+    annualInterestRate: row.annual_interest_rate,
+    expectedDisbursementDate: row.expected_disbursement_date,
+    submittedBy: row.submitted_by,
+    submittedAt: row.submitted_at,
+    decidedBy: row.decided_by,
+    decidedAt: row.decided_at,
+    decisionNote: row.decision_note,
+    formData: row.form_data,
+    version: row.version,
   };
 }
 
@@ -28,7 +41,9 @@ export async function getApplicationView(tx: Tx, actor: Actor, applicationId: st
   return {
     ...applicationJson(rows[0]),
     actions: dryRunApplication(rows[0].status, context).map((e) => ({
-      action: e.action, allowed: e.allowed, ...(e.reason ? { reason: e.reason.code, message: e.reason.message } : {}),
+      action: e.action,
+      allowed: e.allowed,
+      ...(e.reason ? { reason: e.reason.code, message: e.reason.message } : {}),
     })),
   };
 }
@@ -40,14 +55,21 @@ function applicationScopeSql(param: string): string {
 }
 
 /** Whether the application's customer is inside the hierarchy scope (null nodes = unrestricted); unknown ids are not. */
-export async function isApplicationInScope(tx: Tx, applicationId: string, scopeNodes: string[] | null): Promise<boolean> {
+export async function isApplicationInScope(
+  tx: Tx,
+  applicationId: string,
+  scopeNodes: string[] | null,
+): Promise<boolean> {
   if (!isUuid(applicationId)) return false;
   if (scopeNodes === null) return true;
   return isInNodes(tx, 'application', applicationId, scopeNodes);
 }
 
 /** Applications newest first; `scopeNodes` (hierarchy data permissions, null = all) restricts them to the caller's customers. */
-export async function listApplications(tx: Tx, query: { status?: string; limit?: number; scopeNodes?: string[] | null }) {
+export async function listApplications(
+  tx: Tx,
+  query: { status?: string; limit?: number; scopeNodes?: string[] | null },
+) {
   if (query.status && !(APPLICATION_STATUSES as readonly string[]).includes(query.status)) {
     throw new AppError('BAD_REQUEST', `status must be one of ${APPLICATION_STATUSES.join(', ')}`, { field: 'status' });
   }

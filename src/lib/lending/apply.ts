@@ -1,7 +1,14 @@
 import { AppError } from '../errors/app-error.ts';
 import { allocatePayment } from '../schedule/index.ts';
 import type { AllocationStrategyCode } from '../schedule/types.ts';
-import { outstandingOf, settle, toOutstandingInstallments, ZERO, type Components, type InstallmentRow } from './installments.ts';
+import {
+  outstandingOf,
+  settle,
+  toOutstandingInstallments,
+  ZERO,
+  type Components,
+  type InstallmentRow,
+} from './installments.ts';
 import type { TransactionRow } from './loans.ts';
 
 /**
@@ -12,7 +19,12 @@ import type { TransactionRow } from './loans.ts';
 export type Applied = Components & { overpayment: bigint };
 
 /** A payment allocated by the product's strategy (the schedule engine's allocatePayment); excess is overpayment. */
-export function applyRepayment(rows: InstallmentRow[], amount: bigint, date: string, strategy: AllocationStrategyCode): Applied {
+export function applyRepayment(
+  rows: InstallmentRow[],
+  amount: bigint,
+  date: string,
+  strategy: AllocationStrategyCode,
+): Applied {
   const result = allocatePayment({ installments: toOutstandingInstallments(rows), amount, date, strategy });
   const byNumber = new Map(rows.map((r) => [r.number, r]));
   for (const part of result.parts) {
@@ -24,21 +36,36 @@ export function applyRepayment(rows: InstallmentRow[], amount: bigint, date: str
     row.penalty_paid += part.penalties;
   }
   for (const row of rows) settle(row, date);
-  return { principal: result.principal, interest: result.interest, fees: result.fees, penalties: result.penalties, overpayment: result.excess };
+  return {
+    principal: result.principal,
+    interest: result.interest,
+    fees: result.fees,
+    penalties: result.penalties,
+    overpayment: result.excess,
+  };
 }
 
 /**
  * Waives up to `amounts` of interest / fees / penalties, oldest installment first. Asking for more
  * than is outstanding is refused (a waiver forgives what is owed, never more).
  */
-export function applyWaiver(rows: InstallmentRow[], amounts: Pick<Components, 'interest' | 'fees' | 'penalties'>, date: string): Applied {
+export function applyWaiver(
+  rows: InstallmentRow[],
+  amounts: Pick<Components, 'interest' | 'fees' | 'penalties'>,
+  date: string,
+): Applied {
   let { interest, fees, penalties } = amounts;
-  const left = rows.reduce((s, r) => {
-    const o = outstandingOf(r);
-    return { interest: s.interest + o.interest, fees: s.fees + o.fees, penalties: s.penalties + o.penalties };
-  }, { interest: 0n, fees: 0n, penalties: 0n });
+  const left = rows.reduce(
+    (s, r) => {
+      const o = outstandingOf(r);
+      return { interest: s.interest + o.interest, fees: s.fees + o.fees, penalties: s.penalties + o.penalties };
+    },
+    { interest: 0n, fees: 0n, penalties: 0n },
+  );
   if (interest > left.interest || fees > left.fees || penalties > left.penalties) {
-    throw new AppError('CONFLICT', 'The waiver is larger than what is outstanding', { details: { reason: 'waiver_exceeds_outstanding' } });
+    throw new AppError('CONFLICT', 'The waiver is larger than what is outstanding', {
+      details: { reason: 'waiver_exceeds_outstanding' },
+    });
   }
   for (const row of rows) {
     const o = outstandingOf(row);
@@ -53,7 +80,13 @@ export function applyWaiver(rows: InstallmentRow[], amounts: Pick<Components, 'i
     penalties -= p;
     settle(row, date);
   }
-  return { principal: 0n, interest: amounts.interest, fees: amounts.fees, penalties: amounts.penalties, overpayment: 0n };
+  return {
+    principal: 0n,
+    interest: amounts.interest,
+    fees: amounts.fees,
+    penalties: amounts.penalties,
+    overpayment: 0n,
+  };
 }
 
 /** Writes off everything still outstanding on every installment. */
@@ -75,9 +108,18 @@ export function applyWriteOff(rows: InstallmentRow[], date: string): Applied {
 }
 
 /** Adds a fee or penalty to one installment's dues (negative `amount` removes it again on reversal). */
-export function applyCharge(rows: InstallmentRow[], installmentNumber: number, kind: 'fee' | 'penalty', amount: bigint, date: string): void {
+export function applyCharge(
+  rows: InstallmentRow[],
+  installmentNumber: number,
+  kind: 'fee' | 'penalty',
+  amount: bigint,
+  date: string,
+): void {
   const row = rows.find((r) => r.number === installmentNumber);
-  if (!row) throw new AppError('BAD_REQUEST', `installment ${installmentNumber} does not exist on this loan`, { field: 'installmentNumber' });
+  if (!row)
+    throw new AppError('BAD_REQUEST', `installment ${installmentNumber} does not exist on this loan`, {
+      field: 'installmentNumber',
+    });
   if (kind === 'fee') row.fee_due += amount;
   else row.penalty_due += amount;
   if (row.fee_due < 0n || row.penalty_due < 0n) throw new AppError('INTERNAL', 'charge reversal below zero');
@@ -99,15 +141,22 @@ export function replay(rows: InstallmentRow[], live: TransactionRow[], strategy:
   for (const t of live) {
     if (t.type === 'REPAYMENT') credit += applyRepayment(rows, t.amount, t.transaction_date, strategy).overpayment;
     else if (t.type === 'WAIVE_INTEREST' || t.type === 'WAIVE_CHARGES') {
-      applyWaiver(rows, { interest: t.interest_portion, fees: t.fee_portion, penalties: t.penalty_portion }, t.transaction_date);
+      applyWaiver(
+        rows,
+        { interest: t.interest_portion, fees: t.fee_portion, penalties: t.penalty_portion },
+        t.transaction_date,
+      );
     } else if (t.type === 'WRITE_OFF') applyWriteOff(rows, t.transaction_date);
     else if (t.type === 'CREDIT_BALANCE_REFUND') {
       credit -= t.amount;
       if (credit < 0n) {
-        throw new AppError('CONFLICT', 'Reverse the credit balance refund first', { details: { reason: 'refund_first' } });
+        throw new AppError('CONFLICT', 'Reverse the credit balance refund first', {
+          details: { reason: 'refund_first' },
+        });
       }
     }
   }
-  for (const row of rows) if (row.obligations_met_on === null) settle(row, live.at(-1)?.transaction_date ?? row.due_date);
+  for (const row of rows)
+    if (row.obligations_met_on === null) settle(row, live.at(-1)?.transaction_date ?? row.due_date);
   return credit;
 }

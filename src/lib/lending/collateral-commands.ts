@@ -16,21 +16,29 @@ const fields = { type: text, description: text.default(''), value: text, valuati
 
 /** Records a collateral for a customer in the caller's scope, in the tenant's currency. */
 export const createCollateralCommand = defineCommand({
-  action: 'collateral.create', objectType: 'collateral', permission: need('loans.collaterals.add'),
+  action: 'collateral.create',
+  objectType: 'collateral',
+  permission: need('loans.collaterals.add'),
   input: z.object({ customerId: text, ...fields }),
   run: async (tx, actor, input, request) => {
     const { currency, businessDate } = await tenantMoneyDay(tx, actor.tenantId);
     const parsed = parseCollateralEdit(input, currency, businessDate, request.language);
     return createCollateral(tx, actor, {
-      customerId: input.customerId, type: parsed.type, description: parsed.description, currency,
-      value: formatMinor(parsed.value, currencyDigits(currency)), valuationDate: parsed.valuationDate,
+      customerId: input.customerId,
+      type: parsed.type,
+      description: parsed.description,
+      currency,
+      value: formatMinor(parsed.value, currencyDigits(currency)),
+      valuationDate: parsed.valuationDate,
     });
   },
 });
 
 /** Changes a collateral's type, description, value and valuation date. */
 export const updateCollateralCommand = defineCommand({
-  action: 'collateral.update', objectType: 'collateral', permission: need('loans.collaterals.edit'),
+  action: 'collateral.update',
+  objectType: 'collateral',
+  permission: need('loans.collaterals.edit'),
   input: z.object({ collateralId: text, ...fields }),
   run: async (tx, actor, { collateralId, ...edit }, request) => {
     const { businessDate } = await tenantMoneyDay(tx, actor.tenantId);
@@ -41,7 +49,9 @@ export const updateCollateralCommand = defineCommand({
 
 /** Pledges a collateral to a loan of the same customer. */
 export const linkCollateralCommand = defineCommand({
-  action: 'collateral.link', objectType: 'collateral', permission: need('loans.collaterals.edit'),
+  action: 'collateral.link',
+  objectType: 'collateral',
+  permission: need('loans.collaterals.edit'),
   input: z.object({ collateralId: text, loanId: text }),
   run: async (tx, actor, input) => {
     await linkCollateral(tx, actor, input.loanId, input.collateralId);
@@ -51,7 +61,9 @@ export const linkCollateralCommand = defineCommand({
 
 /** Deletes a collateral that secures no active loan. */
 export const deleteCollateralCommand = defineCommand({
-  action: 'collateral.delete', objectType: 'collateral', permission: need('loans.collaterals.delete'),
+  action: 'collateral.delete',
+  objectType: 'collateral',
+  permission: need('loans.collaterals.delete'),
   input: z.object({ collateralId: text }),
   run: async (tx, actor, input) => {
     await deleteCollateral(tx, actor, input.collateralId);

@@ -11,16 +11,32 @@ export type CollateralRow = CollateralsRow;
 export async function createCollateral(
   tx: Tx,
   actor: Actor,
-  input: { customerId: string; type: string; description?: string; currency: string; value: string | bigint; valuationDate: string },
+  input: {
+    customerId: string;
+    type: string;
+    description?: string;
+    currency: string;
+    value: string | bigint;
+    valuationDate: string;
+  },
 ): Promise<CollateralRow> {
   assertUuid(input.customerId, 'customerId');
   await assertPlacementInScope(tx, actor, { customerId: input.customerId });
   if (!input.type.trim()) throw new AppError('BAD_REQUEST', 'type is required', { field: 'type' });
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(input.valuationDate)) throw new AppError('BAD_REQUEST', 'valuationDate must be a date YYYY-MM-DD', { field: 'valuationDate' });
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(input.valuationDate))
+    throw new AppError('BAD_REQUEST', 'valuationDate must be a date YYYY-MM-DD', { field: 'valuationDate' });
   const { minor: value, currency } = positiveAmount(input.value, input.currency, 'value');
   const [row] = await tx.query<CollateralRow>(
     `insert into collaterals (tenant_id, customer_id, type, description, currency, value, valuation_date) values ($1, $2, $3, $4, $5, $6, $7) returning *`,
-    [actor.tenantId, input.customerId, input.type.trim(), input.description ?? '', currency, value, input.valuationDate],
+    [
+      actor.tenantId,
+      input.customerId,
+      input.type.trim(),
+      input.description ?? '',
+      currency,
+      value,
+      input.valuationDate,
+    ],
   );
   await auditSuccess(tx, actor, 'collateral.create', 'collateral', row.id, null, { type: row.type, value, currency });
   return row;
@@ -40,7 +56,10 @@ export async function linkCollateral(tx: Tx, actor: Actor, loanId: string, colla
   if (rows[0].loan_customer !== rows[0].collateral_customer) {
     throw new AppError('BAD_REQUEST', 'The collateral belongs to another customer', { field: 'collateralId' });
   }
-  await tx.query(`insert into loan_collaterals (tenant_id, loan_id, collateral_id) values ($1, $2, $3) on conflict do nothing`, [actor.tenantId, loanId, collateralId]);
+  await tx.query(
+    `insert into loan_collaterals (tenant_id, loan_id, collateral_id) values ($1, $2, $3) on conflict do nothing`,
+    [actor.tenantId, loanId, collateralId],
+  );
   await auditSuccess(tx, actor, 'collateral.link', 'loan', loanId, null, { collateralId });
 }
 
@@ -57,5 +76,7 @@ export type CollateralLoanChoice = { id: string; account_no: string; status: str
 export function loansForCollateral(tx: Tx, customerId: string, collateralId: string): Promise<CollateralLoanChoice[]> {
   return tx.query<CollateralLoanChoice>(
     `select l.id, l.account_no, l.status, exists (select 1 from loan_collaterals lc where lc.loan_id = l.id and lc.collateral_id = $2) as linked
-       from loans l where l.customer_id = $1 order by l.submitted_on desc`, [customerId, collateralId]);
+       from loans l where l.customer_id = $1 order by l.submitted_on desc`,
+    [customerId, collateralId],
+  );
 }

@@ -11,11 +11,17 @@ import { need } from '../auth/permissions.ts';
 const input = z.object({ customerId: z.string(), reason: z.string().min(1).max(1000) });
 
 export const optInCustomerCommand = defineCommand({
-  action: 'customer.opt_in', objectType: 'customer', permission: need('loans.customers.opt_in'), input,
+  action: 'customer.opt_in',
+  objectType: 'customer',
+  permission: need('loans.customers.opt_in'),
+  input,
   run: (tx, actor, { customerId, reason }) => setCustomerOptIn(tx, actor, customerId, 'opted_in', reason),
 });
 
 export const optOutCustomerCommand = defineCommand({
-  action: 'customer.opt_out', objectType: 'customer', permission: need('loans.customers.opt_out'), input,
+  action: 'customer.opt_out',
+  objectType: 'customer',
+  permission: need('loans.customers.opt_out'),
+  input,
   run: (tx, actor, { customerId, reason }) => setCustomerOptIn(tx, actor, customerId, 'opted_out', reason),
 });

@@ -49,10 +49,14 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 export function requireIdempotencyKey(value: string | null | undefined): string {
   const key = value?.trim().replace(/^"(.*)"$/, '$1');
   if (!key) {
-    throw new AppError('BAD_REQUEST', 'The Idempotency-Key header is required for this operation', { field: 'Idempotency-Key' });
+    throw new AppError('BAD_REQUEST', 'The Idempotency-Key header is required for this operation', {
+      field: 'Idempotency-Key',
+    });
   }
   if (!KEY_PATTERN.test(key)) {
-    throw new AppError('BAD_REQUEST', 'The Idempotency-Key header must be 1 to 255 visible ASCII characters', { field: 'Idempotency-Key' });
+    throw new AppError('BAD_REQUEST', 'The Idempotency-Key header must be 1 to 255 visible ASCII characters', {
+      field: 'Idempotency-Key',
+    });
   }
   return key;
 }
@@ -61,22 +65,32 @@ export function requireIdempotencyKey(value: string | null | undefined): string 
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
-    return `{${Object.keys(value as object).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(value as object)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return stringify(value ?? null);
 }
 
 /** Fingerprint of a request: method, path and canonical body. */
 export function requestFingerprint(method: string, path: string, body: unknown): string {
-  return crypto.createHash('sha256').update(`${method.toUpperCase()} ${path}\n${canonical(body)}`).digest('hex');
+  return crypto
+    .createHash('sha256')
+    .update(`${method.toUpperCase()} ${path}\n${canonical(body)}`)
+    .digest('hex');
 }
 
-type KeyRow = Pick<IdempotencyKeysRow, 'id' | 'request_hash' | 'response_status' | 'response_body'> & { status: 'in_flight' | 'completed' };
+type KeyRow = Pick<IdempotencyKeysRow, 'id' | 'request_hash' | 'response_status' | 'response_body'> & {
+  status: 'in_flight' | 'completed';
+};
 
 const PG_LOCK_NOT_AVAILABLE = '55P03';
 
 function stillInFlight(): AppError {
-  return new AppError('CONFLICT', 'A request with this Idempotency-Key is still being processed; retry later', { field: 'Idempotency-Key' });
+  return new AppError('CONFLICT', 'A request with this Idempotency-Key is still being processed; retry later', {
+    field: 'Idempotency-Key',
+  });
 }
 
 /**
@@ -84,7 +98,13 @@ function stillInFlight(): AppError {
  * is this transaction's until it commits or rolls back. Waiting on another transaction's row is
  * bounded by `lock_timeout` (that transaction is a request still running in another process).
  */
-async function claim(tx: Tx, scope: IdempotencyScope, key: string, hash: string, waitMs: number): Promise<{ claimedId: string } | { existing: KeyRow }> {
+async function claim(
+  tx: Tx,
+  scope: IdempotencyScope,
+  key: string,
+  hash: string,
+  waitMs: number,
+): Promise<{ claimedId: string } | { existing: KeyRow }> {
   const [{ previous }] = await tx.query<{ previous: string }>(
     `select current_setting('lock_timeout') as previous, set_config('lock_timeout', $1, true) as _set`,
     [`${Math.max(1, Math.round(waitMs))}ms`],
@@ -115,7 +135,9 @@ async function claim(tx: Tx, scope: IdempotencyScope, key: string, hash: string,
 
 function replayOrRefuse(row: KeyRow, hash: string): IdempotentResult {
   if (row.request_hash !== hash) {
-    throw new AppError('UNPROCESSABLE', 'This Idempotency-Key was already used with a different request', { field: 'Idempotency-Key' });
+    throw new AppError('UNPROCESSABLE', 'This Idempotency-Key was already used with a different request', {
+      field: 'Idempotency-Key',
+    });
   }
   return { status: row.response_status!, body: row.response_body!, isReplayed: true };
 }
@@ -130,7 +152,13 @@ async function storeAnswer(tx: Tx, id: string, status: number, body: string): Pr
 /** A refusal that is the answer to this request, kept so a retry with the key gets the same one. */
 function storableRefusal(error: unknown): AppError | null {
   const appError = error instanceof AppError ? error : null;
-  return appError && appError.status >= 400 && appError.status < 500 && appError.status !== 409 && !isRetryableTxError(error) ? appError : null;
+  return appError &&
+    appError.status >= 400 &&
+    appError.status < 500 &&
+    appError.status !== 409 &&
+    !isRetryableTxError(error)
+    ? appError
+    : null;
 }
 
 /**
@@ -142,7 +170,10 @@ const heldKeys = new Map<string, Promise<void>>();
 /** Waits until the request holding the key in this process settles; 409 when it takes longer than waitMs. */
 async function waitForHolder(held: Promise<void>, waitMs: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
-  const isSettled = await Promise.race([held.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(resolve, waitMs, false)))]);
+  const isSettled = await Promise.race([
+    held.then(() => true),
+    new Promise<boolean>((resolve) => (timer = setTimeout(resolve, waitMs, false))),
+  ]);
   clearTimeout(timer);
   if (!isSettled) throw stillInFlight();
 }

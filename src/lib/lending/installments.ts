@@ -9,7 +9,12 @@ export type Components = { principal: bigint; interest: bigint; fees: bigint; pe
 export const ZERO: Components = { principal: 0n, interest: 0n, fees: 0n, penalties: 0n };
 
 export function addComponents(a: Components, b: Components): Components {
-  return { principal: a.principal + b.principal, interest: a.interest + b.interest, fees: a.fees + b.fees, penalties: a.penalties + b.penalties };
+  return {
+    principal: a.principal + b.principal,
+    interest: a.interest + b.interest,
+    fees: a.fees + b.fees,
+    penalties: a.penalties + b.penalties,
+  };
 }
 export function totalOf(c: Components): bigint {
   return c.principal + c.interest + c.fees + c.penalties;
@@ -31,7 +36,12 @@ export function loanOutstanding(rows: InstallmentRow[]): Components {
 
 /** The allocation engine's view of the installments (the schedule engine's OutstandingInstallment). */
 export function toOutstandingInstallments(rows: InstallmentRow[]): OutstandingInstallment[] {
-  return rows.map((row) => ({ number: row.number, fromDate: row.from_date, dueDate: row.due_date, ...outstandingOf(row) }));
+  return rows.map((row) => ({
+    number: row.number,
+    fromDate: row.from_date,
+    dueDate: row.due_date,
+    ...outstandingOf(row),
+  }));
 }
 
 /** Marks the date an installment became fully settled (or clears it when it no longer is). */
@@ -44,11 +54,27 @@ export function settle(row: InstallmentRow, date: string): void {
 // The settled amounts of each row as loaded, so saveInstallments writes only rows that changed.
 const loaded = new WeakMap<InstallmentRow, string>();
 const fingerprint = (r: InstallmentRow) =>
-  [r.fee_due, r.penalty_due, r.principal_paid, r.interest_paid, r.fee_paid, r.penalty_paid, r.interest_waived, r.fee_waived, r.penalty_waived,
-    r.principal_written_off, r.interest_written_off, r.fee_written_off, r.penalty_written_off, r.obligations_met_on].join('|');
+  [
+    r.fee_due,
+    r.penalty_due,
+    r.principal_paid,
+    r.interest_paid,
+    r.fee_paid,
+    r.penalty_paid,
+    r.interest_waived,
+    r.fee_waived,
+    r.penalty_waived,
+    r.principal_written_off,
+    r.interest_written_off,
+    r.fee_written_off,
+    r.penalty_written_off,
+    r.obligations_met_on,
+  ].join('|');
 
 export async function loadInstallments(tx: Tx, loanId: string): Promise<InstallmentRow[]> {
-  const rows = await tx.query<InstallmentRow>(`select * from loan_installments where loan_id = $1 order by number`, [loanId]);
+  const rows = await tx.query<InstallmentRow>(`select * from loan_installments where loan_id = $1 order by number`, [
+    loanId,
+  ]);
   for (const row of rows) loaded.set(row, fingerprint(row));
   return rows;
 }
@@ -66,9 +92,23 @@ export async function saveInstallments(tx: Tx, rows: InstallmentRow[]): Promise<
          principal_written_off = $11, interest_written_off = $12, fee_written_off = $13, penalty_written_off = $14,
          obligations_met_on = $15
        where id = $1`,
-      [r.id, r.fee_due, r.penalty_due, r.principal_paid, r.interest_paid, r.fee_paid, r.penalty_paid,
-        r.interest_waived, r.fee_waived, r.penalty_waived, r.principal_written_off, r.interest_written_off,
-        r.fee_written_off, r.penalty_written_off, r.obligations_met_on],
+      [
+        r.id,
+        r.fee_due,
+        r.penalty_due,
+        r.principal_paid,
+        r.interest_paid,
+        r.fee_paid,
+        r.penalty_paid,
+        r.interest_waived,
+        r.fee_waived,
+        r.penalty_waived,
+        r.principal_written_off,
+        r.interest_written_off,
+        r.fee_written_off,
+        r.penalty_written_off,
+        r.obligations_met_on,
+      ],
     );
   }
 }

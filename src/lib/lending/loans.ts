@@ -3,7 +3,14 @@ import type { Tx } from '../db/index.ts';
 import type { LoansRow, LoanTransactionsRow } from '../db/schema.generated.ts';
 import { currencyCode, fromMinor, toDecimalString } from '../money/money.ts';
 import { dryRunLoan, LOAN_STATUSES, type LoanContext, type LoanStatus } from './lifecycle/loan.ts';
-import { loadInstallments, loanOutstanding, outstandingOf, totalOf, type Components, type InstallmentRow } from './installments.ts';
+import {
+  loadInstallments,
+  loanOutstanding,
+  outstandingOf,
+  totalOf,
+  type Components,
+  type InstallmentRow,
+} from './installments.ts';
 import { REVERSIBLE_TYPES } from './transaction-types.ts';
 import { isInNodes } from '../auth/data-permissions.ts';
 
@@ -111,10 +118,18 @@ export function installmentJson(row: InstallmentRow, currency: string) {
     fees: f(row.fee_due),
     penalties: f(row.penalty_due),
     total: f(row.principal_due + row.interest_due + row.fee_due + row.penalty_due),
-    paid: { principal: f(row.principal_paid), interest: f(row.interest_paid), fees: f(row.fee_paid), penalties: f(row.penalty_paid) },
+    paid: {
+      principal: f(row.principal_paid),
+      interest: f(row.interest_paid),
+      fees: f(row.fee_paid),
+      penalties: f(row.penalty_paid),
+    },
     waived: { interest: f(row.interest_waived), fees: f(row.fee_waived), penalties: f(row.penalty_waived) },
     writtenOff: {
-      principal: f(row.principal_written_off), interest: f(row.interest_written_off), fees: f(row.fee_written_off), penalties: f(row.penalty_written_off),
+      principal: f(row.principal_written_off),
+      interest: f(row.interest_written_off),
+      fees: f(row.fee_written_off),
+      penalties: f(row.penalty_written_off),
     },
     outstanding: componentsJson(out, currency),
     obligationsMetOn: row.obligations_met_on,
@@ -155,8 +170,13 @@ export async function getLoanView(tx: Tx, loanId: string) {
     ...loanSummaryJson(loan, loanOutstanding(installments)),
     installments: installments.map((row) => installmentJson(row, loan.currency)),
     transactions: transactions.map((t) => transactionJson(t)),
-    actions: dryRunLoan(loan.status, { ...loanContextOf(installments, transactions), creditBalance: loan.credit_balance }).map((e) => ({
-      action: e.action, allowed: e.allowed, ...(e.reason ? { reason: e.reason.code, message: e.reason.message } : {}),
+    actions: dryRunLoan(loan.status, {
+      ...loanContextOf(installments, transactions),
+      creditBalance: loan.credit_balance,
+    }).map((e) => ({
+      action: e.action,
+      allowed: e.allowed,
+      ...(e.reason ? { reason: e.reason.code, message: e.reason.message } : {}),
     })),
   };
 }
@@ -208,7 +228,8 @@ export async function listLoans(tx: Tx, query: ListLoansQuery) {
   }
   if (query.cursor) {
     const [at, id] = Buffer.from(query.cursor, 'base64url').toString('utf8').split('|');
-    if (!at || !id || !isUuid(id) || Number.isNaN(Date.parse(at))) throw new AppError('BAD_REQUEST', 'cursor is not valid', { field: 'cursor' });
+    if (!at || !id || !isUuid(id) || Number.isNaN(Date.parse(at)))
+      throw new AppError('BAD_REQUEST', 'cursor is not valid', { field: 'cursor' });
     params.push(at, id);
     where.push(`(l.created_at, l.id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
   }
@@ -230,7 +251,10 @@ export async function listLoans(tx: Tx, query: ListLoansQuery) {
   const last = page[page.length - 1];
   return {
     items: page.map(({ cursor_at: _cursor, ...r }) =>
-      loanSummaryJson({ ...r, currency: currencyCode(r.currency) }, { principal: BigInt(r.p), interest: BigInt(r.i), fees: BigInt(r.f), penalties: BigInt(r.pen) }),
+      loanSummaryJson(
+        { ...r, currency: currencyCode(r.currency) },
+        { principal: BigInt(r.p), interest: BigInt(r.i), fees: BigInt(r.f), penalties: BigInt(r.pen) },
+      ),
     ),
     nextCursor: rows.length > limit && last ? Buffer.from(`${last.cursor_at}|${last.id}`).toString('base64url') : null,
   };

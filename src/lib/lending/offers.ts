@@ -14,7 +14,10 @@ import { assertWithinProduct, getProduct } from './products.ts';
 import { assertInScope, assertPlacementInScope, isInNodes } from '../auth/data-permissions.ts';
 
 /** An `offers` row; status and the notify form are narrowed by the lifecycle that writes them. */
-export type OfferRow = Omit<OffersRow, 'status' | 'notify_form'> & { status: OfferStatus; notify_form: Record<string, string> | null };
+export type OfferRow = Omit<OffersRow, 'status' | 'notify_form'> & {
+  status: OfferStatus;
+  notify_form: Record<string, string> | null;
+};
 
 export const NOTIFY_CHANNELS = ['Message', 'PhoneCall', 'InPerson', 'Other'] as const;
 export const NOTIFY_FEEDBACK = ['Uninterested', 'Neutral', 'Interested', 'Unknown'] as const;
@@ -28,7 +31,14 @@ function offerCode(): string {
 export async function createOffer(
   tx: Tx,
   actor: Actor,
-  input: { customerId: string; productId: string; principal: string | bigint; numberOfRepayments: number; annualInterestRate?: string; expiresOn: string },
+  input: {
+    customerId: string;
+    productId: string;
+    principal: string | bigint;
+    numberOfRepayments: number;
+    annualInterestRate?: string;
+    expiresOn: string;
+  },
 ): Promise<OfferRow> {
   assertUuid(input.customerId, 'customerId');
   await assertPlacementInScope(tx, actor, { customerId: input.customerId });
@@ -37,15 +47,30 @@ export async function createOffer(
   assertWithinProduct(product, principal, input.numberOfRepayments);
   const today = await businessDate(tx, actor.tenantId);
   if (!/^\d{4}-\d{2}-\d{2}$/.test(input.expiresOn) || input.expiresOn < today) {
-    throw new AppError('BAD_REQUEST', `expiresOn must be a date YYYY-MM-DD not before ${today}`, { field: 'expiresOn' });
+    throw new AppError('BAD_REQUEST', `expiresOn must be a date YYYY-MM-DD not before ${today}`, {
+      field: 'expiresOn',
+    });
   }
   const [row] = await tx.query<OfferRow>(
     `insert into offers (tenant_id, code, customer_id, product_id, currency, principal, number_of_repayments, annual_interest_rate, expires_on)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning *`,
-    [actor.tenantId, offerCode(), input.customerId, product.id, product.currency, principal, input.numberOfRepayments,
-      input.annualInterestRate ?? product.annual_interest_rate, input.expiresOn],
+    [
+      actor.tenantId,
+      offerCode(),
+      input.customerId,
+      product.id,
+      product.currency,
+      principal,
+      input.numberOfRepayments,
+      input.annualInterestRate ?? product.annual_interest_rate,
+      input.expiresOn,
+    ],
   );
-  await auditSuccess(tx, actor, 'offer.create', 'offer', row.id, null, { status: row.status, principal, code: row.code });
+  await auditSuccess(tx, actor, 'offer.create', 'offer', row.id, null, {
+    status: row.status,
+    principal,
+    code: row.code,
+  });
   return row;
 }
 
@@ -65,7 +90,9 @@ async function moveOffer(tx: Tx, actor: Actor, offer: OfferRow, action: OfferAct
 
 /** The tenant's configuration, read in the command's transaction so a command sees one version of it. */
 export async function tenantConfigIn(tx: Tx, tenantId: string) {
-  const rows = await tx.query<{ config: Record<string, unknown> }>(`select config from tenants where id = $1`, [tenantId]);
+  const rows = await tx.query<{ config: Record<string, unknown> }>(`select config from tenants where id = $1`, [
+    tenantId,
+  ]);
   if (!rows[0]) throw new AppError('NOT_FOUND', 'Unknown tenant');
   return parseStoredConfig(rows[0].config);
 }
@@ -92,9 +119,14 @@ export function validateNotifyForm(form: FormDefinition, values: NotifyValues): 
       continue;
     }
     if (field.options && !field.options.some((o) => o.value === value)) {
-      throw new AppError('BAD_REQUEST', `${field.name} must be one of ${field.options.map((o) => o.value).join(', ')}`, { field: field.name });
+      throw new AppError(
+        'BAD_REQUEST',
+        `${field.name} must be one of ${field.options.map((o) => o.value).join(', ')}`,
+        { field: field.name },
+      );
     }
-    if (value.length > 2000) throw new AppError('BAD_REQUEST', `${field.name} must be at most 2000 characters`, { field: field.name });
+    if (value.length > 2000)
+      throw new AppError('BAD_REQUEST', `${field.name} must be at most 2000 characters`, { field: field.name });
     kept[field.name] = value;
   }
   return kept;
@@ -119,7 +151,9 @@ export async function notifyOffer(tx: Tx, actor: Actor, offerId: string, form: N
   const status = await moveOffer(tx, actor, offer, 'notify');
   // The typed columns keep the default form's vocabulary (their check constraints); every value is in notify_form.
   const knownChannel = (NOTIFY_CHANNELS as readonly string[]).includes(kept.Channel ?? '') ? kept.Channel : null;
-  const knownFeedback = (NOTIFY_FEEDBACK as readonly string[]).includes(kept.Client_Feedback ?? '') ? kept.Client_Feedback : null;
+  const knownFeedback = (NOTIFY_FEEDBACK as readonly string[]).includes(kept.Client_Feedback ?? '')
+    ? kept.Client_Feedback
+    : null;
   const [row] = await tx.query<OfferRow>(
     `update offers set status = $2, notified_at = now(), notified_by = $3, notify_channel = $4, notify_feedback = $5, notify_comment = $6,
        notify_form = $7::jsonb, updated_at = now(), version = version + 1 where id = $1 returning *`,
@@ -136,7 +170,15 @@ export async function rejectOffer(tx: Tx, actor: Actor, offerId: string, reason?
     `update offers set status = $2, rejected_reason = $3, updated_at = now(), version = version + 1 where id = $1 returning *`,
     [offer.id, status, reason ?? null],
   );
-  await auditSuccess(tx, actor, 'offer.reject', 'offer', offer.id, { status: offer.status }, { status, reason: reason ?? null });
+  await auditSuccess(
+    tx,
+    actor,
+    'offer.reject',
+    'offer',
+    offer.id,
+    { status: offer.status },
+    { status, reason: reason ?? null },
+  );
   return row;
 }
 
@@ -146,26 +188,49 @@ export async function rejectOffer(tx: Tx, actor: Actor, offerId: string, reason?
  * not before the business date) given as `expectedDate` or, as older clients sent it, inside the
  * form data; it is stored on the application, not as free text among the form fields.
  */
-export async function requestOfferLoan(tx: Tx, actor: Actor, offerId: string, formData: Record<string, unknown> = {}, expectedDate?: string) {
+export async function requestOfferLoan(
+  tx: Tx,
+  actor: Actor,
+  offerId: string,
+  formData: Record<string, unknown> = {},
+  expectedDate?: string,
+) {
   const { expectedDisbursementDate: legacyDate, ...fields } = formData;
   const config = await tenantConfigIn(tx, actor.tenantId);
   if (!config.offer.requestLoan) {
-    throw new AppError('FORBIDDEN', 'Requesting a loan from an offer is turned off for this tenant (offer.requestLoan)', { field: 'offer.requestLoan' });
+    throw new AppError(
+      'FORBIDDEN',
+      'Requesting a loan from an offer is turned off for this tenant (offer.requestLoan)',
+      { field: 'offer.requestLoan' },
+    );
   }
   const offer = await lockOffer(tx, actor, offerId);
   const status = await moveOffer(tx, actor, offer, 'request');
   await getProduct(tx, offer.product_id); // a missing product is refused before the application is written
   const { application, loanId } = await submitApplication(tx, actor, {
-    customerId: offer.customer_id, productId: offer.product_id, offerId: offer.id,
-    principal: toDecimalString(fromMinor(offer.principal, offer.currency)), numberOfRepayments: offer.number_of_repayments,
-    annualInterestRate: offer.annual_interest_rate, formData: fields,
-    expectedDisbursementDate: expectedDate ?? (legacyDate === undefined || legacyDate === '' ? undefined : (legacyDate as string)),
+    customerId: offer.customer_id,
+    productId: offer.product_id,
+    offerId: offer.id,
+    principal: toDecimalString(fromMinor(offer.principal, offer.currency)),
+    numberOfRepayments: offer.number_of_repayments,
+    annualInterestRate: offer.annual_interest_rate,
+    formData: fields,
+    expectedDisbursementDate:
+      expectedDate ?? (legacyDate === undefined || legacyDate === '' ? undefined : (legacyDate as string)),
   });
   const [row] = await tx.query<OfferRow>(
     `update offers set status = $2, application_id = $3, updated_at = now(), version = version + 1 where id = $1 returning *`,
     [offer.id, status, application.id],
   );
-  await auditSuccess(tx, actor, 'offer.request_loan', 'offer', offer.id, { status: offer.status }, { status, applicationId: application.id });
+  await auditSuccess(
+    tx,
+    actor,
+    'offer.request_loan',
+    'offer',
+    offer.id,
+    { status: offer.status },
+    { status, applicationId: application.id },
+  );
   return { offer: row, application, loanId };
 }
 
@@ -234,17 +299,36 @@ export async function listOffers(
     where.push(`customer_id = $${params.length}`);
   }
   params.push(limit);
-  return tx.query<OfferRow>(`select * from offers ${where.length ? `where ${where.join(' and ')}` : ''} order by created_at desc, id desc limit $${params.length}`, params);
+  return tx.query<OfferRow>(
+    `select * from offers ${where.length ? `where ${where.join(' and ')}` : ''} order by created_at desc, id desc limit $${params.length}`,
+    params,
+  );
 }
 
 /** An offer as the API writes it; its amount a decimal string in the currency's digits. */
 export function offerJson(row: OfferRow) {
   const principal = fromMinor(row.principal, row.currency);
   return {
-    id: row.id, code: row.code, status: row.status, customerId: row.customer_id, productId: row.product_id, currency: principal.currency,
-    principal: toDecimalString(principal), numberOfRepayments: row.number_of_repayments, annualInterestRate: row.annual_interest_rate,
-    expiresOn: row.expires_on, notifiedAt: row.notified_at, notifiedBy: row.notified_by, channel: row.notify_channel,
-    feedback: row.notify_feedback, comment: row.notify_comment, notifyForm: row.notify_form, rejectedReason: row.rejected_reason, applicationId: row.application_id,
-    loanId: row.loan_id, createdAt: row.created_at, version: row.version,
+    id: row.id,
+    code: row.code,
+    status: row.status,
+    customerId: row.customer_id,
+    productId: row.product_id,
+    currency: principal.currency,
+    principal: toDecimalString(principal),
+    numberOfRepayments: row.number_of_repayments,
+    annualInterestRate: row.annual_interest_rate,
+    expiresOn: row.expires_on,
+    notifiedAt: row.notified_at,
+    notifiedBy: row.notified_by,
+    channel: row.notify_channel,
+    feedback: row.notify_feedback,
+    comment: row.notify_comment,
+    notifyForm: row.notify_form,
+    rejectedReason: row.rejected_reason,
+    applicationId: row.application_id,
+    loanId: row.loan_id,
+    createdAt: row.created_at,
+    version: row.version,
   };
 }

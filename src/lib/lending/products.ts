@@ -60,17 +60,26 @@ export type ProductInput = {
  */
 export function assertProductDigits(currency: string, digitsAfterDecimal: number): void {
   const digits = currencyDigits(currency);
-  if (digitsAfterDecimal !== digits) throw validationError('digitsAfterDecimal', 'money.currencyDigits', { digits, currency: currencyCode(currency) });
+  if (digitsAfterDecimal !== digits)
+    throw validationError('digitsAfterDecimal', 'money.currencyDigits', { digits, currency: currencyCode(currency) });
 }
 
 export async function createProduct(tx: Tx, tenantId: string, p: ProductInput): Promise<ProductRow> {
   assertProductDigits(p.currency, p.digitsAfterDecimal);
   const d = p.digitsAfterDecimal;
-  for (const [field, value] of [['minPrincipal', p.minPrincipal], ['maxPrincipal', p.maxPrincipal]] as const) {
+  for (const [field, value] of [
+    ['minPrincipal', p.minPrincipal],
+    ['maxPrincipal', p.maxPrincipal],
+  ] as const) {
     if (value <= 0n) throw validationError(field, 'money.mustBePositive');
-    if (value > MAX_AMOUNT_MINOR) throw validationError(field, 'money.tooLarge', { max: formatMinor(MAX_AMOUNT_MINOR, d) });
+    if (value > MAX_AMOUNT_MINOR)
+      throw validationError(field, 'money.tooLarge', { max: formatMinor(MAX_AMOUNT_MINOR, d) });
   }
-  if (p.maxPrincipal < p.minPrincipal) throw validationError('maxPrincipal', 'money.outOfRange', { min: formatMinor(p.minPrincipal, d), max: formatMinor(MAX_AMOUNT_MINOR, d) });
+  if (p.maxPrincipal < p.minPrincipal)
+    throw validationError('maxPrincipal', 'money.outOfRange', {
+      min: formatMinor(p.minPrincipal, d),
+      max: formatMinor(MAX_AMOUNT_MINOR, d),
+    });
   if (p.maxRepayments < p.minRepayments) throw validationError('maxRepayments', 'number.min', { min: p.minRepayments });
   const rows = await tx.query<ProductRow>(
     `insert into loan_products (tenant_id, code, name, description, currency, digits_after_decimal, currency_in_multiples_of,
@@ -82,14 +91,41 @@ export async function createProduct(tx: Tx, tenantId: string, p: ProductInput): 
      values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28,$29,$30,$31::jsonb,$32::jsonb,$33,$34,$35)
      returning *`,
     [
-      tenantId, p.code, p.name, p.description ?? '', p.currency.toUpperCase(), p.digitsAfterDecimal, p.currencyInMultiplesOf ?? 0,
-      p.installmentAmountInMultiplesOf ?? 0, p.roundingMode ?? 'HALF_EVEN', p.minPrincipal, p.maxPrincipal, p.defaultPrincipal ?? null,
-      p.minRepayments, p.maxRepayments, p.defaultRepayments ?? null, p.annualInterestRate, p.repaymentEvery ?? 1, p.repaymentFrequency,
-      p.scheduleType ?? 'CUMULATIVE', p.interestMethod ?? 'DECLINING_BALANCE', p.amortization ?? 'EQUAL_INSTALLMENTS',
-      p.interestCalculationPeriod ?? 'DAILY', p.allowPartialPeriodInterest ?? false, p.daysInYear ?? 'ACTUAL', p.daysInMonth ?? 'ACTUAL',
-      p.graceOnPrincipalPeriods ?? 0, p.graceOnInterestPaymentPeriods ?? 0, p.interestFreePeriods ?? 0, p.graceOnArrearsAgeing ?? 0,
-      p.downPaymentPercent ?? null, JSON.stringify(p.fees ?? []), JSON.stringify(p.penalties ?? []),
-      p.allocationStrategy ?? 'mifos-standard-strategy', p.delinquencyBucketSetId ?? null, p.allowOverpayment ?? false,
+      tenantId,
+      p.code,
+      p.name,
+      p.description ?? '',
+      p.currency.toUpperCase(),
+      p.digitsAfterDecimal,
+      p.currencyInMultiplesOf ?? 0,
+      p.installmentAmountInMultiplesOf ?? 0,
+      p.roundingMode ?? 'HALF_EVEN',
+      p.minPrincipal,
+      p.maxPrincipal,
+      p.defaultPrincipal ?? null,
+      p.minRepayments,
+      p.maxRepayments,
+      p.defaultRepayments ?? null,
+      p.annualInterestRate,
+      p.repaymentEvery ?? 1,
+      p.repaymentFrequency,
+      p.scheduleType ?? 'CUMULATIVE',
+      p.interestMethod ?? 'DECLINING_BALANCE',
+      p.amortization ?? 'EQUAL_INSTALLMENTS',
+      p.interestCalculationPeriod ?? 'DAILY',
+      p.allowPartialPeriodInterest ?? false,
+      p.daysInYear ?? 'ACTUAL',
+      p.daysInMonth ?? 'ACTUAL',
+      p.graceOnPrincipalPeriods ?? 0,
+      p.graceOnInterestPaymentPeriods ?? 0,
+      p.interestFreePeriods ?? 0,
+      p.graceOnArrearsAgeing ?? 0,
+      p.downPaymentPercent ?? null,
+      JSON.stringify(p.fees ?? []),
+      JSON.stringify(p.penalties ?? []),
+      p.allocationStrategy ?? 'mifos-standard-strategy',
+      p.delinquencyBucketSetId ?? null,
+      p.allowOverpayment ?? false,
     ],
   );
   return normalise(rows[0]);
@@ -115,11 +151,17 @@ export function assertWithinProduct(product: ProductRow, principal: bigint, numb
   if (product.currency.length !== 3) throw new AppError('INTERNAL', 'product currency invalid');
   if (principal < product.min_principal || principal > product.max_principal) {
     const d = product.digits_after_decimal;
-    throw validationError('principal', 'money.outOfRange', { min: formatMinor(product.min_principal, d), max: formatMinor(product.max_principal, d) });
+    throw validationError('principal', 'money.outOfRange', {
+      min: formatMinor(product.min_principal, d),
+      max: formatMinor(product.max_principal, d),
+    });
   }
   if (!Number.isInteger(numberOfRepayments)) throw validationError('numberOfRepayments', 'number.whole');
   if (numberOfRepayments < product.min_repayments || numberOfRepayments > product.max_repayments) {
-    throw validationError('numberOfRepayments', 'number.between', { min: product.min_repayments, max: product.max_repayments });
+    throw validationError('numberOfRepayments', 'number.between', {
+      min: product.min_repayments,
+      max: product.max_repayments,
+    });
   }
 }
 
@@ -129,7 +171,14 @@ export function assertWithinProduct(product: ProductRow, principal: bigint, numb
  */
 export function termsFor(
   product: ProductRow,
-  loan: { principal: bigint; numberOfRepayments: number; annualInterestRate: string; disbursementDate: string; expectedDisbursementDate?: string | null; firstRepaymentDate?: string | null },
+  loan: {
+    principal: bigint;
+    numberOfRepayments: number;
+    annualInterestRate: string;
+    disbursementDate: string;
+    expectedDisbursementDate?: string | null;
+    firstRepaymentDate?: string | null;
+  },
 ): Record<string, unknown> {
   const terms: Record<string, unknown> = {
     principal: formatMinor(loan.principal, product.digits_after_decimal),
@@ -153,23 +202,33 @@ export function termsFor(
     graceOnInterestPaymentPeriods: product.grace_on_interest_payment_periods,
     interestFreePeriods: product.interest_free_periods,
   };
-  if (product.installment_amount_in_multiples_of > 0) terms.installmentAmountInMultiplesOf = product.installment_amount_in_multiples_of;
+  if (product.installment_amount_in_multiples_of > 0)
+    terms.installmentAmountInMultiplesOf = product.installment_amount_in_multiples_of;
   if (product.down_payment_percent !== null) terms.downPaymentPercent = product.down_payment_percent;
-  if (loan.expectedDisbursementDate && loan.expectedDisbursementDate < loan.disbursementDate) terms.expectedDisbursementDate = loan.expectedDisbursementDate;
+  if (loan.expectedDisbursementDate && loan.expectedDisbursementDate < loan.disbursementDate)
+    terms.expectedDisbursementDate = loan.expectedDisbursementDate;
   if (loan.firstRepaymentDate) terms.firstRepaymentDate = loan.firstRepaymentDate;
   return terms;
 }
 
 /** The tenant's working calendar (days_off + lending_settings) for due dates. */
 export async function loadCalendar(tx: Tx): Promise<WorkingCalendar> {
-  const offs = await tx.query<Pick<DaysOffRow, 'kind' | 'from_date' | 'to_date' | 'weekday' | 'repayments_rescheduled_to'>>(
+  const offs = await tx.query<
+    Pick<DaysOffRow, 'kind' | 'from_date' | 'to_date' | 'weekday' | 'repayments_rescheduled_to'>
+  >(
     `select kind, from_date, to_date, weekday, repayments_rescheduled_to from days_off order by from_date nulls first, weekday`,
   );
-  const settings = await tx.query<{ due_date_on_day_off: 'NEXT_WORKING_DAY' | 'SAME_DAY' }>(`select due_date_on_day_off from lending_settings`);
+  const settings = await tx.query<{ due_date_on_day_off: 'NEXT_WORKING_DAY' | 'SAME_DAY' }>(
+    `select due_date_on_day_off from lending_settings`,
+  );
   return {
     holidays: offs
       .filter((o) => o.kind === 'holiday')
-      .map((o) => ({ from: o.from_date!, to: o.to_date!, ...(o.repayments_rescheduled_to ? { repaymentsRescheduledTo: o.repayments_rescheduled_to } : {}) })),
+      .map((o) => ({
+        from: o.from_date!,
+        to: o.to_date!,
+        ...(o.repayments_rescheduled_to ? { repaymentsRescheduledTo: o.repayments_rescheduled_to } : {}),
+      })),
     nonWorkingWeekdays: offs.filter((o) => o.kind === 'non_working_weekday').map((o) => o.weekday!),
     rule: settings[0]?.due_date_on_day_off ?? 'NEXT_WORKING_DAY',
   };
@@ -177,7 +236,9 @@ export async function loadCalendar(tx: Tx): Promise<WorkingCalendar> {
 
 /** Tenant lending settings (maker-checker threshold). */
 export async function loadLendingSettings(tx: Tx): Promise<{ approvalAdminThreshold: bigint | null }> {
-  const rows = await tx.query<Pick<LendingSettingsRow, 'approval_admin_threshold'>>(`select approval_admin_threshold from lending_settings`);
+  const rows = await tx.query<Pick<LendingSettingsRow, 'approval_admin_threshold'>>(
+    `select approval_admin_threshold from lending_settings`,
+  );
   return { approvalAdminThreshold: rows[0]?.approval_admin_threshold ?? null };
 }
 
@@ -196,17 +257,41 @@ export async function saveLendingSettings(
 export function productJson(p: ProductRow) {
   const d = p.digits_after_decimal;
   return {
-    id: p.id, code: p.code, name: p.name, description: p.description, currency: p.currency, digitsAfterDecimal: d,
-    currencyInMultiplesOf: p.currency_in_multiples_of, installmentAmountInMultiplesOf: p.installment_amount_in_multiples_of || null,
-    roundingMode: p.rounding_mode, minPrincipal: formatMinor(p.min_principal, d), maxPrincipal: formatMinor(p.max_principal, d),
-    defaultPrincipal: p.default_principal === null ? null : formatMinor(p.default_principal, d), minRepayments: p.min_repayments,
-    maxRepayments: p.max_repayments, defaultRepayments: p.default_repayments, annualInterestRate: p.annual_interest_rate,
-    repaymentEvery: p.repayment_every, repaymentFrequency: p.repayment_frequency, scheduleType: p.schedule_type,
-    interestMethod: p.interest_method, amortization: p.amortization, interestCalculationPeriod: p.interest_calculation_period,
-    allowPartialPeriodInterest: p.allow_partial_period_interest, daysInYear: p.days_in_year, daysInMonth: p.days_in_month,
-    graceOnPrincipalPeriods: p.grace_on_principal_periods, graceOnInterestPaymentPeriods: p.grace_on_interest_payment_periods,
-    interestFreePeriods: p.interest_free_periods, graceOnArrearsAgeing: p.grace_on_arrears_ageing, downPaymentPercent: p.down_payment_percent,
-    fees: p.fees, penalties: p.penalties, allocationStrategy: p.allocation_strategy, delinquencyBucketSetId: p.delinquency_bucket_set_id,
-    isActive: p.is_active, allowOverpayment: p.allow_overpayment,
+    id: p.id,
+    code: p.code,
+    name: p.name,
+    description: p.description,
+    currency: p.currency,
+    digitsAfterDecimal: d,
+    currencyInMultiplesOf: p.currency_in_multiples_of,
+    installmentAmountInMultiplesOf: p.installment_amount_in_multiples_of || null,
+    roundingMode: p.rounding_mode,
+    minPrincipal: formatMinor(p.min_principal, d),
+    maxPrincipal: formatMinor(p.max_principal, d),
+    defaultPrincipal: p.default_principal === null ? null : formatMinor(p.default_principal, d),
+    minRepayments: p.min_repayments,
+    maxRepayments: p.max_repayments,
+    defaultRepayments: p.default_repayments,
+    annualInterestRate: p.annual_interest_rate,
+    repaymentEvery: p.repayment_every,
+    repaymentFrequency: p.repayment_frequency,
+    scheduleType: p.schedule_type,
+    interestMethod: p.interest_method,
+    amortization: p.amortization,
+    interestCalculationPeriod: p.interest_calculation_period,
+    allowPartialPeriodInterest: p.allow_partial_period_interest,
+    daysInYear: p.days_in_year,
+    daysInMonth: p.days_in_month,
+    graceOnPrincipalPeriods: p.grace_on_principal_periods,
+    graceOnInterestPaymentPeriods: p.grace_on_interest_payment_periods,
+    interestFreePeriods: p.interest_free_periods,
+    graceOnArrearsAgeing: p.grace_on_arrears_ageing,
+    downPaymentPercent: p.down_payment_percent,
+    fees: p.fees,
+    penalties: p.penalties,
+    allocationStrategy: p.allocation_strategy,
+    delinquencyBucketSetId: p.delinquency_bucket_set_id,
+    isActive: p.is_active,
+    allowOverpayment: p.allow_overpayment,
   };
 }

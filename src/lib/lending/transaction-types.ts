@@ -28,4 +28,12 @@ export const LOAN_TRANSACTION_TYPES = {
 export type LoanTransactionType = keyof typeof LOAN_TRANSACTION_TYPES;
 
 /** Kinds a user may reverse (disbursement is undone by other means; reversals are not reversed). */
-export const REVERSIBLE_TYPES: readonly LoanTransactionType[] = ['REPAYMENT', 'WAIVE_INTEREST', 'WAIVE_CHARGES', 'WRITE_OFF', 'FEE_APPLIED', 'PENALTY_APPLIED', 'CREDIT_BALANCE_REFUND'];
+export const REVERSIBLE_TYPES: readonly LoanTransactionType[] = [
+  'REPAYMENT',
+  'WAIVE_INTEREST',
+  'WAIVE_CHARGES',
+  'WRITE_OFF',
+  'FEE_APPLIED',
+  'PENALTY_APPLIED',
+  'CREDIT_BALANCE_REFUND',
+];

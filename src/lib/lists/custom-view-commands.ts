@@ -18,7 +18,9 @@ function listWithViews(name: string) {
 
 /** Creates a view (no viewId) or changes the caller's own view. */
 export const saveCustomViewCommand = defineCommand({
-  action: 'custom_view.save', objectType: 'custom_view', permission: need('loans.custom_views.edit'),
+  action: 'custom_view.save',
+  objectType: 'custom_view',
+  permission: need('loans.custom_views.edit'),
   input: customViewInputSchema.extend({ list: z.string(), viewId: z.string().nullable() }),
   run: (tx, actor, { list, viewId, ...view }) => {
     const entry = listWithViews(list);
@@ -28,7 +30,9 @@ export const saveCustomViewCommand = defineCommand({
 
 /** Deletes the caller's own view. */
 export const deleteCustomViewCommand = defineCommand({
-  action: 'custom_view.delete', objectType: 'custom_view', permission: need('loans.custom_views.edit'),
+  action: 'custom_view.delete',
+  objectType: 'custom_view',
+  permission: need('loans.custom_views.edit'),
   input: z.object({ list: z.string(), viewId: z.string() }),
   run: async (tx, actor, { list, viewId }) => {
     listWithViews(list);

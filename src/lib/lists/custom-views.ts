@@ -38,15 +38,28 @@ export type CustomView = {
   updatedAt: Date;
 };
 
-type Row = Pick<CustomViewsRow, 'id' | 'owner_id' | 'list_name' | 'name' | 'columns' | 'sort' | 'tab' | 'is_shared' | 'created_at' | 'updated_at'> & {
+type Row = Pick<
+  CustomViewsRow,
+  'id' | 'owner_id' | 'list_name' | 'name' | 'columns' | 'sort' | 'tab' | 'is_shared' | 'created_at' | 'updated_at'
+> & {
   filters: Record<string, string>;
 };
 const COLUMNS = 'id, owner_id, list_name, name, columns, filters, sort, tab, is_shared, created_at, updated_at';
 
 function toView(row: Row, userId: string): CustomView {
   return {
-    id: row.id, ownerId: row.owner_id, listName: row.list_name, name: row.name, columns: row.columns, filters: row.filters,
-    sort: row.sort, tab: row.tab, isShared: row.is_shared, isOwn: row.owner_id === userId, createdAt: row.created_at, updatedAt: row.updated_at,
+    id: row.id,
+    ownerId: row.owner_id,
+    listName: row.list_name,
+    name: row.name,
+    columns: row.columns,
+    filters: row.filters,
+    sort: row.sort,
+    tab: row.tab,
+    isShared: row.is_shared,
+    isOwn: row.owner_id === userId,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
   };
 }
 
@@ -56,14 +69,18 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function validateCustomView(def: ListDef, raw: CustomViewInput): z.output<typeof customViewInputSchema> {
   const input = customViewInputSchema.parse(raw);
   input.columns.forEach((key, i) => {
-    if (!columnOf(def, key)) throw new AppError('BAD_REQUEST', `columns.${i}: unknown column ${key}`, { field: `columns.${i}` });
+    if (!columnOf(def, key))
+      throw new AppError('BAD_REQUEST', `columns.${i}: unknown column ${key}`, { field: `columns.${i}` });
   });
   input.columns = [...new Set(input.columns)];
   for (const [key, value] of Object.entries(input.filters)) {
-    if (!parseFilter(def, key, value)) throw new AppError('BAD_REQUEST', `filters.${key}: invalid filter value`, { field: `filters.${key}` });
+    if (!parseFilter(def, key, value))
+      throw new AppError('BAD_REQUEST', `filters.${key}: invalid filter value`, { field: `filters.${key}` });
   }
-  if (input.sort !== null && !parseSort(def, input.sort)) throw new AppError('BAD_REQUEST', `sort: cannot sort by ${input.sort}`, { field: 'sort' });
-  if (input.tab !== null && !def.tabs.some((t) => t.name === input.tab)) throw new AppError('BAD_REQUEST', `tab: unknown tab ${input.tab}`, { field: 'tab' });
+  if (input.sort !== null && !parseSort(def, input.sort))
+    throw new AppError('BAD_REQUEST', `sort: cannot sort by ${input.sort}`, { field: 'sort' });
+  if (input.tab !== null && !def.tabs.some((t) => t.name === input.tab))
+    throw new AppError('BAD_REQUEST', `tab: unknown tab ${input.tab}`, { field: 'tab' });
   return input;
 }
 
@@ -88,17 +105,26 @@ export function viewHref(def: ListDef, view: CustomView, path: string): string {
 }
 
 /** What a view form starts from when saving the current list state as a view. */
-export function inputFromState(state: ListState, def: ListDef): Omit<z.output<typeof customViewInputSchema>, 'name' | 'isShared'> {
+export function inputFromState(
+  state: ListState,
+  def: ListDef,
+): Omit<z.output<typeof customViewInputSchema>, 'name' | 'isShared'> {
   const filters: Record<string, string> = {};
   const params = new URLSearchParams(listQuery(def, state));
   for (const [name, value] of params) if (name.startsWith('f.')) filters[name.slice(2)] = value;
-  return { columns: state.columns ?? [], filters, sort: params.get('sort'), tab: state.tab === def.defaultTab ? null : state.tab };
+  return {
+    columns: state.columns ?? [],
+    filters,
+    sort: params.get('sort'),
+    tab: state.tab === def.defaultTab ? null : state.tab,
+  };
 }
 
 export type Actor = { tenantId: string; userId: string; ip?: string | null; requestId?: string | null };
 
 function duplicate(error: unknown): never {
-  if ((error as { code?: string })?.code === '23505') throw new AppError('ALREADY_EXISTS', 'name: you already have a view with this name', { field: 'name' });
+  if ((error as { code?: string })?.code === '23505')
+    throw new AppError('ALREADY_EXISTS', 'name: you already have a view with this name', { field: 'name' });
   throw error;
 }
 
@@ -108,11 +134,31 @@ export async function createCustomView(tx: Tx, actor: Actor, def: ListDef, raw: 
     .query<Row>(
       `insert into custom_views (tenant_id, owner_id, list_name, name, columns, filters, sort, tab, is_shared)
        values ($1, $2, $3, $4, $5::text[], $6::jsonb, $7, $8, $9) returning ${COLUMNS}`,
-      [actor.tenantId, actor.userId, def.name, input.name, input.columns, JSON.stringify(input.filters), input.sort, input.tab, input.isShared],
+      [
+        actor.tenantId,
+        actor.userId,
+        def.name,
+        input.name,
+        input.columns,
+        JSON.stringify(input.filters),
+        input.sort,
+        input.tab,
+        input.isShared,
+      ],
     )
     .catch(duplicate);
   const view = toView(rows[0]!, actor.userId);
-  await recordAudit(tx, { tenantId: actor.tenantId, actorId: actor.userId, action: 'custom_view.create', objectType: 'custom_view', objectId: view.id, after: view, ip: actor.ip, requestId: actor.requestId, outcome: 'success' });
+  await recordAudit(tx, {
+    tenantId: actor.tenantId,
+    actorId: actor.userId,
+    action: 'custom_view.create',
+    objectType: 'custom_view',
+    objectId: view.id,
+    after: view,
+    ip: actor.ip,
+    requestId: actor.requestId,
+    outcome: 'success',
+  });
   return view;
 }
 
@@ -140,28 +186,68 @@ export async function getCustomView(tx: Tx, actor: Actor, listName: string, id: 
 async function ownView(tx: Tx, actor: Actor, listName: string, id: string, action: string): Promise<CustomView> {
   const view = await getCustomView(tx, actor, listName, id);
   if (!view.isOwn) {
-    throw new AppError('FORBIDDEN', 'Only the owner of a shared view can change it; save it as your own view instead.', { details: { action } });
+    throw new AppError(
+      'FORBIDDEN',
+      'Only the owner of a shared view can change it; save it as your own view instead.',
+      { details: { action } },
+    );
   }
   return view;
 }
 
-export async function updateCustomView(tx: Tx, actor: Actor, def: ListDef, id: string, raw: CustomViewInput): Promise<CustomView> {
+export async function updateCustomView(
+  tx: Tx,
+  actor: Actor,
+  def: ListDef,
+  id: string,
+  raw: CustomViewInput,
+): Promise<CustomView> {
   const before = await ownView(tx, actor, def.name, id, 'update');
   const input = validateCustomView(def, raw);
   const rows = await tx
     .query<Row>(
       `update custom_views set name = $2, columns = $3::text[], filters = $4::jsonb, sort = $5, tab = $6, is_shared = $7, updated_at = now()
         where id = $1 and owner_id = $8 returning ${COLUMNS}`,
-      [id, input.name, input.columns, JSON.stringify(input.filters), input.sort, input.tab, input.isShared, actor.userId],
+      [
+        id,
+        input.name,
+        input.columns,
+        JSON.stringify(input.filters),
+        input.sort,
+        input.tab,
+        input.isShared,
+        actor.userId,
+      ],
     )
     .catch(duplicate);
   const after = toView(rows[0]!, actor.userId);
-  await recordAudit(tx, { tenantId: actor.tenantId, actorId: actor.userId, action: 'custom_view.update', objectType: 'custom_view', objectId: id, before, after, ip: actor.ip, requestId: actor.requestId, outcome: 'success' });
+  await recordAudit(tx, {
+    tenantId: actor.tenantId,
+    actorId: actor.userId,
+    action: 'custom_view.update',
+    objectType: 'custom_view',
+    objectId: id,
+    before,
+    after,
+    ip: actor.ip,
+    requestId: actor.requestId,
+    outcome: 'success',
+  });
   return after;
 }
 
 export async function deleteCustomView(tx: Tx, actor: Actor, listName: string, id: string): Promise<void> {
   const before = await ownView(tx, actor, listName, id, 'delete');
   await tx.query('delete from custom_views where id = $1 and owner_id = $2', [id, actor.userId]);
-  await recordAudit(tx, { tenantId: actor.tenantId, actorId: actor.userId, action: 'custom_view.delete', objectType: 'custom_view', objectId: id, before, ip: actor.ip, requestId: actor.requestId, outcome: 'success' });
+  await recordAudit(tx, {
+    tenantId: actor.tenantId,
+    actorId: actor.userId,
+    action: 'custom_view.delete',
+    objectType: 'custom_view',
+    objectId: id,
+    before,
+    ip: actor.ip,
+    requestId: actor.requestId,
+    outcome: 'success',
+  });
 }

@@ -160,11 +160,14 @@ export function defineList<const T extends ListDef>(def: T): T {
     if (!KEY.test(column.key)) throw new Error(`list ${def.name}: bad column key ${column.key}`);
     if (keys.has(column.key)) throw new Error(`list ${def.name}: duplicate column ${column.key}`);
     keys.add(column.key);
-    if (column.filter === 'enum' && !column.options?.length) throw new Error(`list ${def.name}: enum column ${column.key} needs options`);
+    if (column.filter === 'enum' && !column.options?.length)
+      throw new Error(`list ${def.name}: enum column ${column.key} needs options`);
   }
   const sortColumn = def.columns.find((c) => c.key === def.defaultSort.key);
-  if (!sortColumn?.isSortable) throw new Error(`list ${def.name}: default sort ${def.defaultSort.key} is not a sortable column`);
-  if (!def.tabs.some((t) => t.name === def.defaultTab)) throw new Error(`list ${def.name}: default tab ${def.defaultTab} is not a tab`);
+  if (!sortColumn?.isSortable)
+    throw new Error(`list ${def.name}: default sort ${def.defaultSort.key} is not a sortable column`);
+  if (!def.tabs.some((t) => t.name === def.defaultTab))
+    throw new Error(`list ${def.name}: default tab ${def.defaultTab} is not a tab`);
   if (!def.columns.some((c) => c.isDefault || c.isRequired)) throw new Error(`list ${def.name}: no default column`);
   return def;
 }

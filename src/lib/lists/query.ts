@@ -1,7 +1,15 @@
 import { AppError } from '../errors/app-error.ts';
 import type { Tx } from '../db/index.ts';
 import { parseMinor } from '../money/money.ts';
-import { columnOf, visibleColumns, type Bind, type ColumnDef, type ListContext, type ListDef, type SearchColumn } from './definition.ts';
+import {
+  columnOf,
+  visibleColumns,
+  type Bind,
+  type ColumnDef,
+  type ListContext,
+  type ListDef,
+  type SearchColumn,
+} from './definition.ts';
 import type { ListState, ParsedFilter } from './url-state.ts';
 
 /**
@@ -89,8 +97,10 @@ function filterSql(column: ColumnDef, filter: ParsedFilter, bind: Bind, currency
     }
     case 'money-range': {
       const parts: string[] = [];
-      if (filter.min) parts.push(`${expr} >= ${bind(parseMinor(filter.min, currencyDigits, column.key).toString())}::int8`);
-      if (filter.max) parts.push(`${expr} <= ${bind(parseMinor(filter.max, currencyDigits, column.key).toString())}::int8`);
+      if (filter.min)
+        parts.push(`${expr} >= ${bind(parseMinor(filter.min, currencyDigits, column.key).toString())}::int8`);
+      if (filter.max)
+        parts.push(`${expr} <= ${bind(parseMinor(filter.max, currencyDigits, column.key).toString())}::int8`);
       return parts.join(' and ');
     }
     case 'number-range': {
@@ -154,20 +164,32 @@ export const SEARCH_CUSTOMER_CAP = 1_000;
  * keeps a plain query from using (well under a millisecond for a term naming one customer on a
  * 100,000-customer tenant, against 0.2-2 s through the list's own query).
  */
-export async function resolveSearchCustomers(tx: Tx, def: ListDef, q: string): Promise<ListQueryOptions['searchCustomers']> {
+export async function resolveSearchCustomers(
+  tx: Tx,
+  def: ListDef,
+  q: string,
+): Promise<ListQueryOptions['searchCustomers']> {
   const terms = searchTerms(q);
   if (!def.customerIdSql || !def.searchColumns.some((c) => c.isOnCustomer) || !terms.length) return undefined;
   const out: (string[] | null)[] = [];
   for (const term of terms) {
     const escaped = escapeLike(term.toLowerCase());
-    const rows = await tx.query<{ id: string }>(`select f.id::text as id from app_find_customers($1, $2, $3) as f(id)`, [`%${escaped}%`, `${escaped}%`, SEARCH_CUSTOMER_CAP + 1]);
+    const rows = await tx.query<{ id: string }>(
+      `select f.id::text as id from app_find_customers($1, $2, $3) as f(id)`,
+      [`%${escaped}%`, `${escaped}%`, SEARCH_CUSTOMER_CAP + 1],
+    );
     out.push(rows.length > SEARCH_CUSTOMER_CAP ? null : rows.map((r) => r.id));
   }
   return out;
 }
 
 /** The options with the search's customers resolved (when the list and the state have a search). */
-async function withSearchCustomers(tx: Tx, def: ListDef, state: ListState, options: ListQueryOptions): Promise<ListQueryOptions> {
+async function withSearchCustomers(
+  tx: Tx,
+  def: ListDef,
+  state: ListState,
+  options: ListQueryOptions,
+): Promise<ListQueryOptions> {
   if (options.searchCustomers !== undefined || !state.q) return options;
   const searchCustomers = await resolveSearchCustomers(tx, def, state.q);
   return searchCustomers ? { ...options, searchCustomers } : options;
@@ -175,13 +197,15 @@ async function withSearchCustomers(tx: Tx, def: ListDef, state: ListState, optio
 
 function scopeSql(def: ListDef, rowScope: RowScope, bind: Bind): string | null {
   if (rowScope === null) return null;
-  return rowScope
-    .map((nodes) => {
-      if (!nodes.length || !def.scopeSql.length) return 'false';
-      const set = bind([...nodes]);
-      return `(${def.scopeSql.map((expr) => `(${expr}) = any(${set}::uuid[])`).join(' or ')})`;
-    })
-    .join(' and ') || null;
+  return (
+    rowScope
+      .map((nodes) => {
+        if (!nodes.length || !def.scopeSql.length) return 'false';
+        const set = bind([...nodes]);
+        return `(${def.scopeSql.map((expr) => `(${expr}) = any(${set}::uuid[])`).join(' or ')})`;
+      })
+      .join(' and ') || null
+  );
 }
 
 /** The FROM clause of a count whose conditions are `where`: the row table alone when they allow it. */
@@ -224,7 +248,13 @@ export function encodeCursor(cursor: Cursor): string {
 export function decodeCursor(raw: string): Cursor | null {
   try {
     const value = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Cursor;
-    if ((value.d === 'n' || value.d === 'p') && typeof value.v === 'string' && typeof value.id === 'string' && typeof value.k === 'string') return value;
+    if (
+      (value.d === 'n' || value.d === 'p') &&
+      typeof value.v === 'string' &&
+      typeof value.id === 'string' &&
+      typeof value.k === 'string'
+    )
+      return value;
   } catch {
     // An unreadable cursor is treated as none: the list opens at its first page.
   }
@@ -236,7 +266,8 @@ function selectList(def: ListDef, columns: readonly ColumnDef[]): string {
   if (def.hrefSql) parts.push(`(${def.hrefSql})::text as "__href"`);
   for (const column of columns) {
     parts.push(`${column.sql} as "${column.key}"`);
-    if (column.type === 'money' && column.currencySql) parts.push(`(${column.currencySql})::text as "${column.key}__ccy"`);
+    if (column.type === 'money' && column.currencySql)
+      parts.push(`(${column.currencySql})::text as "${column.key}__ccy"`);
   }
   return parts.join(', ');
 }
@@ -262,7 +293,12 @@ export function isKeysetSort(def: ListDef, state: ListState): boolean {
 }
 
 /** Builds the SQL of one page; exported for tests that read the plan. */
-export function buildPageQuery(def: ListDef, state: ListState, options: ListQueryOptions, columns: readonly ColumnDef[]): Sql & { mode: 'keyset' | 'offset'; direction: 'n' | 'p'; hasCursor: boolean } {
+export function buildPageQuery(
+  def: ListDef,
+  state: ListState,
+  options: ListQueryOptions,
+  columns: readonly ColumnDef[],
+): Sql & { mode: 'keyset' | 'offset'; direction: 'n' | 'p'; hasCursor: boolean } {
   const params: unknown[] = [];
   const bind = binder(params);
   const sortColumn = columnOf(def, state.sort.key);
@@ -310,15 +346,28 @@ export async function loadPage(tx: Tx, def: ListDef, state: ListState, options: 
 
   if (query.mode === 'offset') {
     return {
-      rows, columns, mode: 'offset', page: state.page, limit,
-      hasNext: hasMore, hasPrev: state.page > 1, nextCursor: null, prevCursor: null,
+      rows,
+      columns,
+      mode: 'offset',
+      page: state.page,
+      limit,
+      hasNext: hasMore,
+      hasPrev: state.page > 1,
+      nextCursor: null,
+      prevCursor: null,
     };
   }
   // Reading forwards from a cursor means a page exists before it; reading backwards, one after it.
   const hasNext = query.direction === 'n' ? hasMore : true;
   const hasPrev = query.direction === 'p' ? hasMore : query.hasCursor;
   return {
-    rows, columns, mode: 'keyset', page: state.page, limit, hasNext, hasPrev,
+    rows,
+    columns,
+    mode: 'keyset',
+    page: state.page,
+    limit,
+    hasNext,
+    hasPrev,
     nextCursor: hasNext ? cursorOf(pageRows.at(-1), 'n') : null,
     prevCursor: hasPrev ? cursorOf(pageRows[0], 'p') : null,
   };
@@ -364,10 +413,17 @@ export function buildCountsQuery(def: ListDef, state: ListState, options: ListQu
  * scoped viewer's rows are found through indexes too (the copies of the customer's branch and officer
  * on each row, migration 0371), so a capped count stays cheap whatever the size of their scope.
  */
-export async function countTabsCapped(tx: Tx, def: ListDef, state: ListState, options: ListQueryOptions, cap = COUNT_CAP): Promise<CountResult> {
+export async function countTabsCapped(
+  tx: Tx,
+  def: ListDef,
+  state: ListState,
+  options: ListQueryOptions,
+  cap = COUNT_CAP,
+): Promise<CountResult> {
   const query = buildCountsQuery(def, state, options, cap);
   const run = async () => (await tx.query<Record<string, number>>(query.text, query.params))[0];
-  const row = def.countsAvoid && options.rowScope !== null ? await withPlansAvoided(tx, def.countsAvoid, run) : await run();
+  const row =
+    def.countsAvoid && options.rowScope !== null ? await withPlansAvoided(tx, def.countsAvoid, run) : await run();
   const counts: TabCounts = {};
   const cappedTabs: string[] = [];
   def.tabs.forEach((tab, i) => {
@@ -387,7 +443,11 @@ export async function countTabsCapped(tx: Tx, def: ListDef, state: ListState, op
  * 100,000-customer tenant), or a merge join along the loans' primary key (payments: 58 ms instead of
  * 10 ms by index lookups from the viewer's active loans).
  */
-async function withPlansAvoided<T>(tx: Tx, avoid: { tableScans?: boolean; mergeJoins?: boolean }, fn: () => Promise<T>): Promise<T> {
+async function withPlansAvoided<T>(
+  tx: Tx,
+  avoid: { tableScans?: boolean; mergeJoins?: boolean },
+  fn: () => Promise<T>,
+): Promise<T> {
   const settings = [...(avoid.tableScans ? ['enable_seqscan'] : []), ...(avoid.mergeJoins ? ['enable_mergejoin'] : [])];
   const [previous] = await tx.query<Record<string, string>>(
     `select ${settings.map((name, i) => `current_setting('${name}') as s${i}, set_config('${name}', 'off', true)`).join(', ')}`,
@@ -395,12 +455,21 @@ async function withPlansAvoided<T>(tx: Tx, avoid: { tableScans?: boolean; mergeJ
   try {
     return await fn();
   } finally {
-    await tx.query(`select ${settings.map((name, i) => `set_config('${name}', $${i + 1}, true)`).join(', ')}`, settings.map((_, i) => previous[`s${i}`]));
+    await tx.query(
+      `select ${settings.map((name, i) => `set_config('${name}', $${i + 1}, true)`).join(', ')}`,
+      settings.map((_, i) => previous[`s${i}`]),
+    );
   }
 }
 
 /** The counts alone, for callers that know their tabs stay under the cap (tests, small tenants). */
-export async function countTabs(tx: Tx, def: ListDef, state: ListState, options: ListQueryOptions, cap = COUNT_CAP): Promise<TabCounts> {
+export async function countTabs(
+  tx: Tx,
+  def: ListDef,
+  state: ListState,
+  options: ListQueryOptions,
+  cap = COUNT_CAP,
+): Promise<TabCounts> {
   return (await countTabsCapped(tx, def, state, options, cap)).counts;
 }
 
@@ -413,7 +482,12 @@ export async function noJit(tx: Tx): Promise<void> {
 }
 
 /** A page and the tab counts together: what a list page and GET /v1/lists/:name answer. */
-export async function loadList(tx: Tx, def: ListDef, state: ListState, given: ListQueryOptions): Promise<{ page: ListPage } & CountResult> {
+export async function loadList(
+  tx: Tx,
+  def: ListDef,
+  state: ListState,
+  given: ListQueryOptions,
+): Promise<{ page: ListPage } & CountResult> {
   await noJit(tx);
   const options = await withSearchCustomers(tx, def, state, given);
   const page = await loadPage(tx, def, state, options);
@@ -470,7 +544,10 @@ export async function* iterateRows(
     if (raw.length) yield raw.map((r) => toRow(r, columns));
     if (raw.length < batchSize) return;
     const last = raw.at(-1)!;
-    after = { v: last.__sort === null || last.__sort === undefined ? null : String(last.__sort), id: String(last.__id) };
+    after = {
+      v: last.__sort === null || last.__sort === undefined ? null : String(last.__sort),
+      id: String(last.__id),
+    };
   }
 }
 
@@ -483,6 +560,9 @@ export async function countRows(tx: Tx, def: ListDef, state: ListState, given: L
   const where = commonWhere(def, state, options, bind);
   const tab = tabWhere(def, state.tab, { businessDate: options.businessDate, bind });
   if (tab) where.push(tab);
-  const [row] = await tx.query<{ n: number }>(`select count(*)::int as n from ${countFromSql(def, where)}${where.length ? ` where ${where.join(' and ')}` : ''}`, params);
+  const [row] = await tx.query<{ n: number }>(
+    `select count(*)::int as n from ${countFromSql(def, where)}${where.length ? ` where ${where.join(' and ')}` : ''}`,
+    params,
+  );
   return Number(row?.n ?? 0);
 }

@@ -12,7 +12,9 @@ import { collateralsList } from './defs/collaterals.ts';
  * through allowedActions(…, 'list', entry)) may read and export the list, and no one else.
  */
 export type ListEntry = {
-  def: ListDef; path: string; fileBaseName: string;
+  def: ListDef;
+  path: string;
+  fileBaseName: string;
   /** Whether the list has custom views (customers, offers, loans, collaterals, payments) and their pages. */
   hasCustomViews: boolean;
 };
@@ -22,7 +24,12 @@ export const LISTS: Readonly<Record<string, ListEntry>> = {
   loans: { def: loansList, path: '/loans/loans', fileBaseName: 'loans', hasCustomViews: true },
   offers: { def: offersList, path: '/loans/offers', fileBaseName: 'offers', hasCustomViews: true },
   payments: { def: paymentsList, path: '/loans/payments', fileBaseName: 'payments', hasCustomViews: true },
-  applications: { def: applicationsList, path: '/loans/loan-applications', fileBaseName: 'loan-applications', hasCustomViews: false },
+  applications: {
+    def: applicationsList,
+    path: '/loans/loan-applications',
+    fileBaseName: 'loan-applications',
+    hasCustomViews: false,
+  },
   collaterals: { def: collateralsList, path: '/loans/collaterals', fileBaseName: 'collaterals', hasCustomViews: true },
 };
 

@@ -31,21 +31,49 @@ export type ServedList = {
  * every tab (capped at COUNT_CAP, see query.ts) and the custom views. With `isStrict`, a malformed parameter is a 400 naming it (API);
  * pages instead fall back to defaults so an old bookmark still opens.
  */
-export async function serveList(db: Db, viewer: ListViewer, entry: ListEntry, params: URLSearchParams, options: { isStrict?: boolean; countCap?: number } = {}): Promise<ServedList> {
+export async function serveList(
+  db: Db,
+  viewer: ListViewer,
+  entry: ListEntry,
+  params: URLSearchParams,
+  options: { isStrict?: boolean; countCap?: number } = {},
+): Promise<ServedList> {
   const { state, issues } = parseListState(entry.def, params);
-  if (options.isStrict && issues.length) throw new AppError('BAD_REQUEST', `${issues[0]!.param}: ${issues[0]!.message}`, { field: issues[0]!.param });
+  if (options.isStrict && issues.length)
+    throw new AppError('BAD_REQUEST', `${issues[0]!.param}: ${issues[0]!.message}`, { field: issues[0]!.param });
   return db.tenant(viewer.tenantId, async (tx) => {
     const date = await businessDate(tx, viewer.tenantId);
     if (options.isStrict && state.scope && !(await scopeNodeExists(tx, state.scope))) {
       // Another tenant's branch, or none: named as not found rather than answered with an empty page.
-      throw new AppError('NOT_FOUND', `scope: no ${state.scope.hierarchy_level} ${state.scope.hierarchy_id}`, { field: 'scope' });
+      throw new AppError('NOT_FOUND', `scope: no ${state.scope.hierarchy_level} ${state.scope.hierarchy_id}`, {
+        field: 'scope',
+      });
     }
     const rowScope = await resolveRowScope(tx, viewer, state.scope);
-    const { page, counts, cappedTabs } = await loadList(tx, entry.def, state, { businessDate: date, currencyDigits: currencyDigits(viewer.currency), rowScope, countCap: options.countCap });
+    const { page, counts, cappedTabs } = await loadList(tx, entry.def, state, {
+      businessDate: date,
+      currencyDigits: currencyDigits(viewer.currency),
+      rowScope,
+      countCap: options.countCap,
+    });
     const actor = { tenantId: viewer.tenantId, userId: viewer.userId };
     const views = await listCustomViews(tx, actor, entry.def.name);
-    const activeView = state.view ? views.find((v) => v.id === state.view) ?? (await getCustomView(tx, actor, entry.def.name, state.view).catch(() => null)) : null;
-    return { state, issues, page, counts, cappedTabs, total: counts[state.tab] ?? 0, isTotalCapped: cappedTabs.includes(state.tab), businessDate: date, views, activeView };
+    const activeView = state.view
+      ? (views.find((v) => v.id === state.view) ??
+        (await getCustomView(tx, actor, entry.def.name, state.view).catch(() => null)))
+      : null;
+    return {
+      state,
+      issues,
+      page,
+      counts,
+      cappedTabs,
+      total: counts[state.tab] ?? 0,
+      isTotalCapped: cappedTabs.includes(state.tab),
+      businessDate: date,
+      views,
+      activeView,
+    };
   });
 }
 

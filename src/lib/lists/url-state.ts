@@ -175,12 +175,22 @@ export function parseListState(def: ListDef, params: URLSearchParams): { state: 
   }
   const cols = params.get('cols');
   if (cols !== null) {
-    const keys = [...new Set(cols.split(',').map((c) => c.trim()).filter(Boolean))];
+    const keys = [
+      ...new Set(
+        cols
+          .split(',')
+          .map((c) => c.trim())
+          .filter(Boolean),
+      ),
+    ];
     const known = keys.filter((k) => columnOf(def, k));
     if (known.length !== keys.length) drop('cols', 'unknown column');
     state.columns = known.length ? known : null;
   }
-  const limit = z.coerce.number().int().safeParse(params.get('limit') ?? undefined);
+  const limit = z.coerce
+    .number()
+    .int()
+    .safeParse(params.get('limit') ?? undefined);
   if (params.has('limit')) {
     if (limit.success && (PAGE_SIZES as readonly number[]).includes(limit.data)) state.limit = limit.data;
     else drop('limit', `page size must be one of ${PAGE_SIZES.join(', ')}`);

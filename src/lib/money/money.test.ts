@@ -1,8 +1,22 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  add, compare, currencyCode, currencyDigits, decodeMinor, formatMinor, formatMoney, fromDecimalString, fromMinor, isZero, MAX_AMOUNT_MINOR,
-  parseMinor, parseMoney, sub, toDecimalString, zeroOf,
+  add,
+  compare,
+  currencyCode,
+  currencyDigits,
+  decodeMinor,
+  formatMinor,
+  formatMoney,
+  fromDecimalString,
+  fromMinor,
+  isZero,
+  MAX_AMOUNT_MINOR,
+  parseMinor,
+  parseMoney,
+  sub,
+  toDecimalString,
+  zeroOf,
 } from './money.ts';
 
 /** Intl puts narrow and ordinary no-break spaces in French amounts; compare with plain spaces. */
@@ -21,7 +35,9 @@ describe('money edges', () => {
   it('refuses excess precision and garbage, naming the field', () => {
     expect(() => parseMinor('10.005', 2, 'principal')).toThrow('Amount can have at most 2 decimal places.');
     expect(() => parseMinor('1e3', 2)).toThrow('Amount must be an amount written with digits, such as 10.50.');
-    expect(() => parseMinor('1e3', 2)).toThrow(expect.objectContaining({ field: 'amount', key: 'money.invalid', status: 400 }));
+    expect(() => parseMinor('1e3', 2)).toThrow(
+      expect.objectContaining({ field: 'amount', key: 'money.invalid', status: 400 }),
+    );
   });
 });
 
@@ -34,7 +50,9 @@ describe('the Money value', () => {
     expect(currencyDigits('TND')).toBe(3);
     expect(currencyDigits('CHF')).toBe(2);
     expect(currencyCode(' usd ')).toBe('USD');
-    expect(() => currencyCode('EURO')).toThrow(expect.objectContaining({ field: 'currency', key: 'text.format', status: 400 }));
+    expect(() => currencyCode('EURO')).toThrow(
+      expect.objectContaining({ field: 'currency', key: 'text.format', status: 400 }),
+    );
     expect(() => fromMinor(1n, '')).toThrow('Currency is not in the expected form.');
   });
 
@@ -43,7 +61,9 @@ describe('the Money value', () => {
     expect(parseMoney('1500', 'XOF')).toEqual({ minor: 1500n, currency: 'XOF', digits: 0 });
     expect(parseMoney('1.125', 'KWD')).toEqual({ minor: 1125n, currency: 'KWD', digits: 3 });
     expect(() => parseMoney('10.5', 'XOF', 'principal')).toThrow('Amount must be a whole amount, without decimals.');
-    expect(() => parseMoney('0', 'EUR', 'amount', {})).toThrow(expect.objectContaining({ key: 'money.mustBePositive', field: 'amount' }));
+    expect(() => parseMoney('0', 'EUR', 'amount', {})).toThrow(
+      expect.objectContaining({ key: 'money.mustBePositive', field: 'amount' }),
+    );
   });
 
   it('reads back the decimal strings the API writes, without the input bound', () => {
@@ -93,38 +113,54 @@ describe('properties', () => {
   const currencies = fc.constantFrom('EUR', 'USD', 'XOF', 'JPY', 'KWD', 'TND', 'CHF');
 
   it('parse ∘ toDecimalString is the identity on every amount within the bound, in every currency', () => {
-    fc.assert(fc.property(fc.bigInt({ min: -MAX_AMOUNT_MINOR, max: MAX_AMOUNT_MINOR }), currencies, (minor, currency) => {
-      const m = fromMinor(minor, currency);
-      expect(parseMoney(toDecimalString(m), currency)).toEqual(m);
-      expect(fromDecimalString(toDecimalString(m), currency)).toEqual(m);
-    }));
+    fc.assert(
+      fc.property(fc.bigInt({ min: -MAX_AMOUNT_MINOR, max: MAX_AMOUNT_MINOR }), currencies, (minor, currency) => {
+        const m = fromMinor(minor, currency);
+        expect(parseMoney(toDecimalString(m), currency)).toEqual(m);
+        expect(fromDecimalString(toDecimalString(m), currency)).toEqual(m);
+      }),
+    );
   });
 
   it('the formatted amount, stripped of its grouping and symbol, is the decimal string (no float on the way)', () => {
-    fc.assert(fc.property(fc.bigInt({ min: 0n, max: MAX_AMOUNT_MINOR }), fc.constantFrom('EUR', 'USD', 'KWD'), (minor, currency) => {
-      const m = fromMinor(minor, currency);
-      const digitsOnly = formatMoney(m, 'en').replace(/[^0-9.]/g, '');
-      expect(digitsOnly).toBe(toDecimalString(m));
-      expect(parseMoney(digitsOnly, currency)).toEqual(m);
-    }));
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: 0n, max: MAX_AMOUNT_MINOR }),
+        fc.constantFrom('EUR', 'USD', 'KWD'),
+        (minor, currency) => {
+          const m = fromMinor(minor, currency);
+          const digitsOnly = formatMoney(m, 'en').replace(/[^0-9.]/g, '');
+          expect(digitsOnly).toBe(toDecimalString(m));
+          expect(parseMoney(digitsOnly, currency)).toEqual(m);
+        },
+      ),
+    );
   });
 
   it('nothing above the bound parses; the bound itself does', () => {
-    fc.assert(fc.property(fc.bigInt({ min: MAX_AMOUNT_MINOR + 1n, max: 10n ** 25n }), currencies, (minor, currency) => {
-      const text = toDecimalString(fromMinor(minor, currency));
-      expect(() => parseMoney(text, currency)).toThrow(expect.objectContaining({ key: 'money.tooLarge' }));
-      expect(() => parseMoney(`-${text}`, currency)).toThrow(expect.objectContaining({ key: 'money.tooLarge' }));
-    }));
+    fc.assert(
+      fc.property(fc.bigInt({ min: MAX_AMOUNT_MINOR + 1n, max: 10n ** 25n }), currencies, (minor, currency) => {
+        const text = toDecimalString(fromMinor(minor, currency));
+        expect(() => parseMoney(text, currency)).toThrow(expect.objectContaining({ key: 'money.tooLarge' }));
+        expect(() => parseMoney(`-${text}`, currency)).toThrow(expect.objectContaining({ key: 'money.tooLarge' }));
+      }),
+    );
     expect(parseMoney(toDecimalString(fromMinor(MAX_AMOUNT_MINOR, 'EUR')), 'EUR').minor).toBe(MAX_AMOUNT_MINOR);
   });
 
   it('add and sub are exact inverses, and compare agrees with the sign of the difference', () => {
-    fc.assert(fc.property(fc.bigInt({ min: -MAX_AMOUNT_MINOR, max: MAX_AMOUNT_MINOR }), fc.bigInt({ min: -MAX_AMOUNT_MINOR, max: MAX_AMOUNT_MINOR }), (x, y) => {
-      const a = fromMinor(x, 'EUR');
-      const b = fromMinor(y, 'EUR');
-      expect(sub(add(a, b), b)).toEqual(a);
-      const d = sub(a, b).minor;
-      expect(compare(a, b)).toBe(d < 0n ? -1 : d > 0n ? 1 : 0);
-    }));
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: -MAX_AMOUNT_MINOR, max: MAX_AMOUNT_MINOR }),
+        fc.bigInt({ min: -MAX_AMOUNT_MINOR, max: MAX_AMOUNT_MINOR }),
+        (x, y) => {
+          const a = fromMinor(x, 'EUR');
+          const b = fromMinor(y, 'EUR');
+          expect(sub(add(a, b), b)).toEqual(a);
+          const d = sub(a, b).minor;
+          expect(compare(a, b)).toBe(d < 0n ? -1 : d > 0n ? 1 : 0);
+        },
+      ),
+    );
   });
 });

@@ -26,8 +26,29 @@ export type Money = { readonly minor: bigint; readonly currency: string; readonl
  * (`assertProductDigits`), and a loan's digits are derived from its currency.
  */
 const DIGITS: Record<string, number> = {
-  BIF: 0, CLP: 0, DJF: 0, GNF: 0, ISK: 0, JPY: 0, KMF: 0, KRW: 0, PYG: 0, RWF: 0, UGX: 0, VND: 0,
-  VUV: 0, XAF: 0, XOF: 0, XPF: 0, BHD: 3, IQD: 3, JOD: 3, KWD: 3, LYD: 3, OMR: 3, TND: 3,
+  BIF: 0,
+  CLP: 0,
+  DJF: 0,
+  GNF: 0,
+  ISK: 0,
+  JPY: 0,
+  KMF: 0,
+  KRW: 0,
+  PYG: 0,
+  RWF: 0,
+  UGX: 0,
+  VND: 0,
+  VUV: 0,
+  XAF: 0,
+  XOF: 0,
+  XPF: 0,
+  BHD: 3,
+  IQD: 3,
+  JOD: 3,
+  KWD: 3,
+  LYD: 3,
+  OMR: 3,
+  TND: 3,
 };
 
 const CODE = /^[A-Z]{3}$/;
@@ -64,16 +85,30 @@ export function zeroOf(currency: string): Money {
  * refusal is a 400 naming `field`, its message in every language (validation:messages.money.*).
  * Signs and zero are allowed unless `options` say otherwise; commands use `positiveAmount`.
  */
-export function parseMinor(value: unknown, digits: number, field = 'amount', options: Omit<AmountOptions, 'digits'> = { allowNegative: true, allowZero: true }): bigint {
+export function parseMinor(
+  value: unknown,
+  digits: number,
+  field = 'amount',
+  options: Omit<AmountOptions, 'digits'> = { allowNegative: true, allowZero: true },
+): bigint {
   const result = parseAmount(value, { ...options, digits });
   if (!result.ok) throw validationError(field, result.problem.key, result.problem.params);
   return result.minor;
 }
 
 /** Parses money input in a currency into a Money (the rules of {@link parseMinor}; a refusal names `field`). */
-export function parseMoney(value: unknown, currency: string, field = 'amount', options: Omit<AmountOptions, 'digits'> = { allowNegative: true, allowZero: true }): Money {
+export function parseMoney(
+  value: unknown,
+  currency: string,
+  field = 'amount',
+  options: Omit<AmountOptions, 'digits'> = { allowNegative: true, allowZero: true },
+): Money {
   const code = currencyCode(currency);
-  return { minor: parseMinor(value, currencyDigits(code), field, options), currency: code, digits: currencyDigits(code) };
+  return {
+    minor: parseMinor(value, currencyDigits(code), field, options),
+    currency: code,
+    digits: currencyDigits(code),
+  };
 }
 
 const TRUSTED_DECIMAL = /^(-)?(\d+)(?:\.(\d+))?$/;

@@ -106,12 +106,15 @@ export function parseAmount(value: unknown, options: AmountOptions): AmountResul
   if (text === '') return problem('required');
   if (text.length > MAX_AMOUNT_TEXT) {
     if (!/^-?[0-9]+([.,][0-9]+)?$/.test(text)) return problem('money.invalid', { example });
-    return options.isFormOnly ? problem('money.tooLong', { length: MAX_AMOUNT_TEXT }) : problem('money.tooLarge', { max: formatMinorPlain(max, digits) });
+    return options.isFormOnly
+      ? problem('money.tooLong', { length: MAX_AMOUNT_TEXT })
+      : problem('money.tooLarge', { max: formatMinorPlain(max, digits) });
   }
   if (SEPARATORS.test(text)) return problem('money.separators', { example });
   if (text.includes(',')) {
     // One comma followed by decimals, and no point: a decimal comma when the form allows it.
-    if (!options.decimalComma || text.includes('.') || !/^-?[0-9]+,[0-9]+$/.test(text)) return problem('money.separators', { example });
+    if (!options.decimalComma || text.includes('.') || !/^-?[0-9]+,[0-9]+$/.test(text))
+      return problem('money.separators', { example });
     text = text.replace(',', '.');
   }
   const match = PLAIN.exec(text);
@@ -125,7 +128,8 @@ export function parseAmount(value: unknown, options: AmountOptions): AmountResul
     return options.allowZero ? problem('money.mustNotBeNegative') : problem('money.mustBePositive');
   }
   if (isZero && !options.allowZero && !options.allowNegative) return problem('money.mustBePositive');
-  if (fraction.length > digits) return digits === 0 ? problem('money.wholeOnly') : problem('money.tooManyDecimals', { digits });
+  if (fraction.length > digits)
+    return digits === 0 ? problem('money.wholeOnly') : problem('money.tooManyDecimals', { digits });
   const magnitude = BigInt(whole + fraction.padEnd(digits, '0'));
   if (magnitude > max && !options.isFormOnly) return problem('money.tooLarge', { max: formatMinorPlain(max, digits) });
   return { ok: true, minor: sign ? -magnitude : magnitude };
@@ -136,9 +140,17 @@ export function parseAmount(value: unknown, options: AmountOptions): AmountResul
  * type, characters, separators, sign, length. The currency's decimals and the bound are checked by
  * `parseAmount` once the command knows the currency. Returns the amount as plain text.
  */
-export function checkAmountText(value: unknown, options: Omit<AmountOptions, 'digits' | 'max' | 'isFormOnly'> = {}): { ok: true; text: string } | { ok: false; problem: AmountProblem } {
+export function checkAmountText(
+  value: unknown,
+  options: Omit<AmountOptions, 'digits' | 'max' | 'isFormOnly'> = {},
+): { ok: true; text: string } | { ok: false; problem: AmountProblem } {
   // As many decimals as the text has: only the form is judged here, not the currency's decimals.
-  const raw = typeof value === 'number' && Number.isFinite(value) ? String(value) : typeof value === 'string' ? value.replace(/^[ \t]+|[ \t]+$/g, '') : null;
+  const raw =
+    typeof value === 'number' && Number.isFinite(value)
+      ? String(value)
+      : typeof value === 'string'
+        ? value.replace(/^[ \t]+|[ \t]+$/g, '')
+        : null;
   const decimals = raw && /^-?[0-9]+[.,]([0-9]+)$/.test(raw) ? raw.length - raw.search(/[.,]/) - 1 : 0;
   const result = parseAmount(value, { ...options, digits: decimals, isFormOnly: true });
   if (!result.ok) {

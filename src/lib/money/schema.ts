@@ -19,7 +19,10 @@ export type AmountFieldOptions = Omit<AmountOptions, 'digits' | 'isFormOnly'>;
 
 function refuse(ctx: { issues: unknown[] }, value: unknown, problem: AmountProblem): never {
   (ctx.issues as z.core.$ZodRawIssue[]).push({
-    code: 'custom', input: value, message: validationMessage('en', problem.key, problem.params), params: { key: problem.key, params: problem.params },
+    code: 'custom',
+    input: value,
+    message: validationMessage('en', problem.key, problem.params),
+    params: { key: problem.key, params: problem.params },
   });
   return z.NEVER as never;
 }
@@ -30,10 +33,13 @@ function refuse(ctx: { issues: unknown[] }, value: unknown, problem: AmountProbl
  * know the currency; so do endpoints whose currency is fixed before the body is read.
  */
 export function amountSchema(currencyDigits: number, options: AmountFieldOptions = {}) {
-  return z.pipe(z.unknown(), z.transform((value: unknown, ctx): bigint => {
-    const result = parseAmount(value, { ...options, digits: currencyDigits });
-    return result.ok ? result.minor : refuse(ctx, value, result.problem);
-  }));
+  return z.pipe(
+    z.unknown(),
+    z.transform((value: unknown, ctx): bigint => {
+      const result = parseAmount(value, { ...options, digits: currencyDigits });
+      return result.ok ? result.minor : refuse(ctx, value, result.problem);
+    }),
+  );
 }
 
 /**
@@ -42,10 +48,13 @@ export function amountSchema(currencyDigits: number, options: AmountFieldOptions
  * reads it with the currency's decimals and the bound (`parseMinor`), with the same messages.
  */
 export function amountTextSchema(options: Omit<AmountFieldOptions, 'max'> = {}) {
-  return z.pipe(z.unknown(), z.transform((value: unknown, ctx): string => {
-    const result = checkAmountText(value, options);
-    return result.ok ? result.text : refuse(ctx, value, result.problem);
-  }));
+  return z.pipe(
+    z.unknown(),
+    z.transform((value: unknown, ctx): string => {
+      const result = checkAmountText(value, options);
+      return result.ok ? result.text : refuse(ctx, value, result.problem);
+    }),
+  );
 }
 
 type Parsed<T> = { success: true; data: T } | { success: false; error: { issues: readonly z.core.$ZodIssue[] } };

@@ -13,7 +13,11 @@ function threshold(): number {
 export function log(level: Level, msg: string, fields: Record<string, unknown> = {}): void {
   if (ORDER[level] < threshold()) return;
   const line = JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }, (_key, value) =>
-    typeof value === 'bigint' ? value.toString() : value instanceof Error ? { name: value.name, message: value.message, stack: value.stack } : value,
+    typeof value === 'bigint'
+      ? value.toString()
+      : value instanceof Error
+        ? { name: value.name, message: value.message, stack: value.stack }
+        : value,
   );
   (level === 'error' || level === 'warn' ? process.stderr : process.stdout).write(`${line}\n`);
 }

@@ -19,7 +19,9 @@ export function visibleFields(form: FormDefinition, values: FormValues): FormFie
 
 /** Names of the visible required fields without a value (trimmed), in form order. */
 export function missingFields(form: FormDefinition, values: FormValues): string[] {
-  return visibleFields(form, values).filter((f) => f.required && !(values[f.name] ?? '').trim()).map((f) => f.name);
+  return visibleFields(form, values)
+    .filter((f) => f.required && !(values[f.name] ?? '').trim())
+    .map((f) => f.name);
 }
 
 /** The body to send: only visible fields with a value (a hidden field's stale value is dropped). */

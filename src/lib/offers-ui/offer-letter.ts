@@ -28,18 +28,21 @@ export async function offerLetter(db: Db, principal: Principal, offerId: string,
     const offered = fromMinor(offer.principal, offer.currency);
     const amount = `${toDecimalString(offered)} ${offered.currency}`;
     const title = t('flows:letter.title', { code: offer.code });
-    const bytes = textPdf([
-      { text: title, size: 18, isBold: true },
-      { text: formatDate(today, language), gapBefore: 6 },
-      { text: t('flows:letter.greeting', { name: `${customer.first_name} ${customer.last_name}` }), gapBefore: 18 },
-      { text: t('flows:letter.body', { product: product.name }), gapBefore: 6 },
-      { text: `${t('flows:offer.principal')}: ${amount}`, gapBefore: 12, isBold: true },
-      { text: `${t('flows:offer.term')}: ${offer.number_of_repayments}` },
-      { text: `${t('flows:offer.rate')}: ${offer.annual_interest_rate} %` },
-      { text: `${t('flows:offer.expiresOn')}: ${formatDate(offer.expires_on, language)}` },
-      { text: `${t('flows:offer.code')}: ${offer.code}`, isBold: true },
-      { text: t('flows:letter.closing'), gapBefore: 18 },
-    ], { title });
+    const bytes = textPdf(
+      [
+        { text: title, size: 18, isBold: true },
+        { text: formatDate(today, language), gapBefore: 6 },
+        { text: t('flows:letter.greeting', { name: `${customer.first_name} ${customer.last_name}` }), gapBefore: 18 },
+        { text: t('flows:letter.body', { product: product.name }), gapBefore: 6 },
+        { text: `${t('flows:offer.principal')}: ${amount}`, gapBefore: 12, isBold: true },
+        { text: `${t('flows:offer.term')}: ${offer.number_of_repayments}` },
+        { text: `${t('flows:offer.rate')}: ${offer.annual_interest_rate} %` },
+        { text: `${t('flows:offer.expiresOn')}: ${formatDate(offer.expires_on, language)}` },
+        { text: `${t('flows:offer.code')}: ${offer.code}`, isBold: true },
+        { text: t('flows:letter.closing'), gapBefore: 18 },
+      ],
+      { title },
+    );
     return { bytes, fileName: `offer-${offer.code}.pdf` };
   });
 }

@@ -11,7 +11,12 @@ import { getOffer, offerActions, offerJson } from '../lending/offers.ts';
 import { getProduct, listProducts, loadCalendar, termsFor } from '../lending/products.ts';
 import { fromDecimalString, fromMinor, isZero, toDecimalString } from '../money/money.ts';
 import { businessDate } from '../tenancy/tenant.ts';
-import type { CollateralsRow, LoanApplicationsRow, LoanDelinquencyHistoryRow, UsersRow } from '../db/schema.generated.ts';
+import type {
+  CollateralsRow,
+  LoanApplicationsRow,
+  LoanDelinquencyHistoryRow,
+  UsersRow,
+} from '../db/schema.generated.ts';
 
 /**
  * What the offer, application and loan pages of the customer profile show, read through the
@@ -33,18 +38,37 @@ export async function loadOfferPage(db: Db, principal: Principal, customerId: st
     if (row.customer_id !== customerId) throw new AppError('NOT_FOUND', 'Offer not found', { field: 'offerId' });
     const product = await getProduct(tx, row.product_id);
     const today = await businessDate(tx, principal.tenantId);
-    const dryRun = (await offerActions(tx, principal.tenantId, row)).map((e) => ({ action: e.action, allowed: e.allowed, reason: e.reason?.code }));
+    const dryRun = (await offerActions(tx, principal.tenantId, row)).map((e) => ({
+      action: e.action,
+      allowed: e.allowed,
+      reason: e.reason?.code,
+    }));
     const [application] = row.application_id
-      ? await tx.query<Pick<LoanApplicationsRow, 'loan_id'>>(`select loan_id from loan_applications where id = $1`, [row.application_id])
+      ? await tx.query<Pick<LoanApplicationsRow, 'loan_id'>>(`select loan_id from loan_applications where id = $1`, [
+          row.application_id,
+        ])
       : [];
     return {
-      customer, offer: offerJson(row), product: { id: product.id, name: product.name, currency: product.currency },
+      customer,
+      offer: offerJson(row),
+      product: { id: product.id, name: product.name, currency: product.currency },
       limits: {
-        currency: product.currency, minPrincipal: toDecimalString(fromMinor(product.min_principal, product.currency)), maxPrincipal: toDecimalString(fromMinor(product.max_principal, product.currency)),
-        minRepayments: product.min_repayments, maxRepayments: product.max_repayments,
+        currency: product.currency,
+        minPrincipal: toDecimalString(fromMinor(product.min_principal, product.currency)),
+        maxPrincipal: toDecimalString(fromMinor(product.max_principal, product.currency)),
+        minRepayments: product.min_repayments,
+        maxRepayments: product.max_repayments,
       },
       // The engine's terms for this offer, disbursed today; the simulation only changes amount and term.
-      baseTerms: { ...termsFor(product, { principal: row.principal, numberOfRepayments: row.number_of_repayments, annualInterestRate: row.annual_interest_rate, disbursementDate: today }), calendar: await loadCalendar(tx) },
+      baseTerms: {
+        ...termsFor(product, {
+          principal: row.principal,
+          numberOfRepayments: row.number_of_repayments,
+          annualInterestRate: row.annual_interest_rate,
+          disbursementDate: today,
+        }),
+        calendar: await loadCalendar(tx),
+      },
       dryRun,
       applicationLoanId: application?.loan_id ?? null,
       businessDate: today,
@@ -56,18 +80,43 @@ export async function loadApplicationPage(db: Db, principal: Principal, customer
   return db.tenant(principal.tenantId, async (tx) => {
     const { customer } = await assertCustomer(tx, principal, customerId);
     await assertInScope(tx, principal, 'loan', loanId);
-    const [row] = await tx.query<Pick<LoanApplicationsRow, 'id' | 'customer_id'>>(`select id, customer_id from loan_applications where loan_id = $1`, [loanId]);
-    if (!row || row.customer_id !== customerId) throw new AppError('NOT_FOUND', 'Loan application not found', { field: 'loanId' });
+    const [row] = await tx.query<Pick<LoanApplicationsRow, 'id' | 'customer_id'>>(
+      `select id, customer_id from loan_applications where loan_id = $1`,
+      [loanId],
+    );
+    if (!row || row.customer_id !== customerId)
+      throw new AppError('NOT_FOUND', 'Loan application not found', { field: 'loanId' });
     const application = await getApplicationView(tx, actorFromPrincipal(principal), row.id);
     const product = await getProduct(tx, application.productId);
-    const names = await tx.query<Pick<UsersRow, 'id' | 'display_name'>>(`select id, display_name from users where id = any($1::uuid[])`,
-      [[application.submittedBy, application.decidedBy].filter((v): v is string => Boolean(v))]);
-    return { customer, application, productName: product.name, userNames: Object.fromEntries(names.map((n) => [n.id, n.display_name])) };
+    const names = await tx.query<Pick<UsersRow, 'id' | 'display_name'>>(
+      `select id, display_name from users where id = any($1::uuid[])`,
+      [[application.submittedBy, application.decidedBy].filter((v): v is string => Boolean(v))],
+    );
+    return {
+      customer,
+      application,
+      productName: product.name,
+      userNames: Object.fromEntries(names.map((n) => [n.id, n.display_name])),
+    };
   });
 }
 
-export type CollateralView = { id: string; type: string; description: string; value: string; currency: string; valuationDate: string };
-export type DelinquencyView = { date: string; from: string | null; to: string | null; reason: string; pastDueDays: number; amount: string };
+export type CollateralView = {
+  id: string;
+  type: string;
+  description: string;
+  value: string;
+  currency: string;
+  valuationDate: string;
+};
+export type DelinquencyView = {
+  date: string;
+  from: string | null;
+  to: string | null;
+  reason: string;
+  pastDueDays: number;
+  amount: string;
+};
 
 /** A collateral's value as the page shows it: the cleaned currency code and the decimal string. */
 function collateralMoney(value: bigint, currency: string): { currency: string; value: string } {
@@ -82,23 +131,42 @@ export async function loadLoanPage(db: Db, principal: Principal, customerId: str
     const loan = await getLoanView(tx, loanId);
     if (loan.customerId !== customerId) throw new AppError('NOT_FOUND', 'Loan not found', { field: 'loanId' });
     const product = await getProduct(tx, loan.productId);
-    const collaterals = await tx.query<Pick<CollateralsRow, 'id' | 'type' | 'description' | 'value' | 'currency' | 'valuation_date'>>(
+    const collaterals = await tx.query<
+      Pick<CollateralsRow, 'id' | 'type' | 'description' | 'value' | 'currency' | 'valuation_date'>
+    >(
       `select c.id, c.type, c.description, c.value, c.currency, c.valuation_date from loan_collaterals lc
          join collaterals c on c.tenant_id = lc.tenant_id and c.id = lc.collateral_id where lc.loan_id = $1 order by c.valuation_date desc, c.id`,
       [loanId],
     );
-    const history = await tx.query<Pick<LoanDelinquencyHistoryRow, 'business_date' | 'from_classification' | 'to_classification' | 'reason' | 'past_due_days' | 'delinquent_amount'>>(
+    const history = await tx.query<
+      Pick<
+        LoanDelinquencyHistoryRow,
+        'business_date' | 'from_classification' | 'to_classification' | 'reason' | 'past_due_days' | 'delinquent_amount'
+      >
+    >(
       `select business_date, from_classification, to_classification, reason, past_due_days, delinquent_amount
          from loan_delinquency_history where loan_id = $1 order by business_date desc, created_at desc limit 200`,
       [loanId],
     );
     return {
-      customer, loan, productName: product.name, businessDate: await businessDate(tx, principal.tenantId),
+      customer,
+      loan,
+      productName: product.name,
+      businessDate: await businessDate(tx, principal.tenantId),
       collaterals: collaterals.map((c): CollateralView => ({
-        ...collateralMoney(c.value, c.currency), id: c.id, type: c.type, description: c.description, valuationDate: c.valuation_date,
+        ...collateralMoney(c.value, c.currency),
+        id: c.id,
+        type: c.type,
+        description: c.description,
+        valuationDate: c.valuation_date,
       })),
       delinquency: history.map((h): DelinquencyView => ({
-        date: h.business_date, from: h.from_classification, to: h.to_classification, reason: h.reason, pastDueDays: h.past_due_days, amount: toDecimalString(fromMinor(h.delinquent_amount, loan.currency)),
+        date: h.business_date,
+        from: h.from_classification,
+        to: h.to_classification,
+        reason: h.reason,
+        pastDueDays: h.past_due_days,
+        amount: toDecimalString(fromMinor(h.delinquent_amount, loan.currency)),
       })),
     };
   });
@@ -114,7 +182,13 @@ export function loanActionsFor(data: LoanPage, principal: Principal) {
     can: { transfer: can.disburse, repay: can.repay, writeOff: can.writeOff, reverse: can.reverseTransaction },
     suggestedAmount: next?.outstanding.total ?? '',
     reversible: data.loan.transactions
-      .filter((t) => !t.isReversed && ['REPAYMENT', 'WAIVE_INTEREST', 'WAIVE_CHARGES', 'WRITE_OFF', 'FEE_APPLIED', 'PENALTY_APPLIED'].includes(t.type))
+      .filter(
+        (t) =>
+          !t.isReversed &&
+          ['REPAYMENT', 'WAIVE_INTEREST', 'WAIVE_CHARGES', 'WRITE_OFF', 'FEE_APPLIED', 'PENALTY_APPLIED'].includes(
+            t.type,
+          ),
+      )
       .map((t) => ({ id: t.id, label: `${t.date} · ${t.type} · ${t.amount} ${t.currency}` })),
   };
 }
@@ -123,10 +197,17 @@ export function loanActionsFor(data: LoanPage, principal: Principal) {
 export async function loadNewApplicationPage(db: Db, principal: Principal, customerId: string) {
   return db.tenant(principal.tenantId, async (tx) => {
     const { customer } = await assertCustomer(tx, principal, customerId);
-    const products = (await listProducts(tx)).filter((p) => p.is_active).map((p) => ({
-      id: p.id, name: p.name, currency: p.currency, minPrincipal: toDecimalString(fromMinor(p.min_principal, p.currency)),
-      maxPrincipal: toDecimalString(fromMinor(p.max_principal, p.currency)), minRepayments: p.min_repayments, maxRepayments: p.max_repayments,
-    }));
+    const products = (await listProducts(tx))
+      .filter((p) => p.is_active)
+      .map((p) => ({
+        id: p.id,
+        name: p.name,
+        currency: p.currency,
+        minPrincipal: toDecimalString(fromMinor(p.min_principal, p.currency)),
+        maxPrincipal: toDecimalString(fromMinor(p.max_principal, p.currency)),
+        minRepayments: p.min_repayments,
+        maxRepayments: p.max_repayments,
+      }));
     return { customer, products, businessDate: await businessDate(tx, principal.tenantId) };
   });
 }

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { textPdf } from './pdf.ts';
 
 describe('textPdf', () => {
-  const bytes = textPdf([{ text: 'Lettre d’offre (n° 1)', size: 16, isBold: true }, { text: 'Montant : 1 200,00 €' }], { title: 'Offre ABC' });
+  const bytes = textPdf([{ text: 'Lettre d’offre (n° 1)', size: 16, isBold: true }, { text: 'Montant : 1 200,00 €' }], {
+    title: 'Offre ABC',
+  });
   const text = Buffer.from(bytes).toString('latin1');
 
   it('is a PDF whose xref offsets point at each object', () => {

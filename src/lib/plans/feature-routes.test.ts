@@ -6,7 +6,11 @@ import { FEATURE_APIS, FEATURE_PAGES, featureForRoute } from './feature-routes.t
 describe('plan feature → routes', () => {
   it('names only routes of the manifest, with methods they have', () => {
     for (const patterns of Object.values(FEATURE_PAGES)) {
-      for (const pattern of patterns) expect(ROUTES.map((r) => r.pattern), pattern).toContain(pattern);
+      for (const pattern of patterns)
+        expect(
+          ROUTES.map((r) => r.pattern),
+          pattern,
+        ).toContain(pattern);
     }
     for (const routes of Object.values(FEATURE_APIS)) {
       for (const { pattern, methods } of routes) {
@@ -18,7 +22,10 @@ describe('plan feature → routes', () => {
   });
 
   it('gates every flag-only feature the plans define (sso is gated in the sign-in flow itself)', () => {
-    const flags = DEMO_PLANS.growth.filter((f) => !f.supportsUsageLimit).map((f) => f.feature).filter((f) => f !== 'sso');
+    const flags = DEMO_PLANS.growth
+      .filter((f) => !f.supportsUsageLimit)
+      .map((f) => f.feature)
+      .filter((f) => f !== 'sso');
     for (const feature of flags) expect(Object.keys(FEATURE_PAGES), feature).toContain(feature);
   });
 

@@ -11,8 +11,11 @@
 export const FEATURE_PAGES: Readonly<Record<string, readonly string[]>> = {
   strategies: ['/strategies/list', '/strategies/:id', '/admin/processes/strategy-editing'],
   decision_engine: [
-    '/admin/business/decision-engine', '/admin/business/decision-engine/:id', '/admin/application/decision-engine',
-    '/admin/business/decision-models', '/admin/business/decision-models/:id',
+    '/admin/business/decision-engine',
+    '/admin/business/decision-engine/:id',
+    '/admin/application/decision-engine',
+    '/admin/business/decision-models',
+    '/admin/business/decision-models/:id',
   ],
   analytics_reports: ['/analytics/reports', '/analytics/reports/add', '/analytics/reports/:reportId'],
 };
@@ -23,7 +26,9 @@ export const FEATURE_APIS: Readonly<Record<string, readonly { pattern: string; m
   exports: [{ pattern: '/v1/exports', methods: ['POST'] }],
 };
 
-const PAGE_FEATURE = new Map(Object.entries(FEATURE_PAGES).flatMap(([feature, patterns]) => patterns.map((p) => [p, feature] as const)));
+const PAGE_FEATURE = new Map(
+  Object.entries(FEATURE_PAGES).flatMap(([feature, patterns]) => patterns.map((p) => [p, feature] as const)),
+);
 
 /** The plan feature a matched route needs, or null. `pattern` is the manifest entry's pattern. */
 export function featureForRoute(pattern: string, method: string): string | null {

@@ -18,7 +18,12 @@ export function planRefusalText(t: TFunction, details: PlanDetails | undefined):
   const plan = typeof details?.plan === 'string' && details.plan ? details.plan : t('errors:plan.currentPlan');
   if (details?.reason === 'not_in_plan') return t('errors:plan.notInPlan', { feature, plan });
   if (details?.reason === 'limit_reached') {
-    return t('errors:plan.limitReached', { feature, plan, limit: Number(details.usage_limit ?? 0), usage: Number(details.usage ?? 0) });
+    return t('errors:plan.limitReached', {
+      feature,
+      plan,
+      limit: Number(details.usage_limit ?? 0),
+      usage: Number(details.usage ?? 0),
+    });
   }
   return null;
 }
@@ -27,5 +32,12 @@ export function planRefusalText(t: TFunction, details: PlanDetails | undefined):
 export function localizePlanError(t: TFunction, error: unknown): unknown {
   if (!(error instanceof AppError)) return error;
   const text = planRefusalText(t, error.details);
-  return text ? new AppError(error.code, text, { field: error.field, details: error.details, internal: error.internal, cause: error }) : error;
+  return text
+    ? new AppError(error.code, text, {
+        field: error.field,
+        details: error.details,
+        internal: error.internal,
+        cause: error,
+      })
+    : error;
 }

@@ -20,13 +20,23 @@ const idOf = (tenant: TenantRef) => (typeof tenant === 'string' ? tenant : tenan
 const DERIVED_USAGE: Record<string, string> = {
   users: 'select count(*)::int as used from users where is_active',
   // Tokens in force: revoking or letting one expire frees its place.
-  api_tokens: 'select count(*)::int as used from api_tokens where revoked_at is null and (expires_at is null or expires_at > now())',
+  api_tokens:
+    'select count(*)::int as used from api_tokens where revoked_at is null and (expires_at is null or expires_at > now())',
 };
 
 type FeatureRow = { name: string; supports_usage_limit: boolean; usage_unit: string | null; used: bigint | null };
-type PlanRow = { feature_name: string; plan_name: string; enabled: boolean; unlimited: boolean; usage_limit: bigint | null };
+type PlanRow = {
+  feature_name: string;
+  plan_name: string;
+  enabled: boolean;
+  unlimited: boolean;
+  usage_limit: bigint | null;
+};
 
-export type CurrentFeature = PricingFeature & { plans: { name: string; enabled: boolean; unlimited: boolean; usage_limit: number | null }[]; usage: number };
+export type CurrentFeature = PricingFeature & {
+  plans: { name: string; enabled: boolean; unlimited: boolean; usage_limit: number | null }[];
+  usage: number;
+};
 
 async function derivedUsage(tx: Tx, name: string): Promise<number | null> {
   const sql = DERIVED_USAGE[name];
@@ -58,7 +68,12 @@ export async function currentPlan(tx: Tx, tenant: TenantRef): Promise<CurrentFea
       usage,
       plans: plans
         .filter((p) => p.feature_name === f.name)
-        .map((p) => ({ name: p.plan_name, enabled: p.enabled, unlimited: p.unlimited, usage_limit: p.usage_limit === null ? null : Number(p.usage_limit) })),
+        .map((p) => ({
+          name: p.plan_name,
+          enabled: p.enabled,
+          unlimited: p.unlimited,
+          usage_limit: p.usage_limit === null ? null : Number(p.usage_limit),
+        })),
     });
   }
   return out;
@@ -88,9 +103,13 @@ export async function featureAccess(tx: Tx, tenant: TenantRef, feature: string):
 export async function assertFeatureEnabled(tx: Tx, tenant: TenantRef, feature: string): Promise<void> {
   const access = await featureAccess(tx, tenant, feature);
   if (!access.isEnabled) {
-    throw new AppError('FORBIDDEN', `Your ${access.plan ?? 'current'} plan does not include ${feature.replaceAll('_', ' ')}.`, {
-      details: { reason: 'not_in_plan', feature, plan: access.plan },
-    });
+    throw new AppError(
+      'FORBIDDEN',
+      `Your ${access.plan ?? 'current'} plan does not include ${feature.replaceAll('_', ' ')}.`,
+      {
+        details: { reason: 'not_in_plan', feature, plan: access.plan },
+      },
+    );
   }
 }
 
@@ -98,9 +117,13 @@ function limitReached(feature: string, usage: number, features: CurrentFeature[]
   const f = features.find((x) => x.name === feature);
   const plan = f?.plans[0]?.name ?? null;
   const limit = f?.plans[0]?.usage_limit ?? 0;
-  return new AppError('LIMIT_REACHED', `Your ${plan ?? 'current'} plan allows ${limit} ${f?.usage_unit ?? feature.replaceAll('_', ' ')}; ${usage} in use.`, {
-    details: { reason: 'limit_reached', feature, usage, usage_limit: limit, plan },
-  });
+  return new AppError(
+    'LIMIT_REACHED',
+    `Your ${plan ?? 'current'} plan allows ${limit} ${f?.usage_unit ?? feature.replaceAll('_', ' ')}; ${usage} in use.`,
+    {
+      details: { reason: 'limit_reached', feature, usage, usage_limit: limit, plan },
+    },
+  );
 }
 
 /**
@@ -110,7 +133,8 @@ function limitReached(feature: string, usage: number, features: CurrentFeature[]
  */
 export async function assertWithinLimit(tx: Tx, tenant: TenantRef, feature: string): Promise<void> {
   const features = await currentPlan(tx, tenant);
-  if (isUsageLimitReached(features, feature)) throw limitReached(feature, features.find((x) => x.name === feature)?.usage ?? 0, features);
+  if (isUsageLimitReached(features, feature))
+    throw limitReached(feature, features.find((x) => x.name === feature)?.usage ?? 0, features);
 }
 
 /**
@@ -126,10 +150,19 @@ export async function assertWithinLimit(tx: Tx, tenant: TenantRef, feature: stri
  */
 export async function consumeUsage(tx: Tx, tenant: TenantRef, feature: string, amount = 1): Promise<void> {
   const tenantId = idOf(tenant);
-  const [known] = await tx.query('select 1 from pricing_features where tenant_id = $1 and name = $2', [tenantId, feature]);
+  const [known] = await tx.query('select 1 from pricing_features where tenant_id = $1 and name = $2', [
+    tenantId,
+    feature,
+  ]);
   if (!known) return;
-  await tx.query('insert into pricing_usage (tenant_id, feature_name) values ($1, $2) on conflict do nothing', [tenantId, feature]);
-  const [row] = await tx.query<Pick<PricingUsageRow, 'used'>>('select used from pricing_usage where tenant_id = $1 and feature_name = $2 for update', [tenantId, feature]);
+  await tx.query('insert into pricing_usage (tenant_id, feature_name) values ($1, $2) on conflict do nothing', [
+    tenantId,
+    feature,
+  ]);
+  const [row] = await tx.query<Pick<PricingUsageRow, 'used'>>(
+    'select used from pricing_usage where tenant_id = $1 and feature_name = $2 for update',
+    [tenantId, feature],
+  );
   const derived = await derivedUsage(tx, feature);
   const usage = derived ?? Number(row.used);
   const features = await currentPlan(tx, tenantId);
@@ -138,7 +171,10 @@ export async function consumeUsage(tx: Tx, tenant: TenantRef, feature: string, a
   // Taking `amount` units is allowed when the last of them (usage + amount - 1) is still under the limit.
   if (isUsageLimitReached(features, feature, usage + amount - 1)) throw limitReached(feature, usage, features);
   if (derived === null) {
-    await tx.query('update pricing_usage set used = used + $3, updated_at = now() where tenant_id = $1 and feature_name = $2', [tenantId, feature, amount]);
+    await tx.query(
+      'update pricing_usage set used = used + $3, updated_at = now() where tenant_id = $1 and feature_name = $2',
+      [tenantId, feature, amount],
+    );
   }
 }
 
@@ -152,22 +188,95 @@ export type PlanSeed = {
 /** Demo plans: `demo` on a Growth plan, `acme` on a Starter plan with tighter limits and no decision engine. */
 export const DEMO_PLANS: Record<'growth' | 'starter', PlanSeed[]> = {
   growth: [
-    { feature: 'users', supportsUsageLimit: true, usageUnit: 'users', plans: [{ name: 'Growth', enabled: true, unlimited: false, usageLimit: 50 }, { name: 'Enterprise', enabled: true, unlimited: true, usageLimit: null }] },
-    { feature: 'exports', supportsUsageLimit: true, usageUnit: 'exports', plans: [{ name: 'Growth', enabled: true, unlimited: false, usageLimit: 1000 }] },
-    { feature: 'api_tokens', supportsUsageLimit: true, usageUnit: 'tokens', plans: [{ name: 'Growth', enabled: true, unlimited: false, usageLimit: 20 }] },
-    { feature: 'strategies', supportsUsageLimit: false, usageUnit: null, plans: [{ name: 'Growth', enabled: true, unlimited: true, usageLimit: null }] },
-    { feature: 'decision_engine', supportsUsageLimit: false, usageUnit: null, plans: [{ name: 'Growth', enabled: true, unlimited: true, usageLimit: null }] },
-    { feature: 'analytics_reports', supportsUsageLimit: false, usageUnit: null, plans: [{ name: 'Growth', enabled: true, unlimited: true, usageLimit: null }] },
-    { feature: 'sso', supportsUsageLimit: false, usageUnit: null, plans: [{ name: 'Growth', enabled: true, unlimited: true, usageLimit: null }] },
+    {
+      feature: 'users',
+      supportsUsageLimit: true,
+      usageUnit: 'users',
+      plans: [
+        { name: 'Growth', enabled: true, unlimited: false, usageLimit: 50 },
+        { name: 'Enterprise', enabled: true, unlimited: true, usageLimit: null },
+      ],
+    },
+    {
+      feature: 'exports',
+      supportsUsageLimit: true,
+      usageUnit: 'exports',
+      plans: [{ name: 'Growth', enabled: true, unlimited: false, usageLimit: 1000 }],
+    },
+    {
+      feature: 'api_tokens',
+      supportsUsageLimit: true,
+      usageUnit: 'tokens',
+      plans: [{ name: 'Growth', enabled: true, unlimited: false, usageLimit: 20 }],
+    },
+    {
+      feature: 'strategies',
+      supportsUsageLimit: false,
+      usageUnit: null,
+      plans: [{ name: 'Growth', enabled: true, unlimited: true, usageLimit: null }],
+    },
+    {
+      feature: 'decision_engine',
+      supportsUsageLimit: false,
+      usageUnit: null,
+      plans: [{ name: 'Growth', enabled: true, unlimited: true, usageLimit: null }],
+    },
+    {
+      feature: 'analytics_reports',
+      supportsUsageLimit: false,
+      usageUnit: null,
+      plans: [{ name: 'Growth', enabled: true, unlimited: true, usageLimit: null }],
+    },
+    {
+      feature: 'sso',
+      supportsUsageLimit: false,
+      usageUnit: null,
+      plans: [{ name: 'Growth', enabled: true, unlimited: true, usageLimit: null }],
+    },
   ],
   starter: [
-    { feature: 'users', supportsUsageLimit: true, usageUnit: 'users', plans: [{ name: 'Starter', enabled: true, unlimited: false, usageLimit: 5 }] },
-    { feature: 'exports', supportsUsageLimit: true, usageUnit: 'exports', plans: [{ name: 'Starter', enabled: true, unlimited: false, usageLimit: 100 }] },
-    { feature: 'api_tokens', supportsUsageLimit: true, usageUnit: 'tokens', plans: [{ name: 'Starter', enabled: true, unlimited: false, usageLimit: 2 }] },
-    { feature: 'strategies', supportsUsageLimit: false, usageUnit: null, plans: [{ name: 'Starter', enabled: true, unlimited: true, usageLimit: null }] },
-    { feature: 'decision_engine', supportsUsageLimit: false, usageUnit: null, plans: [{ name: 'Starter', enabled: false, unlimited: false, usageLimit: null }] },
-    { feature: 'analytics_reports', supportsUsageLimit: false, usageUnit: null, plans: [{ name: 'Starter', enabled: true, unlimited: true, usageLimit: null }] },
-    { feature: 'sso', supportsUsageLimit: false, usageUnit: null, plans: [{ name: 'Starter', enabled: false, unlimited: false, usageLimit: null }] },
+    {
+      feature: 'users',
+      supportsUsageLimit: true,
+      usageUnit: 'users',
+      plans: [{ name: 'Starter', enabled: true, unlimited: false, usageLimit: 5 }],
+    },
+    {
+      feature: 'exports',
+      supportsUsageLimit: true,
+      usageUnit: 'exports',
+      plans: [{ name: 'Starter', enabled: true, unlimited: false, usageLimit: 100 }],
+    },
+    {
+      feature: 'api_tokens',
+      supportsUsageLimit: true,
+      usageUnit: 'tokens',
+      plans: [{ name: 'Starter', enabled: true, unlimited: false, usageLimit: 2 }],
+    },
+    {
+      feature: 'strategies',
+      supportsUsageLimit: false,
+      usageUnit: null,
+      plans: [{ name: 'Starter', enabled: true, unlimited: true, usageLimit: null }],
+    },
+    {
+      feature: 'decision_engine',
+      supportsUsageLimit: false,
+      usageUnit: null,
+      plans: [{ name: 'Starter', enabled: false, unlimited: false, usageLimit: null }],
+    },
+    {
+      feature: 'analytics_reports',
+      supportsUsageLimit: false,
+      usageUnit: null,
+      plans: [{ name: 'Starter', enabled: true, unlimited: true, usageLimit: null }],
+    },
+    {
+      feature: 'sso',
+      supportsUsageLimit: false,
+      usageUnit: null,
+      plans: [{ name: 'Starter', enabled: false, unlimited: false, usageLimit: null }],
+    },
   ],
 };
 
@@ -184,7 +293,15 @@ export async function setTenantPlan(tx: Tx, tenant: TenantRef, seeds: readonly P
     for (const [position, plan] of seed.plans.entries()) {
       await tx.query(
         'insert into pricing_plans (tenant_id, feature_name, position, plan_name, enabled, unlimited, usage_limit) values ($1, $2, $3, $4, $5, $6, $7)',
-        [tenantId, seed.feature, position, plan.name, plan.enabled, plan.unlimited, plan.usageLimit === null ? null : BigInt(plan.usageLimit)],
+        [
+          tenantId,
+          seed.feature,
+          position,
+          plan.name,
+          plan.enabled,
+          plan.unlimited,
+          plan.usageLimit === null ? null : BigInt(plan.usageLimit),
+        ],
       );
     }
   }

@@ -44,8 +44,16 @@ const CLASSIC: Partial<Record<AllocationStrategyCode, Record<Timing, Component[]
   // "Penalties, Fees, Interest, Principal order" (FineractStyle processor); Creocore is the same.
   'mifos-standard-strategy': { ADVANCE: PEN_FEE_INT_PRI, DUE: PEN_FEE_INT_PRI, LATE: PEN_FEE_INT_PRI },
   'creocore-strategy': { ADVANCE: PEN_FEE_INT_PRI, DUE: PEN_FEE_INT_PRI, LATE: PEN_FEE_INT_PRI },
-  'principal-interest-penalties-fees-order-strategy': { ADVANCE: PRI_INT_PEN_FEE, DUE: PRI_INT_PEN_FEE, LATE: PRI_INT_PEN_FEE },
-  'interest-principal-penalties-fees-order-strategy': { ADVANCE: INT_PRI_PEN_FEE, DUE: INT_PRI_PEN_FEE, LATE: INT_PRI_PEN_FEE },
+  'principal-interest-penalties-fees-order-strategy': {
+    ADVANCE: PRI_INT_PEN_FEE,
+    DUE: PRI_INT_PEN_FEE,
+    LATE: PRI_INT_PEN_FEE,
+  },
+  'interest-principal-penalties-fees-order-strategy': {
+    ADVANCE: INT_PRI_PEN_FEE,
+    DUE: INT_PRI_PEN_FEE,
+    LATE: INT_PRI_PEN_FEE,
+  },
   // EarlyPayment processor: in advance pays principal only; on time and late interest first.
   'early-repayment-strategy': { ADVANCE: ['PRINCIPAL'], DUE: INT_PRI_PEN_FEE, LATE: INT_PRI_PEN_FEE },
   // HeavensFamily processor pays principal before interest in every timing.
@@ -96,8 +104,10 @@ function pay(w: Work, index: number, component: Component, cap?: bigint): bigint
   if (amount <= 0n) return 0n;
   const updated: OutstandingInstallment = { ...inst, [key]: inst[key] - amount };
   // Keep the optional "already due" charge parts consistent with what is left.
-  if (component === 'PENALTY' && inst.duePenalties !== undefined) updated.duePenalties = inst.duePenalties < updated.penalties ? inst.duePenalties : updated.penalties;
-  if (component === 'FEE' && inst.dueFees !== undefined) updated.dueFees = inst.dueFees < updated.fees ? inst.dueFees : updated.fees;
+  if (component === 'PENALTY' && inst.duePenalties !== undefined)
+    updated.duePenalties = inst.duePenalties < updated.penalties ? inst.duePenalties : updated.penalties;
+  if (component === 'FEE' && inst.dueFees !== undefined)
+    updated.dueFees = inst.dueFees < updated.fees ? inst.dueFees : updated.fees;
   w.inst[index] = updated;
   w.remaining -= amount;
   let part = w.parts.get(inst.number);
@@ -125,7 +135,9 @@ function validate(input: AllocationInput): void {
   for (const [n, i] of input.installments.entries()) {
     for (const key of ['principal', 'interest', 'fees', 'penalties'] as const) {
       if (i[key] < 0n) {
-        throw new AppError('BAD_REQUEST', `installments[${n}].${key} must not be negative`, { field: `installments[${n}].${key}` });
+        throw new AppError('BAD_REQUEST', `installments[${n}].${key} must not be negative`, {
+          field: `installments[${n}].${key}`,
+        });
       }
     }
   }
@@ -142,7 +154,10 @@ function classic(w: Work, strategy: AllocationStrategyCode, date: string): void 
       const previousDue = w.inst[Math.max(0, idx - 1)].dueDate;
       timing = date < previousDue ? 'ADVANCE' : date > w.inst[idx].dueDate ? 'LATE' : 'DUE';
     }
-    if (timing === 'ADVANCE' && strategy === 'due-penalty-fee-interest-principal-in-advance-principal-penalty-fee-interest-strategy') {
+    if (
+      timing === 'ADVANCE' &&
+      strategy === 'due-penalty-fee-interest-principal-in-advance-principal-penalty-fee-interest-strategy'
+    ) {
       // DuePenFeeIntPriInAdvancePriPenFeeInt: a first pass pays the charges already due (capped at what is
       // due), then principal; whatever is left reruns penalty → fee → interest → principal.
       const inst = w.inst[idx];
@@ -190,7 +205,13 @@ function rbi(w: Work, date: string): void {
  * the one due on the date, or the future one(s) by the future-installment rule. Horizontal processing
  * looks at installments with anything outstanding; vertical at those owing the rule's component.
  */
-function targets(w: Work, due: PaymentAllocationRule['due'], date: string, rule: AdvancedAllocation['futureInstallmentRule'], component?: Component): number[] {
+function targets(
+  w: Work,
+  due: PaymentAllocationRule['due'],
+  date: string,
+  rule: AdvancedAllocation['futureInstallmentRule'],
+  component?: Component,
+): number[] {
   const owing = w.inst
     .map((_, i) => i)
     .filter((i) => (component ? w.inst[i][KEY[component]] > 0n : outstanding(w.inst[i]) > 0n));
@@ -260,10 +281,19 @@ export function allocatePayment(input: AllocationInput): AllocationResult {
   const strategy = input.strategy ?? 'mifos-standard-strategy';
   const sorted = input.installments
     .map((inst, position) => ({ inst, position }))
-    .sort((a, b) => (a.inst.dueDate < b.inst.dueDate ? -1 : a.inst.dueDate > b.inst.dueDate ? 1 : a.inst.number - b.inst.number));
-  const w: Work = { inst: sorted.map((s) => ({ ...s.inst })), remaining: input.amount, parts: new Map(), partOrder: [], order: [] };
+    .sort((a, b) =>
+      a.inst.dueDate < b.inst.dueDate ? -1 : a.inst.dueDate > b.inst.dueDate ? 1 : a.inst.number - b.inst.number,
+    );
+  const w: Work = {
+    inst: sorted.map((s) => ({ ...s.inst })),
+    remaining: input.amount,
+    parts: new Map(),
+    partOrder: [],
+    order: [],
+  };
 
-  if (strategy === 'advanced-payment-allocation-strategy') advanced(w, input.date, input.advanced ?? DEFAULT_ADVANCED_ALLOCATION);
+  if (strategy === 'advanced-payment-allocation-strategy')
+    advanced(w, input.date, input.advanced ?? DEFAULT_ADVANCED_ALLOCATION);
   else if (strategy === 'rbi-india-strategy') rbi(w, input.date);
   else classic(w, strategy, input.date);
 

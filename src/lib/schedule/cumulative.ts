@@ -1,9 +1,31 @@
 import { AppError } from '../errors/app-error.ts';
 import { addDays, daysBetween, maxDate } from './dates.ts';
-import { cmp, type Dec, divScale, divSig, fromDouble, fromInt, fromMinor, isZero, mul, parseDec, roundSig, setScale, signum, toNumber } from './decimal.ts';
+import {
+  cmp,
+  type Dec,
+  divScale,
+  divSig,
+  fromDouble,
+  fromInt,
+  fromMinor,
+  isZero,
+  mul,
+  parseDec,
+  roundSig,
+  setScale,
+  signum,
+  toNumber,
+} from './decimal.ts';
 import { dueDateSequence, unadjustedDueDates } from './due-dates.ts';
 import { minus, minor, roundMoney, type MoneyContext, plus, roundToMultiple, zero } from './fineract-money.ts';
-import { cumulativePeriodicRate, type CumulativeRateTerms, periodsBetweenDates, periodsInOneYear, pmtDouble, pmtPeriod } from './rates.ts';
+import {
+  cumulativePeriodicRate,
+  type CumulativeRateTerms,
+  periodsBetweenDates,
+  periodsInOneYear,
+  pmtDouble,
+  pmtPeriod,
+} from './rates.ts';
 import type { ScheduleInstallment, ScheduleTerms, WorkingCalendar } from './types.ts';
 
 /**
@@ -22,9 +44,13 @@ export function downPaymentAmount(ctx: MoneyContext, principal: Dec, percent: st
   let amount = roundMoney(ctx, roundSig(mul(principal, share), 19, ctx.mode));
   if (ctx.installmentMultiple !== null) amount = roundToMultiple(ctx, amount, ctx.installmentMultiple);
   if (cmp(amount, principal) >= 0) {
-    throw new AppError('BAD_REQUEST', 'downPaymentPercent: the down payment, rounded to installmentAmountInMultiplesOf, leaves nothing to repay', {
-      field: 'downPaymentPercent',
-    });
+    throw new AppError(
+      'BAD_REQUEST',
+      'downPaymentPercent: the down payment, rounded to installmentAmountInMultiplesOf, leaves nothing to repay',
+      {
+        field: 'downPaymentPercent',
+      },
+    );
   }
   return amount;
 }
@@ -40,7 +66,11 @@ function minusUnits(date: string, t: ScheduleTerms): string {
   return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(Math.min(d, last)).padStart(2, '0')}`;
 }
 
-export function generateCumulative(t: ScheduleTerms, ctx: MoneyContext, calendar?: WorkingCalendar): ScheduleInstallment[] {
+export function generateCumulative(
+  t: ScheduleTerms,
+  ctx: MoneyContext,
+  calendar?: WorkingCalendar,
+): ScheduleInstallment[] {
   const rc = { mode: ctx.mode };
   const n = t.numberOfRepayments;
   const g = t.graceOnPrincipalPeriods;
@@ -60,8 +90,16 @@ export function generateCumulative(t: ScheduleTerms, ctx: MoneyContext, calendar
     daysInMonth: t.daysInMonth,
     seedDate: seed,
   };
-  const dueAt = dueDateSequence(start, t.firstRepaymentDate, t.repaymentFrequency, t.repaymentEvery, calendar, t.disbursementDate);
-  const unadjustedAt = (i: number) => unadjustedDueDates(start, t.firstRepaymentDate, i + 1, t.repaymentFrequency, t.repaymentEvery)[i];
+  const dueAt = dueDateSequence(
+    start,
+    t.firstRepaymentDate,
+    t.repaymentFrequency,
+    t.repaymentEvery,
+    calendar,
+    t.disbursementDate,
+  );
+  const unadjustedAt = (i: number) =>
+    unadjustedDueDates(start, t.firstRepaymentDate, i + 1, t.repaymentFrequency, t.repaymentEvery)[i];
   const firstRepaymentDate = unadjustedAt(0);
   const idealDisbursementDate = minusUnits(firstRepaymentDate, t);
   const loanEndDate = dueAt(n - 1);
@@ -89,12 +127,19 @@ export function generateCumulative(t: ScheduleTerms, ctx: MoneyContext, calendar
       periodsInTerm = fromInt(n * t.repaymentEvery);
     }
     const perYear = fromInt(periodsInOneYear(rateTerms));
-    const termRate = mul(divSig(divSig(rateTerms.annualRate, perYear, 12, ctx.mode), HUNDRED, 12, ctx.mode), periodsInTerm);
+    const termRate = mul(
+      divSig(divSig(rateTerms.annualRate, perYear, 12, ctx.mode), HUNDRED, 12, ctx.mode),
+      periodsInTerm,
+    );
     // On the disbursed principal, down payment included (Fineract's disbursedPrincipal): 1000 with a 25%
     // down payment at 1% a month is charged 10 a month while 750 is amortised.
     totalFlat = roundMoney(ctx, setScale(mul(principal, termRate), t.digits, ctx.mode));
     flatPerInstallment = roundMoney(ctx, divScale(totalFlat, fromInt(n), t.digits, ctx.mode));
-    totalInterestDue = minus(ctx, totalFlat, roundMoney(ctx, setScale(mul(flatPerInstallment, fromInt(k)), t.digits, ctx.mode)));
+    totalInterestDue = minus(
+      ctx,
+      totalFlat,
+      roundMoney(ctx, setScale(mul(flatPerInstallment, fromInt(k)), t.digits, ctx.mode)),
+    );
   }
 
   // The annuity, computed once up front in floating point (LoanApplicationTerms.paymentPerPeriod).
@@ -162,13 +207,21 @@ export function generateCumulative(t: ScheduleTerms, ctx: MoneyContext, calendar
           interestDueToGrace = zero(ctx);
         }
       }
-      principalPart = isPrincipalGrace ? zero(ctx) : roundMoney(ctx, divScale(minus(ctx, scheduled, zero(ctx)), fromInt(n - g), t.digits, ctx.mode));
+      principalPart = isPrincipalGrace
+        ? zero(ctx)
+        : roundMoney(ctx, divScale(minus(ctx, scheduled, zero(ctx)), fromInt(n - g), t.digits, ctx.mode));
       if (t.installmentAmountInMultiplesOf !== null) {
         const rp = roundToMultiple(ctx, principalPart, t.installmentAmountInMultiplesOf);
         const ri = roundToMultiple(ctx, interest, t.installmentAmountInMultiplesOf);
         principalPart = minus(ctx, plus(ctx, rp, ri), interest);
       }
-      principalPart = adjustLastPrincipal(ctx, principalPart, minus(ctx, cumulativePrincipal, reducePrincipal), scheduled, isLast);
+      principalPart = adjustLastPrincipal(
+        ctx,
+        principalPart,
+        minus(ctx, cumulativePrincipal, reducePrincipal),
+        scheduled,
+        isLast,
+      );
       // adjustInterestIfLastRepaymentPeriod
       const cumulativeInterestToDate = plus(ctx, cumulativeInterest, interest);
       const remainingInterest = minus(ctx, totalInterestDue, cumulativeInterestToDate);
@@ -188,10 +241,17 @@ export function generateCumulative(t: ScheduleTerms, ctx: MoneyContext, calendar
         interestDueToGrace = plus(ctx, interestDueToGrace, beforeGrace);
         interest = afterGrace;
       }
-      const interestForPeriod = signum(interest) > 0 ? minus(ctx, interest, bfIn) : minus(ctx, interestDueToGrace, bfIn);
+      const interestForPeriod =
+        signum(interest) > 0 ? minus(ctx, interest, bfIn) : minus(ctx, interestDueToGrace, bfIn);
       if (emi !== null) principalPart = isPrincipalGrace ? zero(ctx) : minus(ctx, emi, interestForPeriod);
       else principalPart = isPrincipalGrace ? zero(ctx) : (fixedPrincipal as Dec);
-      principalPart = adjustLastPrincipal(ctx, principalPart, minus(ctx, cumulativePrincipal, reducePrincipal), scheduled, isLast);
+      principalPart = adjustLastPrincipal(
+        ctx,
+        principalPart,
+        minus(ctx, cumulativePrincipal, reducePrincipal),
+        scheduled,
+        isLast,
+      );
     }
 
     // updatePrincipalPortionBasedOnPreviousEarlyPayments: a non-positive principal is carried forward.
@@ -228,7 +288,13 @@ function neg(d: Dec): Dec {
 }
 
 /** LoanApplicationTerms.adjustPrincipalIfLastRepaymentPeriod (no fixed EMI given by the user). */
-function adjustLastPrincipal(ctx: MoneyContext, principalPart: Dec, cumulativeBefore: Dec, scheduled: Dec, isLast: boolean): Dec {
+function adjustLastPrincipal(
+  ctx: MoneyContext,
+  principalPart: Dec,
+  cumulativeBefore: Dec,
+  scheduled: Dec,
+  isLast: boolean,
+): Dec {
   const cumulativeToDate = plus(ctx, cumulativeBefore, principalPart);
   const remaining = minus(ctx, scheduled, cumulativeToDate);
   if (signum(remaining) < 0) return minus(ctx, principalPart, neg(remaining));
@@ -248,5 +314,16 @@ export function row(
 ): ScheduleInstallment {
   const p = minor(ctx, principal);
   const i = minor(ctx, interest);
-  return { number, fromDate, dueDate, principal: p, interest: i, fees: 0n, penalties: 0n, total: p + i, balance: minor(ctx, balance), isDownPayment };
+  return {
+    number,
+    fromDate,
+    dueDate,
+    principal: p,
+    interest: i,
+    fees: 0n,
+    penalties: 0n,
+    total: p + i,
+    balance: minor(ctx, balance),
+    isDownPayment,
+  };
 }

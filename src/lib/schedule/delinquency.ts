@@ -30,7 +30,10 @@ export function classifyDays(days: number, ranges: DelinquencyRange[]): Delinque
 }
 
 /** Installments with something unpaid whose due date is before the business date, oldest first. */
-export function overdueInstallments(installments: DelinquencyInstallment[], businessDate: string): DelinquencyInstallment[] {
+export function overdueInstallments(
+  installments: DelinquencyInstallment[],
+  businessDate: string,
+): DelinquencyInstallment[] {
   return installments
     .filter((i) => i.outstanding > 0n && i.dueDate < businessDate)
     .sort((a, b) => (a.dueDate < b.dueDate ? -1 : a.dueDate > b.dueDate ? 1 : a.number - b.number));
@@ -56,11 +59,19 @@ function validate(input: DelinquencyInput): void {
   }
   const grace = input.graceOnArrearsAgeing ?? 0;
   if (!Number.isInteger(grace) || grace < 0) {
-    throw new AppError('BAD_REQUEST', 'graceOnArrearsAgeing must be a whole number of days ≥ 0', { field: 'graceOnArrearsAgeing' });
+    throw new AppError('BAD_REQUEST', 'graceOnArrearsAgeing must be a whole number of days ≥ 0', {
+      field: 'graceOnArrearsAgeing',
+    });
   }
   for (const [i, r] of input.ranges.entries()) {
-    if (!Number.isInteger(r.minimumAgeDays) || r.minimumAgeDays < 0 || (r.maximumAgeDays !== null && r.maximumAgeDays < r.minimumAgeDays)) {
-      throw new AppError('BAD_REQUEST', `ranges[${i}] must have 0 ≤ minimumAgeDays ≤ maximumAgeDays`, { field: `ranges[${i}]` });
+    if (
+      !Number.isInteger(r.minimumAgeDays) ||
+      r.minimumAgeDays < 0 ||
+      (r.maximumAgeDays !== null && r.maximumAgeDays < r.minimumAgeDays)
+    ) {
+      throw new AppError('BAD_REQUEST', `ranges[${i}] must have 0 ≤ minimumAgeDays ≤ maximumAgeDays`, {
+        field: `ranges[${i}]`,
+      });
     }
   }
 }
@@ -71,7 +82,14 @@ export function loanDelinquency(input: DelinquencyInput): LoanDelinquency {
   const ranges = [...input.ranges].sort((a, b) => a.minimumAgeDays - b.minimumAgeDays);
   const overdue = overdueInstallments(input.installments, input.businessDate);
   if (overdue.length === 0) {
-    return { pastDueDays: 0, delinquentDays: 0, delinquentDate: null, delinquentAmount: 0n, classification: null, installmentLevel: [] };
+    return {
+      pastDueDays: 0,
+      delinquentDays: 0,
+      delinquentDate: null,
+      delinquentAmount: 0n,
+      classification: null,
+      installmentLevel: [],
+    };
   }
   const oldestDue = overdue[0].dueDate;
   const pastDueDays = daysBetween(oldestDue, input.businessDate);

@@ -7,7 +7,12 @@ import type { RepaymentFrequency, WorkingCalendar } from './types.ts';
  * else the schedule start) is restored when it is past the 28th (CalendarUtils.adjustDate), so
  * 31 Jan → 28 Feb → 31 Mar. Days off move the due date but never the chain of unadjusted dates.
  */
-export function nextRepaymentDate(last: string, frequency: RepaymentFrequency, every: number, seedDate: string): string {
+export function nextRepaymentDate(
+  last: string,
+  frequency: RepaymentFrequency,
+  every: number,
+  seedDate: string,
+): string {
   if (frequency === 'DAYS') return addDays(last, every);
   if (frequency === 'WEEKS') return addDays(last, 7 * every);
   const plain = addMonths(last, every);

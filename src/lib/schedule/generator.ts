@@ -20,7 +20,9 @@ export function generateSchedule(terms: ScheduleTerms, calendar?: WorkingCalenda
     terms.repaymentEvery,
   );
   if (terms.disbursementDate >= firstDue) {
-    throw new AppError('BAD_REQUEST', `disbursementDate: must be before the first due date ${firstDue}`, { field: 'disbursementDate' });
+    throw new AppError('BAD_REQUEST', `disbursementDate: must be before the first due date ${firstDue}`, {
+      field: 'disbursementDate',
+    });
   }
   const ctx: MoneyContext = {
     digits: terms.digits,
@@ -29,7 +31,9 @@ export function generateSchedule(terms: ScheduleTerms, calendar?: WorkingCalenda
     installmentMultiple: terms.installmentAmountInMultiplesOf,
   };
   const installments =
-    terms.scheduleType === 'PROGRESSIVE' ? generateProgressive(terms, ctx, calendar) : generateCumulative(terms, ctx, calendar);
+    terms.scheduleType === 'PROGRESSIVE'
+      ? generateProgressive(terms, ctx, calendar)
+      : generateCumulative(terms, ctx, calendar);
   const totals = { principal: 0n, interest: 0n, fees: 0n, penalties: 0n, total: 0n };
   for (const i of installments) {
     totals.principal += i.principal;

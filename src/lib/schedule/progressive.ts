@@ -1,4 +1,20 @@
-import { abs, add, cmp, type Dec, divScale, divSig, fromInt, fromMinor, isZero, mul, ONE, parseDec, roundSig, signum, sub } from './decimal.ts';
+import {
+  abs,
+  add,
+  cmp,
+  type Dec,
+  divScale,
+  divSig,
+  fromInt,
+  fromMinor,
+  isZero,
+  mul,
+  ONE,
+  parseDec,
+  roundSig,
+  signum,
+  sub,
+} from './decimal.ts';
 import { dueDateSequence } from './due-dates.ts';
 import { downPaymentAmount, row } from './cumulative.ts';
 import { minus, roundMoney, type MoneyContext, plus, roundToMultiple, zero } from './fineract-money.ts';
@@ -45,7 +61,8 @@ function walk(ctx: MoneyContext, periods: Period[], emis: Dec[]): Walked {
     // Never more principal than is outstanding, and the last period takes exactly what remains. For
     // sane terms this is what Fineract's residual EMI gives anyway; it only differs where an EMI
     // rounded to a large multiple exceeds the whole balance, which Fineract would over-schedule.
-    if (cmp(principal, endBalance) > 0 || i === periods.length - 1) principal = signum(endBalance) < 0 ? zero(ctx) : endBalance;
+    if (cmp(principal, endBalance) > 0 || i === periods.length - 1)
+      principal = signum(endBalance) < 0 ? zero(ctx) : endBalance;
     carry = minus(ctx, endBalance, principal);
     out.push({ interest: dueInterest, principal, balanceAfter: signum(carry) < 0 ? zero(ctx) : carry });
   });
@@ -75,7 +92,11 @@ export function progressiveEmi(ctx: MoneyContext, rateFactorsPlus1: Dec[], balan
   return applyMultiple(ctx, roundMoney(ctx, raw));
 }
 
-export function generateProgressive(t: ScheduleTerms, ctx: MoneyContext, calendar?: WorkingCalendar): ScheduleInstallment[] {
+export function generateProgressive(
+  t: ScheduleTerms,
+  ctx: MoneyContext,
+  calendar?: WorkingCalendar,
+): ScheduleInstallment[] {
   return progressiveSchedule(t, ctx, calendar);
 }
 
@@ -100,7 +121,14 @@ export function progressiveSchedule(
     daysInMonth: t.daysInMonth,
   };
 
-  const dueAt = dueDateSequence(start, t.firstRepaymentDate, t.repaymentFrequency, t.repaymentEvery, calendar, t.disbursementDate);
+  const dueAt = dueDateSequence(
+    start,
+    t.firstRepaymentDate,
+    t.repaymentFrequency,
+    t.repaymentEvery,
+    calendar,
+    t.disbursementDate,
+  );
   const dueDates = Array.from({ length: t.numberOfRepayments }, (_, i) => dueAt(i));
 
   const principal = roundMoney(ctx, fromMinor(t.principal, t.digits));
@@ -113,9 +141,10 @@ export function progressiveSchedule(
     if (i === 0) {
       // insertInterestPeriod: each disbursement closes the interest period before it (the first one on a
       // zero balance); disbursements on the same date share one interest period.
-      const tranches = firstPeriodDisbursements?.map((d) => ({ date: d.date, amount: fromMinor(d.amount, t.digits) })) ?? [
-        { date: t.disbursementDate, amount: disbursed },
-      ];
+      const tranches = firstPeriodDisbursements?.map((d) => ({
+        date: d.date,
+        amount: fromMinor(d.amount, t.digits),
+      })) ?? [{ date: t.disbursementDate, amount: disbursed }];
       interestPeriods = [];
       let cursor = from;
       for (const tranche of tranches) {
@@ -124,19 +153,45 @@ export function progressiveSchedule(
           last.disbursement = plus(ctx, last.disbursement, tranche.amount);
           continue;
         }
-        interestPeriods.push({ from: cursor, to: tranche.date, rateFactor: progressiveRateFactor(rc, rateTerms, cursor, tranche.date, from, due), disbursement: tranche.amount });
+        interestPeriods.push({
+          from: cursor,
+          to: tranche.date,
+          rateFactor: progressiveRateFactor(rc, rateTerms, cursor, tranche.date, from, due),
+          disbursement: tranche.amount,
+        });
         cursor = tranche.date;
       }
-      interestPeriods.push({ from: cursor, to: due, rateFactor: progressiveRateFactor(rc, rateTerms, cursor, due, from, due), disbursement: zero(ctx) });
+      interestPeriods.push({
+        from: cursor,
+        to: due,
+        rateFactor: progressiveRateFactor(rc, rateTerms, cursor, due, from, due),
+        disbursement: zero(ctx),
+      });
     } else {
-      interestPeriods = [{ from, to: due, rateFactor: progressiveRateFactor(rc, rateTerms, from, due, from, due), disbursement: zero(ctx) }];
+      interestPeriods = [
+        {
+          from,
+          to: due,
+          rateFactor: progressiveRateFactor(rc, rateTerms, from, due, from, due),
+          disbursement: zero(ctx),
+        },
+      ];
     }
     const rateFactorPlus1 = interestPeriods.reduce((acc, ip) => add(acc, ip.rateFactor), ONE);
     return { from, due, interestPeriods, rateFactorPlus1 };
   });
 
-  const emi = progressiveEmi(ctx, periods.map((p) => p.rateFactorPlus1), disbursed);
-  let emis = absorbResidual(ctx, periods, periods.map(() => emi), disbursed);
+  const emi = progressiveEmi(
+    ctx,
+    periods.map((p) => p.rateFactorPlus1),
+    disbursed,
+  );
+  let emis = absorbResidual(
+    ctx,
+    periods,
+    periods.map(() => emi),
+    disbursed,
+  );
 
   // checkAndAdjustEmiIfNeededOnRelatedRepaymentPeriods: one attempt to spread the last-EMI gap.
   const n = periods.length;
@@ -148,7 +203,12 @@ export function progressiveSchedule(
       const adjustment = roundMoney(ctx, divScale(gap, fromInt(n), t.digits, ctx.mode));
       const adjusted = applyMultiple(ctx, plus(ctx, original, adjustment));
       if (cmp(adjusted, original) !== 0) {
-        const candidate = absorbResidual(ctx, periods, periods.map(() => adjusted), disbursed);
+        const candidate = absorbResidual(
+          ctx,
+          periods,
+          periods.map(() => adjusted),
+          disbursed,
+        );
         const newGap = sub(candidate[n - 1], candidate[n - 2]);
         if (cmp(abs(newGap), abs(gap)) < 0) emis = candidate;
       }
@@ -161,7 +221,18 @@ export function progressiveSchedule(
     installments.push(row(ctx, 1, t.disbursementDate, t.disbursementDate, down, zero(ctx), disbursed, true));
   }
   periods.forEach((p, i) => {
-    installments.push(row(ctx, installments.length + 1, p.from, p.due, walked[i].principal, walked[i].interest, walked[i].balanceAfter, false));
+    installments.push(
+      row(
+        ctx,
+        installments.length + 1,
+        p.from,
+        p.due,
+        walked[i].principal,
+        walked[i].interest,
+        walked[i].balanceAfter,
+        false,
+      ),
+    );
   });
   return installments;
 }

@@ -106,7 +106,8 @@ export function cumulativePeriodicRate(
   const perYear = fromInt(periodsInOneYear(t));
   let loanTermFrequency: Dec;
   if (isForPmt) loanTermFrequency = fromInt(t.every);
-  else if (t.method === 'DAILY' || t.allowPartialPeriodInterest) loanTermFrequency = periodsBetweenDates(periodStart, periodEnd, t.frequency, t.seedDate);
+  else if (t.method === 'DAILY' || t.allowPartialPeriodInterest)
+    loanTermFrequency = periodsBetweenDates(periodStart, periodEnd, t.frequency, t.seedDate);
   else loanTermFrequency = fromInt(t.every);
 
   if (t.method === 'SAME_AS_REPAYMENT_PERIOD') {
@@ -123,7 +124,12 @@ export function cumulativePeriodicRate(
 export function pmtPeriod(disbursementDate: string, frequency: RepaymentFrequency, every: number): [string, string] {
   const { year, month } = parts(disbursementDate);
   const start = makeDate(year, month, 1);
-  const end = frequency === 'DAYS' ? addDays(start, every) : frequency === 'WEEKS' ? addDays(start, 7 * every) : plusMonths(start, every);
+  const end =
+    frequency === 'DAYS'
+      ? addDays(start, every)
+      : frequency === 'WEEKS'
+        ? addDays(start, 7 * every)
+        : plusMonths(start, every);
   return [start, end];
 }
 

@@ -53,7 +53,8 @@ function integer(o: Obj, field: string, fallback: number | undefined, min: numbe
     return fallback;
   }
   const n = typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isInteger(n)) bad(field, `must be a whole number, got ${JSON.stringify(v)}`, 'number.whole');
+  if (typeof n !== 'number' || !Number.isInteger(n))
+    bad(field, `must be a whole number, got ${JSON.stringify(v)}`, 'number.whole');
   if (n < min || n > max) bad(field, `must be between ${min} and ${max}, got ${n}`, 'number.between', { min, max });
   return n;
 }
@@ -63,7 +64,9 @@ function choice<T extends string>(o: Obj, field: string, allowed: readonly T[], 
   if (v === undefined || v === null) return fallback;
   const text = typeof v === 'string' ? v.trim().toUpperCase() : v;
   if (typeof text !== 'string' || !(allowed as readonly string[]).includes(text)) {
-    bad(field, `must be one of ${allowed.join(', ')}, got ${JSON.stringify(v)}`, 'choice', { options: allowed.join(', ') });
+    bad(field, `must be one of ${allowed.join(', ')}, got ${JSON.stringify(v)}`, 'choice', {
+      options: allowed.join(', '),
+    });
   }
   return text as T;
 }
@@ -74,7 +77,10 @@ function date(o: Obj, field: string, required: boolean): string | undefined {
     if (required) bad(field, 'is required (YYYY-MM-DD)', 'required');
     return undefined;
   }
-  if (typeof v !== 'string' || !isValidDate(v)) bad(field, `must be a calendar date YYYY-MM-DD, got ${JSON.stringify(v)}`, 'date.invalid', { example: DATE_EXAMPLE });
+  if (typeof v !== 'string' || !isValidDate(v))
+    bad(field, `must be a calendar date YYYY-MM-DD, got ${JSON.stringify(v)}`, 'date.invalid', {
+      example: DATE_EXAMPLE,
+    });
   return v;
 }
 
@@ -102,12 +108,20 @@ export function parseTerms(input: unknown): ScheduleTerms {
   const currencyInMultiplesOf = integer(o, 'currencyInMultiplesOf', 0, 0, 1_000_000);
   const multiplesRaw = o.installmentAmountInMultiplesOf;
   const installmentAmountInMultiplesOf =
-    multiplesRaw === undefined || multiplesRaw === null ? null : integer(o, 'installmentAmountInMultiplesOf', undefined, 1, 1_000_000);
+    multiplesRaw === undefined || multiplesRaw === null
+      ? null
+      : integer(o, 'installmentAmountInMultiplesOf', undefined, 1, 1_000_000);
   const roundingMode = choice(o, 'roundingMode', ROUNDING, 'HALF_EVEN');
 
   // The one money parser (bounds, decimals, no exponent or separator), as for every money field.
   const parsed = parseAmount(o.principal, { digits });
-  if (!parsed.ok) bad('principal', validationMessage('en', parsed.problem.key, parsed.problem.params, 'principal'), parsed.problem.key, parsed.problem.params);
+  if (!parsed.ok)
+    bad(
+      'principal',
+      validationMessage('en', parsed.problem.key, parsed.problem.params, 'principal'),
+      parsed.problem.key,
+      parsed.problem.params,
+    );
   const principal = parsed.minor;
   if (digits === 0 && currencyInMultiplesOf > 0 && principal % BigInt(currencyInMultiplesOf) !== 0n) {
     // Fineract would silently round the principal itself to the multiple; refusing is clearer.
@@ -133,8 +147,18 @@ export function parseTerms(input: unknown): ScheduleTerms {
   }
 
   const scheduleType = choice<ScheduleType>(o, 'scheduleType', ['CUMULATIVE', 'PROGRESSIVE'], 'CUMULATIVE');
-  const interestMethod = choice<InterestMethod>(o, 'interestMethod', ['DECLINING_BALANCE', 'FLAT'], 'DECLINING_BALANCE');
-  const amortization = choice<Amortization>(o, 'amortization', ['EQUAL_INSTALLMENTS', 'EQUAL_PRINCIPAL'], 'EQUAL_INSTALLMENTS');
+  const interestMethod = choice<InterestMethod>(
+    o,
+    'interestMethod',
+    ['DECLINING_BALANCE', 'FLAT'],
+    'DECLINING_BALANCE',
+  );
+  const amortization = choice<Amortization>(
+    o,
+    'amortization',
+    ['EQUAL_INSTALLMENTS', 'EQUAL_PRINCIPAL'],
+    'EQUAL_INSTALLMENTS',
+  );
   const interestCalculationPeriod = choice<InterestCalculationPeriod>(
     o,
     'interestCalculationPeriod',
@@ -150,23 +174,46 @@ export function parseTerms(input: unknown): ScheduleTerms {
   const allowPartialPeriodInterest = bool(o, 'allowPartialPeriodInterest', false);
 
   // Fineract's enum names (DAYS_360, DAYS_30) are accepted as well as the plain numbers.
-  const diyRaw = o.daysInYear === undefined || o.daysInYear === null ? 'ACTUAL' : String(o.daysInYear).trim().toUpperCase().replace(/^DAYS_?/, '');
+  const diyRaw =
+    o.daysInYear === undefined || o.daysInYear === null
+      ? 'ACTUAL'
+      : String(o.daysInYear)
+          .trim()
+          .toUpperCase()
+          .replace(/^DAYS_?/, '');
   if (!['ACTUAL', '360', '364', '365'].includes(diyRaw)) {
     bad('daysInYear', `must be one of ACTUAL, 360, 364, 365, got ${JSON.stringify(o.daysInYear)}`);
   }
   const daysInYear: DaysInYear = diyRaw === 'ACTUAL' ? 'ACTUAL' : (Number(diyRaw) as 360 | 364 | 365);
-  const dimRaw = o.daysInMonth === undefined || o.daysInMonth === null ? 'ACTUAL' : String(o.daysInMonth).trim().toUpperCase().replace(/^DAYS_?/, '');
-  if (!['ACTUAL', '30'].includes(dimRaw)) bad('daysInMonth', `must be ACTUAL or 30, got ${JSON.stringify(o.daysInMonth)}`);
+  const dimRaw =
+    o.daysInMonth === undefined || o.daysInMonth === null
+      ? 'ACTUAL'
+      : String(o.daysInMonth)
+          .trim()
+          .toUpperCase()
+          .replace(/^DAYS_?/, '');
+  if (!['ACTUAL', '30'].includes(dimRaw))
+    bad('daysInMonth', `must be ACTUAL or 30, got ${JSON.stringify(o.daysInMonth)}`);
   const daysInMonth: DaysInMonth = dimRaw === 'ACTUAL' ? 'ACTUAL' : 30;
 
   const graceOnPrincipalPeriods = integer(o, 'graceOnPrincipalPeriods', 0, 0, numberOfRepayments - 1);
   const graceOnInterestPaymentPeriods = integer(o, 'graceOnInterestPaymentPeriods', 0, 0, numberOfRepayments - 1);
   const interestFreePeriods = integer(o, 'interestFreePeriods', 0, 0, numberOfRepayments);
   if (interestMethod === 'FLAT' && graceOnInterestPaymentPeriods + interestFreePeriods >= numberOfRepayments) {
-    bad('interestFreePeriods', 'with graceOnInterestPaymentPeriods it must leave at least one installment that pays the flat interest');
+    bad(
+      'interestFreePeriods',
+      'with graceOnInterestPaymentPeriods it must leave at least one installment that pays the flat interest',
+    );
   }
-  if (scheduleType === 'PROGRESSIVE' && (graceOnPrincipalPeriods || graceOnInterestPaymentPeriods || interestFreePeriods)) {
-    const field = graceOnPrincipalPeriods ? 'graceOnPrincipalPeriods' : graceOnInterestPaymentPeriods ? 'graceOnInterestPaymentPeriods' : 'interestFreePeriods';
+  if (
+    scheduleType === 'PROGRESSIVE' &&
+    (graceOnPrincipalPeriods || graceOnInterestPaymentPeriods || interestFreePeriods)
+  ) {
+    const field = graceOnPrincipalPeriods
+      ? 'graceOnPrincipalPeriods'
+      : graceOnInterestPaymentPeriods
+        ? 'graceOnInterestPaymentPeriods'
+        : 'interestFreePeriods';
     bad(field, 'grace periods are supported on CUMULATIVE schedules only');
   }
 

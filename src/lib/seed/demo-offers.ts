@@ -11,14 +11,29 @@ import type { CustomersRow, LoanProductsRow, UsersRow } from '../db/schema.gener
  * Created through the lending domain (createOffer: product limits, audit), by the tenant's first
  * administrator, for customers of the branch that have no open offer yet.
  */
-export async function seedDemoOffers(db: Db, tenantId: string, options: { branchCode: string; count: number }): Promise<number> {
+export async function seedDemoOffers(
+  db: Db,
+  tenantId: string,
+  options: { branchCode: string; count: number },
+): Promise<number> {
   return db.tenant(tenantId, async (tx) => {
     const [admin] = await tx.query<Pick<UsersRow, 'id'>>(
       `select u.id from users u join user_roles ur on ur.tenant_id = u.tenant_id and ur.user_id = u.id
          join roles r on r.tenant_id = ur.tenant_id and r.id = ur.role_id
         where r.is_admin order by u.created_at, u.id limit 1`,
     );
-    const products = await tx.query<Pick<LoanProductsRow, 'id' | 'min_principal' | 'max_principal' | 'default_principal' | 'min_repayments' | 'max_repayments' | 'default_repayments'>>(
+    const products = await tx.query<
+      Pick<
+        LoanProductsRow,
+        | 'id'
+        | 'min_principal'
+        | 'max_principal'
+        | 'default_principal'
+        | 'min_repayments'
+        | 'max_repayments'
+        | 'default_repayments'
+      >
+    >(
       `select id, min_principal, max_principal, default_principal, min_repayments, max_repayments, default_repayments
          from loan_products where is_active and repayment_frequency = 'MONTHS' order by code limit 1`,
     );
@@ -35,8 +50,11 @@ export async function seedDemoOffers(db: Db, tenantId: string, options: { branch
     for (const customer of customers) {
       const principal = product.default_principal ?? product.min_principal * 2n;
       await createOffer(tx, actor, {
-        customerId: customer.id, productId: product.id, principal: principal > product.max_principal ? product.max_principal : principal,
-        numberOfRepayments: product.default_repayments ?? Math.min(product.max_repayments, Math.max(product.min_repayments, 12)),
+        customerId: customer.id,
+        productId: product.id,
+        principal: principal > product.max_principal ? product.max_principal : principal,
+        numberOfRepayments:
+          product.default_repayments ?? Math.min(product.max_repayments, Math.max(product.min_repayments, 12)),
         expiresOn: addDays(today, 30),
       });
     }

@@ -26,20 +26,53 @@ const BATCH = 2000;
 export async function createCustomers(
   db: Db,
   tenantId: string,
-  input: { rng: Rng; count: number; slug: string; officers: SimOfficer[]; currency: string; unit: bigint; onboardedOn: string; today: string; bankMonths: number; offset: number },
+  input: {
+    rng: Rng;
+    count: number;
+    slug: string;
+    officers: SimOfficer[];
+    currency: string;
+    unit: bigint;
+    onboardedOn: string;
+    today: string;
+    bankMonths: number;
+    offset: number;
+  },
 ): Promise<SimCustomer[]> {
   const customers: SimCustomer[] = [];
   const prefix = input.currency === 'EUR' ? '+33' : '+1';
   for (let start = 0; start < input.count; start += BATCH) {
-    const rows: { index: number; person: Person; officer: SimOfficer; segment: string; riskClass: string; isOptedOut: boolean; monthlyIncome: number }[] = [];
+    const rows: {
+      index: number;
+      person: Person;
+      officer: SimOfficer;
+      segment: string;
+      riskClass: string;
+      isOptedOut: boolean;
+      monthlyIncome: number;
+    }[] = [];
     for (let k = start; k < Math.min(input.count, start + BATCH); k++) {
       const index = input.offset + k + 1;
       const person = makePerson(input.rng, index, input.slug, prefix);
       const officer = input.rng.pick(input.officers);
-      const segment = input.rng.weighted([[SEGMENTS[0], 40], [SEGMENTS[1], 20], [SEGMENTS[2], 20], [SEGMENTS[3], 8], [SEGMENTS[4], 6], [SEGMENTS[5], 6]] as const);
-      const riskClass = input.rng.weighted([[RISK_CLASSES[0], 35], [RISK_CLASSES[1], 35], [RISK_CLASSES[2], 20], [RISK_CLASSES[3], 10]] as const);
+      const segment = input.rng.weighted([
+        [SEGMENTS[0], 40],
+        [SEGMENTS[1], 20],
+        [SEGMENTS[2], 20],
+        [SEGMENTS[3], 8],
+        [SEGMENTS[4], 6],
+        [SEGMENTS[5], 6],
+      ] as const);
+      const riskClass = input.rng.weighted([
+        [RISK_CLASSES[0], 35],
+        [RISK_CLASSES[1], 35],
+        [RISK_CLASSES[2], 20],
+        [RISK_CLASSES[3], 10],
+      ] as const);
       const isOptedOut = input.rng.chance(0.08);
-      const monthlyIncome = Math.round((segment === 'student' ? 700 : segment === 'salaried' ? 2600 : 1800) * (0.5 + input.rng.next() * 1.5));
+      const monthlyIncome = Math.round(
+        (segment === 'student' ? 700 : segment === 'salaried' ? 2600 : 1800) * (0.5 + input.rng.next() * 1.5),
+      );
       rows.push({ index, person, officer, segment, riskClass, isOptedOut, monthlyIncome });
     }
     const ids = await db.tenant(tenantId, async (tx) => {
@@ -51,10 +84,20 @@ export async function createCustomers(
                        $12::text[], $13::text[], $14::text[]) as u(ext, fn, ln, nid, phone, email, dob, branch, officer, segment, opt, risk)
          returning id, external_id`,
         [
-          tenantId, input.onboardedOn, rows.map((r) => `SIM-${r.index}`), rows.map((r) => r.person.firstName), rows.map((r) => r.person.lastName),
-          rows.map((r) => r.person.nationalId), rows.map((r) => r.person.phone), rows.map((r) => r.person.email), rows.map((r) => r.person.dateOfBirth),
-          rows.map((r) => r.officer.branchId), rows.map((r) => r.officer.id), rows.map((r) => r.segment),
-          rows.map((r) => (r.isOptedOut ? 'opted_out' : 'opted_in')), rows.map((r) => r.riskClass),
+          tenantId,
+          input.onboardedOn,
+          rows.map((r) => `SIM-${r.index}`),
+          rows.map((r) => r.person.firstName),
+          rows.map((r) => r.person.lastName),
+          rows.map((r) => r.person.nationalId),
+          rows.map((r) => r.person.phone),
+          rows.map((r) => r.person.email),
+          rows.map((r) => r.person.dateOfBirth),
+          rows.map((r) => r.officer.branchId),
+          rows.map((r) => r.officer.id),
+          rows.map((r) => r.segment),
+          rows.map((r) => (r.isOptedOut ? 'opted_out' : 'opted_in')),
+          rows.map((r) => r.riskClass),
         ],
       );
       const byExt = new Map(inserted.map((r) => [r.external_id, r.id]));
@@ -81,7 +124,15 @@ export async function createCustomers(
       return idList;
     });
     rows.forEach((r, i) =>
-      customers.push({ index: r.index, id: ids[i], officerId: r.officer.id, branchId: r.officer.branchId, segment: r.segment, riskClass: r.riskClass, monthlyIncome: r.monthlyIncome }),
+      customers.push({
+        index: r.index,
+        id: ids[i],
+        officerId: r.officer.id,
+        branchId: r.officer.branchId,
+        segment: r.segment,
+        riskClass: r.riskClass,
+        monthlyIncome: r.monthlyIncome,
+      }),
     );
     await insertBankHistory(db, tenantId, input, customers.slice(customers.length - rows.length));
   }
@@ -103,14 +154,29 @@ export async function createCustomers(
 }
 
 const OUTFLOWS = [
-  ['rent', 'Rent', 0.3], ['groceries', 'Groceries', 0.12], ['utilities', 'Electricity and water', 0.06], ['transport', 'Transport', 0.05],
-  ['telecom', 'Mobile phone', 0.02], ['groceries', 'Market', 0.08], ['transfer', 'Transfer to family', 0.1],
+  ['rent', 'Rent', 0.3],
+  ['groceries', 'Groceries', 0.12],
+  ['utilities', 'Electricity and water', 0.06],
+  ['transport', 'Transport', 0.05],
+  ['telecom', 'Mobile phone', 0.02],
+  ['groceries', 'Market', 0.08],
+  ['transfer', 'Transfer to family', 0.1],
 ] as const;
 
 async function insertBankHistory(
-  db: Db, tenantId: string, input: { rng: Rng; currency: string; unit: bigint; today: string; bankMonths: number }, customers: SimCustomer[],
+  db: Db,
+  tenantId: string,
+  input: { rng: Rng; currency: string; unit: bigint; today: string; bankMonths: number },
+  customers: SimCustomer[],
 ): Promise<void> {
-  const cols = { customer: [] as string[], date: [] as string[], amount: [] as string[], balance: [] as string[], category: [] as string[], description: [] as string[] };
+  const cols = {
+    customer: [] as string[],
+    date: [] as string[],
+    amount: [] as string[],
+    balance: [] as string[],
+    category: [] as string[],
+    description: [] as string[],
+  };
   const monthStart = (d: string, back: number) => {
     const [y, m] = d.split('-').map(Number);
     const total = y * 12 + (m - 1) - back;
@@ -125,9 +191,20 @@ async function insertBankHistory(
       const isBusiness = c.segment === 'micro_business' || c.segment === 'self_employed' || c.segment === 'farmer';
       if (isBusiness) {
         const parts = input.rng.int(3, 6);
-        for (let p = 0; p < parts; p++) events.push({ day: input.rng.int(1, 28), amount: income / BigInt(parts), category: 'sales', description: 'Customer payment' });
+        for (let p = 0; p < parts; p++)
+          events.push({
+            day: input.rng.int(1, 28),
+            amount: income / BigInt(parts),
+            category: 'sales',
+            description: 'Customer payment',
+          });
       } else {
-        events.push({ day: input.rng.int(25, 28), amount: income, category: c.segment === 'retired' ? 'pension' : 'salary', description: c.segment === 'retired' ? 'Pension' : 'Salary' });
+        events.push({
+          day: input.rng.int(25, 28),
+          amount: income,
+          category: c.segment === 'retired' ? 'pension' : 'salary',
+          description: c.segment === 'retired' ? 'Pension' : 'Salary',
+        });
       }
       for (const [category, description, share] of OUTFLOWS) {
         if (category !== 'rent' && input.rng.chance(0.25)) continue;
@@ -139,8 +216,12 @@ async function insertBankHistory(
         const date = `${first.slice(0, 8)}${String(e.day).padStart(2, '0')}`;
         if (date > input.today) continue;
         balance += e.amount;
-        cols.customer.push(c.id); cols.date.push(date); cols.amount.push(e.amount.toString()); cols.balance.push(balance.toString());
-        cols.category.push(e.category); cols.description.push(e.description);
+        cols.customer.push(c.id);
+        cols.date.push(date);
+        cols.amount.push(e.amount.toString());
+        cols.balance.push(balance.toString());
+        cols.category.push(e.category);
+        cols.description.push(e.description);
       }
     }
   }

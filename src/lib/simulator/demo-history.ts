@@ -15,7 +15,13 @@ export async function seedDemoHistory(db: Db, tenantIds: readonly string[]): Pro
   for (const tenantId of tenantIds) {
     // Seven months of bank transactions (six whole ones before the current month), so the customer
     // profile's credit analysis, which averages six whole months, has enough to judge on.
-    const result = await simulatePortfolio(db, { tenantId, customers, months, seed: `demo-${tenantId}`, bankMonths: 7 });
+    const result = await simulatePortfolio(db, {
+      tenantId,
+      customers,
+      months,
+      seed: `demo-${tenantId}`,
+      bankMonths: 7,
+    });
     logger.info('demo history simulated', { tenant: tenantId, loans: result.loans, ms: result.ms.total });
   }
 }

@@ -2,21 +2,101 @@ import type { Rng } from './prng.ts';
 
 /** Plausible customer identities for an English/French-speaking lender. Invented, never real data. */
 const FIRST = [
-  'Amina', 'Lucas', 'Chloé', 'Mohamed', 'Emma', 'Hugo', 'Léa', 'Noah', 'Inès', 'Louis', 'Jade', 'Gabriel', 'Sarah', 'Adam',
-  'Camille', 'Yanis', 'Manon', 'Nathan', 'Zoé', 'Théo', 'Olivia', 'James', 'Sophia', 'William', 'Ava', 'Benjamin', 'Mia',
-  'Elijah', 'Charlotte', 'Daniel', 'Fatou', 'Moussa', 'Aïcha', 'Ibrahim', 'Grace', 'Samuel', 'Ruth', 'David', 'Esther', 'Joseph',
+  'Amina',
+  'Lucas',
+  'Chloé',
+  'Mohamed',
+  'Emma',
+  'Hugo',
+  'Léa',
+  'Noah',
+  'Inès',
+  'Louis',
+  'Jade',
+  'Gabriel',
+  'Sarah',
+  'Adam',
+  'Camille',
+  'Yanis',
+  'Manon',
+  'Nathan',
+  'Zoé',
+  'Théo',
+  'Olivia',
+  'James',
+  'Sophia',
+  'William',
+  'Ava',
+  'Benjamin',
+  'Mia',
+  'Elijah',
+  'Charlotte',
+  'Daniel',
+  'Fatou',
+  'Moussa',
+  'Aïcha',
+  'Ibrahim',
+  'Grace',
+  'Samuel',
+  'Ruth',
+  'David',
+  'Esther',
+  'Joseph',
 ];
 const LAST = [
-  'Martin', 'Bernard', 'Dubois', 'Thomas', 'Robert', 'Richard', 'Petit', 'Durand', 'Leroy', 'Moreau', 'Simon', 'Laurent',
-  'Lefebvre', 'Michel', 'Garcia', 'David', 'Bertrand', 'Roux', 'Vincent', 'Fournier', 'Smith', 'Johnson', 'Williams', 'Brown',
-  'Jones', 'Miller', 'Davis', 'Wilson', 'Anderson', 'Taylor', 'Diallo', 'Traoré', 'Ndiaye', 'Mensah', 'Okafor', 'Nguyen',
-  'Kowalski', 'Rossi', 'Silva', 'Haddad',
+  'Martin',
+  'Bernard',
+  'Dubois',
+  'Thomas',
+  'Robert',
+  'Richard',
+  'Petit',
+  'Durand',
+  'Leroy',
+  'Moreau',
+  'Simon',
+  'Laurent',
+  'Lefebvre',
+  'Michel',
+  'Garcia',
+  'David',
+  'Bertrand',
+  'Roux',
+  'Vincent',
+  'Fournier',
+  'Smith',
+  'Johnson',
+  'Williams',
+  'Brown',
+  'Jones',
+  'Miller',
+  'Davis',
+  'Wilson',
+  'Anderson',
+  'Taylor',
+  'Diallo',
+  'Traoré',
+  'Ndiaye',
+  'Mensah',
+  'Okafor',
+  'Nguyen',
+  'Kowalski',
+  'Rossi',
+  'Silva',
+  'Haddad',
 ];
 
 export const SEGMENTS = ['salaried', 'self_employed', 'micro_business', 'farmer', 'student', 'retired'] as const;
 export const RISK_CLASSES = ['A', 'B', 'C', 'D'] as const;
 
-export type Person = { firstName: string; lastName: string; nationalId: string; phone: string; email: string; dateOfBirth: string };
+export type Person = {
+  firstName: string;
+  lastName: string;
+  nationalId: string;
+  phone: string;
+  email: string;
+  dateOfBirth: string;
+};
 
 /** `index` makes national ids, phones and e-mails unique within a tenant. */
 export function makePerson(rng: Rng, index: number, slug: string, countryPrefix: string): Person {
@@ -26,7 +106,11 @@ export function makePerson(rng: Rng, index: number, slug: string, countryPrefix:
   const month = rng.int(1, 12);
   const day = rng.int(1, 28);
   const pad = (n: number, w: number) => String(n).padStart(w, '0');
-  const ascii = (s: string) => s.normalize('NFD').replace(/[^A-Za-z]/g, '').toLowerCase();
+  const ascii = (s: string) =>
+    s
+      .normalize('NFD')
+      .replace(/[^A-Za-z]/g, '')
+      .toLowerCase();
   return {
     firstName,
     lastName,

@@ -3,7 +3,14 @@ import { createRng, seedTag } from './prng.ts';
 
 describe('seeded random numbers', () => {
   it('gives the same numbers for the same seed and different ones for another seed', () => {
-    const draw = (seed: string) => Array.from({ length: 5 }, ((r) => () => r.int(0, 1_000_000))(createRng(seed)));
+    const draw = (seed: string) =>
+      Array.from(
+        { length: 5 },
+        (
+          (r) => () =>
+            r.int(0, 1_000_000)
+        )(createRng(seed)),
+      );
     expect(draw('a')).toEqual(draw('a'));
     expect(draw('a')).not.toEqual(draw('b'));
   });

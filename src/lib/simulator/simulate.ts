@@ -47,7 +47,15 @@ export type SimulateOptions = {
    * too and gets slower day after day. Without this hook statistics are refreshed with ANALYZE only.
    */
   vacuum?: (tables: readonly string[]) => Promise<void>;
-  onProgress?: (info: { day: string; done: number; total: number; commandsMs: number; closeMs: number; loans: number; repayments: number }) => void;
+  onProgress?: (info: {
+    day: string;
+    done: number;
+    total: number;
+    commandsMs: number;
+    closeMs: number;
+    loans: number;
+    repayments: number;
+  }) => void;
 };
 
 export type SimulateResult = {
@@ -99,19 +107,49 @@ export function planLoans(rng: Rng, customers: SimCustomer[], from: string, to: 
   const plans: LoanPlan[] = [];
   let ref = 0;
   for (const customer of customers) {
-    const count = rng.weighted([[0, 30], [1, 50], [2, 20]] as const);
+    const count = rng.weighted([
+      [0, 30],
+      [1, 50],
+      [2, 20],
+    ] as const);
     for (let k = 0; k < count; k++) {
-      const product: ProductKey = customer.segment === 'micro_business' || customer.segment === 'farmer'
-        ? rng.weighted([['micro', 70], ['bullet', 20], ['emi', 10]] as const)
-        : rng.weighted([['emi', 70], ['bullet', 15], ['micro', 15]] as const);
+      const product: ProductKey =
+        customer.segment === 'micro_business' || customer.segment === 'farmer'
+          ? rng.weighted([
+              ['micro', 70],
+              ['bullet', 20],
+              ['emi', 10],
+            ] as const)
+          : rng.weighted([
+              ['emi', 70],
+              ['bullet', 15],
+              ['micro', 15],
+            ] as const);
       const income = customer.monthlyIncome;
-      const repayments = product === 'emi' ? rng.pick([6, 12, 12, 18, 24, 36]) : product === 'micro' ? rng.pick([8, 12, 16, 20, 26]) : 1;
-      const raw = product === 'emi' ? income * rng.int(1, 6) : product === 'micro' ? income * (0.2 + rng.next() * 0.8) : income * (0.3 + rng.next());
+      const repayments =
+        product === 'emi' ? rng.pick([6, 12, 12, 18, 24, 36]) : product === 'micro' ? rng.pick([8, 12, 16, 20, 26]) : 1;
+      const raw =
+        product === 'emi'
+          ? income * rng.int(1, 6)
+          : product === 'micro'
+            ? income * (0.2 + rng.next() * 0.8)
+            : income * (0.3 + rng.next());
       const limits = { emi: [500, 30_000], micro: [100, 5_000], bullet: [200, 10_000] }[product];
       const principalMajor = Math.min(limits[1], Math.max(limits[0], Math.round(raw / 50) * 50));
       const riskBoost = { A: 0.5, B: 1, C: 1.6, D: 2.4 }[customer.riskClass as 'A'] ?? 1;
-      const behaviour = rng.weighted([['on_time', 70], ['late_then_cured', 15 * riskBoost], ['defaulted', 7 * riskBoost], ['early_payoff', 8]] as const);
-      const delays = Array.from({ length: repayments }, () => (behaviour === 'late_then_cured' && rng.chance(0.3) ? rng.int(3, 75) : behaviour === 'on_time' && rng.chance(0.05) ? rng.int(1, 3) : 0));
+      const behaviour = rng.weighted([
+        ['on_time', 70],
+        ['late_then_cured', 15 * riskBoost],
+        ['defaulted', 7 * riskBoost],
+        ['early_payoff', 8],
+      ] as const);
+      const delays = Array.from({ length: repayments }, () =>
+        behaviour === 'late_then_cured' && rng.chance(0.3)
+          ? rng.int(3, 75)
+          : behaviour === 'on_time' && rng.chance(0.05)
+            ? rng.int(1, 3)
+            : 0,
+      );
       plans.push({
         ref: ++ref,
         customer,
@@ -137,7 +175,10 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
   const seed = String(options.seed ?? 1);
   const rng = createRng(seed);
   const [tenant] = await db.system((tx) =>
-    tx.query<Pick<TenantsRow, 'slug' | 'currency' | 'business_date'>>(`select slug, currency, business_date from tenants where id = $1`, [tenantId]),
+    tx.query<Pick<TenantsRow, 'slug' | 'currency' | 'business_date'>>(
+      `select slug, currency, business_date from tenants where id = $1`,
+      [tenantId],
+    ),
   );
   if (!tenant) throw new AppError('NOT_FOUND', `Unknown tenant ${tenantId}`, { field: 'tenant' });
   // Offer codes read like BIG1-0000001 (seed 1) or DEMO-ETTI-0000001 (a longer seed, four characters of its hash).
@@ -145,19 +186,39 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
   const codeLabel = `${tenant.slug.toUpperCase()}${tag === seed.toUpperCase() ? '' : '-'}${tag}`;
   const today = options.today ?? tenant.business_date;
   const from = addMonths(today, -months);
-  const [{ n: existing }] = await db.tenant(tenantId, (tx) => tx.query<{ n: number }>(`select count(*)::int as n from loans`));
-  if (existing > 0) throw new AppError('CONFLICT', `Tenant ${tenantId} already has loans; simulate into an empty tenant`, { field: 'tenant' });
+  const [{ n: existing }] = await db.tenant(tenantId, (tx) =>
+    tx.query<{ n: number }>(`select count(*)::int as n from loans`),
+  );
+  if (existing > 0)
+    throw new AppError('CONFLICT', `Tenant ${tenantId} already has loans; simulate into an empty tenant`, {
+      field: 'tenant',
+    });
 
   // The lender's history starts `months` ago: the business date is set back, then closed forward day by day.
   await db.system((tx) => tx.query(`update tenants set business_date = $2 where id = $1`, [tenantId, from]));
   const setup = await db.tenant(tenantId, (tx) =>
-    prepareLender(tx, tenantId, { slug: tenant.slug, currency: tenant.currency.trim(), fromYear: Number(from.slice(0, 4)), toYear: Number(today.slice(0, 4)) + 4 }),
+    prepareLender(tx, tenantId, {
+      slug: tenant.slug,
+      currency: tenant.currency.trim(),
+      fromYear: Number(from.slice(0, 4)),
+      toYear: Number(today.slice(0, 4)) + 4,
+    }),
   );
   const tSetup = Date.now();
-  const [{ n: offset }] = await db.tenant(tenantId, (tx) => tx.query<{ n: number }>(`select count(*)::int as n from customers`));
+  const [{ n: offset }] = await db.tenant(tenantId, (tx) =>
+    tx.query<{ n: number }>(`select count(*)::int as n from customers`),
+  );
   const customers = await createCustomers(db, tenantId, {
-    rng: rng.fork('customers'), count: options.customers, slug: tenant.slug, officers: setup.officers, currency: setup.currency,
-    unit: setup.unit, onboardedOn: from, today, bankMonths: options.bankMonths ?? 3, offset,
+    rng: rng.fork('customers'),
+    count: options.customers,
+    slug: tenant.slug,
+    officers: setup.officers,
+    currency: setup.currency,
+    unit: setup.unit,
+    onboardedOn: from,
+    today,
+    bankMonths: options.bankMonths ?? 3,
+    offset,
   });
   const tCustomers = Date.now();
 
@@ -171,7 +232,15 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
     events.set(day, list);
   };
   for (const plan of plans) at(plan.disburseOn, { kind: 'originate', plan });
-  const stats = { offers: 0, applications: 0, rejectedApplications: 0, loans: 0, repayments: 0, writeOffs: 0, closes: 0 };
+  const stats = {
+    offers: 0,
+    applications: 0,
+    rejectedApplications: 0,
+    loans: 0,
+    repayments: 0,
+    writeOffs: 0,
+    closes: 0,
+  };
 
   // Offers that never became loans: notified, then rejected or left pending until the daily close
   // expires them 30 days on (those of the last 30 days are still pending at the end).
@@ -185,7 +254,10 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
   const offerPlans = spareOffers.map((c, i) => ({
     customer: c,
     created: addDays(from, offerRng.int(0, Math.max(0, totalDays - 1))),
-    fate: offerRng.weighted([['pending', 70], ['rejected', 30]] as const),
+    fate: offerRng.weighted([
+      ['pending', 70],
+      ['rejected', 30],
+    ] as const),
     code: `${codeLabel}-O${String(i + 1).padStart(7, '0')}`,
     productKey: offerRng.pick(['emi', 'micro', 'bullet'] as const),
   }));
@@ -204,7 +276,8 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
       // The day's offers in one transaction (the engine's offer rows; their moves follow as events).
       const ids = await db.tenant(tenantId, async (tx) => {
         const list: string[] = [];
-        for (const o of dayOffers) list.push(await createOffer(tx, tenantId, setup, setup.products[o.productKey], o.customer, o.code, day, 30));
+        for (const o of dayOffers)
+          list.push(await createOffer(tx, tenantId, setup, setup.products[o.productKey], o.customer, o.code, day, 30));
         return list;
       });
       dayOffers.forEach((o, k) => {
@@ -249,8 +322,19 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
   await refreshStatistics(db, ALL_TABLES, options.vacuum);
   const tEnd = Date.now();
   const result: SimulateResult = {
-    tenantId, from, to: today, customers: customers.length, ...stats,
-    ms: { setup: tSetup - t0, customers: tCustomers - tSetup, history: tEnd - tCustomers, commands: msCommands, close: msClose, total: tEnd - t0 },
+    tenantId,
+    from,
+    to: today,
+    customers: customers.length,
+    ...stats,
+    ms: {
+      setup: tSetup - t0,
+      customers: tCustomers - tSetup,
+      history: tEnd - tCustomers,
+      commands: msCommands,
+      close: msClose,
+      total: tEnd - t0,
+    },
   };
   logger.info('simulation finished', result);
   return result;
@@ -262,12 +346,20 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
     // by the maker → approved or rejected by the checker → disbursed): the same engine commands, one
     // commit instead of six. Counters move only after the commit (a retried transaction counts once).
     const outcome = await db.tenant(tenantId, async (tx) => {
-      const offerId = await createOffer(tx, tenantId, setup, product, plan.customer, plan.offerCode, date, 30, { principal, repayments: plan.repayments });
+      const offerId = await createOffer(tx, tenantId, setup, product, plan.customer, plan.offerCode, date, 30, {
+        principal,
+        repayments: plan.repayments,
+      });
       await moveOffer(tx, offerId, 'notify', date);
       await moveOffer(tx, offerId, 'request', date);
       const { application, loanId } = await submitApplication(tx, maker, {
-        customerId: plan.customer.id, productId: product.id, offerId, principal, numberOfRepayments: plan.repayments,
-        expectedDisbursementDate: date, formData: { purpose: plan.product === 'micro' ? 'working capital' : 'personal', source: 'simulator' },
+        customerId: plan.customer.id,
+        productId: product.id,
+        offerId,
+        principal,
+        numberOfRepayments: plan.repayments,
+        expectedDisbursementDate: date,
+        formData: { purpose: plan.product === 'micro' ? 'working capital' : 'personal', source: 'simulator' },
       });
       if (plan.isRejected) {
         await rejectApplication(tx, checker, application.id, 'Affordability below policy');
@@ -344,15 +436,33 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
 }
 
 async function createOffer(
-  tx: Tx, tenantId: string, setup: SimSetup, product: ProductRow, customer: SimCustomer, code: string, day: string, validDays: number,
+  tx: Tx,
+  tenantId: string,
+  setup: SimSetup,
+  product: ProductRow,
+  customer: SimCustomer,
+  code: string,
+  day: string,
+  validDays: number,
   terms?: { principal: bigint; repayments: number },
 ): Promise<string> {
-  const principal = terms?.principal ?? (product.default_principal ?? product.min_principal * 2n);
+  const principal = terms?.principal ?? product.default_principal ?? product.min_principal * 2n;
   const repayments = terms?.repayments ?? product.default_repayments ?? product.min_repayments;
   const [{ id }] = await tx.query<Pick<OffersRow, 'id'>>(
     `insert into offers (tenant_id, code, customer_id, product_id, currency, principal, number_of_repayments, annual_interest_rate, expires_on, created_at)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::date) returning id`,
-    [tenantId, code, customer.id, product.id, setup.currency, principal, repayments, product.annual_interest_rate, addDays(day, validDays), day],
+    [
+      tenantId,
+      code,
+      customer.id,
+      product.id,
+      setup.currency,
+      principal,
+      repayments,
+      product.annual_interest_rate,
+      addDays(day, validDays),
+      day,
+    ],
   );
   return id;
 }
@@ -360,7 +470,10 @@ async function createOffer(
 /** Moves an offer through its lifecycle with the engine's offer state machine (refusals throw). */
 async function moveOffer(tx: Tx, offerId: string, action: 'notify' | 'request' | 'reject', day: string): Promise<void> {
   {
-    const [offer] = await tx.query<Pick<OffersRow, 'expires_on'> & { status: OfferStatus }>(`select status, expires_on from offers where id = $1 for update`, [offerId]);
+    const [offer] = await tx.query<Pick<OffersRow, 'expires_on'> & { status: OfferStatus }>(
+      `select status, expires_on from offers where id = $1 for update`,
+      [offerId],
+    );
     const next = transitionOffer(offer.status, action, { businessDate: day, expiresOn: offer.expires_on });
     await tx.query(
       `update offers set status = $2, updated_at = $3::date, version = version + 1,
@@ -381,11 +494,31 @@ async function moveOffer(tx: Tx, offerId: string, action: 'notify' | 'request' |
  * commands' plans depend on are refreshed (sampling the ever-growing journal at every refresh costs
  * minutes at 100,000 customers and changes no plan); everything is analysed once at the end.
  */
-const CLOSE_TABLES = ['loans', 'loan_installments', 'loan_transactions', 'loan_delinquency', 'close_penalties', 'offers', 'loan_applications', 'tenants'] as const;
+const CLOSE_TABLES = [
+  'loans',
+  'loan_installments',
+  'loan_transactions',
+  'loan_delinquency',
+  'close_penalties',
+  'offers',
+  'loan_applications',
+  'tenants',
+] as const;
 const ALL_TABLES = [...CLOSE_TABLES, 'customers', 'journal_entries', 'journal_lines'] as const;
 /** Tables whose rows the history rewrites (dead versions pile up): vacuumed when a vacuum hook is given. */
-const UPDATED_TABLES = new Set(['loans', 'loan_installments', 'loan_delinquency', 'offers', 'loan_applications', 'tenants']);
-async function refreshStatistics(db: Db, tables: readonly string[], vacuum?: (tables: readonly string[]) => Promise<void>): Promise<void> {
+const UPDATED_TABLES = new Set([
+  'loans',
+  'loan_installments',
+  'loan_delinquency',
+  'offers',
+  'loan_applications',
+  'tenants',
+]);
+async function refreshStatistics(
+  db: Db,
+  tables: readonly string[],
+  vacuum?: (tables: readonly string[]) => Promise<void>,
+): Promise<void> {
   const toVacuum = vacuum ? tables.filter((t) => UPDATED_TABLES.has(t)) : [];
   if (vacuum && toVacuum.length) await vacuum(toVacuum);
   const toAnalyze = tables.filter((t) => !toVacuum.includes(t));

@@ -69,7 +69,10 @@ export const DEFAULT_NOTIFY_FORM: FormDefinition = {
   ],
 };
 
-const languageOptionSchema = z.object({ value: z.string().regex(/^[a-z]{2}(-[A-Z]{2})?$/, 'a locale such as en-US'), label: z.string().min(1) });
+const languageOptionSchema = z.object({
+  value: z.string().regex(/^[a-z]{2}(-[A-Z]{2})?$/, 'a locale such as en-US'),
+  label: z.string().min(1),
+});
 
 const ssoSchema = z.object({
   issuer: z.url(),
@@ -96,7 +99,9 @@ const storedConfigSchema = z.object({
       { value: 'fr-FR', label: 'Français' },
     ]),
   offer: z.object({ requestLoan: z.boolean().default(true) }).default({ requestLoan: true }),
-  notify_customer_modal_config: z.object({ form: formSchema.default(DEFAULT_NOTIFY_FORM) }).default({ form: DEFAULT_NOTIFY_FORM }),
+  notify_customer_modal_config: z
+    .object({ form: formSchema.default(DEFAULT_NOTIFY_FORM) })
+    .default({ form: DEFAULT_NOTIFY_FORM }),
   cbs: z
     .object({
       /** Core banking system the tenant's loans live in ('internal' = this product's own engine). */
@@ -135,7 +140,9 @@ export function parseStoredConfig(raw: unknown): z.infer<typeof storedConfigSche
 }
 
 /** The complete configuration of a tenant, defaults filled in. */
-export function readTenantConfig(tenant: Pick<Tenant, 'id' | 'config' | 'currency' | 'locale' | 'timeZone'>): TenantConfig {
+export function readTenantConfig(
+  tenant: Pick<Tenant, 'id' | 'config' | 'currency' | 'locale' | 'timeZone'>,
+): TenantConfig {
   return {
     ...parseStoredConfig(tenant.config),
     tenantId: tenant.id,
@@ -150,6 +157,8 @@ export function readTenantConfig(tenant: Pick<Tenant, 'id' | 'config' | 'currenc
  * What the islands may see: everything but the SSO client secret.
  */
 export function publicTenantConfig(config: TenantConfig): TenantConfig {
-  const sso = config.login.sso ? { issuer: config.login.sso.issuer, client_id: config.login.sso.client_id, label: config.login.sso.label } : config.login.sso;
+  const sso = config.login.sso
+    ? { issuer: config.login.sso.issuer, client_id: config.login.sso.client_id, label: config.login.sso.label }
+    : config.login.sso;
   return { ...config, login: { ...config.login, sso } };
 }

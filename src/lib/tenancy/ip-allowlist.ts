@@ -34,7 +34,10 @@ function ipv6Groups(ip: string): number[] | null {
  * lower-case IPv6 otherwise (zone index dropped); null when it is not an IP address.
  */
 export function canonicalClientIp(raw: string): string | null {
-  const ip = raw.trim().replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  const ip = raw
+    .trim()
+    .replace(/^\[|\]$/g, '')
+    .replace(/%.*$/, '');
   if (net.isIPv4(ip)) return ip;
   if (!net.isIPv6(ip)) return null;
   const groups = ipv6Groups(ip.toLowerCase());
@@ -51,7 +54,14 @@ export function parseNetwork(value: string, field = 'network'): string {
   const ip = address ? canonicalClientIp(address) : null;
   const max = ip && net.isIPv4(ip) ? 32 : 128;
   const prefix = prefixText === undefined ? max : Number(prefixText);
-  if (!ip || extra !== undefined || !Number.isInteger(prefix) || prefix < 0 || prefix > max || (prefixText !== undefined && !/^\d+$/.test(prefixText))) {
+  if (
+    !ip ||
+    extra !== undefined ||
+    !Number.isInteger(prefix) ||
+    prefix < 0 ||
+    prefix > max ||
+    (prefixText !== undefined && !/^\d+$/.test(prefixText))
+  ) {
     throw new AppError('BAD_REQUEST', `${field}: enter an IP address or a network such as 203.0.113.0/24.`, { field });
   }
   return `${ip}/${prefix}`;
@@ -60,10 +70,15 @@ export function parseNetwork(value: string, field = 'network'): string {
 export type IpRestriction = Pick<IpRestrictionsRow, 'id' | 'network' | 'description' | 'created_at'>;
 
 export async function listIpRestrictions(tx: Tx): Promise<IpRestriction[]> {
-  return tx.query<IpRestriction>('select id::text as id, network::text as network, description, created_at from ip_restrictions order by network');
+  return tx.query<IpRestriction>(
+    'select id::text as id, network::text as network, description, created_at from ip_restrictions order by network',
+  );
 }
 
-export async function addIpRestriction(tx: Tx, input: { tenantId: string; network: string; description?: string; createdBy?: string | null }): Promise<IpRestriction> {
+export async function addIpRestriction(
+  tx: Tx,
+  input: { tenantId: string; network: string; description?: string; createdBy?: string | null },
+): Promise<IpRestriction> {
   const network = parseNetwork(input.network);
   // set_masklen/network() store the network address itself, so '10.1.2.3/8' is kept as '10.0.0.0/8'.
   const [row] = await tx.query<IpRestriction>(

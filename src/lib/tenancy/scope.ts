@@ -48,7 +48,9 @@ export function parseScope(value: string | null | undefined): Scope | null {
   const level = colon > 0 ? value.slice(0, colon) : '';
   const id = colon > 0 ? value.slice(colon + 1) : '';
   if (!(HIERARCHY_LEVELS as readonly string[]).includes(level) || !scopeIdSchema.safeParse(id).success) {
-    throw new AppError('BAD_REQUEST', "scope must look like 'branch:<id>' with level region, branch or officer", { field: 'scope' });
+    throw new AppError('BAD_REQUEST', "scope must look like 'branch:<id>' with level region, branch or officer", {
+      field: 'scope',
+    });
   }
   return { hierarchy_level: level as HierarchyLevel, hierarchy_id: id };
 }
@@ -66,7 +68,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * (a recursive walk down from the permitted and scoped nodes).
  */
 export async function resolveScopeNodes(tx: Tx, subject: ScopeSubject, scope: Scope | null): Promise<string[] | null> {
-  const permissions = subject.isAdmin ? [] : subject.dataPermissions.filter((p) => (HIERARCHY_LEVELS as readonly string[]).includes(p.field));
+  const permissions = subject.isAdmin
+    ? []
+    : subject.dataPermissions.filter((p) => (HIERARCHY_LEVELS as readonly string[]).includes(p.field));
   const isRestricted = permissions.length > 0;
   if (!isRestricted && !scope) return null;
   const scopeLevel = scope?.hierarchy_level ?? null;

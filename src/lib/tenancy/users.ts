@@ -8,7 +8,10 @@ import { AppError } from '../errors/app-error.ts';
 import type { RolesRow, UserDataPermissionsRow, UsersRow } from '../db/schema.generated.ts';
 
 /** Exactly the fields of the user contract, named as the API names them. */
-export type CurrentUser = Pick<UsersRow, 'id' | 'display_name' | 'email' | 'tenant_id' | 'language' | 'session_timeout' | 'password_change_required'> & {
+export type CurrentUser = Pick<
+  UsersRow,
+  'id' | 'display_name' | 'email' | 'tenant_id' | 'language' | 'session_timeout' | 'password_change_required'
+> & {
   roles: { name: string }[];
   data_permissions: { field: string; value: string }[];
   is_admin: boolean;

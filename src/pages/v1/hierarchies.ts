@@ -1,8 +1,8 @@
 import type { APIRoute } from 'astro';
-import { requirePrincipal } from '../../lib/auth/principal.ts';
+import { requirePrincipal } from '#lib/auth/principal.ts';
 import { pageDb } from '../../server/db.ts';
-import { handle, json } from '../../lib/http/respond.ts';
-import { listHierarchies } from '../../lib/tenancy/hierarchies.ts';
+import { handle, json } from '#lib/http/respond.ts';
+import { listHierarchies } from '#lib/tenancy/hierarchies.ts';
 
 /** The tenant's region → branch → officer trees the caller may scope to. */
 export const GET: APIRoute = ({ locals }) =>

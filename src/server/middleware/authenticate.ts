@@ -1,10 +1,10 @@
 import { defineMiddleware } from 'astro:middleware';
-import { authenticateApiToken } from '../../lib/auth/api-tokens.ts';
-import { checkSession } from '../../lib/auth/sessions.ts';
-import { getDb } from '../../lib/db/index.ts';
-import { languageOf } from '../../lib/i18n/index.ts';
-import { requestedLanguage } from '../../lib/auth/request-language.ts';
-import { findTenant } from '../../lib/tenancy/tenant.ts';
+import { authenticateApiToken } from '#lib/auth/api-tokens.ts';
+import { checkSession } from '#lib/auth/sessions.ts';
+import { getDb } from '#lib/db/index.ts';
+import { languageOf } from '#lib/i18n/index.ts';
+import { requestedLanguage } from '#lib/auth/request-language.ts';
+import { findTenant } from '#lib/tenancy/tenant.ts';
 import { clearSessionCookie, readSessionCookie } from '../session.ts';
 
 /**
@@ -40,6 +40,7 @@ export const authenticate = defineMiddleware(async (context, next) => {
       context.locals.language = languageOf(principal.language);
     }
   }
-  if (!context.locals.principal) context.locals.language = requestedLanguage(context.url, headers.get('accept-language'));
+  if (!context.locals.principal)
+    context.locals.language = requestedLanguage(context.url, headers.get('accept-language'));
   return next();
 });

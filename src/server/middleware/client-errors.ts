@@ -1,9 +1,15 @@
 import type { MiddlewareHandler } from 'astro';
-import { isPublicAsset } from '../../lib/auth/guard.ts';
-import { CLIENT_ERROR_PAGE, PAGE_METHODS, clientErrorOf, clientErrorPage, type ClientError } from '../../lib/http/client-errors.ts';
-import { checkQueryString } from '../../lib/http/query-params.ts';
-import { json } from '../../lib/http/respond.ts';
-import { logger } from '../../lib/observability/log.ts';
+import { isPublicAsset } from '#lib/auth/guard.ts';
+import {
+  CLIENT_ERROR_PAGE,
+  PAGE_METHODS,
+  clientErrorOf,
+  clientErrorPage,
+  type ClientError,
+} from '#lib/http/client-errors.ts';
+import { checkQueryString } from '#lib/http/query-params.ts';
+import { json } from '#lib/http/respond.ts';
+import { logger } from '#lib/observability/log.ts';
 
 function withStatus(response: Response, status: number, extra: Record<string, string> = {}): Response {
   const headers = new Headers(response.headers);
@@ -28,7 +34,11 @@ export const clientErrors: MiddlewareHandler = async (context, next) => {
   const method = context.request.method.toUpperCase();
   const render = async (error: ClientError, extra: Record<string, string> = {}) => {
     context.locals.clientError = error;
-    return withStatus(await next(clientErrorPage(path, error.status === 405 ? 400 : error.status)), error.status, extra);
+    return withStatus(
+      await next(clientErrorPage(path, error.status === 405 ? 400 : error.status)),
+      error.status,
+      extra,
+    );
   };
 
   const issue = checkQueryString(context.url.search);
@@ -48,7 +58,12 @@ export const clientErrors: MiddlewareHandler = async (context, next) => {
   } catch (error) {
     const clientError = clientErrorOf(error);
     if (!clientError) throw error;
-    if (clientError.status === 400) logger.info('page refused a client mistake', { request_id: context.locals.requestId, path, field: clientError.field });
+    if (clientError.status === 400)
+      logger.info('page refused a client mistake', {
+        request_id: context.locals.requestId,
+        path,
+        field: clientError.field,
+      });
     return render(clientError);
   }
 };

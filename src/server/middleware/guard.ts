@@ -1,20 +1,24 @@
 import type { MiddlewareHandler } from 'astro';
-import { EventBuffer } from '../../lib/analytics/events.ts';
-import { decideAccess } from '../../lib/auth/guard.ts';
-import { clientIp } from '../../lib/auth/client-ip.ts';
-import { getDb } from '../../lib/db/index.ts';
-import { auditRefusal } from '../../lib/lending/api.ts';
-import { json } from '../../lib/http/respond.ts';
-import { getT } from '../../lib/i18n/index.ts';
-import { featureForRoute } from '../../lib/plans/feature-routes.ts';
-import { planRefusalText } from '../../lib/plans/plan-messages.ts';
-import { featureAccess } from '../../lib/plans/plans.ts';
+import { EventBuffer } from '#lib/analytics/events.ts';
+import { decideAccess } from '#lib/auth/guard.ts';
+import { clientIp } from '#lib/auth/client-ip.ts';
+import { getDb } from '#lib/db/index.ts';
+import { auditRefusal } from '#lib/lending/api.ts';
+import { json } from '#lib/http/respond.ts';
+import { getT } from '#lib/i18n/index.ts';
+import { featureForRoute } from '#lib/plans/feature-routes.ts';
+import { planRefusalText } from '#lib/plans/plan-messages.ts';
+import { featureAccess } from '#lib/plans/plans.ts';
 
 /** Page views are written in batches off the request path (src/lib/analytics/events.ts). */
 export const pageViews = new EventBuffer(getDb);
 
 /** The plan feature this route needs when the tenant's plan lacks it (src/lib/plans/feature-routes.ts), else null. */
-async function planRefusal(tenantId: string, pattern: string, method: string): Promise<{ feature: string; plan: string | null } | null> {
+async function planRefusal(
+  tenantId: string,
+  pattern: string,
+  method: string,
+): Promise<{ feature: string; plan: string | null } | null> {
   const feature = featureForRoute(pattern, method);
   if (!feature) return null;
   const db = await getDb();
@@ -50,19 +54,28 @@ export const guard: MiddlewareHandler = async (context, next) => {
         const ip = clientIp(direct, context.request.headers.get('x-forwarded-for'));
         await auditRefusal(await getDb(), principal, { ip, requestId: context.locals.requestId }, decision.audit);
       }
-      return json({ error: { code: decision.code, message: decision.message } }, { status: decision.status, headers: decision.allow ? { allow: decision.allow } : {} });
+      return json(
+        { error: { code: decision.code, message: decision.message } },
+        { status: decision.status, headers: decision.allow ? { allow: decision.allow } : {} },
+      );
     case 'forbidden':
       return withStatus(await next(decision.page), 403);
     case 'not-found':
       return withStatus(await next(decision.page), 404);
     case 'allow': {
       if (decision.route) context.locals.route = decision.route;
-      const refusal = decision.route && principal ? await planRefusal(principal.tenantId, decision.route.pattern, context.request.method) : null;
+      const refusal =
+        decision.route && principal
+          ? await planRefusal(principal.tenantId, decision.route.pattern, context.request.method)
+          : null;
       if (refusal) {
         if (path === '/v1' || path.startsWith('/v1/')) {
           const t = await getT(context.locals.language ?? 'en');
           const details = { reason: 'not_in_plan', feature: refusal.feature, plan: refusal.plan };
-          return json({ error: { code: 'FORBIDDEN', message: planRefusalText(t, details), ...details } }, { status: 403 });
+          return json(
+            { error: { code: 'FORBIDDEN', message: planRefusalText(t, details), ...details } },
+            { status: 403 },
+          );
         }
         context.locals.planRefusal = refusal;
         return withStatus(await next('/plan-required'), 403);

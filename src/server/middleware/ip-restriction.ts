@@ -1,8 +1,8 @@
 import type { MiddlewareHandler } from 'astro';
-import { getDb } from '../../lib/db/index.ts';
-import { json } from '../../lib/http/respond.ts';
-import { logger } from '../../lib/observability/log.ts';
-import { isIpAllowed } from '../../lib/tenancy/ip-allowlist.ts';
+import { getDb } from '#lib/db/index.ts';
+import { json } from '#lib/http/respond.ts';
+import { logger } from '#lib/observability/log.ts';
+import { isIpAllowed } from '#lib/tenancy/ip-allowlist.ts';
 import { requestIp } from '../session.ts';
 
 const MESSAGE = 'Access from your network is not allowed for this lender.';

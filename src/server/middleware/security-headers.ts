@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'astro';
-import { env } from '../../lib/config/env.ts';
-import { applyCommonHeaders, applyHtmlHeaders, isHtml } from '../../lib/http/security-headers.ts';
+import { env } from '#lib/config/env.ts';
+import { applyCommonHeaders, applyHtmlHeaders, isHtml } from '#lib/http/security-headers.ts';
 
 function isProductionLike(): boolean {
   const { isProduction, publicUrl } = env();
@@ -15,7 +15,8 @@ function isProductionLike(): boolean {
 export const securityHeaders: MiddlewareHandler = async (context, next) => {
   const response = await next();
   const headers = new Headers(response.headers);
-  if (isHtml(headers)) applyHtmlHeaders(headers, { isProduction: isProductionLike(), isSignedIn: Boolean(context.locals.principal) });
+  if (isHtml(headers))
+    applyHtmlHeaders(headers, { isProduction: isProductionLike(), isSignedIn: Boolean(context.locals.principal) });
   else applyCommonHeaders(headers, { isProduction: isProductionLike() });
   if (context.locals.principal && !headers.has('cache-control')) headers.set('cache-control', 'no-store');
   // Redirect responses have immutable headers, so always answer with a copy.

@@ -43,39 +43,221 @@ const multipart = 'multipart/form-data; boundary=----e2e-boundary';
 
 export const OVERSIZE_BODIES: BodyPayload[] = [
   // The public sign-in, the one reachable by anyone.
-  { name: 'sign-in JSON, 200 MB declared', method: 'POST', path: '/v1/auth/sign-in', contentType: json, framing: 'declared', size: 200 * MB, isSignedIn: false },
-  { name: 'sign-in JSON, 200 MB chunked', method: 'POST', path: '/v1/auth/sign-in', contentType: json, framing: 'chunked', size: 200 * MB, isSignedIn: false },
-  { name: 'sign-in JSON, 64 KB chunked', method: 'POST', path: '/v1/auth/sign-in', contentType: json, framing: 'chunked', size: 64 * KB, isSignedIn: false },
-  { name: 'sign-in JSON, slow drip', method: 'POST', path: '/v1/auth/sign-in', contentType: json, framing: 'drip', size: 40 * KB, isSignedIn: false },
-  { name: 'sign-in JSON, 200 MB declared then dripped', method: 'POST', path: '/v1/auth/sign-in', contentType: json, framing: 'declared-drip', size: 200 * MB, isSignedIn: false },
-  { name: 'password reset JSON, 5 MB chunked', method: 'POST', path: '/v1/auth/password-reset', contentType: json, framing: 'chunked', size: 5 * MB, isSignedIn: false },
-  { name: 'login form post, 20 MB declared', method: 'POST', path: '/user/login', contentType: form, framing: 'declared', size: 20 * MB, isSignedIn: false },
-  { name: 'login form post, 20 MB chunked', method: 'POST', path: '/user/login', contentType: form, framing: 'chunked', size: 20 * MB, isSignedIn: false },
+  {
+    name: 'sign-in JSON, 200 MB declared',
+    method: 'POST',
+    path: '/v1/auth/sign-in',
+    contentType: json,
+    framing: 'declared',
+    size: 200 * MB,
+    isSignedIn: false,
+  },
+  {
+    name: 'sign-in JSON, 200 MB chunked',
+    method: 'POST',
+    path: '/v1/auth/sign-in',
+    contentType: json,
+    framing: 'chunked',
+    size: 200 * MB,
+    isSignedIn: false,
+  },
+  {
+    name: 'sign-in JSON, 64 KB chunked',
+    method: 'POST',
+    path: '/v1/auth/sign-in',
+    contentType: json,
+    framing: 'chunked',
+    size: 64 * KB,
+    isSignedIn: false,
+  },
+  {
+    name: 'sign-in JSON, slow drip',
+    method: 'POST',
+    path: '/v1/auth/sign-in',
+    contentType: json,
+    framing: 'drip',
+    size: 40 * KB,
+    isSignedIn: false,
+  },
+  {
+    name: 'sign-in JSON, 200 MB declared then dripped',
+    method: 'POST',
+    path: '/v1/auth/sign-in',
+    contentType: json,
+    framing: 'declared-drip',
+    size: 200 * MB,
+    isSignedIn: false,
+  },
+  {
+    name: 'password reset JSON, 5 MB chunked',
+    method: 'POST',
+    path: '/v1/auth/password-reset',
+    contentType: json,
+    framing: 'chunked',
+    size: 5 * MB,
+    isSignedIn: false,
+  },
+  {
+    name: 'login form post, 20 MB declared',
+    method: 'POST',
+    path: '/user/login',
+    contentType: form,
+    framing: 'declared',
+    size: 20 * MB,
+    isSignedIn: false,
+  },
+  {
+    name: 'login form post, 20 MB chunked',
+    method: 'POST',
+    path: '/user/login',
+    contentType: form,
+    framing: 'chunked',
+    size: 20 * MB,
+    isSignedIn: false,
+  },
   // Signed-in JSON endpoints.
-  { name: 'create customer JSON, 50 MB declared', method: 'POST', path: '/v1/customers', contentType: json, framing: 'declared', size: 50 * MB, isSignedIn: true },
-  { name: 'create customer JSON, 50 MB chunked', method: 'POST', path: '/v1/customers', contentType: json, framing: 'chunked', size: 50 * MB, isSignedIn: true },
-  { name: 'error report JSON, 8 MB chunked', method: 'POST', path: '/v1/error-reports', contentType: json, framing: 'chunked', size: 8 * MB, isSignedIn: true },
-  { name: 'customer update JSON, slow drip', method: 'PATCH', path: '/v1/customers/{customer}', contentType: json, framing: 'drip', size: 300 * KB, isSignedIn: true },
-  { name: 'customer form post, 20 MB chunked', method: 'POST', path: '/loans/customer/profile/{customer}/resume', contentType: form, framing: 'chunked', size: 20 * MB, isSignedIn: true },
+  {
+    name: 'create customer JSON, 50 MB declared',
+    method: 'POST',
+    path: '/v1/customers',
+    contentType: json,
+    framing: 'declared',
+    size: 50 * MB,
+    isSignedIn: true,
+  },
+  {
+    name: 'create customer JSON, 50 MB chunked',
+    method: 'POST',
+    path: '/v1/customers',
+    contentType: json,
+    framing: 'chunked',
+    size: 50 * MB,
+    isSignedIn: true,
+  },
+  {
+    name: 'error report JSON, 8 MB chunked',
+    method: 'POST',
+    path: '/v1/error-reports',
+    contentType: json,
+    framing: 'chunked',
+    size: 8 * MB,
+    isSignedIn: true,
+  },
+  {
+    name: 'customer update JSON, slow drip',
+    method: 'PATCH',
+    path: '/v1/customers/{customer}',
+    contentType: json,
+    framing: 'drip',
+    size: 300 * KB,
+    isSignedIn: true,
+  },
+  {
+    name: 'customer form post, 20 MB chunked',
+    method: 'POST',
+    path: '/loans/customer/profile/{customer}/resume',
+    contentType: form,
+    framing: 'chunked',
+    size: 20 * MB,
+    isSignedIn: true,
+  },
   // Uploads: their documented limits (document 10 MB, bank statement 2 MB), raw and multipart.
-  { name: 'document upload, 11 MB declared', method: 'POST', path: '/v1/customers/{customer}/files?kind=document&name=a.pdf', contentType: 'application/pdf', framing: 'declared', size: 11 * MB, isSignedIn: true },
-  { name: 'document upload, 30 MB chunked', method: 'POST', path: '/v1/customers/{customer}/files?kind=document&name=a.pdf', contentType: 'application/pdf', framing: 'chunked', size: 30 * MB, isSignedIn: true },
-  { name: 'bank statement upload, 3 MB declared', method: 'POST', path: '/v1/customers/{customer}/bank-statements?name=s.csv', contentType: 'text/csv', framing: 'declared', size: 3 * MB, isSignedIn: true },
-  { name: 'bank statement as a file kind, 3 MB chunked', method: 'POST', path: '/v1/customers/{customer}/files?kind=bank_statement&name=s.csv', contentType: 'text/csv', framing: 'chunked', size: 3 * MB, isSignedIn: true },
-  { name: 'multipart document upload, 12 MB declared', method: 'POST', path: '/loans/customer/profile/{customer}/files', contentType: multipart, framing: 'declared', size: 12 * MB, isSignedIn: true },
-  { name: 'multipart document upload, 40 MB chunked', method: 'POST', path: '/loans/customer/profile/{customer}/files', contentType: multipart, framing: 'chunked', size: 40 * MB, isSignedIn: true },
-  { name: 'multipart bank statement, 3 MB chunked', method: 'POST', path: '/admin/customer/profile/{customer}/bank-statements', contentType: multipart, framing: 'chunked', size: 3 * MB, isSignedIn: true },
+  {
+    name: 'document upload, 11 MB declared',
+    method: 'POST',
+    path: '/v1/customers/{customer}/files?kind=document&name=a.pdf',
+    contentType: 'application/pdf',
+    framing: 'declared',
+    size: 11 * MB,
+    isSignedIn: true,
+  },
+  {
+    name: 'document upload, 30 MB chunked',
+    method: 'POST',
+    path: '/v1/customers/{customer}/files?kind=document&name=a.pdf',
+    contentType: 'application/pdf',
+    framing: 'chunked',
+    size: 30 * MB,
+    isSignedIn: true,
+  },
+  {
+    name: 'bank statement upload, 3 MB declared',
+    method: 'POST',
+    path: '/v1/customers/{customer}/bank-statements?name=s.csv',
+    contentType: 'text/csv',
+    framing: 'declared',
+    size: 3 * MB,
+    isSignedIn: true,
+  },
+  {
+    name: 'bank statement as a file kind, 3 MB chunked',
+    method: 'POST',
+    path: '/v1/customers/{customer}/files?kind=bank_statement&name=s.csv',
+    contentType: 'text/csv',
+    framing: 'chunked',
+    size: 3 * MB,
+    isSignedIn: true,
+  },
+  {
+    name: 'multipart document upload, 12 MB declared',
+    method: 'POST',
+    path: '/loans/customer/profile/{customer}/files',
+    contentType: multipart,
+    framing: 'declared',
+    size: 12 * MB,
+    isSignedIn: true,
+  },
+  {
+    name: 'multipart document upload, 40 MB chunked',
+    method: 'POST',
+    path: '/loans/customer/profile/{customer}/files',
+    contentType: multipart,
+    framing: 'chunked',
+    size: 40 * MB,
+    isSignedIn: true,
+  },
+  {
+    name: 'multipart bank statement, 3 MB chunked',
+    method: 'POST',
+    path: '/admin/customer/profile/{customer}/bank-statements',
+    contentType: multipart,
+    framing: 'chunked',
+    size: 3 * MB,
+    isSignedIn: true,
+  },
 ];
 
 /** Content-Lengths that lie low: only the declared bytes may ever be read as a body. */
 export const LYING_BODIES: BodyPayload[] = [
-  { name: 'sign-in, says 20 bytes, sends 50 MB', method: 'POST', path: '/v1/auth/sign-in', contentType: json, framing: 'lying', lie: 20, size: 50 * MB, isSignedIn: false },
-  { name: 'customer, says 100 bytes, sends 50 MB', method: 'POST', path: '/v1/customers', contentType: json, framing: 'lying', lie: 100, size: 50 * MB, isSignedIn: true },
+  {
+    name: 'sign-in, says 20 bytes, sends 50 MB',
+    method: 'POST',
+    path: '/v1/auth/sign-in',
+    contentType: json,
+    framing: 'lying',
+    lie: 20,
+    size: 50 * MB,
+    isSignedIn: false,
+  },
+  {
+    name: 'customer, says 100 bytes, sends 50 MB',
+    method: 'POST',
+    path: '/v1/customers',
+    contentType: json,
+    framing: 'lying',
+    lie: 100,
+    size: 50 * MB,
+    isSignedIn: true,
+  },
 ];
 
 /** The body bytes: JSON-looking, form-looking or multipart-looking filler, so no parser refuses early. */
 export function fillerChunk(contentType: string, bytes: number): Buffer {
-  const unit = contentType.startsWith('application/json') ? '{"email":"' : contentType.startsWith('multipart/') ? '------e2e-boundary\r\n' : 'email=aaaa&';
+  const unit = contentType.startsWith('application/json')
+    ? '{"email":"'
+    : contentType.startsWith('multipart/')
+      ? '------e2e-boundary\r\n'
+      : 'email=aaaa&';
   return Buffer.from(unit.repeat(Math.ceil(bytes / unit.length)).slice(0, bytes));
 }
 
@@ -99,7 +281,12 @@ export function sendRaw(port: number, payload: BodyPayload, extraHeaders: Record
       const split = answer.indexOf('\r\n\r\n');
       const head = split >= 0 ? answer.slice(0, split) : answer;
       const status = /^HTTP\/1\.1 (\d{3})/.exec(head)?.[1];
-      resolve({ status: status ? Number(status) : null, headers: head, body: split >= 0 ? answer.slice(split + 4) : '', sent });
+      resolve({
+        status: status ? Number(status) : null,
+        headers: head,
+        body: split >= 0 ? answer.slice(split + 4) : '',
+        sent,
+      });
     };
     const timer = setTimeout(finish, 30_000);
     socket.on('data', (d) => {
@@ -114,15 +301,21 @@ export function sendRaw(port: number, payload: BodyPayload, extraHeaders: Record
     const declared = payload.framing === 'lying' ? payload.lie! : payload.size;
     const url = payload.path;
     const head = [
-      `${payload.method} ${url} HTTP/1.1`, `Host: localhost:${port}`, `Content-Type: ${payload.contentType}`,
+      `${payload.method} ${url} HTTP/1.1`,
+      `Host: localhost:${port}`,
+      `Content-Type: ${payload.contentType}`,
       isChunked ? 'Transfer-Encoding: chunked' : `Content-Length: ${declared}`,
-      ...Object.entries(extraHeaders).map(([k, v]) => `${k}: ${v}`), '', '',
+      ...Object.entries(extraHeaders).map(([k, v]) => `${k}: ${v}`),
+      '',
+      '',
     ].join('\r\n');
     socket.write(head);
     const slow = payload.framing === 'drip' || payload.framing === 'declared-drip';
     const chunkSize = slow ? 1 * KB : 64 * KB;
     const chunk = fillerChunk(payload.contentType, chunkSize);
-    const frame = isChunked ? Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]) : chunk;
+    const frame = isChunked
+      ? Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')])
+      : chunk;
     const pump = async () => {
       while (!isDone && !answer && !socket.destroyed && sent < payload.size) {
         const isFlushed = socket.write(frame);
@@ -136,8 +329,7 @@ export function sendRaw(port: number, payload: BodyPayload, extraHeaders: Record
             };
             socket.on('drain', done).on('close', done);
           });
-        }
-        else await new Promise((r) => setImmediate(r));
+        } else await new Promise((r) => setImmediate(r));
         // A declared drip needs no more than a few seconds to prove it was refused on the header.
         if (payload.framing === 'declared-drip' && sent >= 64 * KB) break;
       }

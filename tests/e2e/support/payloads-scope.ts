@@ -8,8 +8,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { API_ROUTES, LAYOUT_SECTIONS, matchApiRoute, matchRoute, ROUTES } from '../../../src/lib/auth/route-manifest.ts';
-import { LISTS } from '../../../src/lib/lists/registry.ts';
+import { API_ROUTES, LAYOUT_SECTIONS, matchApiRoute, matchRoute, ROUTES } from '#lib/auth/route-manifest.ts';
+import { LISTS } from '#lib/lists/registry.ts';
 
 export type MutatingMethod = 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 const METHODS: readonly MutatingMethod[] = ['POST', 'PUT', 'PATCH', 'DELETE'];
@@ -27,8 +27,17 @@ function walk(dir: string): string[] {
 
 /** '/v1/customers/[id]/opt-out.ts' → '/v1/customers/:id/opt-out'; a catch-all '[...sub]' → '/**'. */
 function fileRoute(file: string): string {
-  const rel = path.relative(PAGES, file).replace(/\\/g, '/').replace(/\.(astro|ts)$/, '').replace(/(^|\/)index$/, '');
-  return ('/' + rel).replace(/\[\.\.\.\w+\]/g, '**').replace(/\[(\w+)\]/g, ':$1').replace(/\/$/, '') || '/';
+  const rel = path
+    .relative(PAGES, file)
+    .replace(/\\/g, '/')
+    .replace(/\.(astro|ts)$/, '')
+    .replace(/(^|\/)index$/, '');
+  return (
+    ('/' + rel)
+      .replace(/\[\.\.\.\w+\]/g, '**')
+      .replace(/\[(\w+)\]/g, ':$1')
+      .replace(/\/$/, '') || '/'
+  );
 }
 
 const sample = (pattern: string) => pattern.replace(/:(\w+)/g, 'x-$1');
@@ -51,7 +60,9 @@ function handlesPost(file: string, seen = new Set<string>()): boolean {
   seen.add(file);
   const source = fs.readFileSync(file, 'utf8');
   if (/request\.method\s*(===|!==)\s*'POST'/.test(source)) return true;
-  return [...source.matchAll(/(?:import|from)\s+['"](\.{1,2}\/[^'"]+)['"]/g)].some((m) => handlesPost(path.resolve(path.dirname(file), m[1]!), seen));
+  return [...source.matchAll(/(?:import|from)\s+['"](\.{1,2}\/[^'"]+)['"]/g)].some((m) =>
+    handlesPost(path.resolve(path.dirname(file), m[1]!), seen),
+  );
 }
 
 /** Every mutating /v1 route ('POST /v1/customers/:id/opt-out') and every page taking a form post ('POST /loans/customers/add'). */
@@ -73,26 +84,36 @@ export function mutatingRoutes(): { api: string[]; pages: string[]; problems: st
   for (const entry of API_ROUTES) {
     if (entry.pattern.endsWith('/**')) continue;
     for (const method of METHODS) {
-      if (entry.methods[method] && !byShape.has(normalise(`${method} ${entry.pattern}`))) problems.push(`${method} ${entry.pattern} is in the manifest but no file serves it`);
+      if (entry.methods[method] && !byShape.has(normalise(`${method} ${entry.pattern}`)))
+        problems.push(`${method} ${entry.pattern} is in the manifest but no file serves it`);
     }
   }
   const pages = new Set<string>();
   const pageFiles = walk(PAGES).filter((f) => !f.startsWith(path.join(PAGES, 'v1') + path.sep));
   // A manifest route under a catch-all that has its own file is served by that file, not the catch-all.
-  const ownFile = new Set(pageFiles.flatMap((f) => expandRoute(fileRoute(f))).filter((r) => !r.endsWith('/**')).map(normalise));
+  const ownFile = new Set(
+    pageFiles
+      .flatMap((f) => expandRoute(fileRoute(f)))
+      .filter((r) => !r.endsWith('/**'))
+      .map(normalise),
+  );
   for (const file of pageFiles) {
     if (!handlesPost(file)) continue;
     for (const route of expandRoute(fileRoute(file))) {
-    if (route.endsWith('/**')) {
-      const prefix = normalise(route.slice(0, -3));
-      const under = ROUTES.filter((r) => (normalise(r.pattern) === prefix || normalise(r.pattern).startsWith(prefix + '/')) && !ownFile.has(normalise(r.pattern)));
-      if (under.length === 0) problems.push(`${route} has no manifest route`);
-      for (const r of under) pages.add(`POST ${r.pattern}`);
-    } else {
-      const match = matchRoute(sample(route));
-      if (!match) problems.push(`${route} has no manifest route`);
-      else pages.add(`POST ${match.entry.pattern}`);
-    }
+      if (route.endsWith('/**')) {
+        const prefix = normalise(route.slice(0, -3));
+        const under = ROUTES.filter(
+          (r) =>
+            (normalise(r.pattern) === prefix || normalise(r.pattern).startsWith(prefix + '/')) &&
+            !ownFile.has(normalise(r.pattern)),
+        );
+        if (under.length === 0) problems.push(`${route} has no manifest route`);
+        for (const r of under) pages.add(`POST ${r.pattern}`);
+      } else {
+        const match = matchRoute(sample(route));
+        if (!match) problems.push(`${route} has no manifest route`);
+        else pages.add(`POST ${match.entry.pattern}`);
+      }
     }
   }
   return { api: [...api].sort(), pages: [...pages].sort(), problems };
@@ -125,17 +146,35 @@ export const SCOPE_FREE: Record<string, string> = {
   'POST /user/login': 'public sign-in form',
   'POST /user/mfa': 'the caller’s own second factor',
   'POST /user/reset-password': 'the caller’s own password',
-  ...Object.fromEntries(['loans', 'admin', 'analytics', 'strategies'].map((s) => [`POST /${s}/user/profile`, 'the caller’s own profile (name, language)'])),
-  ...Object.fromEntries(['customers', 'offers', 'loans', 'collaterals', 'payments'].flatMap((list) => [
-    [`POST /loans/${list}/add-custom-view`, 'the caller’s own saved list view'],
-    [`POST /loans/${list}/update-custom-view/:id`, 'the caller’s own saved list view'],
-  ])),
+  ...Object.fromEntries(
+    ['loans', 'admin', 'analytics', 'strategies'].map((s) => [
+      `POST /${s}/user/profile`,
+      'the caller’s own profile (name, language)',
+    ]),
+  ),
+  ...Object.fromEntries(
+    ['customers', 'offers', 'loans', 'collaterals', 'payments'].flatMap((list) => [
+      [`POST /loans/${list}/add-custom-view`, 'the caller’s own saved list view'],
+      [`POST /loans/${list}/update-custom-view/:id`, 'the caller’s own saved list view'],
+    ]),
+  ),
 };
 
 /** Another branch's objects and nodes (LYO-01 in the demo tenant), found or made by the administrator. */
 export type ForeignIds = {
-  customerId: string; loanId: string; transactionId: string; offerId: string; applicationId: string; applicationLoanId: string;
-  collateralId: string; fileId: string; branchId: string; officerId: string; regionId: string; ownCollateralId: string; ownCustomerId: string;
+  customerId: string;
+  loanId: string;
+  transactionId: string;
+  offerId: string;
+  applicationId: string;
+  applicationLoanId: string;
+  collateralId: string;
+  fileId: string;
+  branchId: string;
+  officerId: string;
+  regionId: string;
+  ownCollateralId: string;
+  ownCustomerId: string;
 };
 
 /** One hostile request. `expect`: the refusals accepted (404 = not found through the scope, 403 = placement or permission). */
@@ -159,79 +198,243 @@ export function idSpellings(id: string): string[] {
 
 /** Placement values another branch's officer could try: nodes outside PAR-01, another tenant's, unknown, codes. */
 export function placementValues(ids: ForeignIds): string[] {
-  return [ids.branchId, ids.officerId, ids.regionId, ids.branchId.toUpperCase(), '00000000-0000-4000-8000-000000000000', 'LYO-01', "' or '1'='1"];
+  return [
+    ids.branchId,
+    ids.officerId,
+    ids.regionId,
+    ids.branchId.toUpperCase(),
+    '00000000-0000-4000-8000-000000000000',
+    'LYO-01',
+    "' or '1'='1",
+  ];
 }
 
 const key = (n: number) => `scope-${Date.now()}-${n}-${Math.random().toString(36).slice(2, 8)}`;
-const money = (path: string, json: unknown, expect: readonly number[]): Probe => ({ method: 'POST', path, json, headers: { 'Idempotency-Key': key(0) }, expect });
+const money = (path: string, json: unknown, expect: readonly number[]): Probe => ({
+  method: 'POST',
+  path,
+  json,
+  headers: { 'Idempotency-Key': key(0) },
+  expect,
+});
 
 /** The requests per route. Path ids use every spelling; bodies put foreign ids in every placement field. */
 export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
   'POST /v1/customers': (ids) => [
     ...placementValues(ids).flatMap((value): Probe[] => [
-      { method: 'POST', path: '/v1/customers', json: { firstName: 'Probe', lastName: 'Scope', branchId: value }, expect: [400, 403] },
-      { method: 'POST', path: '/v1/customers', json: { firstName: 'Probe', lastName: 'Scope', officerId: value }, expect: [400, 403] },
+      {
+        method: 'POST',
+        path: '/v1/customers',
+        json: { firstName: 'Probe', lastName: 'Scope', branchId: value },
+        expect: [400, 403],
+      },
+      {
+        method: 'POST',
+        path: '/v1/customers',
+        json: { firstName: 'Probe', lastName: 'Scope', officerId: value },
+        expect: [400, 403],
+      },
     ]),
     // A real foreign node, alone and next to the officer's own: always 403 naming the field.
-    { method: 'POST', path: '/v1/customers', json: { firstName: 'Probe', lastName: 'Scope', branchId: ids.branchId, officerId: ids.officerId }, expect: [403] },
+    {
+      method: 'POST',
+      path: '/v1/customers',
+      json: { firstName: 'Probe', lastName: 'Scope', branchId: ids.branchId, officerId: ids.officerId },
+      expect: [403],
+    },
   ],
-  'POST /v1/customers/:id/opt-out': (ids) => idSpellings(ids.customerId).map((id) => ({ method: 'POST', path: `/v1/customers/${id}/opt-out`, json: { reason: 'probe' }, expect: [404] })),
-  'POST /v1/customers/:id/opt-in': (ids) => idSpellings(ids.customerId).map((id) => ({ method: 'POST', path: `/v1/customers/${id}/opt-in`, json: { reason: 'probe' }, expect: [404] })),
-  'POST /v1/customers/:id/files': (ids) => idSpellings(ids.customerId).map((id) => ({
-    method: 'POST', path: `/v1/customers/${id}/files?kind=document&name=probe.txt`, raw: { body: 'probe', contentType: 'multipart/form-data; boundary=x' }, expect: [404],
-  })),
-  'POST /v1/customers/:id/bank-statements': (ids) => idSpellings(ids.customerId).map((id) => ({
-    method: 'POST', path: `/v1/customers/${id}/bank-statements?name=probe.csv`, raw: { body: 'date,amount\n2020-01-02,10.00\n', contentType: 'multipart/form-data; boundary=x' }, expect: [404],
-  })),
-  'POST /v1/applications': (ids) => [ids.customerId, ids.customerId.toUpperCase(), '00000000-0000-4000-8000-000000000000'].flatMap((customerId): Probe[] => [
-    { method: 'POST', path: '/v1/applications', json: { customerId, productId: '{{productId}}', principal: '{{principal}}', numberOfRepayments: '{{repayments}}' }, expect: [403, 404] },
-    // Another branch's offer, with the officer's own customer.
-    { method: 'POST', path: '/v1/applications', json: { customerId: ids.ownCustomerId, offerId: ids.offerId, productId: '{{productId}}', principal: '{{principal}}', numberOfRepayments: '{{repayments}}' }, expect: [404] },
-  ]),
-  'PATCH /v1/applications/:id': (ids) => idSpellings(ids.applicationId).map((id) => ({ method: 'PATCH', path: `/v1/applications/${id}`, json: { principal: '{{principal}}', numberOfRepayments: '{{repayments}}' }, expect: [404] })),
-  'POST /v1/applications/:id/approve': (ids) => idSpellings(ids.applicationId).map((id) => money(`/v1/applications/${id}/approve`, {}, [403, 404])),
-  'POST /v1/applications/:id/reject': (ids) => idSpellings(ids.applicationId).map((id) => money(`/v1/applications/${id}/reject`, {}, [403, 404])),
-  'POST /v1/applications/:id/withdraw': (ids) => idSpellings(ids.applicationId).map((id) => money(`/v1/applications/${id}/withdraw`, {}, [404])),
-  'POST /v1/offers/:id/notify': (ids) => idSpellings(ids.offerId).map((id) => ({ method: 'POST', path: `/v1/offers/${id}/notify`, json: { Channel: 'Message' }, expect: [404] })),
-  'POST /v1/offers/:id/reject': (ids) => idSpellings(ids.offerId).map((id) => ({ method: 'POST', path: `/v1/offers/${id}/reject`, json: { reason: 'probe' }, expect: [404] })),
-  'POST /v1/offers/:id/request': (ids) => idSpellings(ids.offerId).map((id) => money(`/v1/offers/${id}/request`, {}, [404])),
-  'POST /v1/loans/:id/repayments': (ids) => idSpellings(ids.loanId).map((id) => money(`/v1/loans/${id}/repayments`, { amount: '1.00' }, [404])),
-  'POST /v1/loans/:id/disbursements': (ids) => idSpellings(ids.applicationLoanId).map((id) => money(`/v1/loans/${id}/disbursements`, {}, [404])),
-  'POST /v1/loans/:id/charges': (ids) => [money(`/v1/loans/${ids.loanId}/charges`, { kind: 'fee', amount: '1.00', installmentNumber: 1 }, [403, 404])],
-  'POST /v1/loans/:id/credit-refunds': (ids) => [money(`/v1/loans/${ids.loanId}/credit-refunds`, { amount: '1.00' }, [403, 404])],
+  'POST /v1/customers/:id/opt-out': (ids) =>
+    idSpellings(ids.customerId).map((id) => ({
+      method: 'POST',
+      path: `/v1/customers/${id}/opt-out`,
+      json: { reason: 'probe' },
+      expect: [404],
+    })),
+  'POST /v1/customers/:id/opt-in': (ids) =>
+    idSpellings(ids.customerId).map((id) => ({
+      method: 'POST',
+      path: `/v1/customers/${id}/opt-in`,
+      json: { reason: 'probe' },
+      expect: [404],
+    })),
+  'POST /v1/customers/:id/files': (ids) =>
+    idSpellings(ids.customerId).map((id) => ({
+      method: 'POST',
+      path: `/v1/customers/${id}/files?kind=document&name=probe.txt`,
+      raw: { body: 'probe', contentType: 'multipart/form-data; boundary=x' },
+      expect: [404],
+    })),
+  'POST /v1/customers/:id/bank-statements': (ids) =>
+    idSpellings(ids.customerId).map((id) => ({
+      method: 'POST',
+      path: `/v1/customers/${id}/bank-statements?name=probe.csv`,
+      raw: { body: 'date,amount\n2020-01-02,10.00\n', contentType: 'multipart/form-data; boundary=x' },
+      expect: [404],
+    })),
+  'POST /v1/applications': (ids) =>
+    [ids.customerId, ids.customerId.toUpperCase(), '00000000-0000-4000-8000-000000000000'].flatMap(
+      (customerId): Probe[] => [
+        {
+          method: 'POST',
+          path: '/v1/applications',
+          json: {
+            customerId,
+            productId: '{{productId}}',
+            principal: '{{principal}}',
+            numberOfRepayments: '{{repayments}}',
+          },
+          expect: [403, 404],
+        },
+        // Another branch's offer, with the officer's own customer.
+        {
+          method: 'POST',
+          path: '/v1/applications',
+          json: {
+            customerId: ids.ownCustomerId,
+            offerId: ids.offerId,
+            productId: '{{productId}}',
+            principal: '{{principal}}',
+            numberOfRepayments: '{{repayments}}',
+          },
+          expect: [404],
+        },
+      ],
+    ),
+  'PATCH /v1/applications/:id': (ids) =>
+    idSpellings(ids.applicationId).map((id) => ({
+      method: 'PATCH',
+      path: `/v1/applications/${id}`,
+      json: { principal: '{{principal}}', numberOfRepayments: '{{repayments}}' },
+      expect: [404],
+    })),
+  'POST /v1/applications/:id/approve': (ids) =>
+    idSpellings(ids.applicationId).map((id) => money(`/v1/applications/${id}/approve`, {}, [403, 404])),
+  'POST /v1/applications/:id/reject': (ids) =>
+    idSpellings(ids.applicationId).map((id) => money(`/v1/applications/${id}/reject`, {}, [403, 404])),
+  'POST /v1/applications/:id/withdraw': (ids) =>
+    idSpellings(ids.applicationId).map((id) => money(`/v1/applications/${id}/withdraw`, {}, [404])),
+  'POST /v1/offers/:id/notify': (ids) =>
+    idSpellings(ids.offerId).map((id) => ({
+      method: 'POST',
+      path: `/v1/offers/${id}/notify`,
+      json: { Channel: 'Message' },
+      expect: [404],
+    })),
+  'POST /v1/offers/:id/reject': (ids) =>
+    idSpellings(ids.offerId).map((id) => ({
+      method: 'POST',
+      path: `/v1/offers/${id}/reject`,
+      json: { reason: 'probe' },
+      expect: [404],
+    })),
+  'POST /v1/offers/:id/request': (ids) =>
+    idSpellings(ids.offerId).map((id) => money(`/v1/offers/${id}/request`, {}, [404])),
+  'POST /v1/loans/:id/repayments': (ids) =>
+    idSpellings(ids.loanId).map((id) => money(`/v1/loans/${id}/repayments`, { amount: '1.00' }, [404])),
+  'POST /v1/loans/:id/disbursements': (ids) =>
+    idSpellings(ids.applicationLoanId).map((id) => money(`/v1/loans/${id}/disbursements`, {}, [404])),
+  'POST /v1/loans/:id/charges': (ids) => [
+    money(`/v1/loans/${ids.loanId}/charges`, { kind: 'fee', amount: '1.00', installmentNumber: 1 }, [403, 404]),
+  ],
+  'POST /v1/loans/:id/credit-refunds': (ids) => [
+    money(`/v1/loans/${ids.loanId}/credit-refunds`, { amount: '1.00' }, [403, 404]),
+  ],
   'POST /v1/loans/:id/waivers': (ids) => [money(`/v1/loans/${ids.loanId}/waivers`, { interest: '1.00' }, [403, 404])],
   'POST /v1/loans/:id/write-offs': (ids) => [money(`/v1/loans/${ids.loanId}/write-offs`, {}, [403, 404])],
-  'POST /v1/loans/:id/transactions/:transactionId/reversals': (ids) => [money(`/v1/loans/${ids.loanId}/transactions/${ids.transactionId}/reversals`, {}, [403, 404])],
-  'POST /v1/exports': (ids) => [ids.branchId, 'LYO-01', ids.regionId, ids.officerId].flatMap((node): Probe[] =>
-    ['customers', 'loans', 'offers', 'collaterals', 'payments', 'loan-applications'].map((list) => ({
-      method: 'POST', path: '/v1/exports', json: { list, query: `scope=${node === ids.regionId ? 'region' : node === ids.officerId ? 'officer' : 'branch'}:${node}`, format: 'csv' }, expect: [403, 404],
-    }))),
-  'POST /loans/customers/add': (ids) => placementValues(ids).map((value, i) => ({
-    // The form has no placement field: extra ones are ignored and the customer lands in the officer's own branch (checked by the spec).
-    method: 'POST', path: '/loans/customers/add', form: { firstName: 'Probe', lastName: `Extra${'ABCDEFGHIJ'[i]}`, nationalId: `SCOPE${Date.now()}${i}`, branchId: value, officerId: value, regionId: value, tenantId: 'acme', opt_in_status: 'opted_out' }, expect: [303],
-  })),
-  'POST /loans/collaterals/new/:customerId': (ids) => idSpellings(ids.customerId).map((id) => ({
-    method: 'POST', path: `/loans/collaterals/new/${id}`, form: { type: 'vehicle', description: 'probe', value: '1.00', valuationDate: '2020-01-01' }, expect: [404],
-  })),
+  'POST /v1/loans/:id/transactions/:transactionId/reversals': (ids) => [
+    money(`/v1/loans/${ids.loanId}/transactions/${ids.transactionId}/reversals`, {}, [403, 404]),
+  ],
+  'POST /v1/exports': (ids) =>
+    [ids.branchId, 'LYO-01', ids.regionId, ids.officerId].flatMap((node): Probe[] =>
+      ['customers', 'loans', 'offers', 'collaterals', 'payments', 'loan-applications'].map((list) => ({
+        method: 'POST',
+        path: '/v1/exports',
+        json: {
+          list,
+          query: `scope=${node === ids.regionId ? 'region' : node === ids.officerId ? 'officer' : 'branch'}:${node}`,
+          format: 'csv',
+        },
+        expect: [403, 404],
+      })),
+    ),
+  'POST /loans/customers/add': (ids) =>
+    placementValues(ids).map((value, i) => ({
+      // The form has no placement field: extra ones are ignored and the customer lands in the officer's own branch (checked by the spec).
+      method: 'POST',
+      path: '/loans/customers/add',
+      form: {
+        firstName: 'Probe',
+        lastName: `Extra${'ABCDEFGHIJ'[i]}`,
+        nationalId: `SCOPE${Date.now()}${i}`,
+        branchId: value,
+        officerId: value,
+        regionId: value,
+        tenantId: 'acme',
+        opt_in_status: 'opted_out',
+      },
+      expect: [303],
+    })),
+  'POST /loans/collaterals/new/:customerId': (ids) =>
+    idSpellings(ids.customerId).map((id) => ({
+      method: 'POST',
+      path: `/loans/collaterals/new/${id}`,
+      form: { type: 'vehicle', description: 'probe', value: '1.00', valuationDate: '2020-01-01' },
+      expect: [404],
+    })),
   'POST /loans/collaterals/:id': (ids) => [
     ...idSpellings(ids.collateralId).flatMap((id): Probe[] => [
-      { method: 'POST', path: `/loans/collaterals/${id}`, form: { type: 'vehicle', description: 'probe', value: '1.00', valuationDate: '2020-01-01' }, expect: [404] },
+      {
+        method: 'POST',
+        path: `/loans/collaterals/${id}`,
+        form: { type: 'vehicle', description: 'probe', value: '1.00', valuationDate: '2020-01-01' },
+        expect: [404],
+      },
       { method: 'POST', path: `/loans/collaterals/${id}`, form: { _action: 'delete' }, expect: [404] },
-      { method: 'POST', path: `/loans/collaterals/${id}`, form: { _action: 'link', loanId: ids.loanId }, expect: [404] },
+      {
+        method: 'POST',
+        path: `/loans/collaterals/${id}`,
+        form: { _action: 'link', loanId: ids.loanId },
+        expect: [404],
+      },
     ]),
     // The officer's own collateral pledged to another branch's loan.
-    { method: 'POST', path: `/loans/collaterals/${ids.ownCollateralId}`, form: { _action: 'link', loanId: ids.loanId }, expect: [400, 404] },
+    {
+      method: 'POST',
+      path: `/loans/collaterals/${ids.ownCollateralId}`,
+      form: { _action: 'link', loanId: ids.loanId },
+      expect: [400, 404],
+    },
   ],
   'POST /loans/loan-applications/edit/:customerId/:loanId': (ids) => [
-    ...idSpellings(ids.applicationLoanId).map((id): Probe => ({ method: 'POST', path: `/loans/loan-applications/edit/${ids.customerId}/${id}`, form: { principal: '{{principal}}', numberOfRepayments: '{{repayments}}', version: '1' }, expect: [404] })),
-    { method: 'POST', path: `/loans/loan-applications/edit/${ids.ownCustomerId}/${ids.applicationLoanId}`, form: { principal: '{{principal}}', numberOfRepayments: '{{repayments}}', version: '1' }, expect: [404] },
-  ],
-  ...Object.fromEntries(['customers', 'offers', 'loans', 'collaterals', 'payments', 'loan-applications'].map((list) => [
-    `POST /loans/${list}`,
-    (ids: ForeignIds): Probe[] => [ids.branchId, 'LYO-01', ids.regionId].map((node) => ({
-      method: 'POST', path: `/loans/${list}`, form: { _action: 'export', format: 'csv', query: `scope=${node === ids.regionId ? 'region' : 'branch'}:${node}` }, expect: [403],
+    ...idSpellings(ids.applicationLoanId).map((id): Probe => ({
+      method: 'POST',
+      path: `/loans/loan-applications/edit/${ids.customerId}/${id}`,
+      form: { principal: '{{principal}}', numberOfRepayments: '{{repayments}}', version: '1' },
+      expect: [404],
     })),
-  ])),
+    {
+      method: 'POST',
+      path: `/loans/loan-applications/edit/${ids.ownCustomerId}/${ids.applicationLoanId}`,
+      form: { principal: '{{principal}}', numberOfRepayments: '{{repayments}}', version: '1' },
+      expect: [404],
+    },
+  ],
+  ...Object.fromEntries(
+    ['customers', 'offers', 'loans', 'collaterals', 'payments', 'loan-applications'].map((list) => [
+      `POST /loans/${list}`,
+      (ids: ForeignIds): Probe[] =>
+        [ids.branchId, 'LYO-01', ids.regionId].map((node) => ({
+          method: 'POST',
+          path: `/loans/${list}`,
+          form: {
+            _action: 'export',
+            format: 'csv',
+            query: `scope=${node === ids.regionId ? 'region' : 'branch'}:${node}`,
+          },
+          expect: [403],
+        })),
+    ]),
+  ),
 };
 
 /** The customer profile's form posts, in every section: the dispatcher loads the customer through the scope first. */
@@ -241,10 +444,21 @@ function profileCase(route: string): (ids: ForeignIds) => Probe[] {
   const pattern = route.slice('POST '.length);
   return (ids) => {
     const forms: Record<string, string>[] = [
-      { status: 'opted_out', reason: 'probe' }, { status: 'opted_in', reason: 'probe' }, { _action: 'delete', fileId: ids.fileId },
+      { status: 'opted_out', reason: 'probe' },
+      { status: 'opted_in', reason: 'probe' },
+      { _action: 'delete', fileId: ids.fileId },
     ];
     // 403 where the officer may not open the tab at all (the guard answers before the page).
-    return idSpellings(ids.customerId).slice(0, 3).flatMap((id) => forms.map((form): Probe => ({ method: 'POST', path: pattern.replace(':customerId', id).replace(':loanId', ids.loanId), form, expect: [403, 404] })));
+    return idSpellings(ids.customerId)
+      .slice(0, 3)
+      .flatMap((id) =>
+        forms.map((form): Probe => ({
+          method: 'POST',
+          path: pattern.replace(':customerId', id).replace(':loanId', ids.loanId),
+          form,
+          expect: [403, 404],
+        })),
+      );
   };
 }
 

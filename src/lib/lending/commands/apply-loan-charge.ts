@@ -1,14 +1,22 @@
-import { AppError } from '../../errors/app-error.ts';
-import type { Tx } from '../../db/index.ts';
+import { AppError } from '#lib/errors/app-error.ts';
+import type { Tx } from '#lib/db/index.ts';
 import type { Actor } from '../actor.ts';
 import { applyCharge } from '../apply.ts';
 import { loanOutstanding, saveInstallments, totalOf } from '../installments.ts';
-import { validationError } from '../../errors/messages.ts';
-import { fromMinor, MAX_AMOUNT_MINOR, toDecimalString } from '../../money/money.ts';
+import { validationError } from '#lib/errors/messages.ts';
+import { fromMinor, MAX_AMOUNT_MINOR, toDecimalString } from '#lib/money/money.ts';
 import { transitionLoan } from '../lifecycle/loan.ts';
 import { loanContextOf } from '../loans.ts';
 import { postJournalEntry } from '../ledger/post-entry.ts';
-import { auditSnapshot, auditSuccess, commandDate, insertTransaction, openLoanForCommand, positiveAmount, updateLoan } from './common.ts';
+import {
+  auditSnapshot,
+  auditSuccess,
+  commandDate,
+  insertTransaction,
+  openLoanForCommand,
+  positiveAmount,
+  updateLoan,
+} from './common.ts';
 
 export type ApplyChargeInput = {
   loanId: string;
@@ -32,25 +40,50 @@ export async function applyLoanCharge(tx: Tx, actor: Actor, input: ApplyChargeIn
   // What a loan owes stays within the input bound, so its stored sums (installments, outstanding,
   // snapshots) stay far from int8 however many charges it gets.
   if (totalOf(loanOutstanding(installments)) + amount > MAX_AMOUNT_MINOR) {
-    throw validationError('amount', 'money.chargeTooLarge', { max: toDecimalString(fromMinor(MAX_AMOUNT_MINOR, loan.currency)) });
+    throw validationError('amount', 'money.chargeTooLarge', {
+      max: toDecimalString(fromMinor(MAX_AMOUNT_MINOR, loan.currency)),
+    });
   }
   const date = commandDate(input.date, today, loan.disbursed_on);
-  const number = input.installmentNumber ?? installments.find((i) => i.obligations_met_on === null)?.number ?? installments.at(-1)?.number;
-  if (number === undefined) throw new AppError('CONFLICT', 'This loan has no installments', { field: 'installmentNumber' });
+  const number =
+    input.installmentNumber ??
+    installments.find((i) => i.obligations_met_on === null)?.number ??
+    installments.at(-1)?.number;
+  if (number === undefined)
+    throw new AppError('CONFLICT', 'This loan has no installments', { field: 'installmentNumber' });
   const before = auditSnapshot(loan, installments);
   applyCharge(installments, number, input.kind, amount, date);
   const transaction = await insertTransaction(tx, actor, loan, {
-    type: input.kind === 'fee' ? 'FEE_APPLIED' : 'PENALTY_APPLIED', date, amount,
-    fees: input.kind === 'fee' ? amount : 0n, penalties: input.kind === 'penalty' ? amount : 0n, installmentNumber: number, note: input.note,
+    type: input.kind === 'fee' ? 'FEE_APPLIED' : 'PENALTY_APPLIED',
+    date,
+    amount,
+    fees: input.kind === 'fee' ? amount : 0n,
+    penalties: input.kind === 'penalty' ? amount : 0n,
+    installmentNumber: number,
+    note: input.note,
   });
   await saveInstallments(tx, installments);
-  const [receivable, income] = input.kind === 'fee' ? (['FEE_RECEIVABLE', 'FEE_INCOME'] as const) : (['PENALTY_RECEIVABLE', 'PENALTY_INCOME'] as const);
+  const [receivable, income] =
+    input.kind === 'fee'
+      ? (['FEE_RECEIVABLE', 'FEE_INCOME'] as const)
+      : (['PENALTY_RECEIVABLE', 'PENALTY_INCOME'] as const);
   await postJournalEntry(tx, {
-    tenantId: actor.tenantId, date, currency: loan.currency, loanId: loan.id, transactionId: transaction.id, postedBy: actor.userId,
+    tenantId: actor.tenantId,
+    date,
+    currency: loan.currency,
+    loanId: loan.id,
+    transactionId: transaction.id,
+    postedBy: actor.userId,
     description: `${input.kind === 'fee' ? 'Fee' : 'Penalty'} on loan ${loan.account_no}, installment ${number}`,
-    lines: [{ account: receivable, debit: amount }, { account: income, credit: amount }],
+    lines: [
+      { account: receivable, debit: amount },
+      { account: income, credit: amount },
+    ],
   });
   const updated = await updateLoan(tx, loan, {});
-  await auditSuccess(tx, actor, `loan.apply_${input.kind}`, 'loan', loan.id, before, { ...auditSnapshot(updated, installments), transactionId: transaction.id });
+  await auditSuccess(tx, actor, `loan.apply_${input.kind}`, 'loan', loan.id, before, {
+    ...auditSnapshot(updated, installments),
+    transactionId: transaction.id,
+  });
   return { transaction, loan: updated };
 }

@@ -1,5 +1,5 @@
-import type { Tx } from '../../db/index.ts';
-import { businessDate } from '../../tenancy/tenant.ts';
+import type { Tx } from '#lib/db/index.ts';
+import { businessDate } from '#lib/tenancy/tenant.ts';
 import type { Actor } from '../actor.ts';
 import { transitionApplication, type ApplicationAction, type ApplicationContext } from '../lifecycle/application.ts';
 import { transitionLoan } from '../lifecycle/loan.ts';
@@ -7,17 +7,29 @@ import { lockLoan } from '../loans.ts';
 import { loadLendingSettings } from '../products.ts';
 import { auditSuccess } from './common.ts';
 import { lockApplication, type ApplicationRow } from './submit-application.ts';
-import { currencyCode } from '../../money/money.ts';
+import { currencyCode } from '#lib/money/money.ts';
 
 const LOAN_ACTION = { approve: 'approve', reject: 'reject', withdraw: 'withdraw' } as const;
-const LOAN_EMPTY_CONTEXT = { outstanding: 0n, interestOutstanding: 0n, chargesOutstanding: 0n, hasReversibleTransactions: false };
+const LOAN_EMPTY_CONTEXT = {
+  outstanding: 0n,
+  interestOutstanding: 0n,
+  chargesOutstanding: 0n,
+  hasReversibleTransactions: false,
+};
 
 /** The maker-checker context of an application for this actor. */
-export async function applicationContext(tx: Tx, actor: Actor, application: ApplicationRow): Promise<ApplicationContext> {
+export async function applicationContext(
+  tx: Tx,
+  actor: Actor,
+  application: ApplicationRow,
+): Promise<ApplicationContext> {
   const settings = await loadLendingSettings(tx);
   return {
-    actorId: actor.userId, actorIsAdmin: actor.isAdmin, submittedBy: application.submitted_by,
-    principal: application.principal, adminThreshold: settings.approvalAdminThreshold,
+    actorId: actor.userId,
+    actorIsAdmin: actor.isAdmin,
+    submittedBy: application.submitted_by,
+    principal: application.principal,
+    adminThreshold: settings.approvalAdminThreshold,
   };
 }
 
@@ -42,7 +54,13 @@ export async function decideApplication(
     const status = transitionLoan(loan.status, LOAN_ACTION[action], LOAN_EMPTY_CONTEXT);
     await tx.query(
       `update loans set status = $2, approved_on = $3, approved_by = $4, closed_on = $5, version = version + 1, updated_at = now() where id = $1`,
-      [loan.id, status, action === 'approve' ? today : null, action === 'approve' ? actor.userId : null, action === 'approve' ? null : today],
+      [
+        loan.id,
+        status,
+        action === 'approve' ? today : null,
+        action === 'approve' ? actor.userId : null,
+        action === 'approve' ? null : today,
+      ],
     );
   }
   const [updated] = await tx.query<ApplicationRow>(
@@ -51,11 +69,19 @@ export async function decideApplication(
     [application.id, next, actor.userId, note ?? null],
   );
   if (application.offer_id && action !== 'approve') {
-    await tx.query(`update offers set status = 'rejected', rejected_reason = $2, updated_at = now(), version = version + 1 where id = $1 and status = 'requested'`, [
-      application.offer_id, `application ${next}`,
-    ]);
+    await tx.query(
+      `update offers set status = 'rejected', rejected_reason = $2, updated_at = now(), version = version + 1 where id = $1 and status = 'requested'`,
+      [application.offer_id, `application ${next}`],
+    );
   }
-  await auditSuccess(tx, actor, `application.${action}`, 'loan_application', application.id, { status: application.status }, { status: next, note: note ?? null });
+  await auditSuccess(
+    tx,
+    actor,
+    `application.${action}`,
+    'loan_application',
+    application.id,
+    { status: application.status },
+    { status: next, note: note ?? null },
+  );
   return { ...updated, currency: currencyCode(updated.currency) };
 }
-

@@ -1,6 +1,6 @@
-import { AppError } from '../../errors/app-error.ts';
-import type { Tx } from '../../db/index.ts';
-import { generateSchedule, parseTerms } from '../../schedule/index.ts';
+import { AppError } from '#lib/errors/app-error.ts';
+import type { Tx } from '#lib/db/index.ts';
+import { generateSchedule, parseTerms } from '#lib/schedule/index.ts';
 import type { Actor } from '../actor.ts';
 import { transitionLoan } from '../lifecycle/loan.ts';
 import { loadInstallments } from '../installments.ts';
@@ -25,7 +25,12 @@ export type DisburseInput = {
 export async function disburseLoan(tx: Tx, actor: Actor, input: DisburseInput) {
   const state = await openLoanForCommand(tx, actor, input.loanId);
   const { loan, product, today } = state;
-  const status = transitionLoan(loan.status, 'disburse', { outstanding: 0n, interestOutstanding: 0n, chargesOutstanding: 0n, hasReversibleTransactions: false });
+  const status = transitionLoan(loan.status, 'disburse', {
+    outstanding: 0n,
+    interestOutstanding: 0n,
+    chargesOutstanding: 0n,
+    hasReversibleTransactions: false,
+  });
   const date = commandDate(input.date, today, loan.approved_on);
   const terms = termsFor(product, {
     principal: loan.principal,
@@ -37,11 +42,24 @@ export async function disburseLoan(tx: Tx, actor: Actor, input: DisburseInput) {
   });
   const schedule = generateSchedule(parseTerms(terms), await loadCalendar(tx));
   if (schedule.totals.principal !== loan.principal) {
-    throw new AppError('INTERNAL', 'The schedule does not repay the principal', { internal: `${schedule.totals.principal} ≠ ${loan.principal}` });
+    throw new AppError('INTERNAL', 'The schedule does not repay the principal', {
+      internal: `${schedule.totals.principal} ≠ ${loan.principal}`,
+    });
   }
   const params: unknown[] = [];
   const values = schedule.installments.map((i, k) => {
-    params.push(actor.tenantId, loan.id, i.number, i.fromDate, i.dueDate, i.isDownPayment, i.principal, i.interest, i.fees, i.penalties);
+    params.push(
+      actor.tenantId,
+      loan.id,
+      i.number,
+      i.fromDate,
+      i.dueDate,
+      i.isDownPayment,
+      i.principal,
+      i.interest,
+      i.fees,
+      i.penalties,
+    );
     const o = k * 10;
     return `(${Array.from({ length: 10 }, (_, j) => `$${o + j + 1}`).join(', ')})`;
   });
@@ -50,10 +68,21 @@ export async function disburseLoan(tx: Tx, actor: Actor, input: DisburseInput) {
      values ${values.join(', ')}`,
     params,
   );
-  const transaction = await insertTransaction(tx, actor, loan, { type: 'DISBURSEMENT', date, amount: loan.principal, principal: loan.principal, note: input.note });
+  const transaction = await insertTransaction(tx, actor, loan, {
+    type: 'DISBURSEMENT',
+    date,
+    amount: loan.principal,
+    principal: loan.principal,
+    note: input.note,
+  });
   const t = schedule.totals;
   await postJournalEntry(tx, {
-    tenantId: actor.tenantId, date, currency: loan.currency, loanId: loan.id, transactionId: transaction.id, postedBy: actor.userId,
+    tenantId: actor.tenantId,
+    date,
+    currency: loan.currency,
+    loanId: loan.id,
+    transactionId: transaction.id,
+    postedBy: actor.userId,
     description: `Disbursement of loan ${loan.account_no}`,
     lines: [
       { account: 'LOAN_PORTFOLIO', debit: loan.principal },
@@ -69,8 +98,19 @@ export async function disburseLoan(tx: Tx, actor: Actor, input: DisburseInput) {
   });
   const updated = await updateLoan(tx, loan, { status, disbursed_on: date, terms });
   if (loan.offer_id) {
-    await tx.query(`update offers set status = 'disbursed', loan_id = $2, updated_at = now(), version = version + 1 where id = $1`, [loan.offer_id, loan.id]);
+    await tx.query(
+      `update offers set status = 'disbursed', loan_id = $2, updated_at = now(), version = version + 1 where id = $1`,
+      [loan.offer_id, loan.id],
+    );
   }
-  await auditSuccess(tx, actor, 'loan.disburse', 'loan', loan.id, { status: loan.status }, { status, disbursedOn: date, principal: loan.principal, interest: t.interest });
+  await auditSuccess(
+    tx,
+    actor,
+    'loan.disburse',
+    'loan',
+    loan.id,
+    { status: loan.status },
+    { status, disbursedOn: date, principal: loan.principal, interest: t.interest },
+  );
   return { transaction, loan: updated, installments: await loadInstallments(tx, loan.id) };
 }

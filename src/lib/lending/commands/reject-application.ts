@@ -1,4 +1,4 @@
-import type { Tx } from '../../db/index.ts';
+import type { Tx } from '#lib/db/index.ts';
 import type { Actor } from '../actor.ts';
 import { decideApplication } from './decide-application.ts';
 

@@ -1,6 +1,6 @@
-import type { Tx } from '../../db/index.ts';
-import { validationError } from '../../errors/messages.ts';
-import { fromMinor, toDecimalString } from '../../money/money.ts';
+import type { Tx } from '#lib/db/index.ts';
+import { validationError } from '#lib/errors/messages.ts';
+import { fromMinor, toDecimalString } from '#lib/money/money.ts';
 import type { ProductRow } from '../products.ts';
 import type { Actor } from '../actor.ts';
 import { applyRepayment } from '../apply.ts';
@@ -9,7 +9,15 @@ import { transitionLoan } from '../lifecycle/loan.ts';
 import { loanContextOf } from '../loans.ts';
 import { postJournalEntry } from '../ledger/post-entry.ts';
 import {
-  auditSnapshot, auditSuccess, closedOnFor, commandDate, insertTransaction, lastTransactionDate, openLoanForCommand, positiveAmount, updateLoan,
+  auditSnapshot,
+  auditSuccess,
+  closedOnFor,
+  commandDate,
+  insertTransaction,
+  lastTransactionDate,
+  openLoanForCommand,
+  positiveAmount,
+  updateLoan,
 } from './common.ts';
 
 export type RepayInput = {
@@ -46,15 +54,31 @@ export async function repayLoan(tx: Tx, actor: Actor, input: RepayInput) {
   assertOverpaymentAllowed(product, totalOf(loanOutstanding(installments)), amount, input.confirmOverpayment === true);
   const applied = applyRepayment(installments, amount, date, product.allocation_strategy);
   const creditBalance = loan.credit_balance + applied.overpayment;
-  const status = transitionLoan(loan.status, 'repay', { ...context, outstandingAfter: totalOf(loanOutstanding(installments)), creditBalanceAfter: creditBalance });
+  const status = transitionLoan(loan.status, 'repay', {
+    ...context,
+    outstandingAfter: totalOf(loanOutstanding(installments)),
+    creditBalanceAfter: creditBalance,
+  });
 
   const transaction = await insertTransaction(tx, actor, loan, {
-    type: 'REPAYMENT', date, amount, principal: applied.principal, interest: applied.interest, fees: applied.fees,
-    penalties: applied.penalties, overpayment: applied.overpayment, note: input.note,
+    type: 'REPAYMENT',
+    date,
+    amount,
+    principal: applied.principal,
+    interest: applied.interest,
+    fees: applied.fees,
+    penalties: applied.penalties,
+    overpayment: applied.overpayment,
+    note: input.note,
   });
   await saveInstallments(tx, installments);
   await postJournalEntry(tx, {
-    tenantId: actor.tenantId, date, currency: loan.currency, loanId: loan.id, transactionId: transaction.id, postedBy: actor.userId,
+    tenantId: actor.tenantId,
+    date,
+    currency: loan.currency,
+    loanId: loan.id,
+    transactionId: transaction.id,
+    postedBy: actor.userId,
     description: `Repayment on loan ${loan.account_no}`,
     lines: [
       { account: 'FUND_SOURCE', debit: amount },
@@ -65,8 +89,16 @@ export async function repayLoan(tx: Tx, actor: Actor, input: RepayInput) {
       { account: 'OVERPAYMENT_LIABILITY', credit: applied.overpayment },
     ],
   });
-  const updated = await updateLoan(tx, loan, { status, credit_balance: creditBalance, closed_on: closedOnFor(status, loan.closed_on, date) });
-  await auditSuccess(tx, actor, 'loan.repay', 'loan', loan.id, before, { ...auditSnapshot(updated, installments), transactionId: transaction.id, amount });
+  const updated = await updateLoan(tx, loan, {
+    status,
+    credit_balance: creditBalance,
+    closed_on: closedOnFor(status, loan.closed_on, date),
+  });
+  await auditSuccess(tx, actor, 'loan.repay', 'loan', loan.id, before, {
+    ...auditSnapshot(updated, installments),
+    transactionId: transaction.id,
+    amount,
+  });
   return { transaction, loan: updated };
 }
 
@@ -78,8 +110,17 @@ export async function repayLoan(tx: Tx, actor: Actor, input: RepayInput) {
  */
 function assertOverpaymentAllowed(product: ProductRow, owed: bigint, amount: bigint, isConfirmed: boolean): void {
   if (amount <= owed) return;
-  const params = { owed: toDecimalString(fromMinor(owed, product.currency)), credit: toDecimalString(fromMinor(amount - owed, product.currency)), currency: product.currency };
+  const params = {
+    owed: toDecimalString(fromMinor(owed, product.currency)),
+    credit: toDecimalString(fromMinor(amount - owed, product.currency)),
+    currency: product.currency,
+  };
   const details = { reason: 'overpayment', owed: params.owed, creditBalance: params.credit };
-  if (!product.allow_overpayment) throw validationError('amount', 'money.exceedsOwed', params, 'UNPROCESSABLE', details);
-  if (!isConfirmed) throw validationError('amount', 'money.confirmOverpayment', params, 'CONFLICT', { ...details, reason: 'overpayment_unconfirmed' });
+  if (!product.allow_overpayment)
+    throw validationError('amount', 'money.exceedsOwed', params, 'UNPROCESSABLE', details);
+  if (!isConfirmed)
+    throw validationError('amount', 'money.confirmOverpayment', params, 'CONFLICT', {
+      ...details,
+      reason: 'overpayment_unconfirmed',
+    });
 }

@@ -1,5 +1,5 @@
-import { AppError } from '../../errors/app-error.ts';
-import type { Tx } from '../../db/index.ts';
+import { AppError } from '#lib/errors/app-error.ts';
+import type { Tx } from '#lib/db/index.ts';
 import type { Actor } from '../actor.ts';
 import { applyCharge, replay } from '../apply.ts';
 import { loanOutstanding, saveInstallments, totalOf } from '../installments.ts';
@@ -7,7 +7,15 @@ import { transitionLoan } from '../lifecycle/loan.ts';
 import { assertUuid, loanContextOf } from '../loans.ts';
 import { mirrorLinesOf, postJournalEntry } from '../ledger/post-entry.ts';
 import { REVERSIBLE_TYPES } from '../transaction-types.ts';
-import { auditSnapshot, auditSuccess, closedOnFor, insertTransaction, openLoanForCommand, reconcileLoanLedger, updateLoan } from './common.ts';
+import {
+  auditSnapshot,
+  auditSuccess,
+  closedOnFor,
+  insertTransaction,
+  openLoanForCommand,
+  reconcileLoanLedger,
+  updateLoan,
+} from './common.ts';
 
 export type ReverseInput = { loanId: string; transactionId: string; note?: string | null };
 
@@ -21,14 +29,25 @@ export async function reverseLoanTransaction(tx: Tx, actor: Actor, input: Revers
   assertUuid(input.transactionId, 'transactionId');
   const { loan, product, installments, transactions, today } = await openLoanForCommand(tx, actor, input.loanId);
   const target = transactions.find((t) => t.id === input.transactionId);
-  if (!target) throw new AppError('NOT_FOUND', 'This transaction does not belong to the loan', { field: 'transactionId' });
+  if (!target)
+    throw new AppError('NOT_FOUND', 'This transaction does not belong to the loan', { field: 'transactionId' });
   if (!REVERSIBLE_TYPES.includes(target.type)) {
-    throw new AppError('CONFLICT', `A ${target.type} transaction cannot be reversed`, { field: 'transactionId', details: { reason: 'not_reversible' } });
+    throw new AppError('CONFLICT', `A ${target.type} transaction cannot be reversed`, {
+      field: 'transactionId',
+      details: { reason: 'not_reversible' },
+    });
   }
-  if (target.is_reversed) throw new AppError('CONFLICT', 'This transaction is already reversed', { field: 'transactionId', details: { reason: 'already_reversed' } });
+  if (target.is_reversed)
+    throw new AppError('CONFLICT', 'This transaction is already reversed', {
+      field: 'transactionId',
+      details: { reason: 'already_reversed' },
+    });
   const standingWriteOff = transactions.find((t) => t.type === 'WRITE_OFF' && !t.is_reversed);
   if (standingWriteOff && standingWriteOff.id !== target.id) {
-    throw new AppError('CONFLICT', 'Reverse the write-off first', { field: 'transactionId', details: { reason: 'write_off_first' } });
+    throw new AppError('CONFLICT', 'Reverse the write-off first', {
+      field: 'transactionId',
+      details: { reason: 'write_off_first' },
+    });
   }
   const context = loanContextOf(installments, transactions);
   transitionLoan(loan.status, 'reverseTransaction', context);
@@ -37,29 +56,55 @@ export async function reverseLoanTransaction(tx: Tx, actor: Actor, input: Revers
 
   if (target.type === 'FEE_APPLIED' || target.type === 'PENALTY_APPLIED') {
     // Dues change first; the replay below then re-settles what the remaining payments cover.
-    applyCharge(installments, target.installment_number!, target.type === 'FEE_APPLIED' ? 'fee' : 'penalty', -target.amount, date);
+    applyCharge(
+      installments,
+      target.installment_number!,
+      target.type === 'FEE_APPLIED' ? 'fee' : 'penalty',
+      -target.amount,
+      date,
+    );
   }
   const live = transactions.filter((t) => t.id !== target.id && !t.is_reversed && t.type !== 'REVERSAL');
   const creditBalance = replay(installments, live, product.allocation_strategy);
   const status = transitionLoan(loan.status, 'reverseTransaction', {
-    ...context, outstandingAfter: totalOf(loanOutstanding(installments)), creditBalanceAfter: creditBalance,
+    ...context,
+    outstandingAfter: totalOf(loanOutstanding(installments)),
+    creditBalanceAfter: creditBalance,
   });
   const reversal = await insertTransaction(tx, actor, loan, {
-    type: 'REVERSAL', date, amount: target.amount, principal: target.principal_portion, interest: target.interest_portion,
-    fees: target.fee_portion, penalties: target.penalty_portion, overpayment: target.overpayment_portion, reversesId: target.id, note: input.note,
+    type: 'REVERSAL',
+    date,
+    amount: target.amount,
+    principal: target.principal_portion,
+    interest: target.interest_portion,
+    fees: target.fee_portion,
+    penalties: target.penalty_portion,
+    overpayment: target.overpayment_portion,
+    reversesId: target.id,
+    note: input.note,
   });
   await saveInstallments(tx, installments);
   await postJournalEntry(tx, {
-    tenantId: actor.tenantId, date, currency: loan.currency, loanId: loan.id, transactionId: reversal.id, postedBy: actor.userId,
-    description: `Reversal of ${target.type} ${target.id} on loan ${loan.account_no}`, lines: await mirrorLinesOf(tx, target.id),
+    tenantId: actor.tenantId,
+    date,
+    currency: loan.currency,
+    loanId: loan.id,
+    transactionId: reversal.id,
+    postedBy: actor.userId,
+    description: `Reversal of ${target.type} ${target.id} on loan ${loan.account_no}`,
+    lines: await mirrorLinesOf(tx, target.id),
   });
   const updated = await updateLoan(tx, loan, {
-    status, credit_balance: creditBalance, closed_on: closedOnFor(status, null, date),
+    status,
+    credit_balance: creditBalance,
+    closed_on: closedOnFor(status, null, date),
     written_off_on: target.type === 'WRITE_OFF' ? null : loan.written_off_on,
   });
   await reconcileLoanLedger(tx, actor, updated, installments, date, reversal.id);
   await auditSuccess(tx, actor, 'loan.reverse_transaction', 'loan', loan.id, before, {
-    ...auditSnapshot(updated, installments), reversedTransactionId: target.id, reversalId: reversal.id,
+    ...auditSnapshot(updated, installments),
+    reversedTransactionId: target.id,
+    reversalId: reversal.id,
   });
   return { transaction: reversal, loan: updated };
 }

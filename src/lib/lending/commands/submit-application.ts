@@ -1,16 +1,16 @@
 import crypto from 'node:crypto';
-import { AppError } from '../../errors/app-error.ts';
-import type { Tx } from '../../db/index.ts';
-import type { CustomersRow, LoanApplicationsRow, LoansRow } from '../../db/schema.generated.ts';
-import { businessDate } from '../../tenancy/tenant.ts';
-import { parseDateInput } from '../../dates/parse-date.ts';
-import { validationError } from '../../errors/messages.ts';
+import { AppError } from '#lib/errors/app-error.ts';
+import type { Tx } from '#lib/db/index.ts';
+import type { CustomersRow, LoanApplicationsRow, LoansRow } from '#lib/db/schema.generated.ts';
+import { businessDate } from '#lib/tenancy/tenant.ts';
+import { parseDateInput } from '#lib/dates/parse-date.ts';
+import { validationError } from '#lib/errors/messages.ts';
 import type { Actor } from '../actor.ts';
 import { assertUuid } from '../loans.ts';
 import { assertWithinProduct, getProduct, termsFor } from '../products.ts';
 import { auditSuccess, positiveAmount } from './common.ts';
-import { assertInScope, assertPlacementInScope } from '../../auth/data-permissions.ts';
-import { currencyCode } from '../../money/money.ts';
+import { assertInScope, assertPlacementInScope } from '#lib/auth/data-permissions.ts';
+import { currencyCode } from '#lib/money/money.ts';
 
 export type SubmitApplicationInput = {
   customerId: string;
@@ -38,39 +38,87 @@ const RATE = /^\d{1,3}(\.\d{1,6})?$/;
  * Submits a loan application (the maker's step). It creates the application ('submitted') and its
  * loan in SUBMITTED_AND_PENDING_APPROVAL with the terms the schedule will use.
  */
-export async function submitApplication(tx: Tx, actor: Actor, input: SubmitApplicationInput): Promise<{ application: ApplicationRow; loanId: string }> {
+export async function submitApplication(
+  tx: Tx,
+  actor: Actor,
+  input: SubmitApplicationInput,
+): Promise<{ application: ApplicationRow; loanId: string }> {
   assertUuid(input.customerId, 'customerId');
   await assertPlacementInScope(tx, actor, { customerId: input.customerId });
   if (input.offerId) await assertInScope(tx, actor, 'offer', input.offerId);
   const product = await getProduct(tx, input.productId);
-  if (!product.is_active) throw new AppError('CONFLICT', 'This loan product is no longer offered', { field: 'productId' });
+  if (!product.is_active)
+    throw new AppError('CONFLICT', 'This loan product is no longer offered', { field: 'productId' });
   const { minor: principal } = positiveAmount(input.principal, product.currency, 'principal');
   assertWithinProduct(product, principal, input.numberOfRepayments);
   const rate = input.annualInterestRate ?? product.annual_interest_rate;
-  if (!RATE.test(rate)) throw new AppError('BAD_REQUEST', 'annualInterestRate must be a percentage such as "12.5"', { field: 'annualInterestRate' });
+  if (!RATE.test(rate))
+    throw new AppError('BAD_REQUEST', 'annualInterestRate must be a percentage such as "12.5"', {
+      field: 'annualInterestRate',
+    });
   const today = await businessDate(tx, actor.tenantId);
   const expected = expectedDisbursementDate(input.expectedDisbursementDate ?? today, today);
-  const customer = await tx.query<Pick<CustomersRow, 'id' | 'officer_id'>>(`select id, officer_id from customers where id = $1`, [input.customerId]);
+  const customer = await tx.query<Pick<CustomersRow, 'id' | 'officer_id'>>(
+    `select id, officer_id from customers where id = $1`,
+    [input.customerId],
+  );
   if (!customer[0]) throw new AppError('NOT_FOUND', 'Customer not found', { field: 'customerId' });
 
   const [application] = await tx.query<ApplicationRow>(
     `insert into loan_applications (tenant_id, customer_id, product_id, offer_id, currency, principal, number_of_repayments,
        annual_interest_rate, expected_disbursement_date, submitted_by, form_data)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb) returning *`,
-    [actor.tenantId, input.customerId, product.id, input.offerId ?? null, product.currency, principal, input.numberOfRepayments, rate,
-      expected, actor.userId, JSON.stringify(input.formData ?? {})],
+    [
+      actor.tenantId,
+      input.customerId,
+      product.id,
+      input.offerId ?? null,
+      product.currency,
+      principal,
+      input.numberOfRepayments,
+      rate,
+      expected,
+      actor.userId,
+      JSON.stringify(input.formData ?? {}),
+    ],
   );
-  const terms = termsFor(product, { principal, numberOfRepayments: input.numberOfRepayments, annualInterestRate: rate, disbursementDate: expected });
+  const terms = termsFor(product, {
+    principal,
+    numberOfRepayments: input.numberOfRepayments,
+    annualInterestRate: rate,
+    disbursementDate: expected,
+  });
   const accountNo = `L${crypto.randomBytes(5).toString('hex').toUpperCase()}`;
   const [loan] = await tx.query<Pick<LoansRow, 'id'>>(
     `insert into loans (tenant_id, account_no, customer_id, product_id, application_id, offer_id, status, currency, principal,
        number_of_repayments, annual_interest_rate, terms, expected_disbursement_date, submitted_on, officer_id)
      values ($1, $2, $3, $4, $5, $6, 'SUBMITTED_AND_PENDING_APPROVAL', $7, $8, $9, $10, $11::jsonb, $12, $13, $14) returning id`,
-    [actor.tenantId, accountNo, input.customerId, product.id, application.id, input.offerId ?? null, product.currency, principal,
-      input.numberOfRepayments, rate, JSON.stringify(terms), expected, today, customer[0].officer_id],
+    [
+      actor.tenantId,
+      accountNo,
+      input.customerId,
+      product.id,
+      application.id,
+      input.offerId ?? null,
+      product.currency,
+      principal,
+      input.numberOfRepayments,
+      rate,
+      JSON.stringify(terms),
+      expected,
+      today,
+      customer[0].officer_id,
+    ],
   );
-  const [linked] = await tx.query<ApplicationRow>(`update loan_applications set loan_id = $2 where id = $1 returning *`, [application.id, loan.id]);
-  await auditSuccess(tx, actor, 'application.submit', 'loan_application', application.id, null, { status: 'submitted', principal, loanId: loan.id });
+  const [linked] = await tx.query<ApplicationRow>(
+    `update loan_applications set loan_id = $2 where id = $1 returning *`,
+    [application.id, loan.id],
+  );
+  await auditSuccess(tx, actor, 'application.submit', 'loan_application', application.id, null, {
+    status: 'submitted',
+    principal,
+    loanId: loan.id,
+  });
   return { application: { ...linked, currency: currencyCode(linked.currency) }, loanId: loan.id };
 }
 
@@ -85,7 +133,9 @@ export function expectedDisbursementDate(value: unknown, today: string): string 
 export async function lockApplication(tx: Tx, actor: Actor, applicationId: string): Promise<ApplicationRow> {
   assertUuid(applicationId, 'applicationId');
   await assertInScope(tx, actor, 'application', applicationId);
-  const rows = await tx.query<ApplicationRow>(`select * from loan_applications where id = $1 for update`, [applicationId]);
+  const rows = await tx.query<ApplicationRow>(`select * from loan_applications where id = $1 for update`, [
+    applicationId,
+  ]);
   if (!rows[0]) throw new AppError('NOT_FOUND', 'Loan application not found', { field: 'applicationId' });
   return { ...rows[0], currency: currencyCode(rows[0].currency) };
 }

@@ -1,8 +1,12 @@
-import type { Tx } from '../../db/index.ts';
+import type { Tx } from '#lib/db/index.ts';
 import type { Actor } from '../actor.ts';
 import { waiveLoan } from './waive-loan.ts';
 
 /** Waives fees and penalties (all outstanding, or `amount`: penalties first), oldest installment first. See waiveLoan. */
-export function waiveLoanCharges(tx: Tx, actor: Actor, input: { loanId: string; amount?: string | bigint | null; date?: string; note?: string | null }) {
+export function waiveLoanCharges(
+  tx: Tx,
+  actor: Actor,
+  input: { loanId: string; amount?: string | bigint | null; date?: string; note?: string | null },
+) {
   return waiveLoan(tx, actor, { ...input, kind: 'charges' });
 }

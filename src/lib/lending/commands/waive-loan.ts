@@ -1,4 +1,4 @@
-import type { Tx } from '../../db/index.ts';
+import type { Tx } from '#lib/db/index.ts';
 import type { Actor } from '../actor.ts';
 import { applyWaiver } from '../apply.ts';
 import { loanOutstanding, saveInstallments, totalOf } from '../installments.ts';
@@ -6,7 +6,15 @@ import { transitionLoan } from '../lifecycle/loan.ts';
 import { loanContextOf } from '../loans.ts';
 import { postJournalEntry } from '../ledger/post-entry.ts';
 import {
-  auditSnapshot, auditSuccess, closedOnFor, commandDate, insertTransaction, lastTransactionDate, openLoanForCommand, positiveAmount, updateLoan,
+  auditSnapshot,
+  auditSuccess,
+  closedOnFor,
+  commandDate,
+  insertTransaction,
+  lastTransactionDate,
+  openLoanForCommand,
+  positiveAmount,
+  updateLoan,
 } from './common.ts';
 
 export type WaiveInput = {
@@ -27,7 +35,8 @@ export type WaiveInput = {
 export async function waiveLoan(tx: Tx, actor: Actor, input: WaiveInput) {
   const { loan, installments, transactions, today } = await openLoanForCommand(tx, actor, input.loanId);
   // The input first: a bad amount is a 400 whatever the loan's state.
-  let requested: bigint | null = input.amount === undefined || input.amount === null ? null : positiveAmount(input.amount, loan.currency).minor;
+  let requested: bigint | null =
+    input.amount === undefined || input.amount === null ? null : positiveAmount(input.amount, loan.currency).minor;
   const context = loanContextOf(installments, transactions);
   const action = input.kind === 'interest' ? 'waiveInterest' : 'waiveCharges';
   transitionLoan(loan.status, action, context);
@@ -44,15 +53,29 @@ export async function waiveLoan(tx: Tx, actor: Actor, input: WaiveInput) {
   }
   const before = auditSnapshot(loan, installments);
   const applied = applyWaiver(installments, amounts, date);
-  const status = transitionLoan(loan.status, action, { ...context, outstandingAfter: totalOf(loanOutstanding(installments)), creditBalanceAfter: loan.credit_balance });
+  const status = transitionLoan(loan.status, action, {
+    ...context,
+    outstandingAfter: totalOf(loanOutstanding(installments)),
+    creditBalanceAfter: loan.credit_balance,
+  });
   const total = applied.interest + applied.fees + applied.penalties;
   const transaction = await insertTransaction(tx, actor, loan, {
-    type: input.kind === 'interest' ? 'WAIVE_INTEREST' : 'WAIVE_CHARGES', date, amount: total,
-    interest: applied.interest, fees: applied.fees, penalties: applied.penalties, note: input.note,
+    type: input.kind === 'interest' ? 'WAIVE_INTEREST' : 'WAIVE_CHARGES',
+    date,
+    amount: total,
+    interest: applied.interest,
+    fees: applied.fees,
+    penalties: applied.penalties,
+    note: input.note,
   });
   await saveInstallments(tx, installments);
   await postJournalEntry(tx, {
-    tenantId: actor.tenantId, date, currency: loan.currency, loanId: loan.id, transactionId: transaction.id, postedBy: actor.userId,
+    tenantId: actor.tenantId,
+    date,
+    currency: loan.currency,
+    loanId: loan.id,
+    transactionId: transaction.id,
+    postedBy: actor.userId,
     description: `Waiver of ${input.kind} on loan ${loan.account_no}`,
     lines: [
       { account: 'INTEREST_INCOME', debit: applied.interest },
@@ -64,6 +87,9 @@ export async function waiveLoan(tx: Tx, actor: Actor, input: WaiveInput) {
     ],
   });
   const updated = await updateLoan(tx, loan, { status, closed_on: closedOnFor(status, loan.closed_on, date) });
-  await auditSuccess(tx, actor, `loan.waive_${input.kind}`, 'loan', loan.id, before, { ...auditSnapshot(updated, installments), transactionId: transaction.id });
+  await auditSuccess(tx, actor, `loan.waive_${input.kind}`, 'loan', loan.id, before, {
+    ...auditSnapshot(updated, installments),
+    transactionId: transaction.id,
+  });
   return { transaction, loan: updated };
 }

@@ -1,11 +1,19 @@
-import type { Tx } from '../../db/index.ts';
+import type { Tx } from '#lib/db/index.ts';
 import type { Actor } from '../actor.ts';
 import { applyWriteOff } from '../apply.ts';
 import { saveInstallments } from '../installments.ts';
 import { transitionLoan } from '../lifecycle/loan.ts';
 import { loanContextOf } from '../loans.ts';
 import { postJournalEntry } from '../ledger/post-entry.ts';
-import { auditSnapshot, auditSuccess, commandDate, insertTransaction, lastTransactionDate, openLoanForCommand, updateLoan } from './common.ts';
+import {
+  auditSnapshot,
+  auditSuccess,
+  commandDate,
+  insertTransaction,
+  lastTransactionDate,
+  openLoanForCommand,
+  updateLoan,
+} from './common.ts';
 
 export type WriteOffInput = { loanId: string; date?: string; note?: string | null };
 
@@ -18,11 +26,23 @@ export async function writeOffLoan(tx: Tx, actor: Actor, input: WriteOffInput) {
   const w = applyWriteOff(installments, date);
   const amount = w.principal + w.interest + w.fees + w.penalties;
   const transaction = await insertTransaction(tx, actor, loan, {
-    type: 'WRITE_OFF', date, amount, principal: w.principal, interest: w.interest, fees: w.fees, penalties: w.penalties, note: input.note,
+    type: 'WRITE_OFF',
+    date,
+    amount,
+    principal: w.principal,
+    interest: w.interest,
+    fees: w.fees,
+    penalties: w.penalties,
+    note: input.note,
   });
   await saveInstallments(tx, installments);
   await postJournalEntry(tx, {
-    tenantId: actor.tenantId, date, currency: loan.currency, loanId: loan.id, transactionId: transaction.id, postedBy: actor.userId,
+    tenantId: actor.tenantId,
+    date,
+    currency: loan.currency,
+    loanId: loan.id,
+    transactionId: transaction.id,
+    postedBy: actor.userId,
     description: `Write-off of loan ${loan.account_no}`,
     lines: [
       { account: 'WRITE_OFF_EXPENSE', debit: amount },
@@ -33,6 +53,9 @@ export async function writeOffLoan(tx: Tx, actor: Actor, input: WriteOffInput) {
     ],
   });
   const updated = await updateLoan(tx, loan, { status, written_off_on: date, closed_on: date });
-  await auditSuccess(tx, actor, 'loan.write_off', 'loan', loan.id, before, { ...auditSnapshot(updated, installments), transactionId: transaction.id });
+  await auditSuccess(tx, actor, 'loan.write_off', 'loan', loan.id, before, {
+    ...auditSnapshot(updated, installments),
+    transactionId: transaction.id,
+  });
   return { transaction, loan: updated };
 }

@@ -1,20 +1,42 @@
-import type { Db, Tx } from '../../db/index.ts';
-import type { TenantsRow } from '../../db/schema.generated.ts';
+import type { Db, Tx } from '#lib/db/index.ts';
+import type { TenantsRow } from '#lib/db/schema.generated.ts';
 
 /** One disagreement the ledger check found (amounts in minor units). */
 export type LedgerDifference =
   | { kind: 'currency_unbalanced'; tenantId: string; currency: string; debits: bigint; credits: bigint }
   | { kind: 'entry_unbalanced'; tenantId: string; entryId: string; debits: bigint; credits: bigint }
-  | { kind: 'loan_mismatch'; tenantId: string; loanId: string; account: string; loanBalance: bigint; ledgerBalance: bigint }
+  | {
+      kind: 'loan_mismatch';
+      tenantId: string;
+      loanId: string;
+      account: string;
+      loanBalance: bigint;
+      ledgerBalance: bigint;
+    }
   /** A figure the database keeps on the loan row (migration 0370) that disagrees with its installments. */
-  | { kind: 'loan_summary_mismatch'; tenantId: string; loanId: string; field: string; stored: string | null; actual: string | null };
+  | {
+      kind: 'loan_summary_mismatch';
+      tenantId: string;
+      loanId: string;
+      field: string;
+      stored: string | null;
+      actual: string | null;
+    };
 
 export type LedgerReport = { tenants: number; loans: number; entries: number; differences: LedgerDifference[] };
 
 type LoanBalances = {
   loan_id: string;
-  s_p: string; s_i: string; s_f: string; s_pen: string; s_cb: string;
-  g_p: string; g_i: string; g_f: string; g_pen: string; g_cb: string;
+  s_p: string;
+  s_i: string;
+  s_f: string;
+  s_pen: string;
+  s_cb: string;
+  g_p: string;
+  g_i: string;
+  g_f: string;
+  g_pen: string;
+  g_cb: string;
 };
 
 /** Checks one tenant: debits = credits per currency and per entry; each loan's balances = its ledger accounts. */
@@ -25,7 +47,13 @@ export async function checkTenantLedger(tx: Tx, tenantId: string): Promise<Omit<
   );
   for (const c of perCurrency) {
     if (c.debits !== c.credits) {
-      differences.push({ kind: 'currency_unbalanced', tenantId, currency: c.currency.trim(), debits: BigInt(c.debits), credits: BigInt(c.credits) });
+      differences.push({
+        kind: 'currency_unbalanced',
+        tenantId,
+        currency: c.currency.trim(),
+        debits: BigInt(c.debits),
+        credits: BigInt(c.credits),
+      });
     }
   }
   const entries = await tx.query<{ entry_id: string; debits: string; credits: string }>(
@@ -33,7 +61,14 @@ export async function checkTenantLedger(tx: Tx, tenantId: string): Promise<Omit<
        from journal_entries e left join journal_lines l on l.tenant_id = e.tenant_id and l.entry_id = e.id
       group by e.id having coalesce(sum(l.debit), 0) <> coalesce(sum(l.credit), 0) or count(l.id) < 2`,
   );
-  for (const e of entries) differences.push({ kind: 'entry_unbalanced', tenantId, entryId: e.entry_id, debits: BigInt(e.debits), credits: BigInt(e.credits) });
+  for (const e of entries)
+    differences.push({
+      kind: 'entry_unbalanced',
+      tenantId,
+      entryId: e.entry_id,
+      debits: BigInt(e.debits),
+      credits: BigInt(e.credits),
+    });
   const [{ n: entryCount }] = await tx.query<{ n: number }>(`select count(*)::int as n from journal_entries`);
 
   const loans = await tx.query<LoanBalances>(
@@ -62,13 +97,23 @@ export async function checkTenantLedger(tx: Tx, tenantId: string): Promise<Omit<
          or s.credit_balance <> coalesce(g.cb, 0)`,
   );
   const pairs = [
-    ['LOAN_PORTFOLIO', 's_p', 'g_p'], ['INTEREST_RECEIVABLE', 's_i', 'g_i'], ['FEE_RECEIVABLE', 's_f', 'g_f'],
-    ['PENALTY_RECEIVABLE', 's_pen', 'g_pen'], ['OVERPAYMENT_LIABILITY', 's_cb', 'g_cb'],
+    ['LOAN_PORTFOLIO', 's_p', 'g_p'],
+    ['INTEREST_RECEIVABLE', 's_i', 'g_i'],
+    ['FEE_RECEIVABLE', 's_f', 'g_f'],
+    ['PENALTY_RECEIVABLE', 's_pen', 'g_pen'],
+    ['OVERPAYMENT_LIABILITY', 's_cb', 'g_cb'],
   ] as const;
   for (const loan of loans) {
     for (const [account, s, g] of pairs) {
       if (loan[s] !== loan[g]) {
-        differences.push({ kind: 'loan_mismatch', tenantId, loanId: loan.loan_id, account, loanBalance: BigInt(loan[s]), ledgerBalance: BigInt(loan[g]) });
+        differences.push({
+          kind: 'loan_mismatch',
+          tenantId,
+          loanId: loan.loan_id,
+          account,
+          loanBalance: BigInt(loan[s]),
+          ledgerBalance: BigInt(loan[g]),
+        });
       }
     }
   }
@@ -92,14 +137,24 @@ export async function checkTenantLedger(tx: Tx, tenantId: string): Promise<Omit<
          ('maturity_date', maturity_date::text, a_maturity::text)) as f(field, stored, actual)
       where f.stored is distinct from f.actual`,
   );
-  for (const d of summaries) differences.push({ kind: 'loan_summary_mismatch', tenantId, loanId: d.loan_id, field: d.field, stored: d.stored, actual: d.actual });
+  for (const d of summaries)
+    differences.push({
+      kind: 'loan_summary_mismatch',
+      tenantId,
+      loanId: d.loan_id,
+      field: d.field,
+      stored: d.stored,
+      actual: d.actual,
+    });
   const [{ n: loanCount }] = await tx.query<{ n: number }>(`select count(*)::int as n from loans`);
   return { loans: loanCount, entries: entryCount, differences };
 }
 
 /** Runs the check over every tenant (or the ones given). */
 export async function checkLedger(db: Db, tenantIds?: string[]): Promise<LedgerReport> {
-  const ids = tenantIds ?? (await db.system((tx) => tx.query<Pick<TenantsRow, 'id'>>(`select id from tenants order by id`))).map((t) => t.id);
+  const ids =
+    tenantIds ??
+    (await db.system((tx) => tx.query<Pick<TenantsRow, 'id'>>(`select id from tenants order by id`))).map((t) => t.id);
   const report: LedgerReport = { tenants: ids.length, loans: 0, entries: 0, differences: [] };
   for (const id of ids) {
     const r = await db.tenant(id, (tx) => checkTenantLedger(tx, id), { isolation: 'repeatable read' });
@@ -113,11 +168,15 @@ export async function checkLedger(db: Db, tenantIds?: string[]): Promise<LedgerR
 /** Human-readable report lines. */
 export function formatLedgerReport(report: LedgerReport): string {
   const head = `ledger check: ${report.tenants} tenant(s), ${report.loans} loan(s), ${report.entries} journal entr${report.entries === 1 ? 'y' : 'ies'}`;
-  if (report.differences.length === 0) return `${head}: OK, debits equal credits and every loan matches its ledger accounts and its installments`;
+  if (report.differences.length === 0)
+    return `${head}: OK, debits equal credits and every loan matches its ledger accounts and its installments`;
   const lines = report.differences.map((d) => {
-    if (d.kind === 'currency_unbalanced') return `  tenant ${d.tenantId} ${d.currency}: debits ${d.debits} ≠ credits ${d.credits} (minor units)`;
-    if (d.kind === 'entry_unbalanced') return `  tenant ${d.tenantId} entry ${d.entryId}: debits ${d.debits} ≠ credits ${d.credits}`;
-    if (d.kind === 'loan_summary_mismatch') return `  tenant ${d.tenantId} loan ${d.loanId} ${d.field}: loan row says ${d.stored ?? 'nothing'}, installments say ${d.actual ?? 'nothing'}`;
+    if (d.kind === 'currency_unbalanced')
+      return `  tenant ${d.tenantId} ${d.currency}: debits ${d.debits} ≠ credits ${d.credits} (minor units)`;
+    if (d.kind === 'entry_unbalanced')
+      return `  tenant ${d.tenantId} entry ${d.entryId}: debits ${d.debits} ≠ credits ${d.credits}`;
+    if (d.kind === 'loan_summary_mismatch')
+      return `  tenant ${d.tenantId} loan ${d.loanId} ${d.field}: loan row says ${d.stored ?? 'nothing'}, installments say ${d.actual ?? 'nothing'}`;
     return `  tenant ${d.tenantId} loan ${d.loanId} ${d.account}: loan says ${d.loanBalance}, ledger says ${d.ledgerBalance}`;
   });
   return [`${head}: ${report.differences.length} difference(s)`, ...lines].join('\n');

@@ -1,7 +1,7 @@
-import { AppError } from '../../errors/app-error.ts';
-import type { Tx } from '../../db/index.ts';
+import { AppError } from '#lib/errors/app-error.ts';
+import type { Tx } from '#lib/db/index.ts';
 import type { AccountCode } from './accounts.ts';
-import type { JournalEntriesRow, JournalLinesRow } from '../../db/schema.generated.ts';
+import type { JournalEntriesRow, JournalLinesRow } from '#lib/db/schema.generated.ts';
 
 export type JournalLine = { account: AccountCode; debit?: bigint; credit?: bigint };
 
@@ -28,18 +28,30 @@ export async function postJournalEntry(tx: Tx, entry: JournalEntryInput): Promis
   for (const line of entry.lines) {
     const net = (line.debit ?? 0n) - (line.credit ?? 0n);
     if (net === 0n) continue;
-    lines.push(net > 0n ? { account: line.account, debit: net, credit: 0n } : { account: line.account, debit: 0n, credit: -net });
+    lines.push(
+      net > 0n ? { account: line.account, debit: net, credit: 0n } : { account: line.account, debit: 0n, credit: -net },
+    );
   }
   if (lines.length === 0) return null;
   const debits = lines.reduce((s, l) => s + l.debit, 0n);
   const credits = lines.reduce((s, l) => s + l.credit, 0n);
   if (debits !== credits) {
-    throw new AppError('INTERNAL', 'The accounting entry does not balance', { internal: `${entry.description}: debits ${debits} ≠ credits ${credits}` });
+    throw new AppError('INTERNAL', 'The accounting entry does not balance', {
+      internal: `${entry.description}: debits ${debits} ≠ credits ${credits}`,
+    });
   }
   const [{ id }] = await tx.query<Pick<JournalEntriesRow, 'id'>>(
     `insert into journal_entries (tenant_id, entry_date, currency, loan_id, transaction_id, description, posted_by)
      values ($1, $2, $3, $4, $5, $6, $7) returning id`,
-    [entry.tenantId, entry.date, entry.currency, entry.loanId ?? null, entry.transactionId ?? null, entry.description, entry.postedBy ?? null],
+    [
+      entry.tenantId,
+      entry.date,
+      entry.currency,
+      entry.loanId ?? null,
+      entry.transactionId ?? null,
+      entry.description,
+      entry.postedBy ?? null,
+    ],
   );
   const params: unknown[] = [];
   const values = lines.map((line, i) => {
@@ -47,7 +59,10 @@ export async function postJournalEntry(tx: Tx, entry: JournalEntryInput): Promis
     const o = i * 7;
     return `($${o + 1}, $${o + 2}, $${o + 3}, $${o + 4}, $${o + 5}, $${o + 6}, $${o + 7})`;
   });
-  await tx.query(`insert into journal_lines (tenant_id, entry_id, account_code, currency, loan_id, debit, credit) values ${values.join(', ')}`, params);
+  await tx.query(
+    `insert into journal_lines (tenant_id, entry_id, account_code, currency, loan_id, debit, credit) values ${values.join(', ')}`,
+    params,
+  );
   return id;
 }
 

@@ -26,10 +26,18 @@ export const applicationMachine: Machine<ApplicationStatus, ApplicationAction, A
       // Maker-checker (security goal 21): the person who submitted can never approve.
       guard: (c) => {
         if (c.actorId === c.submittedBy) {
-          return { code: 'self_approval', message: 'You submitted this application, so another user must approve it', kind: 'FORBIDDEN' };
+          return {
+            code: 'self_approval',
+            message: 'You submitted this application, so another user must approve it',
+            kind: 'FORBIDDEN',
+          };
         }
         if (c.adminThreshold !== null && c.principal > c.adminThreshold && !c.actorIsAdmin) {
-          return { code: 'above_threshold', message: 'The amount is above the approval limit; an administrator must approve it', kind: 'FORBIDDEN' };
+          return {
+            code: 'above_threshold',
+            message: 'The amount is above the approval limit; an administrator must approve it',
+            kind: 'FORBIDDEN',
+          };
         }
         return null;
       },
@@ -41,10 +49,17 @@ export const applicationMachine: Machine<ApplicationStatus, ApplicationAction, A
   },
 };
 
-export function dryRunApplication(state: ApplicationStatus, context: ApplicationContext): DryRunEntry<ApplicationStatus, ApplicationAction>[] {
+export function dryRunApplication(
+  state: ApplicationStatus,
+  context: ApplicationContext,
+): DryRunEntry<ApplicationStatus, ApplicationAction>[] {
   return dryRunMachine(applicationMachine, state, context);
 }
 
-export function transitionApplication(state: ApplicationStatus, action: ApplicationAction, context: ApplicationContext): ApplicationStatus {
+export function transitionApplication(
+  state: ApplicationStatus,
+  action: ApplicationAction,
+  context: ApplicationContext,
+): ApplicationStatus {
   return transitionMachine(applicationMachine, state, action, context);
 }

@@ -1,10 +1,22 @@
 import { describe, expect, test } from 'vitest';
-import { AppError } from '../../errors/app-error.ts';
+import { AppError } from '#lib/errors/app-error.ts';
 import { LOAN_ACTIONS, LOAN_STATUSES, dryRunLoan, transitionLoan, type LoanContext, type LoanStatus } from './loan.ts';
-import { APPLICATION_ACTIONS, APPLICATION_STATUSES, dryRunApplication, transitionApplication, type ApplicationContext } from './application.ts';
+import {
+  APPLICATION_ACTIONS,
+  APPLICATION_STATUSES,
+  dryRunApplication,
+  transitionApplication,
+  type ApplicationContext,
+} from './application.ts';
 import { OFFER_ACTIONS, OFFER_STATUSES, dryRunOffer, transitionOffer, type OfferContext } from './offer.ts';
 
-const owing: LoanContext = { outstanding: 10_000n, interestOutstanding: 500n, chargesOutstanding: 200n, hasReversibleTransactions: true, creditBalance: 300n };
+const owing: LoanContext = {
+  outstanding: 10_000n,
+  interestOutstanding: 500n,
+  chargesOutstanding: 200n,
+  hasReversibleTransactions: true,
+  creditBalance: 300n,
+};
 
 // The full transition table written out by hand: [state, action] → target state (absent = refused).
 const LOAN_TABLE: Record<string, LoanStatus> = {
@@ -44,10 +56,14 @@ describe('loan state machine', () => {
   }
 
   test('a repayment that clears everything closes the loan with obligations met', () => {
-    expect(transitionLoan('ACTIVE', 'repay', { ...owing, outstandingAfter: 0n, creditBalanceAfter: 0n })).toBe('CLOSED_OBLIGATIONS_MET');
+    expect(transitionLoan('ACTIVE', 'repay', { ...owing, outstandingAfter: 0n, creditBalanceAfter: 0n })).toBe(
+      'CLOSED_OBLIGATIONS_MET',
+    );
   });
   test('an overpayment leaves the loan OVERPAID', () => {
-    expect(transitionLoan('ACTIVE', 'repay', { ...owing, outstandingAfter: 0n, creditBalanceAfter: 1n })).toBe('OVERPAID');
+    expect(transitionLoan('ACTIVE', 'repay', { ...owing, outstandingAfter: 0n, creditBalanceAfter: 1n })).toBe(
+      'OVERPAID',
+    );
   });
   test('repaying, writing off a loan with nothing outstanding is refused with a reason', () => {
     const settled = { ...owing, outstanding: 0n, interestOutstanding: 0n, chargesOutstanding: 0n };
@@ -58,13 +74,25 @@ describe('loan state machine', () => {
     expect(byAction.waiveCharges.reason?.code).toBe('no_charges_outstanding');
   });
   test('refunding the whole credit balance closes an overpaid loan; part of it keeps it OVERPAID; none is refused', () => {
-    const overpaid: LoanContext = { outstanding: 0n, interestOutstanding: 0n, chargesOutstanding: 0n, hasReversibleTransactions: true, creditBalance: 300n };
-    expect(transitionLoan('OVERPAID', 'refundCredit', { ...overpaid, creditBalanceAfter: 0n })).toBe('CLOSED_OBLIGATIONS_MET');
+    const overpaid: LoanContext = {
+      outstanding: 0n,
+      interestOutstanding: 0n,
+      chargesOutstanding: 0n,
+      hasReversibleTransactions: true,
+      creditBalance: 300n,
+    };
+    expect(transitionLoan('OVERPAID', 'refundCredit', { ...overpaid, creditBalanceAfter: 0n })).toBe(
+      'CLOSED_OBLIGATIONS_MET',
+    );
     expect(transitionLoan('OVERPAID', 'refundCredit', { ...overpaid, creditBalanceAfter: 100n })).toBe('OVERPAID');
-    expect(dryRunLoan('OVERPAID', { ...overpaid, creditBalance: 0n }).find((e) => e.action === 'refundCredit')?.reason?.code).toBe('no_credit_balance');
+    expect(
+      dryRunLoan('OVERPAID', { ...overpaid, creditBalance: 0n }).find((e) => e.action === 'refundCredit')?.reason?.code,
+    ).toBe('no_credit_balance');
   });
   test('reversal with nothing to reverse is refused', () => {
-    const entry = dryRunLoan('ACTIVE', { ...owing, hasReversibleTransactions: false }).find((e) => e.action === 'reverseTransaction')!;
+    const entry = dryRunLoan('ACTIVE', { ...owing, hasReversibleTransactions: false }).find(
+      (e) => e.action === 'reverseTransaction',
+    )!;
     expect(entry).toMatchObject({ allowed: false, reason: { code: 'nothing_to_reverse' } });
   });
   test('refusal becomes a CONFLICT error naming the reason', () => {
@@ -79,12 +107,20 @@ describe('loan state machine', () => {
 });
 
 const app = (over: Partial<ApplicationContext> = {}): ApplicationContext => ({
-  actorId: 'checker', actorIsAdmin: false, submittedBy: 'maker', principal: 100_000n, adminThreshold: 500_000n, ...over,
+  actorId: 'checker',
+  actorIsAdmin: false,
+  submittedBy: 'maker',
+  principal: 100_000n,
+  adminThreshold: 500_000n,
+  ...over,
 });
 
 describe('application state machine', () => {
   const TABLE: Record<string, string> = {
-    'submitted approve': 'approved', 'submitted reject': 'rejected', 'submitted withdraw': 'withdrawn', 'submitted edit': 'submitted',
+    'submitted approve': 'approved',
+    'submitted reject': 'rejected',
+    'submitted withdraw': 'withdrawn',
+    'submitted edit': 'submitted',
   };
   for (const state of APPLICATION_STATUSES) {
     for (const action of APPLICATION_ACTIONS) {
@@ -100,13 +136,23 @@ describe('application state machine', () => {
   test('self-approval is refused as FORBIDDEN', () => {
     const entry = dryRunApplication('submitted', app({ actorId: 'maker' })).find((e) => e.action === 'approve')!;
     expect(entry).toMatchObject({ allowed: false, reason: { code: 'self_approval', kind: 'FORBIDDEN' } });
-    expect(() => transitionApplication('submitted', 'approve', app({ actorId: 'maker', actorIsAdmin: true }))).toThrowError(/another user/);
+    expect(() =>
+      transitionApplication('submitted', 'approve', app({ actorId: 'maker', actorIsAdmin: true })),
+    ).toThrowError(/another user/);
   });
   test('above the threshold only an admin approves; at the threshold anyone else may', () => {
-    expect(dryRunApplication('submitted', app({ principal: 500_001n }))[0]).toMatchObject({ allowed: false, reason: { code: 'above_threshold' } });
-    expect(dryRunApplication('submitted', app({ principal: 500_001n, actorIsAdmin: true }))[0]).toMatchObject({ allowed: true, to: 'approved' });
+    expect(dryRunApplication('submitted', app({ principal: 500_001n }))[0]).toMatchObject({
+      allowed: false,
+      reason: { code: 'above_threshold' },
+    });
+    expect(dryRunApplication('submitted', app({ principal: 500_001n, actorIsAdmin: true }))[0]).toMatchObject({
+      allowed: true,
+      to: 'approved',
+    });
     expect(dryRunApplication('submitted', app({ principal: 500_000n }))[0]).toMatchObject({ allowed: true });
-    expect(dryRunApplication('submitted', app({ principal: 10n ** 12n, adminThreshold: null }))[0]).toMatchObject({ allowed: true });
+    expect(dryRunApplication('submitted', app({ principal: 10n ** 12n, adminThreshold: null }))[0]).toMatchObject({
+      allowed: true,
+    });
   });
   test('the submitter may still reject, withdraw or edit', () => {
     const entries = dryRunApplication('submitted', app({ actorId: 'maker' }));
@@ -118,10 +164,14 @@ describe('offer state machine', () => {
   const live: OfferContext = { businessDate: '2026-01-10', expiresOn: '2026-01-31' };
   const expired: OfferContext = { businessDate: '2026-02-01', expiresOn: '2026-01-31' };
   const TABLE: Record<string, string> = {
-    'to_propose notify': 'pending', 'pending notify': 'pending',
-    'to_propose request': 'requested', 'pending request': 'requested',
+    'to_propose notify': 'pending',
+    'pending notify': 'pending',
+    'to_propose request': 'requested',
+    'pending request': 'requested',
     'requested disburse': 'disbursed',
-    'to_propose reject': 'rejected', 'pending reject': 'rejected', 'requested reject': 'rejected',
+    'to_propose reject': 'rejected',
+    'pending reject': 'rejected',
+    'requested reject': 'rejected',
   };
   for (const state of OFFER_STATUSES) {
     for (const action of OFFER_ACTIONS) {
@@ -135,13 +185,19 @@ describe('offer state machine', () => {
     }
   }
   test('an expired offer can no longer be notified or requested, only expired or rejected', () => {
-    const allowed = dryRunOffer('pending', expired).filter((e) => e.allowed).map((e) => e.action);
+    const allowed = dryRunOffer('pending', expired)
+      .filter((e) => e.allowed)
+      .map((e) => e.action);
     expect(allowed).toEqual(['reject', 'expire']);
     expect(dryRunOffer('pending', expired).find((e) => e.action === 'request')?.reason?.code).toBe('offer_expired');
     expect(transitionOffer('to_propose', 'expire', expired)).toBe('expired');
   });
   test('an offer is not expired before its date', () => {
     expect(dryRunOffer('to_propose', live).find((e) => e.action === 'expire')?.reason?.code).toBe('offer_not_expired');
-    expect(dryRunOffer('to_propose', { businessDate: '2026-01-31', expiresOn: '2026-01-31' }).find((e) => e.action === 'expire')?.allowed).toBe(false);
+    expect(
+      dryRunOffer('to_propose', { businessDate: '2026-01-31', expiresOn: '2026-01-31' }).find(
+        (e) => e.action === 'expire',
+      )?.allowed,
+    ).toBe(false);
   });
 });

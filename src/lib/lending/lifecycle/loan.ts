@@ -14,8 +14,18 @@ export const LOAN_STATUSES = [
 export type LoanStatus = (typeof LOAN_STATUSES)[number];
 
 export const LOAN_ACTIONS = [
-  'approve', 'reject', 'withdraw', 'undoApproval', 'disburse', 'repay', 'waiveInterest', 'waiveCharges',
-  'applyCharge', 'writeOff', 'reverseTransaction', 'refundCredit',
+  'approve',
+  'reject',
+  'withdraw',
+  'undoApproval',
+  'disburse',
+  'repay',
+  'waiveInterest',
+  'waiveCharges',
+  'applyCharge',
+  'writeOff',
+  'reverseTransaction',
+  'refundCredit',
 ] as const;
 export type LoanAction = (typeof LOAN_ACTIONS)[number];
 
@@ -61,12 +71,18 @@ export const loanMachine: Machine<LoanStatus, LoanAction, LoanContext> = {
     waiveInterest: {
       from: ['ACTIVE'],
       to: settledState,
-      guard: (c) => (c.interestOutstanding > 0n ? null : refuse('no_interest_outstanding', 'No interest is outstanding on this loan')),
+      guard: (c) =>
+        c.interestOutstanding > 0n
+          ? null
+          : refuse('no_interest_outstanding', 'No interest is outstanding on this loan'),
     },
     waiveCharges: {
       from: ['ACTIVE'],
       to: settledState,
-      guard: (c) => (c.chargesOutstanding > 0n ? null : refuse('no_charges_outstanding', 'No fees or penalties are outstanding on this loan')),
+      guard: (c) =>
+        c.chargesOutstanding > 0n
+          ? null
+          : refuse('no_charges_outstanding', 'No fees or penalties are outstanding on this loan'),
     },
     applyCharge: { from: ['ACTIVE'], to: 'ACTIVE' },
     writeOff: {
@@ -77,12 +93,16 @@ export const loanMachine: Machine<LoanStatus, LoanAction, LoanContext> = {
     refundCredit: {
       from: ['OVERPAID'],
       to: settledState,
-      guard: (c) => ((c.creditBalance ?? 0n) > 0n ? null : refuse('no_credit_balance', 'This loan has no credit balance to refund')),
+      guard: (c) =>
+        (c.creditBalance ?? 0n) > 0n ? null : refuse('no_credit_balance', 'This loan has no credit balance to refund'),
     },
     reverseTransaction: {
       from: ['ACTIVE', 'CLOSED_OBLIGATIONS_MET', 'OVERPAID', 'CLOSED_WRITTEN_OFF'],
       to: settledState,
-      guard: (c) => (c.hasReversibleTransactions ? null : refuse('nothing_to_reverse', 'This loan has no transaction that can be reversed')),
+      guard: (c) =>
+        c.hasReversibleTransactions
+          ? null
+          : refuse('nothing_to_reverse', 'This loan has no transaction that can be reversed'),
     },
   },
 };

@@ -1,4 +1,4 @@
-import { AppError } from '../../errors/app-error.ts';
+import { AppError } from '#lib/errors/app-error.ts';
 
 /**
  * A small state machine with a dry run (Fineract DefaultLoanLifecycleStateMachine.dryTransition):
@@ -35,13 +35,22 @@ export type DryRunEntry<S extends string, A extends string> = {
   reason?: Refusal;
 };
 
-function check<S extends string, A extends string, C>(machine: Machine<S, A, C>, state: S, action: A, context: C): DryRunEntry<S, A> {
+function check<S extends string, A extends string, C>(
+  machine: Machine<S, A, C>,
+  state: S,
+  action: A,
+  context: C,
+): DryRunEntry<S, A> {
   const spec = machine.actions[action];
   if (!spec.from.includes(state)) {
     return {
       action,
       allowed: false,
-      reason: { code: 'wrong_state', message: `Cannot ${action} a ${machine.name} in state ${state}`, kind: 'CONFLICT' },
+      reason: {
+        code: 'wrong_state',
+        message: `Cannot ${action} a ${machine.name} in state ${state}`,
+        kind: 'CONFLICT',
+      },
     };
   }
   const refusal = spec.guard?.(context) ?? null;
@@ -50,12 +59,21 @@ function check<S extends string, A extends string, C>(machine: Machine<S, A, C>,
 }
 
 /** Every action of the machine, allowed or not, with the reason when not. */
-export function dryRunMachine<S extends string, A extends string, C>(machine: Machine<S, A, C>, state: S, context: C): DryRunEntry<S, A>[] {
+export function dryRunMachine<S extends string, A extends string, C>(
+  machine: Machine<S, A, C>,
+  state: S,
+  context: C,
+): DryRunEntry<S, A>[] {
   return (Object.keys(machine.actions) as A[]).map((action) => check(machine, state, action, context));
 }
 
 /** The state after `action`, or an AppError naming why it is refused. */
-export function transitionMachine<S extends string, A extends string, C>(machine: Machine<S, A, C>, state: S, action: A, context: C): S {
+export function transitionMachine<S extends string, A extends string, C>(
+  machine: Machine<S, A, C>,
+  state: S,
+  action: A,
+  context: C,
+): S {
   const entry = check(machine, state, action, context);
   if (!entry.allowed) {
     const reason = entry.reason!;

@@ -26,7 +26,10 @@ export const offerMachine: Machine<OfferStatus, OfferAction, OfferContext> = {
     expire: {
       from: ['to_propose', 'pending'],
       to: 'expired',
-      guard: (c) => (isExpired(c) ? null : { code: 'offer_not_expired', message: 'This offer has not reached its expiry date', kind: 'CONFLICT' }),
+      guard: (c) =>
+        isExpired(c)
+          ? null
+          : { code: 'offer_not_expired', message: 'This offer has not reached its expiry date', kind: 'CONFLICT' },
     },
   },
 };

@@ -1,9 +1,9 @@
 import type { APIRoute } from 'astro';
 import { z } from 'zod';
-import { amountField, apiContext, dateField, mutation, query, scopeNodesOf } from '../../../lib/lending/api.ts';
-import { applicationJson, listApplications } from '../../../lib/lending/applications.ts';
-import { submitApplication } from '../../../lib/lending/commands/submit-application.ts';
-import { QueryReader } from '../../../lib/http/query-params.ts';
+import { amountField, apiContext, dateField, mutation, query, scopeNodesOf } from '#lib/lending/api.ts';
+import { applicationJson, listApplications } from '#lib/lending/applications.ts';
+import { submitApplication } from '#lib/lending/commands/submit-application.ts';
+import { QueryReader } from '#lib/http/query-params.ts';
 
 /** GET /v1/applications?status=submitted&limit=N → { items }. */
 export const GET: APIRoute = (context) =>
@@ -14,15 +14,23 @@ export const GET: APIRoute = (context) =>
   });
 
 const Body = z.object({
-  customerId: z.string(), productId: z.string(), offerId: z.string().optional(), principal: amountField,
-  numberOfRepayments: z.number().int().positive(), annualInterestRate: z.string().optional(), expectedDisbursementDate: dateField.optional(),
+  customerId: z.string(),
+  productId: z.string(),
+  offerId: z.string().optional(),
+  principal: amountField,
+  numberOfRepayments: z.number().int().positive(),
+  annualInterestRate: z.string().optional(),
+  expectedDisbursementDate: dateField.optional(),
   formData: z.record(z.string(), z.unknown()).optional(),
 });
 
 /** POST /v1/applications → 201 the submitted application (the maker's step). */
 export const POST: APIRoute = (context) =>
   mutation(apiContext(context), {
-    action: 'application.submit', objectType: 'loan_application', objectId: '', schema: Body,
+    action: 'application.submit',
+    objectType: 'loan_application',
+    objectId: '',
+    schema: Body,
     run: async (tx, actor, body) => {
       const { application } = await submitApplication(tx, actor, body);
       return { status: 201, body: applicationJson(application) };

@@ -1,6 +1,6 @@
 import type { APIRoute } from 'astro';
-import { requirePrincipal } from '../../../lib/auth/principal.ts';
-import { handle, json } from '../../../lib/http/respond.ts';
+import { requirePrincipal } from '#lib/auth/principal.ts';
+import { handle, json } from '#lib/http/respond.ts';
 
 /**
  * GET /v1/auth/session → { idle_timeout, via } or 401 once the session has ended.

@@ -1,8 +1,8 @@
 import type { APIRoute } from 'astro';
 import { z } from 'zod';
-import { signInWithPassword } from '../../../lib/auth/sign-in.ts';
+import { signInWithPassword } from '#lib/auth/sign-in.ts';
 import { pageDb } from '../../../server/db.ts';
-import { handle, json, readJson } from '../../../lib/http/respond.ts';
+import { handle, json, readJson } from '#lib/http/respond.ts';
 import { finishSignIn, requestIp, writeSessionCookie } from '../../../server/session.ts';
 
 const SignInRequest = z.object({
@@ -22,8 +22,12 @@ export const POST: APIRoute = (context) =>
     const body = await readJson(context.request, SignInRequest);
     const db = await pageDb();
     const result = await signInWithPassword(db, {
-      email: body.email, password: body.password, tenantId: body.tenant_id ?? null,
-      ip: requestIp(context), userAgent: context.request.headers.get('user-agent') ?? undefined, now: new Date(),
+      email: body.email,
+      password: body.password,
+      tenantId: body.tenant_id ?? null,
+      ip: requestIp(context),
+      userAgent: context.request.headers.get('user-agent') ?? undefined,
+      now: new Date(),
     });
     if (result.kind === 'choose-tenant') return json({ status: 'choose-tenant', tenants: result.tenants });
     if (result.kind === 'mfa') {

@@ -1,9 +1,9 @@
 import type { APIRoute } from 'astro';
-import { endSession } from '../../../lib/auth/sessions.ts';
-import { ssoLogoutUrl } from '../../../lib/auth/oidc.ts';
+import { endSession } from '#lib/auth/sessions.ts';
+import { ssoLogoutUrl } from '#lib/auth/oidc.ts';
 import { pageDb } from '../../../server/db.ts';
-import { findTenant } from '../../../lib/tenancy/tenant.ts';
-import { handle, json } from '../../../lib/http/respond.ts';
+import { findTenant } from '#lib/tenancy/tenant.ts';
+import { handle, json } from '#lib/http/respond.ts';
 import { clearSessionCookie, publicOrigin, readSessionCookie } from '../../../server/session.ts';
 
 /**
@@ -18,10 +18,17 @@ export const POST: APIRoute = (context) =>
     let redirect = loginUrl;
     if (cookie) {
       const db = await pageDb();
-      const ended = await db.tenant(cookie.tenantId, (tx) => endSession(tx, { ...cookie, now: new Date() })).catch(() => null);
+      const ended = await db
+        .tenant(cookie.tenantId, (tx) => endSession(tx, { ...cookie, now: new Date() }))
+        .catch(() => null);
       if (ended?.oidcIssuer) {
         const tenant = await findTenant(db, cookie.tenantId);
-        const url = tenant ? await ssoLogoutUrl(tenant, { idToken: ended.oidcIdToken, postLogoutRedirectUri: `${publicOrigin(context.url)}${loginUrl}` }) : null;
+        const url = tenant
+          ? await ssoLogoutUrl(tenant, {
+              idToken: ended.oidcIdToken,
+              postLogoutRedirectUri: `${publicOrigin(context.url)}${loginUrl}`,
+            })
+          : null;
         if (url) redirect = url;
       }
     }

@@ -1,27 +1,39 @@
 import type { APIRoute } from 'astro';
 import { z } from 'zod';
-import { apiContext, dateField, mutation, query, scopeNodesOf } from '../../../lib/lending/api.ts';
-import { createCustomer, customerJson, listCustomers } from '../../../lib/lending/customers.ts';
-import { QueryReader } from '../../../lib/http/query-params.ts';
+import { apiContext, dateField, mutation, query, scopeNodesOf } from '#lib/lending/api.ts';
+import { createCustomer, customerJson, listCustomers } from '#lib/lending/customers.ts';
+import { QueryReader } from '#lib/http/query-params.ts';
 
 /** GET /v1/customers?search=…&limit=N → { items }. */
 export const GET: APIRoute = (context) =>
   query(apiContext(context), async (tx, _actor, url, principal) => {
     const q = new QueryReader(url.searchParams, ['search', 'limit']);
     const input = { search: q.text('search', { max: 100 }), limit: q.int('limit', { min: 1, max: 500, fallback: 50 }) };
-    return { items: (await listCustomers(tx, { ...input, scopeNodes: await scopeNodesOf(tx, principal) })).map(customerJson) };
+    return {
+      items: (await listCustomers(tx, { ...input, scopeNodes: await scopeNodesOf(tx, principal) })).map(customerJson),
+    };
   });
 
 const Body = z.object({
-  firstName: z.string().min(1).max(200), lastName: z.string().min(1).max(200), externalId: z.string().max(100).optional(),
-  nationalId: z.string().max(100).optional(), phone: z.string().max(50).optional(), email: z.string().max(320).optional(),
-  dateOfBirth: dateField.optional(), branchId: z.string().uuid().optional(), officerId: z.string().uuid().optional(),
-  segment: z.string().max(100).optional(), riskClass: z.string().max(50).optional(),
+  firstName: z.string().min(1).max(200),
+  lastName: z.string().min(1).max(200),
+  externalId: z.string().max(100).optional(),
+  nationalId: z.string().max(100).optional(),
+  phone: z.string().max(50).optional(),
+  email: z.string().max(320).optional(),
+  dateOfBirth: dateField.optional(),
+  branchId: z.string().uuid().optional(),
+  officerId: z.string().uuid().optional(),
+  segment: z.string().max(100).optional(),
+  riskClass: z.string().max(50).optional(),
 });
 
 /** POST /v1/customers → 201 the customer. */
 export const POST: APIRoute = (context) =>
   mutation(apiContext(context), {
-    action: 'customer.create', objectType: 'customer', objectId: '', schema: Body,
+    action: 'customer.create',
+    objectType: 'customer',
+    objectId: '',
+    schema: Body,
     run: async (tx, actor, body) => ({ status: 201, body: customerJson(await createCustomer(tx, actor, body)) }),
   });

@@ -1,12 +1,12 @@
 import type { APIRoute } from 'astro';
-import { allowedActions } from '../../../lib/auth/allowed-actions.ts';
-import { requirePrincipal } from '../../../lib/auth/principal.ts';
+import { allowedActions } from '#lib/auth/allowed-actions.ts';
+import { requirePrincipal } from '#lib/auth/principal.ts';
 import { pageDb } from '../../../server/db.ts';
-import { AppError } from '../../../lib/errors/app-error.ts';
-import { handle, json } from '../../../lib/http/respond.ts';
-import { findList } from '../../../lib/lists/registry.ts';
-import { serveList } from '../../../lib/lists/serve.ts';
-import { listQuery } from '../../../lib/lists/url-state.ts';
+import { AppError } from '#lib/errors/app-error.ts';
+import { handle, json } from '#lib/http/respond.ts';
+import { findList } from '#lib/lists/registry.ts';
+import { serveList } from '#lib/lists/serve.ts';
+import { listQuery } from '#lib/lists/url-state.ts';
 
 /**
  * GET /v1/lists/:name?<list URL state> → one page of a list with the counts of every tab, under the
@@ -24,7 +24,13 @@ export const GET: APIRoute = ({ locals, params, url }) =>
     if (!allowedActions(principal, 'list', entry).open) throw new AppError('FORBIDDEN', 'You may not open this list.');
     const served = await serveList(
       await pageDb(),
-      { tenantId: principal.tenantId, userId: principal.userId, isAdmin: principal.isAdmin, dataPermissions: principal.dataPermissions, currency: locals.tenant.currency },
+      {
+        tenantId: principal.tenantId,
+        userId: principal.userId,
+        isAdmin: principal.isAdmin,
+        dataPermissions: principal.dataPermissions,
+        currency: locals.tenant.currency,
+      },
       entry,
       url.searchParams,
       { isStrict: true },
@@ -33,10 +39,19 @@ export const GET: APIRoute = ({ locals, params, url }) =>
     return json({
       list: entry.def.name,
       state: listQuery(entry.def, served.state),
-      mode: page.mode, page: page.page, limit: page.limit, has_next: page.hasNext, has_prev: page.hasPrev,
-      next_cursor: page.nextCursor, prev_cursor: page.prevCursor,
+      mode: page.mode,
+      page: page.page,
+      limit: page.limit,
+      has_next: page.hasNext,
+      has_prev: page.hasPrev,
+      next_cursor: page.nextCursor,
+      prev_cursor: page.prevCursor,
       columns: page.columns.map((c) => ({ key: c.key, type: c.type })),
       rows: page.rows,
-      counts: served.counts, capped_tabs: served.cappedTabs, total: served.total, is_total_capped: served.isTotalCapped, business_date: served.businessDate,
+      counts: served.counts,
+      capped_tabs: served.cappedTabs,
+      total: served.total,
+      is_total_capped: served.isTotalCapped,
+      business_date: served.businessDate,
     });
   });

@@ -1,8 +1,8 @@
 import type { APIRoute } from 'astro';
-import { requirePrincipal } from '../../../lib/auth/principal.ts';
+import { requirePrincipal } from '#lib/auth/principal.ts';
 import { pageDb } from '../../../server/db.ts';
-import { handle, json } from '../../../lib/http/respond.ts';
-import { currentPlan } from '../../../lib/plans/plans.ts';
+import { handle, json } from '#lib/http/respond.ts';
+import { currentPlan } from '#lib/plans/plans.ts';
 
 /** The tenant's plan features (name, supports_usage_limit, usage_unit, plans, usage). */
 export const GET: APIRoute = ({ locals }) =>

@@ -1,8 +1,8 @@
 import type { APIRoute } from 'astro';
 import { z } from 'zod';
-import { apiContext, moneyCommand } from '../../../../lib/lending/api.ts';
-import { applicationJson } from '../../../../lib/lending/applications.ts';
-import { approveApplication } from '../../../../lib/lending/commands/approve-application.ts';
+import { apiContext, moneyCommand } from '#lib/lending/api.ts';
+import { applicationJson } from '#lib/lending/applications.ts';
+import { approveApplication } from '#lib/lending/commands/approve-application.ts';
 
 const Body = z.object({ note: z.string().max(1000).optional() });
 
@@ -10,7 +10,14 @@ const Body = z.object({ note: z.string().max(1000).optional() });
 export const POST: APIRoute = (context) => {
   const applicationId = context.params.id ?? '';
   return moneyCommand(apiContext(context), {
-    action: 'application.approve', objectType: 'loan_application', objectId: applicationId, applicationId, schema: Body,
-    run: async (tx, actor, body) => ({ status: 200, body: applicationJson(await approveApplication(tx, actor, applicationId, body.note)) }),
+    action: 'application.approve',
+    objectType: 'loan_application',
+    objectId: applicationId,
+    applicationId,
+    schema: Body,
+    run: async (tx, actor, body) => ({
+      status: 200,
+      body: applicationJson(await approveApplication(tx, actor, applicationId, body.note)),
+    }),
   });
 };

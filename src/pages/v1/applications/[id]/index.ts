@@ -1,8 +1,8 @@
 import type { APIRoute } from 'astro';
 import { z } from 'zod';
-import { amountField, apiContext, dateField, mutation, query } from '../../../../lib/lending/api.ts';
-import { applicationJson, getApplicationView } from '../../../../lib/lending/applications.ts';
-import { editApplicationById } from '../../../../lib/lending/commands/edit-application.ts';
+import { amountField, apiContext, dateField, mutation, query } from '#lib/lending/api.ts';
+import { applicationJson, getApplicationView } from '#lib/lending/applications.ts';
+import { editApplicationById } from '#lib/lending/commands/edit-application.ts';
 
 /** GET /v1/applications/{id} → the application with the actions the caller may take. */
 export const GET: APIRoute = (context) =>
@@ -11,15 +11,25 @@ export const GET: APIRoute = (context) =>
   });
 
 const Body = z.object({
-  principal: amountField, numberOfRepayments: z.number().int(), formData: z.record(z.string(), z.unknown()).optional(),
-  expectedVersion: z.number().int().optional(), expectedDisbursementDate: dateField.optional(),
+  principal: amountField,
+  numberOfRepayments: z.number().int(),
+  formData: z.record(z.string(), z.unknown()).optional(),
+  expectedVersion: z.number().int().optional(),
+  expectedDisbursementDate: dateField.optional(),
 });
 
 /** PATCH /v1/applications/{id} { principal, numberOfRepayments, formData?, expectedVersion?, expectedDisbursementDate? } → the edited application (409 once decided). */
 export const PATCH: APIRoute = (context) => {
   const applicationId = context.params.id ?? '';
   return mutation(apiContext(context), {
-    action: 'application.edit', objectType: 'loan_application', objectId: applicationId, applicationId, schema: Body,
-    run: async (tx, actor, body) => ({ status: 200, body: applicationJson(await editApplicationById(tx, actor, applicationId, body)) }),
+    action: 'application.edit',
+    objectType: 'loan_application',
+    objectId: applicationId,
+    applicationId,
+    schema: Body,
+    run: async (tx, actor, body) => ({
+      status: 200,
+      body: applicationJson(await editApplicationById(tx, actor, applicationId, body)),
+    }),
   });
 };

@@ -1,9 +1,9 @@
 import type { APIRoute } from 'astro';
 import { z } from 'zod';
-import { requirePrincipal } from '../../../../lib/auth/principal.ts';
-import { beginTotpEnrolment, confirmTotpEnrolment, otpauthUri, totpStatus } from '../../../../lib/auth/totp.ts';
+import { requirePrincipal } from '#lib/auth/principal.ts';
+import { beginTotpEnrolment, confirmTotpEnrolment, otpauthUri, totpStatus } from '#lib/auth/totp.ts';
 import { pageDb } from '../../../../server/db.ts';
-import { handle, json, readJson } from '../../../../lib/http/respond.ts';
+import { handle, json, readJson } from '#lib/http/respond.ts';
 import { requestIp } from '../../../../server/session.ts';
 
 /** GET /v1/auth/mfa/enrolment → { state: 'none' | 'pending' | 'on' } for the profile page. */
@@ -20,7 +20,9 @@ export const POST: APIRoute = (context) =>
   handle(context.locals.requestId, async () => {
     const principal = requirePrincipal(context.locals.principal);
     const db = await pageDb();
-    const { secret } = await db.tenant(principal.tenantId, (tx) => beginTotpEnrolment(tx, { tenantId: principal.tenantId, userId: principal.userId, now: new Date() }));
+    const { secret } = await db.tenant(principal.tenantId, (tx) =>
+      beginTotpEnrolment(tx, { tenantId: principal.tenantId, userId: principal.userId, now: new Date() }),
+    );
     const issuer = context.locals.tenant?.name ?? 'Lending back office';
     return json({ secret, otpauth_uri: otpauthUri({ secret, issuer, account: principal.email }) }, { status: 201 });
   });
@@ -33,6 +35,12 @@ export const PUT: APIRoute = (context) =>
     const principal = requirePrincipal(context.locals.principal);
     const body = await readJson(context.request, ConfirmRequest);
     const db = await pageDb();
-    await confirmTotpEnrolment(db, { tenantId: principal.tenantId, userId: principal.userId, code: body.code, now: new Date(), ip: requestIp(context) });
+    await confirmTotpEnrolment(db, {
+      tenantId: principal.tenantId,
+      userId: principal.userId,
+      code: body.code,
+      now: new Date(),
+      ip: requestIp(context),
+    });
     return new Response(null, { status: 204 });
   });

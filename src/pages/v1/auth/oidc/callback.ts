@@ -1,8 +1,14 @@
 import type { APIRoute } from 'astro';
-import { finishSso } from '../../../../lib/auth/oidc.ts';
+import { finishSso } from '#lib/auth/oidc.ts';
 import { pageDb } from '../../../../server/db.ts';
-import { logger } from '../../../../lib/observability/log.ts';
-import { clearOidcStateCookie, finishSignIn, publicOrigin, readOidcStateCookie, requestIp } from '../../../../server/session.ts';
+import { logger } from '#lib/observability/log.ts';
+import {
+  clearOidcStateCookie,
+  finishSignIn,
+  publicOrigin,
+  readOidcStateCookie,
+  requestIp,
+} from '../../../../server/session.ts';
 
 /**
  * GET /v1/auth/oidc/callback — the provider sends the browser back here with code and state.
@@ -22,10 +28,18 @@ export const GET: APIRoute = async (context) => {
       ip: requestIp(context),
       userAgent: context.request.headers.get('user-agent') ?? undefined,
     });
-    const location = await finishSignIn(context, { ...done, passwordChangeRequired: false, redirect: done.redirectTo || null, method: 'sso' });
+    const location = await finishSignIn(context, {
+      ...done,
+      passwordChangeRequired: false,
+      redirect: done.redirectTo || null,
+      method: 'sso',
+    });
     return context.redirect(location, 303);
   } catch (error) {
-    logger.warn('sso callback refused', { request_id: context.locals.requestId, reason: (error as { internal?: string }).internal ?? String(error) });
+    logger.warn('sso callback refused', {
+      request_id: context.locals.requestId,
+      reason: (error as { internal?: string }).internal ?? String(error),
+    });
     return context.redirect('/user/login?message=sso_failed', 303);
   }
 };

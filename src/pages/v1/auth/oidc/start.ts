@@ -1,8 +1,8 @@
 import type { APIRoute } from 'astro';
-import { startSso } from '../../../../lib/auth/oidc.ts';
-import { safeRedirect } from '../../../../lib/auth/redirect.ts';
+import { startSso } from '#lib/auth/oidc.ts';
+import { safeRedirect } from '#lib/auth/redirect.ts';
 import { pageDb } from '../../../../server/db.ts';
-import { findActiveTenantBySlug, findTenant } from '../../../../lib/tenancy/tenant.ts';
+import { findActiveTenantBySlug, findTenant } from '#lib/tenancy/tenant.ts';
 import { publicOrigin, writeOidcStateCookie } from '../../../../server/session.ts';
 
 /**

@@ -1,9 +1,9 @@
 import type { APIRoute } from 'astro';
 import { z } from 'zod';
-import { createPasswordResets } from '../../../../lib/auth/password-reset.ts';
-import { mailResetLinks } from '../../../../lib/auth/reset-mail.ts';
+import { createPasswordResets } from '#lib/auth/password-reset.ts';
+import { mailResetLinks } from '#lib/auth/reset-mail.ts';
 import { pageDb } from '../../../../server/db.ts';
-import { handle, json, readJson } from '../../../../lib/http/respond.ts';
+import { handle, json, readJson } from '#lib/http/respond.ts';
 import { publicOrigin, requestIp } from '../../../../server/session.ts';
 
 const ResetRequest = z.object({ email: z.string().trim().min(1).max(320) });

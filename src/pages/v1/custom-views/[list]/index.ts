@@ -1,8 +1,8 @@
 import type { APIRoute } from 'astro';
 import { pageDb } from '../../../../server/db.ts';
-import { handle, json, readJson } from '../../../../lib/http/respond.ts';
-import { createCustomView, customViewInputSchema, listCustomViews } from '../../../../lib/lists/custom-views.ts';
-import { listAccess } from '../../../../lib/lists/access.ts';
+import { handle, json, readJson } from '#lib/http/respond.ts';
+import { createCustomView, customViewInputSchema, listCustomViews } from '#lib/lists/custom-views.ts';
+import { listAccess } from '#lib/lists/access.ts';
 
 /** GET /v1/custom-views/:list → { items }: the caller's views and the shared ones. */
 export const GET: APIRoute = ({ locals, params }) =>
@@ -17,6 +17,8 @@ export const POST: APIRoute = ({ locals, params, request }) =>
   handle(locals.requestId, async () => {
     const { principal, entry, actor } = listAccess(locals.principal, params.list, locals.requestId);
     const body = await readJson(request, customViewInputSchema);
-    const view = await (await pageDb()).tenant(principal.tenantId, (tx) => createCustomView(tx, actor, entry.def, body));
+    const view = await (
+      await pageDb()
+    ).tenant(principal.tenantId, (tx) => createCustomView(tx, actor, entry.def, body));
     return json(view, { status: 201 });
   });

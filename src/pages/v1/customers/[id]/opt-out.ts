@@ -1,7 +1,7 @@
 import type { APIRoute } from 'astro';
-import { apiContext, commandEndpoint } from '../../../../lib/lending/api.ts';
-import { customerJson } from '../../../../lib/lending/customers.ts';
-import { optOutCustomerCommand } from '../../../../lib/lending/customer-commands.ts';
+import { apiContext, commandEndpoint } from '#lib/lending/api.ts';
+import { customerJson } from '#lib/lending/customers.ts';
+import { optOutCustomerCommand } from '#lib/lending/customer-commands.ts';
 
 /** POST /v1/customers/{id}/opt-out { reason } → the customer (the change is kept in its opt-in history). */
 export const POST: APIRoute = (context) => {

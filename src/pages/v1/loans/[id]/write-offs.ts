@@ -1,7 +1,7 @@
 import type { APIRoute } from 'astro';
 import { z } from 'zod';
-import { apiContext, dateField, loanAnswer, moneyCommand } from '../../../../lib/lending/api.ts';
-import { writeOffLoan } from '../../../../lib/lending/commands/write-off-loan.ts';
+import { apiContext, dateField, loanAnswer, moneyCommand } from '#lib/lending/api.ts';
+import { writeOffLoan } from '#lib/lending/commands/write-off-loan.ts';
 
 const Body = z.object({ date: dateField.optional(), note: z.string().max(500).optional() });
 
@@ -9,7 +9,11 @@ const Body = z.object({ date: dateField.optional(), note: z.string().max(500).op
 export const POST: APIRoute = (context) => {
   const loanId = context.params.id ?? '';
   return moneyCommand(apiContext(context), {
-    action: 'loan.write_off', objectType: 'loan', objectId: loanId, loanId, schema: Body,
+    action: 'loan.write_off',
+    objectType: 'loan',
+    objectId: loanId,
+    loanId,
+    schema: Body,
     run: async (tx, actor, body) => {
       const { transaction } = await writeOffLoan(tx, actor, { loanId, ...body });
       return loanAnswer(tx, 201, transaction, loanId);

@@ -1,7 +1,7 @@
 import type { APIRoute } from 'astro';
 import { z } from 'zod';
-import { apiContext, mutation } from '../../../../lib/lending/api.ts';
-import { offerJson, rejectOffer } from '../../../../lib/lending/offers.ts';
+import { apiContext, mutation } from '#lib/lending/api.ts';
+import { offerJson, rejectOffer } from '#lib/lending/offers.ts';
 
 const Body = z.object({ reason: z.string().max(1000).optional() });
 
@@ -9,7 +9,11 @@ const Body = z.object({ reason: z.string().max(1000).optional() });
 export const POST: APIRoute = (context) => {
   const offerId = context.params.id ?? '';
   return mutation(apiContext(context), {
-    action: 'offer.reject', objectType: 'offer', objectId: offerId, offerId, schema: Body,
+    action: 'offer.reject',
+    objectType: 'offer',
+    objectId: offerId,
+    offerId,
+    schema: Body,
     run: async (tx, actor, body) => {
       const row = await rejectOffer(tx, actor, offerId, body.reason);
       return { status: 200, body: offerJson(row) };

@@ -1,9 +1,15 @@
 import type { APIRoute } from 'astro';
-import { requirePrincipal } from '../../../../lib/auth/principal.ts';
+import { requirePrincipal } from '#lib/auth/principal.ts';
 import { pageDb } from '../../../../server/db.ts';
-import { AppError } from '../../../../lib/errors/app-error.ts';
-import { handle, json, readJson } from '../../../../lib/http/respond.ts';
-import { getTranslations, missingKeysSchema, parseLanguage, parseNamespace, recordMissingKeys } from '../../../../lib/i18n/translations.ts';
+import { AppError } from '#lib/errors/app-error.ts';
+import { handle, json, readJson } from '#lib/http/respond.ts';
+import {
+  getTranslations,
+  missingKeysSchema,
+  parseLanguage,
+  parseNamespace,
+  recordMissingKeys,
+} from '#lib/i18n/translations.ts';
 
 /** GET /v1/translations/{lng}/{ns}: the bundled texts with the tenant's overrides on top. */
 export const GET: APIRoute = ({ params, locals }) =>
@@ -22,7 +28,8 @@ export const POST: APIRoute = ({ params, request, locals }) =>
     const principal = requirePrincipal(locals.principal);
     const language = parseLanguage(params.lng);
     const namespace = parseNamespace(params.ns);
-    if (Number(request.headers.get('content-length') ?? 0) > 64 * 1024) throw new AppError('PAYLOAD_TOO_LARGE', 'Too many missing keys in one request.');
+    if (Number(request.headers.get('content-length') ?? 0) > 64 * 1024)
+      throw new AppError('PAYLOAD_TOO_LARGE', 'Too many missing keys in one request.');
     const keys = await readJson(request, missingKeysSchema);
     const stored = await recordMissingKeys(await pageDb(), { tenantId: principal.tenantId, language, namespace, keys });
     return json({ stored }, { status: 202 });
