@@ -5,11 +5,6 @@ import { ErrorAlert } from '../ui/error-alert.tsx';
 import { IslandProvider } from '../ui/provider.tsx';
 import { label, type Labels } from './labels.ts';
 import { useCommand } from './use-command.ts';
-import { formatMinorPlain } from '#lib/money/parse.ts';
-import { currencyDigits } from '#lib/money/money.ts';
-import { amountMessage, amountSchema } from '#lib/money/schema.ts';
-import { parseDateInput } from '#lib/dates/parse-date.ts';
-import { readableAmount, validationMessage } from '#lib/errors/messages.ts';
 
 type Props = {
   language: Language;
@@ -85,19 +80,14 @@ function TransferForm({ props }: { props: Props }) {
   );
 }
 
-/** The amount as the server will read it, with the server's own rules and words (no float). */
-function checkRepayment(
-  props: Props,
-  amount: string,
-  date: string,
-): { field: 'amount' | 'date'; message: string } | { text: string } {
-  const digits = currencyDigits(props.currency);
-  const parsed = amountSchema(digits, { decimalComma: props.language === 'fr' }).safeParse(amount);
-  if (!parsed.success) return { field: 'amount', message: amountMessage(parsed, props.language, 'amount') ?? '' };
-  const day = parseDateInput(date, { max: props.businessDate, maxIsBusinessDate: true });
-  if (!day.ok)
-    return { field: 'date', message: validationMessage(props.language, day.problem.key, day.problem.params, 'date') };
-  return { text: formatMinorPlain(parsed.data, digits) };
+/** The repayment checks load on first use (repayment-checks.ts says why); null if they cannot be loaded. */
+async function loadChecks(): Promise<typeof import('./repayment-checks.ts') | null> {
+  try {
+    return await import('./repayment-checks.ts');
+  } catch {
+    // Without the checks the server still refuses a bad amount or date, with the same words.
+    return null;
+  }
 }
 
 function RepayForm({ props }: { props: Props }) {
@@ -127,7 +117,9 @@ function RepayForm({ props }: { props: Props }) {
     const failure = command.lastFailure.current;
     if (failure?.details?.reason === 'overpayment_unconfirmed') {
       command.clear();
-      setOverpayment({ text, message: failure.message, credit: String(failure.details.creditBalance ?? '') });
+      const credit = String(failure.details.creditBalance ?? '');
+      const checks = await loadChecks();
+      setOverpayment({ text, message: failure.message, credit: checks ? checks.readableCredit(credit, props.language) : credit });
     } else if (failure?.field === 'amount' || failure?.field === 'date') {
       command.clear();
       setInvalid({ field: failure.field, message: failure.message });
@@ -136,7 +128,8 @@ function RepayForm({ props }: { props: Props }) {
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setOverpayment(null);
-    const checked = checkRepayment(props, amount, date);
+    const checks = await loadChecks();
+    const checked = checks ? checks.checkRepayment(props, amount, date) : { text: amount.trim() };
     if ('field' in checked) {
       setInvalid(checked);
       return;
@@ -197,7 +190,7 @@ function RepayForm({ props }: { props: Props }) {
             <Text>{overpayment.message}</Text>
             <Text data-testid="overpayment-credit">
               {label(props.labels, 'loan.overpaymentCredit', {
-                amount: `${readableAmount(overpayment.credit, props.language)} ${props.currency}`,
+                amount: `${overpayment.credit} ${props.currency}`,
               })}
             </Text>
             <HStack gap="3" mt="2">
