@@ -118,6 +118,8 @@ test('[LOANS]: officer notifies an offer, simulates, requests the loan; admin ap
   });
   const firstInstallment = officer.locator('tr[data-installment="1"]');
   const firstTotal = (await firstInstallment.locator('td').nth(6).innerText()).trim();
+  // The loan page's forms open on demand.
+  await officer.getByRole('button', { name: 'Record a repayment' }).click();
   const repayForm = officer.getByRole('form', { name: 'Record a repayment' });
   await expect(repayForm.getByRole('textbox', { name: /Amount/ })).toHaveValue(firstTotal);
   await repayForm.getByRole('button', { name: 'Repay' }).dblclick();
@@ -154,10 +156,11 @@ test('[LOANS]: officer notifies an offer, simulates, requests the loan; admin ap
   // The officer has no reversal (administrators only); the admin reverses the repayment.
   await officer.goto(loanPath);
   await hydrated(officer);
-  await expect(officer.getByRole('button', { name: 'Repay' })).toBeVisible();
-  await expect(officer.getByRole('button', { name: 'Reverse' })).toHaveCount(0);
+  await expect(officer.getByRole('button', { name: 'Record a repayment' })).toBeVisible();
+  await expect(officer.getByRole('button', { name: 'Reverse this transaction' })).toHaveCount(0);
   // Reversal asks to confirm, like write-off.
-  await admin.getByRole('button', { name: 'Reverse' }).click();
+  await admin.getByRole('button', { name: 'Reverse this transaction' }).click();
+  await admin.getByRole('button', { name: 'Reverse', exact: true }).click();
   await expect(
     admin.getByRole('alert').filter({ hasText: /^Reverse .*\? The loan’s balances are recomputed without it\.$/ }),
   ).toBeVisible();

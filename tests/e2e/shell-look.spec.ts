@@ -209,12 +209,17 @@ for (const viewport of VIEWPORTS) {
       await page.locator('table.data-table tbody tr').first().locator('a').first().click();
       await expect(page).toHaveURL(/\/loans\/[0-9a-f-]{36}$/);
       await hydrated(page);
-      // Open the confirmations of the forms that have one (nothing is submitted twice: each only asks).
+      // Open every action form (they load on demand), then the confirmations of the forms that have
+      // one (nothing is submitted twice: each only asks).
+      for (const name of ['Record a repayment', 'Reverse this transaction', 'Write off the loan']) {
+        const toggle = page.getByRole('button', { name, exact: true });
+        if (await toggle.count()) await toggle.first().click();
+      }
+      await expect(page.getByRole('button', { name: 'Repay', exact: true })).toBeVisible();
       for (const name of ['Reverse', 'Write off']) {
         const button = page.getByRole('button', { name, exact: true });
         if (await button.count()) await button.first().click();
       }
-      await expect(page.getByRole('button', { name: 'Repay', exact: true })).toBeVisible();
       await page.mouse.move(0, 0);
       await check(page, testInfo, `loan-${viewport.name}`);
 

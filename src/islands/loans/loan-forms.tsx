@@ -1,0 +1,310 @@
+import { Box, Button, Field, HStack, Input, NativeSelect, Text } from '@chakra-ui/react';
+import { useState, type FormEvent } from 'react';
+import { ErrorAlert } from '../ui/error-alert.tsx';
+import { label } from './labels.ts';
+import { useCommand } from './use-command.ts';
+import type { LoanActionsProps as Props } from './LoanActions.tsx';
+
+/**
+ * The loan's action forms: transfer the funds, record a repayment, reverse a transaction, write off.
+ * LoanActions loads this module when the user opens one of them (or at once on the pages that are
+ * one form, /repay and /transfer): the forms, their fields and their checks weigh more than the rest
+ * of the island, and most visits to a loan page only read it.
+ */
+
+type Answer = { transaction: { amount: string; currency: string } };
+
+function Done({ text }: { text: string }) {
+  return (
+    <Text role="status" color="fg.success">
+      {text}
+    </Text>
+  );
+}
+
+export function TransferForm({ props }: { props: Props }) {
+  const command = useCommand<Answer>();
+  const [date, setDate] = useState(props.businessDate);
+  const [done, setDone] = useState(false);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (await command.run(`loans/${props.loanId}/disbursements`, { date })) {
+      setDone(true);
+      window.location.assign(props.loanHref);
+    }
+  };
+  return (
+    <Box
+      as="form"
+      onSubmit={submit}
+      aria-label={label(props.labels, 'loan.transferTitle')}
+      bg="bg"
+      borderWidth="1px"
+      borderColor="border"
+      borderRadius="l3"
+      p="5"
+    >
+      <Text fontWeight="semibold" mb="2">
+        {label(props.labels, 'loan.transferTitle')}
+      </Text>
+      <HStack align="end" gap="3" wrap="wrap">
+        <Field.Root maxW="200px" required>
+          <Field.Label>{label(props.labels, 'common.date')}</Field.Label>
+          <Input type="date" value={date} max={props.businessDate} onChange={(e) => setDate(e.target.value)} />
+        </Field.Root>
+        <Button type="submit" colorPalette="brand" loading={command.busy}>
+          {label(props.labels, 'loan.actions.transfer')}
+        </Button>
+      </HStack>
+      {done ? <Done text={label(props.labels, 'loan.transferDone')} /> : null}
+      {command.failure ? (
+        <ErrorAlert
+          status={command.failure.status}
+          message={command.failure.message}
+          error={command.failure.error}
+          module="LoanActions"
+        />
+      ) : null}
+    </Box>
+  );
+}
+
+/** The repayment checks load on first use (repayment-checks.ts says why); null if they cannot be loaded. */
+async function loadChecks(): Promise<typeof import('./repayment-checks.ts') | null> {
+  try {
+    return await import('./repayment-checks.ts');
+  } catch {
+    // Without the checks the server still refuses a bad amount or date, with the same words.
+    return null;
+  }
+}
+
+export function RepayForm({ props }: { props: Props }) {
+  const command = useCommand<Answer>();
+  const [amount, setAmount] = useState(props.suggestedAmount);
+  const [date, setDate] = useState(props.businessDate);
+  const [invalid, setInvalid] = useState<{ field: string; message: string } | null>(null);
+  /** A repayment above what is owed, waiting for the user's confirmation (product allows overpayment). */
+  const [overpayment, setOverpayment] = useState<{ text: string; message: string; credit: string } | null>(null);
+  const [done, setDone] = useState('');
+  const send = async (text: string, isConfirmed: boolean) => {
+    const answer = await command.run(`loans/${props.loanId}/repayments`, {
+      amount: text,
+      date,
+      ...(isConfirmed ? { confirmOverpayment: true } : {}),
+    });
+    if (answer) {
+      setOverpayment(null);
+      setDone(
+        label(props.labels, 'loan.repayDone', {
+          amount: `${answer.transaction.amount} ${answer.transaction.currency}`,
+        }),
+      );
+      window.location.assign(props.loanHref);
+      return;
+    }
+    const failure = command.lastFailure.current;
+    if (failure?.details?.reason === 'overpayment_unconfirmed') {
+      command.clear();
+      const credit = String(failure.details.creditBalance ?? '');
+      const checks = await loadChecks();
+      setOverpayment({
+        text,
+        message: failure.message,
+        credit: checks ? checks.readableCredit(credit, props.language) : credit,
+      });
+    } else if (failure?.field === 'amount' || failure?.field === 'date') {
+      command.clear();
+      setInvalid({ field: failure.field, message: failure.message });
+    }
+  };
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setOverpayment(null);
+    const checks = await loadChecks();
+    const checked = checks ? checks.checkRepayment(props, amount, date) : { text: amount.trim() };
+    if ('field' in checked) {
+      setInvalid(checked);
+      return;
+    }
+    setInvalid(null);
+    await send(checked.text, false);
+  };
+  const errorOf = (field: string) =>
+    invalid?.field === field ? <Field.ErrorText>{invalid.message}</Field.ErrorText> : null;
+  return (
+    <Box asChild bg="bg" borderWidth="1px" borderColor="border" borderRadius="l3" p="5">
+      <form onSubmit={submit} noValidate aria-label={label(props.labels, 'loan.repayTitle')}>
+        <Text fontWeight="semibold" mb="2">
+          {label(props.labels, 'loan.repayTitle')}
+        </Text>
+        <HStack align="end" gap="3" wrap="wrap">
+          <Field.Root maxW="260px" required invalid={invalid?.field === 'amount'}>
+            <Field.Label>
+              {label(props.labels, 'common.amount')} ({props.currency})
+            </Field.Label>
+            <Input
+              name="amount"
+              inputMode="decimal"
+              value={amount}
+              onChange={(e) => {
+                setAmount(e.target.value);
+                setOverpayment(null);
+              }}
+            />
+            {errorOf('amount')}
+          </Field.Root>
+          <Field.Root maxW="260px" required invalid={invalid?.field === 'date'}>
+            <Field.Label>{label(props.labels, 'common.date')}</Field.Label>
+            <Input
+              type="date"
+              name="date"
+              value={date}
+              max={props.businessDate}
+              onChange={(e) => setDate(e.target.value)}
+            />
+            {errorOf('date')}
+          </Field.Root>
+          <Button type="submit" colorPalette="brand" loading={command.busy && !overpayment}>
+            {label(props.labels, 'loan.actions.repay')}
+          </Button>
+        </HStack>
+        {overpayment ? (
+          <Box
+            role="alertdialog"
+            aria-label={label(props.labels, 'loan.overpaymentTitle')}
+            mt="3"
+            p="3"
+            borderWidth="1px"
+            borderColor="caution"
+            borderRadius="l2"
+          >
+            <Text fontWeight="semibold">{label(props.labels, 'loan.overpaymentTitle')}</Text>
+            <Text>{overpayment.message}</Text>
+            <Text data-testid="overpayment-credit">
+              {label(props.labels, 'loan.overpaymentCredit', {
+                amount: `${overpayment.credit} ${props.currency}`,
+              })}
+            </Text>
+            <HStack gap="3" mt="2">
+              <Button colorPalette="brand" loading={command.busy} onClick={() => void send(overpayment.text, true)}>
+                {label(props.labels, 'loan.confirmOverpayment')}
+              </Button>
+              <Button variant="ghost" onClick={() => setOverpayment(null)}>
+                {label(props.labels, 'common.cancel')}
+              </Button>
+            </HStack>
+          </Box>
+        ) : null}
+        {done ? <Done text={done} /> : null}
+        {command.failure ? (
+          <ErrorAlert
+            status={command.failure.status}
+            message={command.failure.message}
+            error={command.failure.error}
+            module="LoanActions"
+          />
+        ) : null}
+      </form>
+    </Box>
+  );
+}
+
+/** Reversal asks to confirm, like write-off: history is replayed without the transaction. */
+export function ReverseForm({ props }: { props: Props }) {
+  const command = useCommand<Answer>();
+  const [transactionId, setTransactionId] = useState(props.reversible[0]?.id ?? '');
+  const [isConfirming, setConfirming] = useState(false);
+  const chosen = props.reversible.find((t) => t.id === transactionId);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!transactionId) return;
+    if (!isConfirming) {
+      setConfirming(true);
+      return;
+    }
+    if (await command.run(`loans/${props.loanId}/transactions/${transactionId}/reversals`, {}))
+      window.location.reload();
+  };
+  return (
+    <Box as="form" onSubmit={submit} bg="bg" borderWidth="1px" borderColor="border" borderRadius="l3" p="5">
+      <HStack align="end" gap="3" wrap="wrap">
+        <Field.Root maxW="360px">
+          <Field.Label>{label(props.labels, 'loan.reverseConfirm')}</Field.Label>
+          <NativeSelect.Root>
+            <NativeSelect.Field
+              value={transactionId}
+              onChange={(e) => {
+                setTransactionId(e.target.value);
+                setConfirming(false);
+              }}
+            >
+              {props.reversible.map((t) => (
+                <option key={t.id} value={t.id}>
+                  {t.label}
+                </option>
+              ))}
+            </NativeSelect.Field>
+            <NativeSelect.Indicator />
+          </NativeSelect.Root>
+        </Field.Root>
+        <Button type="submit" colorPalette="red" variant={isConfirming ? 'solid' : 'outline'} loading={command.busy}>
+          {isConfirming ? label(props.labels, 'loan.confirmReverse') : label(props.labels, 'loan.actions.reverse')}
+        </Button>
+        {isConfirming ? (
+          <Button variant="ghost" onClick={() => setConfirming(false)}>
+            {label(props.labels, 'common.cancel')}
+          </Button>
+        ) : null}
+      </HStack>
+      {isConfirming ? (
+        <Text role="alert" mt="2">
+          {label(props.labels, 'loan.reverseAsk', { transaction: chosen?.label ?? '' })}
+        </Text>
+      ) : null}
+      {command.failure ? (
+        <ErrorAlert
+          status={command.failure.status}
+          message={command.failure.message}
+          error={command.failure.error}
+          module="LoanActions"
+        />
+      ) : null}
+    </Box>
+  );
+}
+
+export function WriteOffForm({ props }: { props: Props }) {
+  const command = useCommand<Answer>();
+  const [isConfirming, setConfirming] = useState(false);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!isConfirming) {
+      setConfirming(true);
+      return;
+    }
+    if (await command.run(`loans/${props.loanId}/write-offs`, { date: props.businessDate })) window.location.reload();
+  };
+  return (
+    <Box as="form" onSubmit={submit} bg="bg" borderWidth="1px" borderColor="border" borderRadius="l3" p="5">
+      <HStack gap="3">
+        <Button type="submit" colorPalette="red" variant={isConfirming ? 'solid' : 'outline'} loading={command.busy}>
+          {isConfirming ? label(props.labels, 'loan.writeOffTitle') : label(props.labels, 'loan.actions.writeOff')}
+        </Button>
+        {isConfirming ? (
+          <Button variant="ghost" onClick={() => setConfirming(false)}>
+            {label(props.labels, 'common.cancel')}
+          </Button>
+        ) : null}
+      </HStack>
+      {command.failure ? (
+        <ErrorAlert
+          status={command.failure.status}
+          message={command.failure.message}
+          error={command.failure.error}
+          module="LoanActions"
+        />
+      ) : null}
+    </Box>
+  );
+}
