@@ -3,7 +3,15 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isPublicAsset } from '#lib/auth/guard.ts';
 import { isRuleKey, type Rule } from '#lib/auth/permissions.ts';
-import { API_ROUTES, ROUTES, matchApiRoute, matchRoute, type HttpMethod } from '#lib/auth/route-manifest.ts';
+import {
+  API_ROUTES,
+  LAYOUT_SECTIONS,
+  ROUTES,
+  matchApiRoute,
+  matchRoute,
+  type HttpMethod,
+} from '#lib/auth/route-manifest.ts';
+import { LISTS } from '#lib/lists/registry.ts';
 
 // One permission point. Deny by default means a page or endpoint missing from the manifest answers
 // 404 through the guard; this test walks src/pages and proves the other half: every page and every
@@ -36,7 +44,7 @@ function samplePath(file: string): string {
     rel
       .split('/')
       .filter(Boolean)
-      .map((seg) => seg.replace(/^\[(\w+)\]$/, 'x-$1'))
+      .map((seg) => (seg === '[section]' || seg === '[list]' ? seg : seg.replace(/^\[(\w+)\]$/, 'x-$1')))
       .join('/')
   );
 }
@@ -78,6 +86,8 @@ function exportedMethods(file: string): HttpMethod[] {
   return METHODS.filter((m) => new RegExp(`export\\s+(const|async function|function)\\s+${m}\\b`).test(source));
 }
 
+const LIST_SEGMENTS = Object.values(LISTS).map((entry) => entry.path.split('/').pop()!);
+
 const apiFiles = routedFiles(path.join(ROOT, 'v1'));
 const pageFiles = routedFiles(ROOT).filter((f) => !f.startsWith(path.join(ROOT, 'v1') + path.sep));
 
@@ -114,17 +124,28 @@ describe('every page resolves to exactly one rule', () => {
   it.each(pageFiles.map((f) => [path.relative(ROOT, f), f]))('%s', (rel, file) => {
     // Catch-all pages are the sections' 404 pages, reached by the guard's rewrite to /{section}/404.
     if (/\[\.\.\.\w+\]/.test(rel)) return;
-    const url = samplePath(file);
+    const sample = samplePath(file);
     // The health check is one of the guard's public assets (src/lib/auth/guard.ts): public, and nothing else.
-    if (isPublicAsset(url)) return void expect(matchRoute(url)).toBeNull();
-    const match = matchRoute(url);
-    expect(match, `${url} has no manifest route`).not.toBeNull();
-    expectUnambiguous(
-      ROUTES.map((r) => r.pattern),
-      url,
-      match!.entry.pattern,
-    );
-    expectOneRule(match!.entry.rule, url);
+    if (isPublicAsset(sample)) return void expect(matchRoute(sample)).toBeNull();
+    // `[section]` serves every section with a layout, each with its own route; `[list]` serves the
+    // lists of the registry that have the page (it answers 404 for the others).
+    const perSection = sample.includes('[section]')
+      ? LAYOUT_SECTIONS.map((s) => sample.replace('[section]', s))
+      : [sample];
+    for (const url of perSection) {
+      const candidates = url.includes('[list]') ? LIST_SEGMENTS.map((l) => url.replace('[list]', l)) : [url];
+      const declared = candidates.filter((c) => matchRoute(c));
+      expect(declared.length, `${url} has no manifest route`).toBeGreaterThan(0);
+      for (const concrete of declared) {
+        const match = matchRoute(concrete)!;
+        expectUnambiguous(
+          ROUTES.map((r) => r.pattern),
+          concrete,
+          match.entry.pattern,
+        );
+        expectOneRule(match.entry.rule, concrete);
+      }
+    }
   });
 
   it('has no subtree entries', () => {
