@@ -48,6 +48,8 @@ export type GuardDecision =
       status: 401 | 403 | 404 | 405;
       code: 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED';
       message: string;
+      /** The message in the caller's language, when there is a translation (i18n key). */
+      messageKey?: string;
       allow?: string;
       audit?: RefusalAudit;
     };
@@ -116,6 +118,7 @@ function decideApi(method: string, path: string, principal: GuardInput['principa
       status: 403,
       code: 'FORBIDDEN',
       message: 'You do not have permission to do this.',
+      messageKey: 'errors:api.noPermission',
       ...(audit ? { audit } : {}),
     };
   }

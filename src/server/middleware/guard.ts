@@ -42,7 +42,7 @@ export const guard: MiddlewareHandler = async (context, next) => {
   switch (decision.kind) {
     case 'redirect':
       return new Response(null, { status: 302, headers: { location: decision.location } });
-    case 'api-error':
+    case 'api-error': {
       // A command refused for lack of permission is audited, as the command itself would have been.
       if (decision.audit && principal) {
         let direct: string | undefined;
@@ -54,10 +54,14 @@ export const guard: MiddlewareHandler = async (context, next) => {
         const ip = clientIp(direct, context.request.headers.get('x-forwarded-for'));
         await auditRefusal(await getDb(), principal, { ip, requestId: context.locals.requestId }, decision.audit);
       }
+      const message = decision.messageKey
+        ? (await getT(context.locals.language ?? 'en'))(decision.messageKey)
+        : decision.message;
       return json(
-        { error: { code: decision.code, message: decision.message } },
+        { error: { code: decision.code, message } },
         { status: decision.status, headers: decision.allow ? { allow: decision.allow } : {} },
       );
+    }
     case 'forbidden':
       return withStatus(await next(decision.page), 403);
     case 'not-found':
