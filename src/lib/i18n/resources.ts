@@ -19,6 +19,17 @@ import enProfile from './locales/en/profile.json' with { type: 'json' };
 import frProfile from './locales/fr/profile.json' with { type: 'json' };
 import enValidation from './locales/en/validation.json' with { type: 'json' };
 import frValidation from './locales/fr/validation.json' with { type: 'json' };
+// Administration (issue 11): one namespace per admin area.
+import enUsers from './locales/en/users.json' with { type: 'json' };
+import frUsers from './locales/fr/users.json' with { type: 'json' };
+import enRoles from './locales/en/roles.json' with { type: 'json' };
+import frRoles from './locales/fr/roles.json' with { type: 'json' };
+import enSecurity from './locales/en/security.json' with { type: 'json' };
+import frSecurity from './locales/fr/security.json' with { type: 'json' };
+import enSettings from './locales/en/settings.json' with { type: 'json' };
+import frSettings from './locales/fr/settings.json' with { type: 'json' };
+import enPlatform from './locales/en/platform.json' with { type: 'json' };
+import frPlatform from './locales/fr/platform.json' with { type: 'json' };
 
 export type Resource = { [key: string]: string | Resource };
 
@@ -33,6 +44,11 @@ export const RESOURCES = {
     flows: enFlows,
     profile: enProfile,
     validation: enValidation,
+    users: enUsers,
+    roles: enRoles,
+    security: enSecurity,
+    settings: enSettings,
+    platform: enPlatform,
   },
   fr: {
     common: frCommon,
@@ -44,6 +60,11 @@ export const RESOURCES = {
     flows: frFlows,
     profile: frProfile,
     validation: frValidation,
+    users: frUsers,
+    roles: frRoles,
+    security: frSecurity,
+    settings: frSettings,
+    platform: frPlatform,
   },
 } satisfies Record<string, Record<string, Resource>>;
 
