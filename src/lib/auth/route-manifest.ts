@@ -479,6 +479,19 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
       DELETE: need('loans.custom_views.edit'),
     },
   },
+  // Administration: roles and permissions (issue 11). Reads need roles.view, writes roles.edit; what a
+  // writer may grant is checked by the role commands (src/lib/roles/commands.ts).
+  {
+    pattern: '/v1/roles',
+    methods: { GET: need('admin.roles.view'), POST: need('admin.roles.edit') },
+    audit: audited('role', { POST: 'role.create' }),
+  },
+  {
+    pattern: '/v1/roles/:id',
+    methods: { GET: need('admin.roles.view'), PATCH: need('admin.roles.edit'), DELETE: need('admin.roles.edit') },
+    audit: audited('role', { PATCH: 'role.update', DELETE: 'role.delete' }),
+  },
+  { pattern: '/v1/permissions', methods: { GET: need('admin.roles.view') } },
 ];
 
 const COMPILED_API = compile(API_ROUTES);
