@@ -62,10 +62,10 @@ describe.each(testDbKinds())('[ROLES]: role commands on %s', (kind) => {
         `insert into roles (tenant_id, name, authorities) values ($1, 'A Role manager', $2) returning id`,
         [A, ['admin.roles', 'loans.customers.view', 'loans.offers']],
       );
-      await tx.query(`insert into users (tenant_id, id, email, display_name) values ($1, $2, 'manager@a.test', 'A Manager')`, [
-        A,
-        MANAGER,
-      ]);
+      await tx.query(
+        `insert into users (tenant_id, id, email, display_name) values ($1, $2, 'manager@a.test', 'A Manager')`,
+        [A, MANAGER],
+      );
       await tx.query('insert into user_roles (tenant_id, user_id, role_id) values ($1, $2, $3)', [A, MANAGER, role.id]);
     });
     admin = await principalOf(A, ids(1).admin);
@@ -104,10 +104,7 @@ describe.each(testDbKinds())('[ROLES]: role commands on %s', (kind) => {
     );
     expect(en).toMatchObject({ status: 400, field: 'permissions' });
     expect(en.message).toContain('“loans.customer.veiw” is not a permission');
-    const fr = await refusal(
-      run(admin, createRoleCommand, { name: 'Typo', permissions: ['banking'] }, 'fr'),
-      'fr',
-    );
+    const fr = await refusal(run(admin, createRoleCommand, { name: 'Typo', permissions: ['banking'] }, 'fr'), 'fr');
     expect(fr.message).toContain('« banking » n’est pas une permission');
     // Extra fields (an attempt at is_admin) and a missing name are refused too.
     expect(await refusal(run(admin, createRoleCommand, { name: 'X', permissions: [], isAdmin: true }))).toMatchObject({
@@ -127,9 +124,10 @@ describe.each(testDbKinds())('[ROLES]: role commands on %s', (kind) => {
     expect(taken.message).toBe('A role named “Customer desk” already exists: choose another name.');
     const id = await roleIdNamed('Customer desk');
     // Renaming to another role's name is refused; changing only the case of its own name is not.
-    expect(
-      await refusal(run(admin, updateRoleCommand, { roleId: id, name: 'a loan officer' })),
-    ).toMatchObject({ status: 409, field: 'name' });
+    expect(await refusal(run(admin, updateRoleCommand, { roleId: id, name: 'a loan officer' }))).toMatchObject({
+      status: 409,
+      field: 'name',
+    });
     const renamed = await run(admin, updateRoleCommand, { roleId: id, name: 'Customer Desk' });
     expect(renamed.name).toBe('Customer Desk');
     await run(admin, updateRoleCommand, { roleId: id, name: 'Customer desk' });
@@ -140,7 +138,9 @@ describe.each(testDbKinds())('[ROLES]: role commands on %s', (kind) => {
     const edit = await refusal(run(admin, updateRoleCommand, { roleId: adminRole.id, name: 'Superuser' }));
     expect(edit).toMatchObject({ status: 403 });
     expect(edit.message).toContain('cannot be changed');
-    const del = await refusal(run(admin, deleteRoleCommand, { roleId: adminRole.id, reassignTo: await roleIdNamed('A Analyst') }));
+    const del = await refusal(
+      run(admin, deleteRoleCommand, { roleId: adminRole.id, reassignTo: await roleIdNamed('A Analyst') }),
+    );
     expect(del).toMatchObject({ status: 403 });
     expect(del.message).toContain('cannot be deleted');
     const after = await db.tenant(A, (tx) => findRole(tx, adminRole.id));
@@ -195,7 +195,11 @@ describe.each(testDbKinds())('[ROLES]: role commands on %s', (kind) => {
   it('over HTTP: DELETE without reassignTo answers 409 naming the number of holders', async () => {
     const role = await run(admin, createRoleCommand, { name: 'Held', permissions: [] });
     await db.tenant(A, (tx) =>
-      tx.query('insert into user_roles (tenant_id, user_id, role_id) values ($1, $2, $3)', [A, ids(1).officer, role.id]),
+      tx.query('insert into user_roles (tenant_id, user_id, role_id) values ($1, $2, $3)', [
+        A,
+        ids(1).officer,
+        role.id,
+      ]),
     );
     const call = (url: string, language: Language = 'en') =>
       commandEndpoint(
@@ -241,7 +245,9 @@ describe.each(testDbKinds())('[ROLES]: role commands on %s', (kind) => {
     // Widening a role, even one the manager did not create, is refused the same way; a whole area too.
     const analyst = await roleIdNamed('A Analyst');
     expect(
-      await refusal(run(manager, updateRoleCommand, { roleId: desk.id, permissions: ['loans.customers.view', 'loans'] })),
+      await refusal(
+        run(manager, updateRoleCommand, { roleId: desk.id, permissions: ['loans.customers.view', 'loans'] }),
+      ),
     ).toMatchObject({ status: 403 });
     // Making their own role bigger is escalation too.
     const own = await roleIdNamed('A Role manager');
@@ -258,13 +264,19 @@ describe.each(testDbKinds())('[ROLES]: role commands on %s', (kind) => {
     // Moving a deleted role's people to a role with more than the manager holds is refused.
     const held = await run(manager, createRoleCommand, { name: 'Held by someone', permissions: [] });
     await db.tenant(A, (tx) =>
-      tx.query('insert into user_roles (tenant_id, user_id, role_id) values ($1, $2, $3)', [A, ids(1).officer, held.id]),
+      tx.query('insert into user_roles (tenant_id, user_id, role_id) values ($1, $2, $3)', [
+        A,
+        ids(1).officer,
+        held.id,
+      ]),
     );
     const adminRole = (await db.tenant(A, (tx) => listRoles(tx))).find((r) => r.isAdmin)!;
-    expect(await refusal(run(manager, deleteRoleCommand, { roleId: held.id, reassignTo: adminRole.id }))).toMatchObject({
-      status: 403,
-      field: 'reassignTo',
-    });
+    expect(await refusal(run(manager, deleteRoleCommand, { roleId: held.id, reassignTo: adminRole.id }))).toMatchObject(
+      {
+        status: 403,
+        field: 'reassignTo',
+      },
+    );
     expect(await refusal(run(manager, deleteRoleCommand, { roleId: held.id, reassignTo: analyst }))).toMatchObject({
       status: 403,
     });

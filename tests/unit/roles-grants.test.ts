@@ -4,14 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { DEMO_ROLES, PERMISSION_TABLE, allows, need } from '#lib/auth/permissions.ts';
 import { getT } from '#lib/i18n/index.ts';
 import { RESOURCES, type Resource } from '#lib/i18n/resources.ts';
-import {
-  effectiveKeys,
-  grantLevel,
-  grantSource,
-  grantsBeyond,
-  keysUnder,
-  normaliseGrants,
-} from '#lib/roles/grants.ts';
+import { effectiveKeys, grantLevel, grantSource, grantsBeyond, keysUnder, normaliseGrants } from '#lib/roles/grants.ts';
 import { grantLabels } from '#lib/roles/labels.ts';
 import { cellWords, filterMatrix, matrixCsv, type PermissionMatrix } from '#lib/roles/matrix.ts';
 
@@ -38,7 +31,13 @@ describe('[ROLES]: grants', () => {
 
   it('stores each grant once, in table order, without what a broader grant already gives', () => {
     expect(
-      normaliseGrants(['loans.offers.view', 'analytics', 'loans.customers.view', 'loans.customers', 'analytics.reports.view']),
+      normaliseGrants([
+        'loans.offers.view',
+        'analytics',
+        'loans.customers.view',
+        'loans.customers',
+        'analytics.reports.view',
+      ]),
     ).toEqual(['loans.customers', 'loans.offers.view', 'analytics']);
     expect(normaliseGrants(['loans.customers.view', 'loans.customers.view'])).toEqual(['loans.customers.view']);
   });
@@ -135,9 +134,14 @@ describe('[ROLES]: matrix export', () => {
     const t = await getT('en');
     const tr = (k: string) => t(k);
     const csv = matrixCsv(matrix, grantLabels(tr), tr);
-    const lines = csv.replace(/^\uFEFF/, '').trimEnd().split('\r\n');
+    const lines = csv
+      .replace(/^\uFEFF/, '')
+      .trimEnd()
+      .split('\r\n');
     expect(lines[0]).toBe(`Area,Resource,Action,Key,Administrator,"'=HYPERLINK(""http://x"")"`);
-    expect(lines[1]).toBe(`Loans,Customers,View,loans.customers.view,Granted as administrator,Granted through the whole area`);
+    expect(lines[1]).toBe(
+      `Loans,Customers,View,loans.customers.view,Granted as administrator,Granted through the whole area`,
+    );
     expect(lines[2]).toBe('Administration,Users,Edit,admin.users.edit,Granted as administrator,');
     expect(cellWords(null, tr)).toBe('');
   });

@@ -198,8 +198,7 @@ export const deleteRoleCommand = defineCommand({
           details: { userCount: role.userCount },
         });
       target = input.reassignTo === role.id ? null : await findRole(tx, input.reassignTo);
-      if (!target)
-        throw new AppError('BAD_REQUEST', t('roles:errors.badReassign'), { field: 'reassignTo' });
+      if (!target) throw new AppError('BAD_REQUEST', t('roles:errors.badReassign'), { field: 'reassignTo' });
       // Rule 4 again: moving people to a role gives them its grants.
       if (target.isAdmin && !actor.isAdmin)
         throw new AppError('FORBIDDEN', t('roles:errors.escalation', { keys: t('roles:admin.badge') }), {

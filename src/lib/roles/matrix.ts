@@ -36,7 +36,12 @@ export async function permissionMatrix(tx: Tx): Promise<PermissionMatrix> {
     ),
   );
   return {
-    roles: roles.map((role) => ({ id: role.id, name: role.name, isAdmin: role.isAdmin, users: users.get(role.id) ?? [] })),
+    roles: roles.map((role) => ({
+      id: role.id,
+      name: role.name,
+      isAdmin: role.isAdmin,
+      users: users.get(role.id) ?? [],
+    })),
     rows,
   };
 }
@@ -110,7 +115,11 @@ export function matrixCsv(matrix: PermissionMatrix, labels: GrantLabels, t: Tran
 }
 
 /** The same table as one XLSX sheet, header in bold, first column and row frozen. */
-export async function matrixXlsx(matrix: PermissionMatrix, labels: GrantLabels, t: Translate): Promise<Uint8Array<ArrayBuffer>> {
+export async function matrixXlsx(
+  matrix: PermissionMatrix,
+  labels: GrantLabels,
+  t: Translate,
+): Promise<Uint8Array<ArrayBuffer>> {
   const workbook = new ExcelJS.Workbook();
   const sheet = workbook.addWorksheet(t('roles:matrix.sheet').slice(0, 31), {
     views: [{ state: 'frozen', xSplit: 4, ySplit: 1 }],

@@ -69,7 +69,11 @@ export async function findRole(tx: Tx, id: string, options: { lock?: boolean } =
 }
 
 /** Another role of the tenant with this name, ignoring case (names are unique per tenant). */
-export async function roleNamed(tx: Tx, name: string, exceptId?: string): Promise<Pick<RoleView, 'id' | 'name'> | null> {
+export async function roleNamed(
+  tx: Tx,
+  name: string,
+  exceptId?: string,
+): Promise<Pick<RoleView, 'id' | 'name'> | null> {
   const [row] = await tx.query<Pick<RolesRow, 'id' | 'name'>>(
     `select id, name from roles where lower(name) = lower($1) and ($2::uuid is null or id <> $2::uuid) limit 1`,
     [name, exceptId ?? null],

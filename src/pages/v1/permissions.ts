@@ -17,7 +17,9 @@ export const GET: APIRoute = async (context) => {
   const t = await getT(ctx.language ?? 'en');
   const labels = grantLabels((key) => t(key));
   if (format === 'json')
-    return query(ctx, async (tx, _actor, url) => matrixJson(filterMatrix(await permissionMatrix(tx), matrixFilterOf(url), labels)));
+    return query(ctx, async (tx, _actor, url) =>
+      matrixJson(filterMatrix(await permissionMatrix(tx), matrixFilterOf(url), labels)),
+    );
   if (format !== 'csv' && format !== 'xlsx')
     return errorResponse(
       new AppError('BAD_REQUEST', 'format must be one of: json, csv, xlsx.', { field: 'format' }),
