@@ -210,7 +210,7 @@ test.describe('[ADMIN-ROLES]: roles and permissions', () => {
       await expect(page.getByRole('heading', { level: 2, name: 'Personnes par rôle' })).toBeVisible();
       const csv = await page.request.get('/v1/permissions?format=csv&area=loans');
       expect(csv.status()).toBe(200);
-      expect((await csv.text()).replace(/^\uFEFF/, '')).toMatch(/^Domaine,Ressource,Action,Clé,Administrateur,/);
+      expect((await csv.text()).replace(/^\uFEFF/, '')).toMatch(/^Domaine,Ressource,Action,Clé,Administrator,/);
 
       await page.goto('/admin/user/roles');
       await page.getByRole('link', { name, exact: true }).click();
