@@ -143,6 +143,12 @@ export const SCOPE_FREE: Record<string, string> = {
   'POST /v1/custom-views/:list': 'the caller’s own saved list view; its rows are read through the scope when shown',
   'PATCH /v1/custom-views/:list/:id': 'the caller’s own saved list view (another user’s is not found / 403)',
   'DELETE /v1/custom-views/:list/:id': 'the caller’s own saved list view (another user’s is not found / 403)',
+  // Administration: roles (issue 11). Roles are the tenant's, placed in no branch.
+  'POST /v1/roles': 'roles.edit: the tenant’s roles, no branch data',
+  'PATCH /v1/roles/:id': 'roles.edit: the tenant’s roles, no branch data',
+  'DELETE /v1/roles/:id': 'roles.edit: the tenant’s roles, no branch data',
+  'POST /admin/user/roles/add': 'roles.edit: the tenant’s roles, no branch data',
+  'POST /admin/user/roles/:id': 'roles.edit: the tenant’s roles, no branch data',
   'POST /user/login': 'public sign-in form',
   'POST /user/mfa': 'the caller’s own second factor',
   'POST /user/reset-password': 'the caller’s own password',
