@@ -138,7 +138,7 @@ export async function listIpRestrictions(tx: Tx): Promise<IpRestriction[]> {
 }
 
 export async function getIpRestriction(tx: Tx, id: string): Promise<IpRestriction | null> {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
   const [row] = await tx.query<RestrictionRow>(`${SELECT_RESTRICTIONS} where r.id = $1::uuid`, [id]);
   return row ? toRestriction(row) : null;
 }
