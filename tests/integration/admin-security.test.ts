@@ -308,6 +308,10 @@ describe.each(testDbKinds())('security administration on %s', (kind) => {
           // The rules are for officers: an analyst from anywhere is accepted.
           expect((await request('analyst@demo.test', path, '203.0.113.7')).status).toBe(200);
         }
+        const refused = await request('officer@demo.test', '/loans/overview', '::ffff:203.0.113.7');
+        expect(await refused.text()).toBe(
+          'Access from your address 203.0.113.7 is not allowed for this lender. Ask your administrator to add your network to the IP restriction.',
+        );
         // The entry the trusted proxy appended counts; what the client wrote further left does not.
         expect((await request('officer@demo.test', '/loans/overview', '10.9.3.4, 203.0.113.7')).status).toBe(403);
       } finally {
