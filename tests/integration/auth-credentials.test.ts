@@ -12,7 +12,7 @@ import {
   isResetTokenValid,
   RESET_TOKEN_TTL_MS,
 } from '#lib/auth/password-reset.ts';
-import { savePasswordPolicy, setUserPassword } from '#lib/auth/passwords.ts';
+import { DEFAULT_PASSWORD_POLICY, savePasswordPolicy, setUserPassword } from '#lib/auth/passwords.ts';
 import { MAX_FAILURES } from '#lib/auth/throttle.ts';
 
 const PASSWORD = 'Credentials-Test-Passphrase-1';
@@ -35,7 +35,7 @@ describe.each(testDbKinds())('passwords, TOTP and reset on %s', (kind) => {
   it('applies the tenant policy and refuses the last N passwords', async () => {
     const uid = await userId('analyst@demo.test');
     await db.tenant(demo, (tx) =>
-      savePasswordPolicy(tx, demo, { minLength: 14, historyCount: 2, refuseCommon: true, refuseBreached: true }),
+      savePasswordPolicy(tx, demo, { ...DEFAULT_PASSWORD_POLICY, minLength: 14, historyCount: 2 }),
     );
     const set = (password: string, ms: number) =>
       db.tenant(demo, (tx) => setUserPassword(tx, { tenantId: demo, userId: uid, password, now: at(ms) }));

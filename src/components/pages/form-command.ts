@@ -4,6 +4,7 @@ import { formErrorOf } from '#lib/errors/messages.ts';
 import { runCommand, type Command } from '#lib/http/command.ts';
 import { actorFromPrincipal } from '#lib/lending/actor.ts';
 import { pageDb } from '../../server/db.ts';
+import { requestIp } from '../../server/session.ts';
 
 /**
  * The form adapter of a command (src/lib/http/command.ts): a page whose plain HTML form posts to
@@ -46,7 +47,8 @@ export async function formCommand<I, O, R extends string | null = string>(
   try {
     const principal = requirePrincipal(Astro.locals.principal);
     const actor = actorFromPrincipal(principal, {
-      ip: clientAddress(Astro),
+      // The same client address as the middleware (X-Forwarded-For only with TRUST_PROXY): the IP rules' lockout check uses it.
+      ip: requestIp(Astro),
       requestId: Astro.locals.requestId ?? null,
     });
     const readInput = () => (spec.input ? spec.input(values, spec.form) : values);
@@ -70,13 +72,5 @@ export async function formCommand<I, O, R extends string | null = string>(
       error: { field: refusal.field, message: refusal.message, ...(rows ? { rows } : {}) },
       ...(details ? { details } : {}),
     };
-  }
-}
-
-function clientAddress(Astro: AstroGlobal): string | null {
-  try {
-    return Astro.clientAddress ?? null;
-  } catch {
-    return null;
   }
 }

@@ -30,7 +30,11 @@ export function isPublicAsset(path: string): boolean {
 
 export const LOGIN_PATH = '/user/login';
 export const RESET_PASSWORD_PATH = '/user/reset-password';
-/** API calls a user who must change their password can still make (to change it, and to know who they are). */
+export const MFA_PATH = '/user/mfa';
+/**
+ * API calls a user who must change their password or enrol in TOTP can still make (to do it, and to
+ * know who they are).
+ */
 const PASSWORD_CHANGE_API = ['/v1/auth/', '/v1/users/me'];
 
 export type GuardDecision =
@@ -63,7 +67,7 @@ export type GuardInput = {
   path: string;
   /** The query string including '?', or ''. */
   search: string;
-  principal: Pick<Principal, 'isAdmin' | 'authorities' | 'passwordChangeRequired'> | undefined;
+  principal: Pick<Principal, 'isAdmin' | 'authorities' | 'passwordChangeRequired' | 'mfaEnrolmentRequired'> | undefined;
 };
 
 export function loginRedirect(path: string, search: string): string {
@@ -79,6 +83,7 @@ export function decideAccess({ method, path, search, principal }: GuardInput): G
   // Signed out: every other page, known or not, goes to login (an unknown path does not reveal that it is unknown).
   if (!principal) return { kind: 'redirect', location: loginRedirect(path, search) };
   if (principal.passwordChangeRequired) return { kind: 'redirect', location: RESET_PASSWORD_PATH };
+  if (principal.mfaEnrolmentRequired) return { kind: 'redirect', location: MFA_PATH };
   // Astro-internal endpoints for signed-in users (server islands) render components under the same locals.
   if (path.startsWith('/_server-islands/')) return { kind: 'allow', route: null, event: null };
   if (!match) return { kind: 'not-found', page: notFoundPagePath(path) };
@@ -107,6 +112,9 @@ function decideApi(method: string, path: string, principal: GuardInput['principa
   }
   if (principal.passwordChangeRequired && !PASSWORD_CHANGE_API.some((p) => path.startsWith(p))) {
     return { kind: 'api-error', status: 403, code: 'FORBIDDEN', message: 'Change your password to continue.' };
+  }
+  if (principal.mfaEnrolmentRequired && !PASSWORD_CHANGE_API.some((p) => path.startsWith(p))) {
+    return { kind: 'api-error', status: 403, code: 'FORBIDDEN', message: 'Set up two-step sign-in to continue.' };
   }
   if (!canCall(principal, access)) {
     const action = match.entry.audit?.actions[methodKey];

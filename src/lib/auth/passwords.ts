@@ -50,6 +50,13 @@ export type PasswordPolicy = {
    */
   refuseCommon: boolean;
   refuseBreached: boolean;
+  /** A password older than this many days must be changed at the next sign-in; 0 = never. */
+  expiryDays: number;
+  /** The sign-in throttle's account lock (throttle.ts): this many failures within lockoutMinutes lock it. */
+  lockoutThreshold: number;
+  lockoutMinutes: number;
+  /** Users holding one of these roles must enrol in TOTP before they can use the app. */
+  mfaRoleIds: string[];
 };
 
 export const DEFAULT_PASSWORD_POLICY: PasswordPolicy = {
@@ -57,7 +64,20 @@ export const DEFAULT_PASSWORD_POLICY: PasswordPolicy = {
   historyCount: 5,
   refuseCommon: true,
   refuseBreached: true,
+  expiryDays: 0,
+  lockoutThreshold: 10,
+  lockoutMinutes: 15,
+  mfaRoleIds: [],
 };
+
+/** The bounds of each number of the policy (the table's check constraints say the same). */
+export const PASSWORD_POLICY_LIMITS = {
+  minLength: { min: 8, max: 128 },
+  historyCount: { min: 0, max: 24 },
+  expiryDays: { min: 0, max: 3650 },
+  lockoutThreshold: { min: 3, max: 100 },
+  lockoutMinutes: { min: 1, max: 1440 },
+} as const;
 /** Longer inputs are refused before hashing so a megabyte "password" cannot tie up the CPU. */
 export const MAX_PASSWORD_LENGTH = 256;
 
@@ -132,30 +152,68 @@ export async function passwordContextOf(tx: Tx, tenantId: string, userId: string
     : {};
 }
 
-type PolicyRow = Pick<PasswordPoliciesRow, 'min_length' | 'history_count' | 'refuse_common' | 'refuse_breached'>;
+type PolicyRow = Pick<
+  PasswordPoliciesRow,
+  | 'min_length'
+  | 'history_count'
+  | 'refuse_common'
+  | 'refuse_breached'
+  | 'expiry_days'
+  | 'lockout_threshold'
+  | 'lockout_minutes'
+>;
 
 export async function getPasswordPolicy(tx: Tx, tenantId: string): Promise<PasswordPolicy> {
   const [row] = await tx.query<PolicyRow>(
-    'select min_length, history_count, refuse_common, refuse_breached from password_policies where tenant_id = $1',
+    `select min_length, history_count, refuse_common, refuse_breached, expiry_days, lockout_threshold, lockout_minutes
+       from password_policies where tenant_id = $1`,
     [tenantId],
   );
-  if (!row) return DEFAULT_PASSWORD_POLICY;
+  const roles = await tx.query<{ role_id: string }>(
+    'select role_id::text as role_id from password_policy_mfa_roles where tenant_id = $1 order by role_id',
+    [tenantId],
+  );
+  const mfaRoleIds = roles.map((r) => r.role_id);
+  if (!row) return { ...DEFAULT_PASSWORD_POLICY, mfaRoleIds };
   return {
     minLength: row.min_length,
     historyCount: row.history_count,
     refuseCommon: row.refuse_common,
     refuseBreached: row.refuse_breached,
+    expiryDays: row.expiry_days,
+    lockoutThreshold: row.lockout_threshold,
+    lockoutMinutes: row.lockout_minutes,
+    mfaRoleIds,
   };
 }
 
+/** Writes the whole policy (the role list replaced); the caller checked the roles exist. */
 export async function savePasswordPolicy(tx: Tx, tenantId: string, policy: PasswordPolicy): Promise<void> {
   await tx.query(
-    `insert into password_policies (tenant_id, min_length, history_count, refuse_common, refuse_breached, updated_at)
-     values ($1, $2, $3, $4, $5, now())
+    `insert into password_policies (tenant_id, min_length, history_count, refuse_common, refuse_breached,
+       expiry_days, lockout_threshold, lockout_minutes, updated_at)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, now())
      on conflict (tenant_id) do update set min_length = excluded.min_length, history_count = excluded.history_count,
-       refuse_common = excluded.refuse_common, refuse_breached = excluded.refuse_breached, updated_at = now()`,
-    [tenantId, policy.minLength, policy.historyCount, policy.refuseCommon, policy.refuseBreached],
+       refuse_common = excluded.refuse_common, refuse_breached = excluded.refuse_breached,
+       expiry_days = excluded.expiry_days, lockout_threshold = excluded.lockout_threshold,
+       lockout_minutes = excluded.lockout_minutes, updated_at = now()`,
+    [
+      tenantId,
+      policy.minLength,
+      policy.historyCount,
+      policy.refuseCommon,
+      policy.refuseBreached,
+      policy.expiryDays,
+      policy.lockoutThreshold,
+      policy.lockoutMinutes,
+    ],
   );
+  await tx.query('delete from password_policy_mfa_roles where tenant_id = $1', [tenantId]);
+  if (policy.mfaRoleIds.length)
+    await tx.query(
+      'insert into password_policy_mfa_roles (tenant_id, role_id) select $1, unnest($2::uuid[]) on conflict do nothing',
+      [tenantId, policy.mfaRoleIds],
+    );
 }
 
 /**
@@ -201,7 +259,8 @@ export async function setUserPassword(
     );
   }
   await tx.query(
-    'update users set password_hash = $3, password_change_required = false, updated_at = $4 where tenant_id = $1 and id = $2',
+    `update users set password_hash = $3, password_change_required = false, password_changed_at = $4, updated_at = $4
+      where tenant_id = $1 and id = $2`,
     [input.tenantId, input.userId, newHash, input.now],
   );
 }

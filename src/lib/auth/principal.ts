@@ -23,6 +23,11 @@ export type Principal = {
   sessionId: string | null;
   /** Set by an administrator or a reset: the guard sends the user to /user/reset-password. */
   passwordChangeRequired: boolean;
+  /**
+   * A role of the user requires two-step sign-in (password policy) and they have not enrolled: the
+   * guard sends them to /user/mfa until they do. Password sessions only.
+   */
+  mfaEnrolmentRequired?: boolean;
   /** The user's own idle timeout in seconds (users.session_timeout). */
   sessionTimeout: number;
   /**

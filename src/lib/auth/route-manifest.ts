@@ -363,6 +363,26 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
   { pattern: '/v1/translations/:lng/:ns', methods: { GET: SIGNED_IN, POST: SIGNED_IN } },
   { pattern: '/v1/downloads', methods: { GET: SIGNED_IN } },
   { pattern: '/v1/downloads/:id/file', methods: { GET: SIGNED_IN } },
+  // Administration, security (issue 11): the IP allowlist and the password policy.
+  {
+    pattern: '/v1/ip-restrictions',
+    methods: { GET: need('admin.ip_restriction.view'), POST: need('admin.ip_restriction.edit') },
+    audit: audited('ip_restriction', { POST: 'ip_restriction.create' }),
+  },
+  {
+    pattern: '/v1/ip-restrictions/:id',
+    methods: {
+      GET: need('admin.ip_restriction.view'),
+      PATCH: need('admin.ip_restriction.edit'),
+      DELETE: need('admin.ip_restriction.edit'),
+    },
+    audit: audited('ip_restriction', { PATCH: 'ip_restriction.update', DELETE: 'ip_restriction.delete' }),
+  },
+  {
+    pattern: '/v1/password-policy',
+    methods: { GET: need('admin.password_policy.view'), PUT: need('admin.password_policy.edit') },
+    audit: audited('password_policy', { PUT: 'password_policy.update' }),
+  },
   // Lending. Reads need the view keys; each command its own action key. Waivers, charges, credit
   // refunds, write-offs and reversals have no key in the permission table: administrators only.
   { pattern: '/v1/schedules/preview', methods: { POST: need('loans.schedules.preview') } },

@@ -80,9 +80,14 @@ type UserGrantRow = {
   is_admin: boolean;
   authorities: string[];
   data_permissions: DataPermission[];
+  mfa_enrolment_required: boolean;
 };
 
-/** The user, their roles' union and data permissions, and the tenant's idle timeout, in one query. */
+/**
+ * The user, their roles' union and data permissions, the tenant's idle timeout, and whether the
+ * password policy wants them to enrol in TOTP first (a role of theirs requires it and they have no
+ * confirmed authenticator), in one query.
+ */
 const USER_GRANTS_SQL = `
   select u.id as user_id, u.email, u.display_name, u.language, u.is_active, u.password_change_required, u.session_timeout,
     t.config -> 'auto_logout' -> 'timeout' as tenant_timeout,
@@ -91,7 +96,11 @@ const USER_GRANTS_SQL = `
     coalesce((select array_agg(distinct a order by a) from user_roles ur join roles r on r.tenant_id = ur.tenant_id and r.id = ur.role_id
               cross join lateral unnest(r.authorities) as a where ur.tenant_id = u.tenant_id and ur.user_id = u.id), '{}') as authorities,
     coalesce((select json_agg(json_build_object('field', p.field, 'value', p.value) order by p.field, p.value)
-              from user_data_permissions p where p.tenant_id = u.tenant_id and p.user_id = u.id), '[]'::json) as data_permissions
+              from user_data_permissions p where p.tenant_id = u.tenant_id and p.user_id = u.id), '[]'::json) as data_permissions,
+    (exists (select 1 from password_policy_mfa_roles m join user_roles ur on ur.tenant_id = m.tenant_id and ur.role_id = m.role_id
+             where ur.tenant_id = u.tenant_id and ur.user_id = u.id)
+     and not exists (select 1 from user_totp x where x.tenant_id = u.tenant_id and x.user_id = u.id and x.confirmed_at is not null))
+      as mfa_enrolment_required
   from users u join tenants t on t.id = u.tenant_id
   where u.tenant_id = $1 and u.id = $2`;
 
@@ -118,6 +127,8 @@ export function principalFromGrants(
     via,
     sessionId,
     passwordChangeRequired: row.password_change_required,
+    // A password session only: API tokens are not interactive, and SSO sign-ins prove the second factor at the provider.
+    mfaEnrolmentRequired: via === 'session' && row.mfa_enrolment_required,
     sessionTimeout: row.session_timeout,
     idleTimeout: idleTimeoutSeconds({
       isAdmin: row.is_admin,
@@ -132,7 +143,10 @@ export type SessionCheck =
   | { status: 'mfa'; tenantId: string; userId: string; sessionId: string }
   | { status: 'ended'; reason: 'unknown' | 'revoked' | 'user_disabled' | 'idle' | 'absolute' };
 
-type SessionRow = Pick<SessionsRow, 'id' | 'user_id' | 'last_seen_at' | 'absolute_expires_at' | 'revoked_at'> & {
+type SessionRow = Pick<
+  SessionsRow,
+  'id' | 'user_id' | 'last_seen_at' | 'absolute_expires_at' | 'revoked_at' | 'method'
+> & {
   stage: SessionStage;
 };
 
@@ -148,7 +162,7 @@ export async function checkSession(
   if (!/^[0-9a-f-]{36}$/i.test(input.sessionId)) return { status: 'ended', reason: 'unknown' };
   return db.tenant(input.tenantId, async (tx) => {
     const [session] = await tx.query<SessionRow>(
-      'select id, user_id, stage, last_seen_at, absolute_expires_at, revoked_at from sessions where tenant_id = $1 and id = $2',
+      'select id, user_id, stage, method, last_seen_at, absolute_expires_at, revoked_at from sessions where tenant_id = $1 and id = $2',
       [input.tenantId, input.sessionId],
     );
     if (!session) return { status: 'ended', reason: 'unknown' } as const;
@@ -163,6 +177,7 @@ export async function checkSession(
     if (session.stage === 'mfa')
       return { status: 'mfa', tenantId: input.tenantId, userId: session.user_id, sessionId: session.id } as const;
     const principal = principalFromGrants(input.tenantId, grants, 'session', session.id);
+    if (session.method === 'sso') principal.mfaEnrolmentRequired = false;
     if (input.now.getTime() - session.last_seen_at.getTime() > principal.idleTimeout * 1000) return end('idle');
     if (input.isActivity !== false && input.now.getTime() - session.last_seen_at.getTime() >= TOUCH_INTERVAL_MS) {
       await tx.query('update sessions set last_seen_at = $3 where tenant_id = $1 and id = $2', [

@@ -1,8 +1,16 @@
 import { AppError } from '../errors/app-error.ts';
-import type { Db } from '../db/index.ts';
-import { decoyVerify, MAX_PASSWORD_LENGTH, verifyPassword } from './passwords.ts';
+import type { Db, Tx } from '../db/index.ts';
+import { decoyVerify, getPasswordPolicy, MAX_PASSWORD_LENGTH, verifyPassword } from './passwords.ts';
 import { createSession, endSession } from './sessions.ts';
-import { clearFailures, noteEvaluation, releaseAttempt, reserveAttempt, throttleKeys } from './throttle.ts';
+import {
+  clearFailures,
+  DEFAULT_LIMIT,
+  noteEvaluation,
+  releaseAttempt,
+  reserveAttempt,
+  throttleKeys,
+  type KeyLimit,
+} from './throttle.ts';
 import { checkTotp, hasConfirmedTotp } from './totp.ts';
 import type { SessionsRow, SignInDirectoryRow, TenantsRow, UsersRow } from '../db/schema.generated.ts';
 
@@ -20,6 +28,45 @@ export type SignInResult =
 type Client = { ip: string; userAgent?: string; now: Date };
 
 /**
+ * The account lock of the sign-in throttle for an e-mail, from the password policy (lockout
+ * threshold and duration). With a lender named (`tenantId`, the login page's ?tenant=) it is that
+ * lender's policy whether or not the address has an account there, so the lock reveals nothing.
+ * Without one it is the strictest policy of the lenders the address belongs to, and the default
+ * (10 failures, 15 minutes) for an unknown address: only a lender that sets a stricter lock than the
+ * default makes its accounts lock sooner than unknown addresses, which says no more than trying
+ * that lender's login page does.
+ */
+export async function accountLockout(db: Db, tenantIds: readonly string[]): Promise<KeyLimit> {
+  if (tenantIds.length === 0) return DEFAULT_LIMIT;
+  let limit: KeyLimit | null = null;
+  for (const tenantId of tenantIds) {
+    const policy = await db.tenant(tenantId, (tx) => getPasswordPolicy(tx, tenantId));
+    const windowMs = policy.lockoutMinutes * 60_000;
+    limit = limit
+      ? {
+          maxFailures: Math.min(limit.maxFailures, policy.lockoutThreshold),
+          windowMs: Math.max(limit.windowMs, windowMs),
+        }
+      : { maxFailures: policy.lockoutThreshold, windowMs };
+  }
+  return limit!;
+}
+
+/**
+ * Password expiry, at sign-in: a password older than the policy's expiry_days must be changed
+ * (password_change_required; the guard sends the user to /user/reset-password).
+ */
+async function flagExpiredPassword(tx: Tx, tenantId: string, userId: string, now: Date): Promise<void> {
+  const { expiryDays } = await getPasswordPolicy(tx, tenantId);
+  if (expiryDays <= 0) return;
+  await tx.query(
+    `update users set password_change_required = true
+      where tenant_id = $1 and id = $2 and not password_change_required and password_changed_at <= $3`,
+    [tenantId, userId, new Date(now.getTime() - expiryDays * 86_400_000)],
+  );
+}
+
+/**
  * Password sign-in through the global directory (e-mail → tenants). Throttled per account and per
  * IP before any hash is checked: the attempt is counted as a failure in its own committed
  * transaction before the evaluation (so parallel guesses cannot outrun the count) and taken back
@@ -31,13 +78,6 @@ export async function signInWithPassword(
 ): Promise<SignInResult> {
   const email = input.email.trim().toLowerCase();
   const keys = [throttleKeys.account(email), throttleKeys.ip(input.ip)];
-  const attempt = await db.system((tx) => reserveAttempt(tx, keys, input.now));
-  // The failure is already counted (reserveAttempt); only a right password takes it back.
-  const fail = async (): Promise<never> => {
-    throw new AppError('UNAUTHORIZED', BAD_CREDENTIALS);
-  };
-  if (!email || !input.password || input.password.length > MAX_PASSWORD_LENGTH) return fail();
-
   const entries = await db.system((tx) =>
     tx.query<Pick<SignInDirectoryRow, 'tenant_id' | 'user_id'> & Pick<TenantsRow, 'name'>>(
       `select d.tenant_id, d.user_id, t.name from sign_in_directory d join tenants t on t.id = d.tenant_id
@@ -45,6 +85,22 @@ export async function signInWithPassword(
       [email],
     ),
   );
+  const namedTenant = input.tenantId
+    ? await db.system((tx) =>
+        tx.query<Pick<TenantsRow, 'id'>>('select id from tenants where id = $1 and is_active', [input.tenantId]),
+      )
+    : [];
+  const lockout = await accountLockout(
+    db,
+    input.tenantId ? namedTenant.map((t) => t.id) : [...new Set(entries.map((e) => e.tenant_id))],
+  );
+  const attempt = await db.system((tx) => reserveAttempt(tx, keys, input.now, keys, { [keys[0]]: lockout }));
+  // The failure is already counted (reserveAttempt); only a right password takes it back.
+  const fail = async (): Promise<never> => {
+    throw new AppError('UNAUTHORIZED', BAD_CREDENTIALS);
+  };
+  if (!email || !input.password || input.password.length > MAX_PASSWORD_LENGTH) return fail();
+
   const candidates = input.tenantId ? entries.filter((e) => e.tenant_id === input.tenantId) : entries;
   noteEvaluation(keys[0]);
   if (candidates.length === 0) {
@@ -71,6 +127,7 @@ export async function signInWithPassword(
 
   const [match] = matches;
   return db.tenant(match.tenant_id, async (tx) => {
+    await flagExpiredPassword(tx, match.tenant_id, match.user_id, input.now);
     const needsCode = await hasConfirmedTotp(tx, match.tenant_id, match.user_id);
     const sessionId = await createSession(tx, {
       tenantId: match.tenant_id,

@@ -20,6 +20,20 @@ import type { LoginFailuresRow } from '../db/schema.generated.ts';
 export const MAX_FAILURES = 10;
 export const WINDOW_MS = 15 * 60_000;
 
+/**
+ * How many failures within how long lock a key. Every key uses the defaults above except an
+ * account's sign-in key, whose limit is the tenant's password policy (lockout threshold N and
+ * duration M: N failures within M minutes lock the account until the first of them is M minutes
+ * old, i.e. M minutes after a burst of guesses; a right password clears the account's count, so the
+ * failures that count are consecutive). Same table, same atomic reservation: one mechanism.
+ */
+export type KeyLimit = { maxFailures: number; windowMs: number };
+export const DEFAULT_LIMIT: KeyLimit = { maxFailures: MAX_FAILURES, windowMs: WINDOW_MS };
+/** The longest lockout a policy may set (password_policies.lockout_minutes ≤ 1440): rows are kept that long. */
+export const LONGEST_WINDOW_MS = 1440 * 60_000;
+/** Limits by key; a key not listed uses DEFAULT_LIMIT. */
+export type KeyLimits = Readonly<Record<string, KeyLimit>>;
+
 export const throttleKeys = {
   account: (email: string) => `account:${email.trim().toLowerCase()}`,
   ip: (ip: string) => `ip:${ip}`,
@@ -27,21 +41,31 @@ export const throttleKeys = {
 };
 
 /** Seconds until the key may try again, or 0 when it is not locked. */
-export async function lockedForSeconds(tx: Tx, key: string, now: Date): Promise<number> {
-  const since = new Date(now.getTime() - WINDOW_MS);
+export async function lockedForSeconds(
+  tx: Tx,
+  key: string,
+  now: Date,
+  limit: KeyLimit = DEFAULT_LIMIT,
+): Promise<number> {
+  const since = new Date(now.getTime() - limit.windowMs);
   const rows = await tx.query<Pick<LoginFailuresRow, 'at'>>(
     'select at from login_failures where key = $1 and at > $2 order by at desc limit $3',
-    [key, since, MAX_FAILURES],
+    [key, since, limit.maxFailures],
   );
-  if (rows.length < MAX_FAILURES) return 0;
+  if (rows.length < limit.maxFailures) return 0;
   const oldest = rows[rows.length - 1].at;
-  return Math.max(1, Math.ceil((oldest.getTime() + WINDOW_MS - now.getTime()) / 1000));
+  return Math.max(1, Math.ceil((oldest.getTime() + limit.windowMs - now.getTime()) / 1000));
 }
 
 /** Throws TOO_MANY_REQUESTS when any of the keys is locked. */
-export async function assertNotThrottled(tx: Tx, keys: readonly string[], now: Date): Promise<void> {
+export async function assertNotThrottled(
+  tx: Tx,
+  keys: readonly string[],
+  now: Date,
+  limits: KeyLimits = {},
+): Promise<void> {
   let wait = 0;
-  for (const key of keys) wait = Math.max(wait, await lockedForSeconds(tx, key, now));
+  for (const key of keys) wait = Math.max(wait, await lockedForSeconds(tx, key, now, limits[key]));
   if (wait > 0) {
     const minutes = Math.ceil(wait / 60);
     throw new AppError(
@@ -66,17 +90,19 @@ export type Attempt = { ids: string[] };
  * checked, and a failure row is written per key. Concurrent attempts on a key queue on its lock and
  * each sees the rows of those before it, so the MAX_FAILURES+1-th is refused (429) unevaluated.
  * `recordKeys` (default: all keys) are the ones the attempt counts against; the others are only checked.
+ * `limits` overrides the default limit of some keys (an account's tenant lockout policy).
  */
 export async function reserveAttempt(
   tx: Tx,
   keys: readonly string[],
   now: Date,
   recordKeys: readonly string[] = keys,
+  limits: KeyLimits = {},
 ): Promise<Attempt> {
   const distinct = [...new Set([...keys, ...recordKeys])].sort();
   for (const key of distinct)
     await tx.query('select pg_advisory_xact_lock($1, hashtext($2))', [THROTTLE_LOCK_CLASS, key]);
-  await assertNotThrottled(tx, distinct, now);
+  await assertNotThrottled(tx, distinct, now, limits);
   const ids: string[] = [];
   for (const key of [...new Set(recordKeys)].sort()) {
     const [row] = await tx.query<Pick<LoginFailuresRow, 'id'>>(
@@ -85,7 +111,10 @@ export async function reserveAttempt(
     );
     ids.push(String(row.id));
   }
-  await tx.query('delete from login_failures where at < $1', [new Date(now.getTime() - 2 * WINDOW_MS)]);
+  // Rows older than any window are of no use (a policy's lockout may last up to LONGEST_WINDOW_MS).
+  await tx.query('delete from login_failures where at < $1', [
+    new Date(now.getTime() - Math.max(2 * WINDOW_MS, LONGEST_WINDOW_MS)),
+  ]);
   return { ids };
 }
 

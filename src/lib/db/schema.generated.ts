@@ -288,6 +288,13 @@ export type IdempotencyKeysRow = {
   completed_at: Date | null;
 };
 
+/** The `ip_restriction_roles` table. */
+export type IpRestrictionRolesRow = {
+  tenant_id: string;
+  restriction_id: string;
+  role_id: string;
+};
+
 /** The `ip_restrictions` table. */
 export type IpRestrictionsRow = {
   tenant_id: string;
@@ -296,6 +303,7 @@ export type IpRestrictionsRow = {
   description: string;
   created_by: string | null;
   created_at: Date;
+  applies_to_all: boolean;
 };
 
 /** The `jobs` table. */
@@ -672,6 +680,15 @@ export type PasswordPoliciesRow = {
   refuse_common: boolean;
   refuse_breached: boolean;
   updated_at: Date;
+  expiry_days: number;
+  lockout_threshold: number;
+  lockout_minutes: number;
+};
+
+/** The `password_policy_mfa_roles` table. */
+export type PasswordPolicyMfaRolesRow = {
+  tenant_id: string;
+  role_id: string;
 };
 
 /** The `password_reset_tokens` table. */
@@ -824,6 +841,7 @@ export type UsersRow = {
   session_timeout: number;
   created_at: Date;
   updated_at: Date;
+  password_changed_at: Date;
 };
 
 /** Every table and view by name, for `TableRow<'loans'>` and `Pick<TableRow<'loans'>, 'id' | 'status'>`. */
@@ -849,6 +867,7 @@ export type Tables = {
   error_reports: ErrorReportsRow;
   hierarchy_nodes: HierarchyNodesRow;
   idempotency_keys: IdempotencyKeysRow;
+  ip_restriction_roles: IpRestrictionRolesRow;
   ip_restrictions: IpRestrictionsRow;
   jobs: JobsRow;
   journal_entries: JournalEntriesRow;
@@ -871,6 +890,7 @@ export type Tables = {
   oidc_links: OidcLinksRow;
   password_history: PasswordHistoryRow;
   password_policies: PasswordPoliciesRow;
+  password_policy_mfa_roles: PasswordPolicyMfaRolesRow;
   password_reset_tokens: PasswordResetTokensRow;
   pricing_features: PricingFeaturesRow;
   pricing_plans: PricingPlansRow;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalClientIp, parseNetwork } from './ip-allowlist.ts';
+import { canonicalClientIp, displayIp, parseNetwork } from './ip-allowlist.ts';
 
 describe('IP allowlist parsing', () => {
   it.each([
@@ -34,5 +34,18 @@ describe('IP allowlist parsing', () => {
     ]) {
       expect(() => parseNetwork(bad), bad).toThrow(expect.objectContaining({ code: 'BAD_REQUEST', field: 'network' }));
     }
+  });
+});
+
+describe('displayIp', () => {
+  it.each([
+    ['203.0.113.7', '203.0.113.7'],
+    ['::ffff:203.0.113.7', '203.0.113.7'],
+    ['::1', '::1'],
+    ['2001:DB8:0:0:1:0:0:5', '2001:db8::1:0:0:5'],
+    ['fe80::1%eth0', 'fe80::1'],
+    ['unknown', 'unknown'],
+  ])('%s → %s', (raw, expected) => {
+    expect(displayIp(raw)).toBe(expected);
   });
 });

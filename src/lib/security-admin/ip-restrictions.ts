@@ -1,0 +1,190 @@
+/**
+ * The administration of the IP allowlist (/admin/user/ip-restriction, /v1/ip-restrictions): add,
+ * edit and delete rules as commands, each audited with before and after. The rules' meaning is in
+ * src/lib/tenancy/ip-allowlist.ts. A change that would refuse the administrator's own address (the
+ * same client address as the middleware step: X-Forwarded-For only as far as TRUST_PROXY says) is
+ * refused and rolled back, with a message naming that address.
+ */
+import { z } from 'zod';
+import { recordAudit } from '../audit/record-audit.ts';
+import { need } from '../auth/permissions.ts';
+import type { Tx } from '../db/index.ts';
+import { AppError, pgCode } from '../errors/app-error.ts';
+import { validationError } from '../errors/messages.ts';
+import { defineCommand } from '../http/command.ts';
+import type { Actor } from '../lending/actor.ts';
+import {
+  addIpRestriction,
+  displayIp,
+  getIpRestriction,
+  isIpAllowed,
+  removeIpRestriction,
+  updateIpRestriction,
+  type IpRestriction,
+} from '../tenancy/ip-allowlist.ts';
+
+export type RoleChoice = { id: string; name: string };
+
+/** The tenant's roles, for the "applies to" choice. */
+export async function listRoleChoices(tx: Tx): Promise<RoleChoice[]> {
+  return tx.query<RoleChoice>('select id::text as id, name from roles order by name');
+}
+
+/** The JSON shape of a rule in /v1. */
+export function ipRestrictionJson(rule: IpRestriction) {
+  return {
+    id: rule.id,
+    network: rule.network,
+    label: rule.label,
+    appliesTo: rule.appliesToAll ? 'everyone' : 'roles',
+    roleIds: rule.roles.map((r) => r.id),
+    roles: rule.roles,
+    createdAt: rule.createdAt,
+  };
+}
+
+function auditView(rule: IpRestriction | null) {
+  return rule
+    ? {
+        network: rule.network,
+        label: rule.label,
+        appliesToAll: rule.appliesToAll,
+        roleIds: rule.roles.map((r) => r.id),
+      }
+    : null;
+}
+
+async function assertRolesExist(tx: Tx, roleIds: readonly string[]): Promise<void> {
+  if (!roleIds.length) return;
+  const [row] = await tx.query<{ found: number }>(
+    'select count(*)::int as found from roles where id = any($1::uuid[])',
+    [roleIds],
+  );
+  if (row.found !== new Set(roleIds).size) throw validationError('roleIds', 'security.roleUnknown');
+}
+
+/** `appliesTo: 'roles'` with no role is a mistake in the form, not a rule for everyone. */
+function roleIdsOf(input: { appliesTo?: 'everyone' | 'roles'; roleIds?: string[] }): string[] | undefined {
+  if (input.appliesTo === 'everyone') return [];
+  if (input.appliesTo === 'roles' && !input.roleIds?.length) throw validationError('roleIds', 'security.rolesRequired');
+  return input.roleIds === undefined ? undefined : [...new Set(input.roleIds)];
+}
+
+/** After the change, inside its transaction: the author's own address must still be accepted. */
+async function assertAuthorKeepsAccess(tx: Tx, actor: Actor): Promise<void> {
+  if (await isIpAllowed(tx, actor.ip ?? null, actor.userId)) return;
+  const ip = actor.ip ? displayIp(actor.ip) : 'unknown';
+  throw validationError('network', 'security.lockout', { ip }, 'CONFLICT', { ip });
+}
+
+function duplicateNetwork(error: unknown): never {
+  if (pgCode(error) === '23505') throw validationError('network', 'security.networkTaken', {}, 'ALREADY_EXISTS');
+  throw error;
+}
+
+const ruleFields = {
+  network: z.string().max(100),
+  label: z.string().max(200),
+  appliesTo: z.enum(['everyone', 'roles']).optional(),
+  roleIds: z.array(z.uuid()).max(100).optional(),
+};
+
+export const addIpRestrictionCommand = defineCommand({
+  action: 'ip_restriction.create',
+  objectType: 'ip_restriction',
+  permission: need('admin.ip_restriction.edit'),
+  input: z.object({ ...ruleFields, label: ruleFields.label.default('') }).strict(),
+  run: async (tx, actor, input) => {
+    const roleIds = roleIdsOf(input) ?? [];
+    await assertRolesExist(tx, roleIds);
+    const rule = await addIpRestriction(tx, {
+      tenantId: actor.tenantId,
+      network: input.network,
+      description: input.label,
+      createdBy: actor.kind === 'user' || actor.kind === 'token' ? actor.userId : null,
+      roleIds,
+    }).catch(duplicateNetwork);
+    await assertAuthorKeepsAccess(tx, actor);
+    await recordAudit(tx, {
+      tenantId: actor.tenantId,
+      actorId: actor.userId,
+      actorKind: actor.kind ?? 'user',
+      ip: actor.ip,
+      requestId: actor.requestId,
+      action: 'ip_restriction.create',
+      objectType: 'ip_restriction',
+      objectId: rule.id,
+      after: auditView(rule),
+      outcome: 'success',
+    });
+    return rule;
+  },
+});
+
+export const updateIpRestrictionCommand = defineCommand({
+  action: 'ip_restriction.update',
+  objectType: 'ip_restriction',
+  permission: need('admin.ip_restriction.edit'),
+  input: z
+    .object({
+      id: z.string(),
+      ...ruleFields,
+      network: ruleFields.network.optional(),
+      label: ruleFields.label.optional(),
+    })
+    .strict(),
+  run: async (tx, actor, input) => {
+    const before = await getIpRestriction(tx, input.id);
+    if (!before) throw new AppError('NOT_FOUND', 'This IP rule does not exist.');
+    const roleIds = roleIdsOf(input);
+    if (roleIds) await assertRolesExist(tx, roleIds);
+    const rule = (await updateIpRestriction(tx, {
+      tenantId: actor.tenantId,
+      id: input.id,
+      network: input.network,
+      description: input.label,
+      roleIds,
+    }).catch(duplicateNetwork))!;
+    await assertAuthorKeepsAccess(tx, actor);
+    await recordAudit(tx, {
+      tenantId: actor.tenantId,
+      actorId: actor.userId,
+      actorKind: actor.kind ?? 'user',
+      ip: actor.ip,
+      requestId: actor.requestId,
+      action: 'ip_restriction.update',
+      objectType: 'ip_restriction',
+      objectId: rule.id,
+      before: auditView(before),
+      after: auditView(rule),
+      outcome: 'success',
+    });
+    return rule;
+  },
+});
+
+export const deleteIpRestrictionCommand = defineCommand({
+  action: 'ip_restriction.delete',
+  objectType: 'ip_restriction',
+  permission: need('admin.ip_restriction.edit'),
+  input: z.object({ id: z.string() }),
+  run: async (tx, actor, input) => {
+    const before = await getIpRestriction(tx, input.id);
+    if (!before) throw new AppError('NOT_FOUND', 'This IP rule does not exist.');
+    await removeIpRestriction(tx, input.id);
+    await assertAuthorKeepsAccess(tx, actor);
+    await recordAudit(tx, {
+      tenantId: actor.tenantId,
+      actorId: actor.userId,
+      actorKind: actor.kind ?? 'user',
+      ip: actor.ip,
+      requestId: actor.requestId,
+      action: 'ip_restriction.delete',
+      objectType: 'ip_restriction',
+      objectId: input.id,
+      before: auditView(before),
+      outcome: 'success',
+    });
+    return before;
+  },
+});
