@@ -683,6 +683,7 @@ export type PasswordResetTokensRow = {
   created_at: Date;
   expires_at: Date;
   used_at: Date | null;
+  purpose: string;
 };
 
 /** The `pricing_features` table. */
@@ -824,6 +825,7 @@ export type UsersRow = {
   session_timeout: number;
   created_at: Date;
   updated_at: Date;
+  sso_only: boolean;
 };
 
 /** Every table and view by name, for `TableRow<'loans'>` and `Pick<TableRow<'loans'>, 'id' | 'status'>`. */
