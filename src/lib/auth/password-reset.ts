@@ -83,7 +83,13 @@ export async function createInvitationToken(
   await tx.query(
     `insert into password_reset_tokens (tenant_id, user_id, token_hash, created_at, expires_at, purpose)
      values ($1, $2, $3, $4, $5, 'invitation')`,
-    [input.tenantId, input.userId, hashToken(token), input.now, new Date(input.now.getTime() + INVITATION_TOKEN_TTL_MS)],
+    [
+      input.tenantId,
+      input.userId,
+      hashToken(token),
+      input.now,
+      new Date(input.now.getTime() + INVITATION_TOKEN_TTL_MS),
+    ],
   );
   return token;
 }

@@ -166,7 +166,12 @@ function audit(tx: Tx, actor: Actor, action: string, userId: string, before: unk
 }
 
 /** Invites a user: the account (no password), its roles and scopes, a seat, and the e-mail. */
-export async function inviteUser(tx: Tx, actor: Actor, input: InviteInput, request: CommandRequest): Promise<AdminUser> {
+export async function inviteUser(
+  tx: Tx,
+  actor: Actor,
+  input: InviteInput,
+  request: CommandRequest,
+): Promise<AdminUser> {
   const t = await getT(request.language);
   const tenant = await loadTenant(tx, actor.tenantId);
   const email = input.email.trim();
@@ -193,14 +198,21 @@ export async function inviteUser(tx: Tx, actor: Actor, input: InviteInput, reque
   const user = await getUser(tx, row.id);
   await audit(tx, actor, 'user.invite', row.id, null, auditView(user));
   const now = new Date();
-  const token = input.ssoOnly ? null : await createInvitationToken(tx, { tenantId: actor.tenantId, userId: row.id, now });
+  const token = input.ssoOnly
+    ? null
+    : await createInvitationToken(tx, { tenantId: actor.tenantId, userId: row.id, now });
   // Sent last, inside the transaction: an invitation whose e-mail could not go out is not created.
   await mailInvitation({ tenant, user, token, origin: input.origin });
   return user;
 }
 
 /** Changes a user's name, language, roles, data permissions and whether the account is enabled. */
-export async function updateUser(tx: Tx, actor: Actor, input: UpdateInput, request: CommandRequest): Promise<AdminUser> {
+export async function updateUser(
+  tx: Tx,
+  actor: Actor,
+  input: UpdateInput,
+  request: CommandRequest,
+): Promise<AdminUser> {
   const t = await getT(request.language);
   const before = await getUser(tx, input.userId);
   const tenant = await loadTenant(tx, actor.tenantId);

@@ -61,7 +61,10 @@ const USER_FIELDS = `
          exists (select 1 from user_totp m where m.tenant_id = u.tenant_id and m.user_id = u.id and m.confirmed_at is not null) as mfa_enrolled
     from users u`;
 
-type UserBaseRow = Pick<UsersRow, 'id' | 'email' | 'display_name' | 'language' | 'sso_only' | 'created_at' | 'is_active'> & {
+type UserBaseRow = Pick<
+  UsersRow,
+  'id' | 'email' | 'display_name' | 'language' | 'sso_only' | 'created_at' | 'is_active'
+> & {
   has_password: boolean;
   last_sign_in_at: Date | null;
   mfa_enrolled: boolean;
@@ -191,7 +194,9 @@ export type ScopeChoice = { level: HierarchyLevel; code: string; name: string; p
 
 /** The hierarchy nodes a data permission may name, regions first, each level by name. */
 export async function listScopeChoices(tx: Tx): Promise<ScopeChoice[]> {
-  const rows = await tx.query<Pick<HierarchyNodesRow, 'code' | 'name'> & { level: HierarchyLevel; parent: string | null }>(
+  const rows = await tx.query<
+    Pick<HierarchyNodesRow, 'code' | 'name'> & { level: HierarchyLevel; parent: string | null }
+  >(
     `select n.level, n.code, n.name, p.name as parent
        from hierarchy_nodes n left join hierarchy_nodes p on p.tenant_id = n.tenant_id and p.id = n.parent_id
       order by n.name, n.code`,

@@ -11,7 +11,14 @@
  *    an administrator's account; anyone else may only grant roles whose every permission they hold
  *    themselves, and a user restricted to part of the hierarchy only gives scopes inside their own (403).
  */
-import { allows, keyFallbacks, need, PERMISSION_KEYS, type PermissionSubject, type RuleKey } from '../auth/permissions.ts';
+import {
+  allows,
+  keyFallbacks,
+  need,
+  PERMISSION_KEYS,
+  type PermissionSubject,
+  type RuleKey,
+} from '../auth/permissions.ts';
 import { loadUserGrants } from '../auth/sessions.ts';
 import { scopeNodesFor } from '../auth/data-permissions.ts';
 import type { Tx } from '../db/index.ts';
