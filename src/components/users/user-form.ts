@@ -3,7 +3,14 @@
  * input of the invite and update commands (src/lib/users/commands.ts), and the values to show again
  * after a refusal. Data permissions are posted as checkboxes named `scope` valued `level:code`.
  */
-import type { AdminUser } from '#lib/users/directory.ts';
+import type { AdminUser, UserStatus } from '#lib/users/directory.ts';
+
+/** The badge class of each status (list and edit page). */
+export const STATUS_BADGE: Record<UserStatus, string> = {
+  active: 'badge badge--done',
+  invited: 'badge badge--queued',
+  disabled: 'badge badge--failed',
+};
 
 export type UserFormValues = {
   email: string;
