@@ -67,7 +67,7 @@ test.describe('[ADMIN]: users', () => {
       await page.goto('/admin/user/users?q=olivia');
       await page.getByRole('link', { name: 'Modifier Olivia Officer' }).click();
       await expect(page.getByRole('button', { name: 'Enregistrer' })).toBeVisible();
-      await expect(page.getByText('Permissions sur les données')).toBeVisible();
+      await expect(page.getByText('Permissions sur les données', { exact: true })).toBeVisible();
     } finally {
       await setLanguage('en-US');
     }
