@@ -22,6 +22,7 @@ import {
   inviteUserCommand,
   resendInvitationCommand,
   resetMfaCommand,
+  updateUser,
   updateUserCommand,
 } from '#lib/users/commands.ts';
 import { listUsers } from '#lib/users/directory.ts';
@@ -219,6 +220,12 @@ describe.each(testDbKinds())('user administration on %s', (kind) => {
     const refused = await invite(adminA, { email: 'one-too-many@alpha.test' }).catch((e: unknown) => e);
     expect(refused).toMatchObject({ code: 'LIMIT_REACHED', status: 402, details: { feature: 'users', usage: active } });
     expect((refused as Error).message).toMatch(/Growth plan allows \d+ users/);
+    const french = await runCommand(
+      { db, actor: actorFromPrincipal(adminA), permissionSubject: adminA, language: 'fr' },
+      inviteUserCommand,
+      () => ({ email: 'encore@alpha.test', displayName: 'Encore', language: 'fr-FR', roleIds: [], origin: ORIGIN }),
+    ).catch((e: unknown) => e);
+    expect((french as Error).message).toMatch(/^Votre offre Growth permet \d+ utilisateurs/);
     expect(await sql('select 1 from users where email = $1', ['one-too-many@alpha.test'])).toHaveLength(0);
     await run(adminA, updateUserCommand, { userId: a.analyst, disabled: true });
     const invited = await invite(adminA, { email: 'seat-freed@alpha.test' });
@@ -277,6 +284,53 @@ describe.each(testDbKinds())('user administration on %s', (kind) => {
       [second.id],
     );
     expect([audit.before.status, audit.after.status]).toEqual(['invited', 'disabled']);
+  });
+
+  it('two administrators disabling each other at the same moment: the second waits for the first and is refused', async () => {
+    const x = await invite(adminA, { email: 'race-x@alpha.test', roleIds: [roles.admin], dataPermissions: [] });
+    const y = await invite(adminA, { email: 'race-y@alpha.test', roleIds: [roles.admin], dataPermissions: [] });
+    // Only x and y stay active administrators: the fixture's admin steps down (done by x), the earlier second admin is disabled.
+    await run(principal(A, x.id, 'administrator'), updateUserCommand, { userId: a.admin, roleIds: [roles.officer] });
+    // x disables y and holds its transaction open; meanwhile y disables x. y's check must wait for x's
+    // commit (the per-tenant lock) and then see y disabled: refused, not both.
+    let checked!: () => void;
+    const xChecked = new Promise<void>((resolve) => (checked = resolve));
+    const first = db.tenant(A, async (tx) => {
+      const out = await updateUser(
+        tx,
+        actorFromPrincipal(principal(A, x.id, 'administrator')),
+        { userId: y.id, disabled: true },
+        { language: 'en' },
+      );
+      checked();
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      return out;
+    });
+    await xChecked;
+    const second = db
+      .tenant(A, (tx) =>
+        updateUser(
+          tx,
+          actorFromPrincipal(principal(A, y.id, 'administrator')),
+          { userId: x.id, disabled: true },
+          { language: 'en' },
+        ),
+      )
+      .catch((e: unknown) => e);
+    expect((await first).status).toBe('disabled');
+    expect(await second).toMatchObject({
+      status: 409,
+      message: expect.stringMatching(/at least one active administrator/),
+    });
+    const [{ admins }] = await sql<{ admins: number }>(
+      `select count(*)::int as admins from users u where u.is_active and exists (select 1 from user_roles ur join roles r on r.tenant_id = ur.tenant_id and r.id = ur.role_id where ur.user_id = u.id and r.is_admin)`,
+    );
+    expect(admins).toBe(1);
+    // Put the fixture's administrator back (the remaining one does it) for the following tests.
+    await run(principal(A, x.id, 'administrator'), updateUserCommand, {
+      userId: a.admin,
+      roleIds: [roles.admin],
+    });
   });
 
   it("refuses escalation: only an administrator grants the Administrator role or roles beyond the granter's own permissions", async () => {

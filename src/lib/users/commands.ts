@@ -149,6 +149,25 @@ async function replaceScopes(
   }
 }
 
+/** Takes a seat of the plan's users limit; past it, LIMIT_REACHED (402) worded for the person inviting. */
+async function takeSeat(tx: Tx, tenantId: string, t: TFunction): Promise<void> {
+  try {
+    await consumeUsage(tx, tenantId, 'users');
+  } catch (error) {
+    if (!(error instanceof AppError) || error.code !== 'LIMIT_REACHED') throw error;
+    const details = error.details ?? {};
+    throw new AppError(
+      'LIMIT_REACHED',
+      t('users:errors.seats', {
+        plan: String(details.plan ?? ''),
+        limit: String(details.usage_limit ?? ''),
+        usage: String(details.usage ?? ''),
+      }),
+      { details, cause: error },
+    );
+  }
+}
+
 function audit(tx: Tx, actor: Actor, action: string, userId: string, before: unknown, after: unknown) {
   return recordAudit(tx, {
     tenantId: actor.tenantId,
@@ -187,7 +206,7 @@ export async function inviteUser(
   if (taken) throw new AppError('ALREADY_EXISTS', t('users:errors.emailTaken'), { field: 'email' });
   if (roles.some((r) => r.is_admin)) await lockAdministrators(tx, actor.tenantId);
   // The seat: the plan's users limit, counted race-free before the account exists.
-  await consumeUsage(tx, actor.tenantId, 'users');
+  await takeSeat(tx, actor.tenantId, t);
   const [row] = await tx.query<{ id: string }>(
     `insert into users (tenant_id, email, display_name, language, password_hash, sso_only)
      values ($1, $2, $3, $4, null, $5) returning id::text as id`,
@@ -248,7 +267,7 @@ export async function updateUser(
   );
   if (nextAdmin && !before.is_admin) await lockAdministrators(tx, actor.tenantId);
   const now = new Date();
-  if (!wasActive && nextActive) await consumeUsage(tx, actor.tenantId, 'users');
+  if (!wasActive && nextActive) await takeSeat(tx, actor.tenantId, t);
   const sets: string[] = [];
   const params: unknown[] = [actor.tenantId, before.id];
   const set = (column: string, value: unknown) => {
