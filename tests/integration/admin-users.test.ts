@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticateApiToken, createApiToken } from '#lib/auth/api-tokens.ts';
-import { completePasswordReset, resetLinkInfo, hashToken } from '#lib/auth/password-reset.ts';
+import { completePasswordReset, createPasswordResets, hashToken, resetLinkInfo } from '#lib/auth/password-reset.ts';
 import type { Principal } from '#lib/auth/principal.ts';
 import { matchApiRoute } from '#lib/auth/route-manifest.ts';
 import { checkSession, createSession } from '#lib/auth/sessions.ts';
@@ -201,6 +201,8 @@ describe.each(testDbKinds())('user administration on %s', (kind) => {
     const mail = lastMailTo('sso@alpha.test')!;
     expect(mail).not.toContain('token=');
     expect(mail).toContain(`${ORIGIN}/user/login?tenant=alpha`);
+    // Nor can they ask for one on the reset form.
+    expect(await createPasswordResets(db, { email: 'sso@alpha.test', now: new Date(), ip: '192.0.2.7' })).toEqual([]);
     const tokens = await sql('select 1 from password_reset_tokens where user_id = $1', [user.id]);
     expect(tokens).toHaveLength(0);
     await db.owner((tx) => tx.query(`update tenants set config = config - 'login' where id = $1`, [A]));

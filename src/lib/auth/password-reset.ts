@@ -44,11 +44,12 @@ export async function createPasswordResets(
   for (const entry of entries) {
     const token = crypto.randomBytes(32).toString('base64url');
     const created = await db.tenant(entry.tenant_id, async (tx) => {
-      const [user] = await tx.query<Pick<UsersRow, 'email' | 'is_active'>>(
-        'select email, is_active from users where tenant_id = $1 and id = $2',
+      const [user] = await tx.query<Pick<UsersRow, 'email' | 'is_active' | 'sso_only'>>(
+        'select email, is_active, sso_only from users where tenant_id = $1 and id = $2',
         [entry.tenant_id, entry.user_id],
       );
-      if (!user?.is_active) return null;
+      // Users who sign in with single sign-on only have no password to reset.
+      if (!user?.is_active || user.sso_only) return null;
       await tx.query(
         'insert into password_reset_tokens (tenant_id, user_id, token_hash, created_at, expires_at) values ($1, $2, $3, $4, $5)',
         [
