@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { AppError } from '../errors/app-error.ts';
-import type { Db } from '../db/index.ts';
+import type { Db, Tx } from '../db/index.ts';
 import { setUserPassword, verifyPassword } from './passwords.ts';
 import { endUserSessions } from './sessions.ts';
 import { releaseAttempt, reserveAttempt, throttleKeys } from './throttle.ts';
@@ -8,6 +8,11 @@ import type { PasswordResetTokensRow, SignInDirectoryRow, UsersRow } from '../db
 
 /** A reset link works once and for this long. */
 export const RESET_TOKEN_TTL_MS = 60 * 60_000;
+/** An invitation link (the first password of an invited user) works once and for this long. */
+export const INVITATION_TOKEN_TTL_MS = 7 * 24 * 60 * 60_000;
+
+/** What a link is for: a forgotten password, or the first password of an invited user. */
+export type ResetPurpose = 'reset' | 'invitation';
 
 export function hashToken(token: string): string {
   return crypto.createHash('sha256').update(token, 'utf8').digest('hex');
@@ -39,11 +44,12 @@ export async function createPasswordResets(
   for (const entry of entries) {
     const token = crypto.randomBytes(32).toString('base64url');
     const created = await db.tenant(entry.tenant_id, async (tx) => {
-      const [user] = await tx.query<Pick<UsersRow, 'email' | 'is_active'>>(
-        'select email, is_active from users where tenant_id = $1 and id = $2',
+      const [user] = await tx.query<Pick<UsersRow, 'email' | 'is_active' | 'sso_only'>>(
+        'select email, is_active, sso_only from users where tenant_id = $1 and id = $2',
         [entry.tenant_id, entry.user_id],
       );
-      if (!user?.is_active) return null;
+      // Users who sign in with single sign-on only have no password to reset.
+      if (!user?.is_active || user.sso_only) return null;
       await tx.query(
         'insert into password_reset_tokens (tenant_id, user_id, token_hash, created_at, expires_at) values ($1, $2, $3, $4, $5)',
         [
@@ -61,20 +67,69 @@ export async function createPasswordResets(
   return links;
 }
 
+/**
+ * Makes the invitation link of an invited user (same table as reset links, purpose 'invitation',
+ * valid 7 days). Every earlier link of the user that is still open is voided, so resending an
+ * invitation invalidates the previous e-mail. Returns the token to mail (only its hash is stored).
+ */
+export async function createInvitationToken(
+  tx: Tx,
+  input: { tenantId: string; userId: string; now: Date },
+): Promise<string> {
+  await tx.query(
+    'update password_reset_tokens set used_at = $3 where tenant_id = $1 and user_id = $2 and used_at is null',
+    [input.tenantId, input.userId, input.now],
+  );
+  const token = crypto.randomBytes(32).toString('base64url');
+  await tx.query(
+    `insert into password_reset_tokens (tenant_id, user_id, token_hash, created_at, expires_at, purpose)
+     values ($1, $2, $3, $4, $5, 'invitation')`,
+    [
+      input.tenantId,
+      input.userId,
+      hashToken(token),
+      input.now,
+      new Date(input.now.getTime() + INVITATION_TOKEN_TTL_MS),
+    ],
+  );
+  return token;
+}
+
+/** Voids every open link of a user (a disabled account's links stop working). */
+export async function voidPasswordLinks(tx: Tx, input: { tenantId: string; userId: string; now: Date }): Promise<void> {
+  await tx.query(
+    'update password_reset_tokens set used_at = $3 where tenant_id = $1 and user_id = $2 and used_at is null',
+    [input.tenantId, input.userId, input.now],
+  );
+}
+
 const INVALID_LINK = 'This reset link is invalid or has expired. Ask for a new one.';
+
+/** An open link: what it is for and whom it greets. */
+export type ResetLinkInfo = { purpose: ResetPurpose; displayName: string };
+
+/** The link's purpose and its user's name while it is usable (null: unknown, used, expired or the account disabled). */
+export async function resetLinkInfo(
+  db: Db,
+  input: { tenantId: string; token: string; now: Date },
+): Promise<ResetLinkInfo | null> {
+  const [row] = await db.tenant(input.tenantId, (tx) =>
+    tx.query<{ purpose: ResetPurpose; display_name: string }>(
+      `select t.purpose, u.display_name from password_reset_tokens t
+         join users u on u.tenant_id = t.tenant_id and u.id = t.user_id
+        where t.tenant_id = $1 and t.token_hash = $2 and t.used_at is null and t.expires_at > $3 and u.is_active`,
+      [input.tenantId, hashToken(input.token), input.now],
+    ),
+  );
+  return row ? { purpose: row.purpose, displayName: row.display_name } : null;
+}
 
 /** Whether a link is still usable (the page shows the form or the "expired" message). */
 export async function isResetTokenValid(
   db: Db,
   input: { tenantId: string; token: string; now: Date },
 ): Promise<boolean> {
-  const rows = await db.tenant(input.tenantId, (tx) =>
-    tx.query(
-      'select 1 from password_reset_tokens where tenant_id = $1 and token_hash = $2 and used_at is null and expires_at > $3',
-      [input.tenantId, hashToken(input.token), input.now],
-    ),
-  );
-  return rows.length > 0;
+  return (await resetLinkInfo(db, input)) !== null;
 }
 
 /**
@@ -86,9 +141,12 @@ export async function completePasswordReset(
   input: { tenantId: string; token: string; password: string; now: Date },
 ): Promise<void> {
   await db.tenant(input.tenantId, async (tx) => {
+    // A disabled account's link does nothing (its user may not sign in anyway).
     const [row] = await tx.query<Pick<PasswordResetTokensRow, 'id' | 'user_id'>>(
-      `update password_reset_tokens set used_at = $3
-       where tenant_id = $1 and token_hash = $2 and used_at is null and expires_at > $3 returning id, user_id`,
+      `update password_reset_tokens t set used_at = $3
+       where t.tenant_id = $1 and t.token_hash = $2 and t.used_at is null and t.expires_at > $3
+         and exists (select 1 from users u where u.tenant_id = t.tenant_id and u.id = t.user_id and u.is_active)
+       returning t.id, t.user_id`,
       [input.tenantId, hashToken(input.token), input.now],
     );
     if (!row) throw new AppError('BAD_REQUEST', INVALID_LINK, { field: 'token' });

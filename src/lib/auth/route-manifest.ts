@@ -356,6 +356,33 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
   // Platform.
   { pattern: '/v1/users/me', methods: { GET: SIGNED_IN } },
   { pattern: '/v1/users/admin', methods: { GET: SIGNED_IN } },
+  // Admin › users (issue 11): the staff list, invitations, edits and the account actions. The static
+  // /v1/users/me and /v1/users/admin above win over /v1/users/:id.
+  {
+    pattern: '/v1/users',
+    methods: { GET: need('admin.users.view'), POST: need('admin.users.edit') },
+    audit: audited('user', { POST: 'user.invite' }),
+  },
+  {
+    pattern: '/v1/users/:id',
+    methods: { GET: need('admin.users.view'), PATCH: need('admin.users.edit') },
+    audit: audited('user', { PATCH: 'user.update' }),
+  },
+  {
+    pattern: '/v1/users/:id/invitation',
+    methods: { POST: need('admin.users.edit') },
+    audit: audited('user', { POST: 'user.resend_invitation' }),
+  },
+  {
+    pattern: '/v1/users/:id/mfa',
+    methods: { DELETE: need('admin.users.edit') },
+    audit: audited('user', { DELETE: 'user.reset_mfa' }),
+  },
+  {
+    pattern: '/v1/users/:id/sessions',
+    methods: { DELETE: need('admin.users.edit') },
+    audit: audited('user', { DELETE: 'user.end_sessions' }),
+  },
   { pattern: '/v1/hierarchies', methods: { GET: SIGNED_IN } },
   { pattern: '/v1/pricing-plans/current', methods: { GET: SIGNED_IN } },
   { pattern: '/v1/tenant-config', methods: { GET: SIGNED_IN } },

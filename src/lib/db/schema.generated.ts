@@ -700,6 +700,7 @@ export type PasswordResetTokensRow = {
   created_at: Date;
   expires_at: Date;
   used_at: Date | null;
+  purpose: string;
 };
 
 /** The `pricing_features` table. */
@@ -841,6 +842,7 @@ export type UsersRow = {
   session_timeout: number;
   created_at: Date;
   updated_at: Date;
+  sso_only: boolean;
   password_changed_at: Date;
 };
 

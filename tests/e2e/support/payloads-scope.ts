@@ -161,6 +161,19 @@ export const SCOPE_FREE: Record<string, string> = {
   'POST /user/login': 'public sign-in form',
   'POST /user/mfa': 'the caller’s own second factor',
   'POST /user/reset-password': 'the caller’s own password',
+  // Admin › users (issue 11): staff accounts, not branch data; a restricted granter may only give
+  // data scopes inside their own (src/lib/users/rules.ts assertMayGrant).
+  ...Object.fromEntries(
+    [
+      'POST /v1/users',
+      'PATCH /v1/users/:id',
+      'POST /v1/users/:id/invitation',
+      'DELETE /v1/users/:id/mfa',
+      'DELETE /v1/users/:id/sessions',
+      'POST /admin/user/users/add',
+      'POST /admin/user/users/edit/:id',
+    ].map((route) => [route, 'user management (admin.users.edit): staff accounts, no branch data']),
+  ),
   ...Object.fromEntries(
     ['loans', 'admin', 'analytics', 'strategies'].map((s) => [
       `POST /${s}/user/profile`,
