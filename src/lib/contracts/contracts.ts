@@ -296,7 +296,8 @@ function cleanDocumentName(name: string): string {
 function checkDocument(t: TFunction, doc: ContractDocument): void {
   if (doc.bytes.byteLength > CONTRACT_DOCUMENT_MAX_BYTES)
     throw new AppError('PAYLOAD_TOO_LARGE', t('platform:contracts.errors.tooLarge'), { field: 'document' });
-  if (!isPdf(doc.bytes)) throw new AppError('BAD_REQUEST', t('platform:contracts.errors.notPdf'), { field: 'document' });
+  if (!isPdf(doc.bytes))
+    throw new AppError('BAD_REQUEST', t('platform:contracts.errors.notPdf'), { field: 'document' });
 }
 
 /** Stores the next version of the document and points the row at it (inside the caller's transaction). */
@@ -333,7 +334,8 @@ export async function openContractDocument(
   if (!contract.document || !row?.document_key)
     throw new AppError('NOT_FOUND', 'This contract has no document.', { field: 'document' });
   const full = documentPath(dataDir, row.document_key);
-  if (!fs.existsSync(full)) throw new AppError('NOT_FOUND', 'The document is no longer available.', { field: 'document' });
+  if (!fs.existsSync(full))
+    throw new AppError('NOT_FOUND', 'The document is no longer available.', { field: 'document' });
   return { contract, path: full };
 }
 
@@ -347,7 +349,10 @@ export function createContractCommand(dataDir: string) {
     objectType: 'contract',
     permission: need('admin.contracts.edit'),
     input: contractFieldsSchema.extend({
-      document: z.object({ fileName: z.string(), bytes: z.instanceof(Uint8Array) }).nullable().default(null),
+      document: z
+        .object({ fileName: z.string(), bytes: z.instanceof(Uint8Array) })
+        .nullable()
+        .default(null),
     }),
     async run(tx, actor, input, { language }) {
       const t = await getT(language);

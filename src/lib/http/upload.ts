@@ -32,7 +32,12 @@ export async function readUploadedFile(request: Request, maxBytes: number): Prom
     if (typeof value === 'string') fields.set(name, value);
     else if (name === 'file' && value.size > 0) {
       if (value.size > maxBytes) throw tooLarge(maxBytes);
-      file = { fileName: value.name, contentType: value.type, bytes: new Uint8Array(await value.arrayBuffer()), fields };
+      file = {
+        fileName: value.name,
+        contentType: value.type,
+        bytes: new Uint8Array(await value.arrayBuffer()),
+        fields,
+      };
     }
   }
   return file;

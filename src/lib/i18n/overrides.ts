@@ -94,15 +94,25 @@ async function loadOverrides(tx: Tx): Promise<OverrideRow[]> {
 }
 
 /** What is wrong with an override, in the caller's language, or null when it may be stored. */
-export function checkOverride(t: TFunction, input: OverrideInput, reported: ReadonlySet<string>): OverrideProblem | null {
+export function checkOverride(
+  t: TFunction,
+  input: OverrideInput,
+  reported: ReadonlySet<string>,
+): OverrideProblem | null {
   if (!(LANGUAGES as readonly string[]).includes(input.language))
-    return { field: 'language', message: t('platform:translations.errors.language', { languages: LANGUAGES.join(', ') }) };
+    return {
+      field: 'language',
+      message: t('platform:translations.errors.language', { languages: LANGUAGES.join(', ') }),
+    };
   if (!isNamespace(input.namespace))
     return { field: 'namespace', message: t('platform:translations.errors.namespace', { namespace: input.namespace }) };
   const own = bundledText(input.language, input.namespace, input.key);
   const other = LANGUAGES.map((l) => bundledText(l, input.namespace, input.key)).find((x) => x !== undefined);
   if (own === undefined && other === undefined && !reported.has(missingId(input.language, input.namespace, input.key)))
-    return { field: 'key', message: t('platform:translations.errors.unknownKey', { key: `${input.namespace}:${input.key}` }) };
+    return {
+      field: 'key',
+      message: t('platform:translations.errors.unknownKey', { key: `${input.namespace}:${input.key}` }),
+    };
   const value = input.value;
   if (!value.trim()) return { field: 'value', message: t('platform:translations.errors.empty') };
   if (value.length > MAX_OVERRIDE_LENGTH)
@@ -130,7 +140,13 @@ export type CatalogueEntry = {
   reported: { language: string; timesReported: number; firstSeenAt: Date; lastSeenAt: Date; fallback: string }[];
 };
 
-export type CatalogueFilter = { namespace?: string; search?: string; missingOnly?: boolean; page: number; pageSize: number };
+export type CatalogueFilter = {
+  namespace?: string;
+  search?: string;
+  missingOnly?: boolean;
+  page: number;
+  pageSize: number;
+};
 
 /**
  * Every text by namespace and key (bundled EN and FR, the tenant's overrides), the keys browsers
@@ -331,7 +347,13 @@ function rowsFromJson(t: TFunction, data: unknown): ImportRow[] {
     return data.map((item, i) => {
       const r = (item && typeof item === 'object' ? item : {}) as Record<string, unknown>;
       const text = (v: unknown) => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v));
-      return { row: i + 1, language: text(r.language), namespace: text(r.namespace), key: text(r.key), value: text(r.value) };
+      return {
+        row: i + 1,
+        language: text(r.language),
+        namespace: text(r.namespace),
+        key: text(r.key),
+        value: text(r.value),
+      };
     });
   }
   if (!data || typeof data !== 'object')
@@ -354,7 +376,13 @@ function rowsFromJson(t: TFunction, data: unknown): ImportRow[] {
       };
       walk(keys as Record<string, unknown>, '');
       for (const [key, value] of flat)
-        rows.push({ row: rows.length + 1, language, namespace, key, value: typeof value === 'string' ? value : String(value ?? '') });
+        rows.push({
+          row: rows.length + 1,
+          language,
+          namespace,
+          key,
+          value: typeof value === 'string' ? value : String(value ?? ''),
+        });
     }
   }
   return rows;
@@ -388,11 +416,19 @@ async function rowsFromXlsx(t: TFunction, bytes: Uint8Array): Promise<ImportRow[
   }
   const sheet = workbook.worksheets[0];
   if (!sheet) throw new AppError('BAD_REQUEST', t('platform:translations.errors.notXlsx'), { field: 'file' });
-  const header = XLSX_HEADER.map((_, i) => cellText(sheet.getRow(1).getCell(i + 1)).trim().toLowerCase());
+  const header = XLSX_HEADER.map((_, i) =>
+    cellText(sheet.getRow(1).getCell(i + 1))
+      .trim()
+      .toLowerCase(),
+  );
   if (header.join('|') !== XLSX_HEADER.join('|'))
-    throw new AppError('BAD_REQUEST', t('platform:translations.errors.xlsxHeader', { header: XLSX_HEADER.join(', ') }), {
-      field: 'file',
-    });
+    throw new AppError(
+      'BAD_REQUEST',
+      t('platform:translations.errors.xlsxHeader', { header: XLSX_HEADER.join(', ') }),
+      {
+        field: 'file',
+      },
+    );
   const rows: ImportRow[] = [];
   for (let n = 2; n <= sheet.rowCount; n++) {
     const r = sheet.getRow(n);
@@ -410,7 +446,8 @@ export async function parseImportFile(t: TFunction, file: ImportFile): Promise<I
     throw new AppError('PAYLOAD_TOO_LARGE', t('platform:translations.errors.tooLarge', { max: `${limit / 1024} KB` }), {
       field: 'file',
     });
-  if (file.bytes.byteLength === 0) throw new AppError('BAD_REQUEST', t('platform:translations.errors.emptyFile'), { field: 'file' });
+  if (file.bytes.byteLength === 0)
+    throw new AppError('BAD_REQUEST', t('platform:translations.errors.emptyFile'), { field: 'file' });
   let rows: ImportRow[];
   if (file.format === 'json') {
     let data: unknown;
@@ -466,15 +503,18 @@ export const importOverridesCommand = defineCommand({
       const id = objectIdOf(r);
       const first = seen.get(id);
       if (first !== undefined)
-        errors.push({ row: r.row, field: 'key', message: t('platform:translations.errors.duplicateRow', { row: first }) });
+        errors.push({
+          row: r.row,
+          field: 'key',
+          message: t('platform:translations.errors.duplicateRow', { row: first }),
+        });
       else seen.set(id, r.row);
     }
     if (errors.length) {
-      throw new AppError(
-        'BAD_REQUEST',
-        t('platform:translations.errors.importRefused', { count: errors.length }),
-        { field: 'file', details: { rows: errors.slice(0, 200) } },
-      );
+      throw new AppError('BAD_REQUEST', t('platform:translations.errors.importRefused', { count: errors.length }), {
+        field: 'file',
+        details: { rows: errors.slice(0, 200) },
+      });
     }
     for (const r of input.rows) await upsert(tx, actor, { ...r, language: r.language as Language });
     return { imported: input.rows.length };

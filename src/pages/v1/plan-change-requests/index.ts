@@ -1,10 +1,6 @@
 import type { APIRoute } from 'astro';
 import { apiContext, commandEndpoint, query } from '#lib/lending/api.ts';
-import {
-  listPlanChangeRequests,
-  planChangeRequestJson,
-  requestPlanChangeCommand,
-} from '#lib/plans/change-requests.ts';
+import { listPlanChangeRequests, planChangeRequestJson, requestPlanChangeCommand } from '#lib/plans/change-requests.ts';
 
 /** GET /v1/plan-change-requests → { items: [{ id, features, message, status, requested_by_name, created_at }] }, newest first. */
 export const GET: APIRoute = (context) =>
