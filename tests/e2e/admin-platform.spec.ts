@@ -15,12 +15,14 @@ async function setLanguage(page: Page, locale: 'en-US' | 'fr-FR'): Promise<void>
 }
 
 test.describe('[ADMIN]: platform, plan and contracts', () => {
+  // Several page loads per test on a shared server: more room than the default minute.
+  test.setTimeout(180_000);
   test('every page opens with real content, in English and in French', async ({ page }) => {
     await signIn(page, 'admin@demo.test');
     const pages: [string, string, string][] = [
       ['/admin/platform/translations', 'Translations', 'Traductions'],
       ['/admin/platform/download', 'Downloads', 'Téléchargements'],
-      ['/admin/plan-contracts/plan', 'Plan', 'Forfait'],
+      ['/admin/plan-contracts/plan', 'Plan', 'Offre'],
       ['/admin/plan-contracts/contracts', 'Contracts', 'Contrats'],
     ];
     try {
