@@ -64,12 +64,12 @@ test.describe('[ADMIN]: platform, plan and contracts', () => {
       await page.goto('/admin/platform/translations?ns=platform&q=common.pageOf');
       const pageOf = page.locator('tr[data-key="platform:common.pageOf"]');
       await pageOf.getByLabel('Your English text for common.pageOf').fill('Page {{page}}');
-      await pageOf.getByRole('button', { name: 'Save' }).click();
+      await pageOf.getByRole('button', { name: 'Save your English text for common.pageOf' }).click();
       await expect(page.getByRole('alert')).toContainText('{{pages}}');
 
       await page.goto('/admin/platform/translations?ns=nav&q=admin.users');
       await row.getByLabel('Your English text for admin.users').fill(label);
-      await row.getByRole('button', { name: 'Save' }).click();
+      await row.getByRole('button', { name: 'Save your English text for admin.users' }).click();
       await expect(page.getByRole('status')).toContainText('shows at the next page load');
       await page.reload();
       // Rendered as text: the angle brackets are shown, not parsed.
