@@ -63,12 +63,14 @@ test.describe('[ADMIN]: platform, plan and contracts', () => {
       // A dropped placeholder is refused with a message naming it (another key, with {{page}} and {{pages}}).
       await page.goto('/admin/platform/translations?ns=platform&q=common.pageOf');
       const pageOf = page.locator('tr[data-key="platform:common.pageOf"]');
-      await pageOf.getByLabel('Your English text for common.pageOf').fill('Page {{page}}');
+      await pageOf
+        .getByRole('textbox', { name: 'Your English text for common.pageOf', exact: true })
+        .fill('Page {{page}}');
       await pageOf.getByRole('button', { name: 'Save your English text for common.pageOf' }).click();
       await expect(page.getByRole('alert')).toContainText('{{pages}}');
 
       await page.goto('/admin/platform/translations?ns=nav&q=admin.users');
-      await row.getByLabel('Your English text for admin.users').fill(label);
+      await row.getByRole('textbox', { name: 'Your English text for admin.users', exact: true }).fill(label);
       await row.getByRole('button', { name: 'Save your English text for admin.users' }).click();
       await expect(page.getByRole('status')).toContainText('shows at the next page load');
       await page.reload();
