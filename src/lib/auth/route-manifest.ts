@@ -410,6 +410,55 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
     methods: { GET: need('admin.password_policy.view'), PUT: need('admin.password_policy.edit') },
     audit: audited('password_policy', { PUT: 'password_policy.update' }),
   },
+  // Admin platform (issue 11): translations, downloads, plan, contracts. admin.contracts.edit changes a
+  // contract's fields and signatories; admin.contracts.update uploads a new document version and moves its status.
+  { pattern: '/v1/translation-overrides', methods: { GET: need('admin.translations.view') } },
+  { pattern: '/v1/translation-overrides/export', methods: { GET: need('admin.translations.view') } },
+  {
+    pattern: '/v1/translation-overrides/import',
+    methods: { POST: need('admin.translations.edit') },
+    audit: audited('translation_override', { POST: 'translation_override.import' }),
+  },
+  {
+    pattern: '/v1/translation-overrides/:lng/:ns/:key',
+    methods: { PUT: need('admin.translations.edit'), DELETE: need('admin.translations.edit') },
+    audit: audited('translation_override', {
+      PUT: 'translation_override.set',
+      DELETE: 'translation_override.remove',
+    }),
+  },
+  { pattern: '/v1/admin/downloads', methods: { GET: need('admin.downloads.view') } },
+  { pattern: '/v1/admin/downloads/:id/file', methods: { GET: need('admin.downloads.view') } },
+  {
+    pattern: '/v1/downloads/:id',
+    methods: { DELETE: need('admin.downloads.delete') },
+    audit: audited('download', { DELETE: 'download.delete' }),
+  },
+  {
+    pattern: '/v1/plan-change-requests',
+    methods: { GET: need('admin.plan.view'), POST: need('admin.plan.request') },
+    audit: audited('plan_change_request', { POST: 'plan_change.request' }),
+  },
+  {
+    pattern: '/v1/contracts',
+    methods: { GET: need('admin.contracts.view'), POST: need('admin.contracts.edit') },
+    audit: audited('contract', { POST: 'contract.create' }),
+  },
+  {
+    pattern: '/v1/contracts/:id',
+    methods: { GET: need('admin.contracts.view'), PATCH: need('admin.contracts.edit') },
+    audit: audited('contract', { PATCH: 'contract.edit' }),
+  },
+  {
+    pattern: '/v1/contracts/:id/document',
+    methods: { GET: need('admin.contracts.view'), PUT: need('admin.contracts.update') },
+    audit: audited('contract', { PUT: 'contract.document' }),
+  },
+  {
+    pattern: '/v1/contracts/:id/status',
+    methods: { POST: need('admin.contracts.update') },
+    audit: audited('contract', { POST: 'contract.status' }),
+  },
   // Lending. Reads need the view keys; each command its own action key. Waivers, charges, credit
   // refunds, write-offs and reversals have no key in the permission table: administrators only.
   { pattern: '/v1/schedules/preview', methods: { POST: need('loans.schedules.preview') } },

@@ -99,6 +99,38 @@ export type CollateralsRow = {
   customer_officer_id: string | null;
 };
 
+/** The `contract_signatories` table. */
+export type ContractSignatoriesRow = {
+  tenant_id: string;
+  id: string;
+  contract_id: string;
+  position: number;
+  name: string;
+  title: string;
+  signed_on: string | null;
+};
+
+/** The `contracts` table. */
+export type ContractsRow = {
+  tenant_id: string;
+  id: string;
+  title: string;
+  reference: string;
+  status: string;
+  starts_on: string;
+  ends_on: string | null;
+  notes: string;
+  document_name: string | null;
+  document_size: bigint | null;
+  document_sha256: string | null;
+  document_key: string | null;
+  document_version: number;
+  document_uploaded_at: Date | null;
+  created_by: string;
+  created_at: Date;
+  updated_at: Date;
+};
+
 /** The `custom_views` table. */
 export type CustomViewsRow = {
   tenant_id: string;
@@ -248,6 +280,7 @@ export type DownloadsRow = {
   created_at: Date;
   updated_at: Date;
   completed_at: Date | null;
+  expires_at: Date;
 };
 
 /** The `error_reports` table. */
@@ -703,6 +736,18 @@ export type PasswordResetTokensRow = {
   purpose: string;
 };
 
+/** The `plan_change_requests` table. */
+export type PlanChangeRequestsRow = {
+  tenant_id: string;
+  id: string;
+  features: string[];
+  message: string;
+  status: string;
+  requested_by: string;
+  created_at: Date;
+  updated_at: Date;
+};
+
 /** The `pricing_features` table. */
 export type PricingFeaturesRow = {
   tenant_id: string;
@@ -855,6 +900,8 @@ export type Tables = {
   close_penalties: ClosePenaltiesRow;
   close_runs: CloseRunsRow;
   collaterals: CollateralsRow;
+  contract_signatories: ContractSignatoriesRow;
+  contracts: ContractsRow;
   custom_views: CustomViewsRow;
   customer_bank_transactions: CustomerBankTransactionsRow;
   customer_files: CustomerFilesRow;
@@ -894,6 +941,7 @@ export type Tables = {
   password_policies: PasswordPoliciesRow;
   password_policy_mfa_roles: PasswordPolicyMfaRolesRow;
   password_reset_tokens: PasswordResetTokensRow;
+  plan_change_requests: PlanChangeRequestsRow;
   pricing_features: PricingFeaturesRow;
   pricing_plans: PricingPlansRow;
   pricing_usage: PricingUsageRow;

@@ -26,13 +26,15 @@ export type Download = {
   createdAt: Date;
   updatedAt: Date;
   completedAt: Date | null;
+  /** When the file is deleted by the daily `downloads.expire` job (migration 0540). */
+  expiresAt: Date;
 };
 
 /** A `downloads` row as COLUMNS reads it (no tenant); the status check constraint narrows one column. */
 type Row = Omit<DownloadsRow, 'tenant_id' | 'status'> & { status: DownloadStatus };
 
 const COLUMNS =
-  'id, user_id, kind, file_name, content_type, status, progress, size_bytes, error, created_at, updated_at, completed_at';
+  'id, user_id, kind, file_name, content_type, status, progress, size_bytes, error, created_at, updated_at, completed_at, expires_at';
 
 function toDownload(r: Row): Download {
   return {
@@ -48,6 +50,7 @@ function toDownload(r: Row): Download {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     completedAt: r.completed_at,
+    expiresAt: r.expires_at,
   };
 }
 
@@ -70,7 +73,7 @@ export function downloadsRoot(dataDir: string): string {
   return path.join(dataDir, 'downloads');
 }
 
-function filePath(dataDir: string, tenantId: string, id: string): string {
+export function filePath(dataDir: string, tenantId: string, id: string): string {
   // Tenant ids and download ids are ours (uuid / slug-like), but never trust them for a path.
   if (!UUID.test(id) || !/^[\w-]+$/.test(tenantId))
     throw new AppError('BAD_REQUEST', 'Invalid download id.', { field: 'id' });
@@ -208,6 +211,7 @@ export function toDownloadJson(d: Download) {
     error: d.error,
     created_at: d.createdAt.toISOString(),
     completed_at: d.completedAt?.toISOString() ?? null,
+    expires_at: d.expiresAt.toISOString(),
     href: d.status === 'done' ? `/v1/downloads/${d.id}/file` : null,
   };
 }

@@ -16,6 +16,15 @@ describe('bodyLimitFor', () => {
     expect(bodyLimitFor('/user/login?redirect=/x')).toBe(AUTH_BODY_LIMIT);
     expect(bodyLimitFor('/v1/loans/l1/repayments')).toBe(DEFAULT_BODY_LIMIT);
   });
+
+  it('gives the admin platform uploads theirs: translation imports 1 MB, contract documents 10 MB', () => {
+    expect(bodyLimitFor('/v1/translation-overrides/import')).toBe(1024 * 1024 + 64 * 1024);
+    expect(bodyLimitFor('/admin/platform/translations?ns=nav')).toBe(1024 * 1024 + 64 * 1024);
+    expect(bodyLimitFor('/v1/contracts/c1/document?name=a.pdf')).toBe(10 * 1024 * 1024 + 64 * 1024);
+    expect(bodyLimitFor('/admin/plan-contracts/contracts?view=c1')).toBe(10 * 1024 * 1024 + 64 * 1024);
+    expect(bodyLimitFor('/v1/translation-overrides/en/nav/admin.users')).toBe(DEFAULT_BODY_LIMIT);
+    expect(bodyLimitFor('/v1/contracts')).toBe(DEFAULT_BODY_LIMIT);
+  });
 });
 
 describe('admitBody on a real server', () => {

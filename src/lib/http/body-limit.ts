@@ -19,6 +19,9 @@ export const DEFAULT_BODY_LIMIT = 256 * KB;
 const PROFILE_UPLOAD = /^\/[a-z]+\/customer\/profile\/[^/]+\/(files|upload-bureau-pdf|bank-statements)\/?$/;
 const FILES_API = /^\/v1\/customers\/[^/]+\/files\/?$/;
 const STATEMENTS_API = /^\/v1\/customers\/[^/]+\/bank-statements\/?$/;
+/** Admin platform uploads: translation imports (XLSX up to 1 MB) and contract documents (PDF up to 10 MB). */
+const TRANSLATIONS_IMPORT = /^\/(v1\/translation-overrides\/import|admin\/platform\/translations)\/?$/;
+const CONTRACT_DOCUMENT = /^\/(v1\/contracts\/[^/]+\/document|admin\/plan-contracts\/contracts)\/?$/;
 
 /**
  * The most a request to this URL may send. Uploads get their kind's documented limit
@@ -32,6 +35,8 @@ export function bodyLimitFor(url: string): number {
     return FILE_RULES[isFileKind(kind) ? kind : 'document'].maxBytes;
   }
   if (STATEMENTS_API.test(path)) return FILE_RULES.bank_statement.maxBytes;
+  if (TRANSLATIONS_IMPORT.test(path)) return 1024 * KB + FORM_OVERHEAD;
+  if (CONTRACT_DOCUMENT.test(path)) return 10 * 1024 * KB + FORM_OVERHEAD;
   const profile = PROFILE_UPLOAD.exec(path);
   if (profile)
     return (

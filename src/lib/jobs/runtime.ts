@@ -2,7 +2,9 @@ import type { Db } from '../db/index.ts';
 import { deleteExpiredIdempotencyKeys } from '../lending/idempotency.ts';
 import { logger } from '../observability/log.ts';
 import { pruneJobs } from './queue.ts';
-import { IDEMPOTENCY_CLEANUP_JOB, JOBS_PRUNE_JOB, startScheduler } from './scheduler.ts';
+import { DOWNLOADS_EXPIRE_JOB, IDEMPOTENCY_CLEANUP_JOB, JOBS_PRUNE_JOB, startScheduler } from './scheduler.ts';
+import { expireDownloads } from '../downloads/admin.ts';
+import { env } from '../config/env.ts';
 import { registerJobHandler, startWorker, type WorkerOptions } from './worker.ts';
 import type { TenantsRow } from '../db/schema.generated.ts';
 
@@ -19,6 +21,7 @@ export function registerPlatformJobHandlers(): void {
     return { removed };
   });
   registerJobHandler(JOBS_PRUNE_JOB, async ({ db }) => ({ removed: await pruneJobs(db) }));
+  registerJobHandler(DOWNLOADS_EXPIRE_JOB, async ({ db }) => ({ removed: await expireDownloads(db, env().dataDir) }));
 }
 
 export type JobRuntime = { stop(): Promise<void> };

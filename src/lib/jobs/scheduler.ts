@@ -12,6 +12,8 @@ import type { TenantsRow } from '../db/schema.generated.ts';
 export const DAILY_CLOSE_JOB = 'close.daily';
 export const IDEMPOTENCY_CLEANUP_JOB = 'idempotency.cleanup';
 export const JOBS_PRUNE_JOB = 'jobs.prune';
+/** Deletes generated files past their expiry (src/lib/downloads/admin.ts). */
+export const DOWNLOADS_EXPIRE_JOB = 'downloads.expire';
 
 /** The calendar date ('YYYY-MM-DD') at `now` in an IANA time zone. */
 export function localDate(now: Date, timeZone: string): string {
@@ -34,7 +36,8 @@ export type TickResult = { enqueued: string[] };
  *   tenant that is several days behind is caught up one close at a time, each its own job (the close
  *   job ticks again when it finishes);
  * - the idempotency-key cleanup, hourly;
- * - pruning of old finished jobs, daily.
+ * - pruning of old finished jobs, daily;
+ * - deleting generated files past their expiry, daily.
  */
 export async function schedulerTick(db: Db, now = new Date()): Promise<TickResult> {
   const enqueued: string[] = [];
@@ -65,6 +68,12 @@ export async function schedulerTick(db: Db, now = new Date()): Promise<TickResul
     await add(tx, enqueued, {
       name: JOBS_PRUNE_JOB,
       dedupeKey: `${JOBS_PRUNE_JOB}:${day}`,
+      priority: 200,
+      maxAttempts: 3,
+    });
+    await add(tx, enqueued, {
+      name: DOWNLOADS_EXPIRE_JOB,
+      dedupeKey: `${DOWNLOADS_EXPIRE_JOB}:${day}`,
       priority: 200,
       maxAttempts: 3,
     });

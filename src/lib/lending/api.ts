@@ -251,6 +251,8 @@ export async function commandEndpoint<I, O>(
   spec: {
     objectId?: string | null;
     input?: (body: unknown) => unknown;
+    /** Reads the input from the request itself instead of a JSON body (file uploads, imports). */
+    readInput?: (request: Request) => Promise<unknown>;
     answer: (output: O) => { status: number; body: unknown };
   },
 ): Promise<Response> {
@@ -258,6 +260,7 @@ export async function commandEndpoint<I, O>(
     const principal = requirePrincipal(ctx.principal);
     const actor = actorFromPrincipal(principal, { ip: ctx.ip, requestId: ctx.requestId });
     const readInput = async () => {
+      if (spec.readInput) return spec.readInput(ctx.request);
       const body = await readBody(ctx.request);
       return spec.input ? spec.input(body) : body;
     };

@@ -1,0 +1,19 @@
+import type { APIRoute } from 'astro';
+import { requirePrincipal } from '#lib/auth/principal.ts';
+import { env } from '#lib/config/env.ts';
+import { openTenantDownload } from '#lib/downloads/admin.ts';
+import { fileResponse } from '#lib/http/file-response.ts';
+import { handle } from '#lib/http/respond.ts';
+import { pageDb } from '../../../../../server/db.ts';
+
+/** GET /v1/admin/downloads/{id}/file: any finished file of the tenant, for administrators (admin.downloads.view). */
+export const GET: APIRoute = ({ params, locals }) =>
+  handle(locals.requestId, async () => {
+    const principal = requirePrincipal(locals.principal);
+    const { download, path } = await openTenantDownload(await pageDb(), {
+      tenantId: principal.tenantId,
+      id: params.id ?? '',
+      dataDir: env().dataDir,
+    });
+    return fileResponse(path, download);
+  });
