@@ -143,6 +143,11 @@ export const SCOPE_FREE: Record<string, string> = {
   'POST /v1/custom-views/:list': 'the caller’s own saved list view; its rows are read through the scope when shown',
   'PATCH /v1/custom-views/:list/:id': 'the caller’s own saved list view (another user’s is not found / 403)',
   'DELETE /v1/custom-views/:list/:id': 'the caller’s own saved list view (another user’s is not found / 403)',
+  // Admin › general settings (issue 11).
+  'PATCH /v1/tenant-settings': 'the tenant’s own settings (admin.basic_settings.edit), no branch data',
+  'POST /v1/tenant-settings/logo': 'the tenant’s logo (admin.basic_settings.edit), no branch data',
+  'DELETE /v1/tenant-settings/logo': 'the tenant’s logo (admin.basic_settings.edit), no branch data',
+  'POST /admin/platform/general-settings': 'the tenant’s own settings (admin.basic_settings.edit), no branch data',
   'POST /user/login': 'public sign-in form',
   'POST /user/mfa': 'the caller’s own second factor',
   'POST /user/reset-password': 'the caller’s own password',
