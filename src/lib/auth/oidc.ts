@@ -203,7 +203,7 @@ export async function finishSsoCallback(
       return { kind: 'test', outcome: { ok: false, tenantId: request.tenant_id, reason } };
     }
   }
-  const { issuer, subject, email, emailVerified, idToken } = await redeem(db, request, state, input);
+  const { issuer, subject, email, emailVerified, idToken, roles } = await redeem(db, request, state, input);
   const signIn = await db.tenant(request.tenant_id, async (tx) => {
     const [linked] = await tx.query<Pick<OidcLinksRow, 'user_id'>>(
       'select user_id from oidc_links where tenant_id = $1 and issuer = $2 and subject = $3',
@@ -221,7 +221,7 @@ export async function finishSsoCallback(
           [request.tenant_id, issuer, subject, byEmail.id, input.now],
         );
         userId = byEmail.id;
-        await giveFirstSignInRoles(tx, request.tenant_id, userId, await ssoRolesOf(db, request.tenant_id));
+        await giveFirstSignInRoles(tx, request.tenant_id, userId, roles);
       }
     }
     if (!userId)
@@ -249,13 +249,6 @@ export async function finishSsoCallback(
   return { kind: 'signed-in', signIn };
 }
 
-async function ssoRolesOf(db: Db, tenantId: string): Promise<string[]> {
-  const [row] = await db.system((tx) =>
-    tx.query<{ config: Record<string, unknown> }>('select config from tenants where id = $1', [tenantId]),
-  );
-  return row ? (ssoConfigOf(row)?.roles ?? []) : [];
-}
-
 /**
  * The configured SSO roles for a user signing in by SSO for the first time, only when they have no
  * role at all (roles an administrator chose are never widened). Role ids that no longer exist are skipped.
@@ -281,7 +274,15 @@ async function redeem(
   request: Pick<OidcAuthRequestsRow, 'tenant_id' | 'nonce' | 'code_verifier'>,
   state: string,
   input: CallbackInput,
-): Promise<{ issuer: string; subject: string; email: string | null; emailVerified: boolean; idToken?: string }> {
+): Promise<{
+  issuer: string;
+  subject: string;
+  email: string | null;
+  emailVerified: boolean;
+  idToken?: string;
+  /** The roles of the tenant's SSO settings, for a first sign-in. */
+  roles: string[];
+}> {
   const [tenantRow] = await db.system((tx) =>
     tx.query<{ config: Record<string, unknown> }>('select config from tenants where id = $1 and is_active', [
       request.tenant_id,
@@ -326,6 +327,7 @@ async function redeem(
     email: typeof claims.email === 'string' ? claims.email.toLowerCase() : null,
     emailVerified: claims.email_verified === true,
     idToken,
+    roles: sso.roles,
   };
 }
 
