@@ -1,5 +1,13 @@
 import { startOidcProvider, type TestOidcProvider } from '../support/oidc-provider.ts';
+import type { Page } from '@playwright/test';
 import { appOrigin, expect, signIn, test } from './support/fixtures.ts';
+
+/** Waits until the page's islands are hydrated (the notify editor loads when it scrolls into view). */
+async function hydrated(page: Page): Promise<void> {
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll('astro-island')].every((island) => !island.hasAttribute('ssr')),
+  );
+}
 
 // Admin › general settings, as admin@demo.test on the shared demo tenant. Everything changed here
 // (name, auto-logout timeout, notify form, logo, single sign-on) is put back at the end, because
@@ -76,6 +84,8 @@ test.describe('[ADMIN]: general settings', () => {
 
       // The notify form: add an option to the first field, see it in the preview, save it.
       const editor = page.getByTestId('notify-editor');
+      await editor.scrollIntoViewIfNeeded();
+      await hydrated(page);
       const first = editor.getByTestId('notify-field-0');
       await first.getByRole('button', { name: 'Add an option' }).click();
       const option = first.getByTestId('notify-option-0-4');
