@@ -47,7 +47,9 @@ test.describe('[ADMIN]: general settings', () => {
   });
   test.afterAll(() => idp?.close());
 
-  test('the administrator changes the settings section by section, in English and French', async ({ page }) => {
+  test('the administrator changes the settings section by section, in English and French', async ({
+    page,
+  }, testInfo) => {
     test.setTimeout(180_000);
     await signIn(page, 'admin@demo.test');
     const original = (await (await page.request.get('/v1/tenant-settings')).json()) as Settings;
@@ -61,6 +63,14 @@ test.describe('[ADMIN]: general settings', () => {
         await expect(page.getByRole('heading', { level: 2, name: heading, exact: true })).toBeVisible();
       await expect(page.getByTestId('business-date')).toHaveText(/^\d{2}\/\d{2}\/\d{4}$/);
       await expect(page.getByLabel('Lender name')).toHaveValue(original.name);
+      // Nothing overflows the window at the shell's two reference widths (screenshots for a human look).
+      for (const width of [1024, 1366]) {
+        await page.setViewportSize({ width, height: 768 });
+        await page.getByTestId('notify-editor').scrollIntoViewIfNeeded();
+        await hydrated(page);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+        await page.screenshot({ path: testInfo.outputPath(`general-settings-${width}.png`), fullPage: true });
+      }
 
       // Auto-logout timeout: a wrong value is refused next to the field, nothing else is lost; then saved.
       const timeout = page.getByLabel('Inactivity timeout (seconds)');
