@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finishSsoCallback, startSso } from '#lib/auth/oidc.ts';
 import type { Principal } from '#lib/auth/principal.ts';
+import { signInWithPassword } from '#lib/auth/sign-in.ts';
 import { setDb, type Db } from '#lib/db/index.ts';
 import { createTestDb, testDbKinds } from '#lib/db/testing.ts';
 import { DEMO_TENANTS, seedDemo } from '#lib/seed/demo.ts';
@@ -235,6 +236,20 @@ describe.each(testDbKinds())('general settings (GET/PATCH /v1/tenant-settings) o
     expect(refused.body.error.message).toBe('La langue par défaut doit faire partie des langues proposées.');
   });
 
+  it('a settings editor who is not an administrator changes the rest, but not how people sign in', async () => {
+    const editor: Principal = {
+      ...analyst,
+      authorities: [...analyst.authorities, 'admin.basic_settings.view', 'admin.basic_settings.edit'],
+    };
+    const ok = await call(settingsApi.PATCH, db, editor, { body: { config: { offer: { requestLoan: true } } } });
+    expect(ok.status).toBe(200);
+    const refused = await call(settingsApi.PATCH, db, editor, {
+      body: { config: { login: { sso: { issuer: 'https://idp.example.com', client_id: 'x' } } } },
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.field).toBe('config.login');
+  });
+
   it('one tenant’s PATCH never changes another', async () => {
     const beforeB = await rawConfig(B);
     const patched = await call(settingsApi.PATCH, db, adminB, {
@@ -408,11 +423,27 @@ describe.each(testDbKinds())('general settings (GET/PATCH /v1/tenant-settings) o
       const off = await call(settingsApi.PATCH, db, admin, { body: { config: { login: { password: false } } } });
       expect(off.status).toBe(200);
       expect(off.body.config.login.password).toBe(false);
+      // … and the lender's people can no longer sign in with a password (the right one included).
+      await expect(
+        signInWithPassword(db, {
+          email: 'analyst@demo.test',
+          password: 'Settings-Test-Passphrase-1',
+          ip: '10.9.0.2',
+          now: new Date(),
+        }),
+      ).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
       // Removing SSO while password sign-in is off would lock everyone out.
       const lockout = await call(settingsApi.PATCH, db, admin, { body: { config: { login: { sso: null } } } });
       expect(lockout.status).toBe(400);
       expect(lockout.body.error.field).toBe('config.login.sso');
       await call(settingsApi.PATCH, db, admin, { body: { config: { login: { password: true, sso: null } } } });
+      const back = await signInWithPassword(db, {
+        email: 'analyst@demo.test',
+        password: 'Settings-Test-Passphrase-1',
+        ip: '10.9.0.2',
+        now: new Date(),
+      });
+      expect(back.kind).toBe('signed-in');
     });
   });
 });

@@ -315,8 +315,19 @@ async function redeem(
     }
   } catch (error) {
     // openid-client says which check failed (the ID token's nonce, the provider's invalid_grant…) in its cause.
-    const detail = error as { cause?: { message?: string }; error?: string } | null;
-    const reason = [String(error), detail?.cause?.message, detail?.error].filter(Boolean).join(' | ');
+    const detail = error as {
+      cause?: { message?: string; error_description?: string };
+      error?: string;
+      error_description?: string;
+    } | null;
+    const reason = [
+      String(error),
+      detail?.cause?.message,
+      detail?.error,
+      detail?.error_description ?? detail?.cause?.error_description,
+    ]
+      .filter(Boolean)
+      .join(' | ');
     logger.warn('sso refused', { tenant_id: request.tenant_id, reason });
     throw new AppError('UNAUTHORIZED', SSO_FAILED, { internal: reason, cause: error });
   }

@@ -247,6 +247,11 @@ async function checkRules(
       );
   }
   if (patch.config?.cbs?.application_form) throw refuse(language, 'config.cbs.application_form', 'applicationFormNone');
+  // The provider decides who signs in as whom (a verified e-mail links an account), and SSO roles are
+  // given without an administrator's choice per person: sign-in settings are administrators' only,
+  // even for a role that holds admin.basic_settings.edit.
+  if (patch.config?.login && !actor.isAdmin)
+    throw new AppError('FORBIDDEN', settingsMessage(language, 'loginAdminsOnly'), { field: 'config.login' });
   const sso = patch.config?.login?.sso;
   if (sso && !isAcceptableIssuer(sso.issuer)) throw refuse(language, 'config.login.sso.issuer', 'issuerHttps');
   if (sso?.roles?.length) {
