@@ -6,6 +6,8 @@ import { logger } from '../observability/log.ts';
 import type { Tenant } from '../tenancy/tenant.ts';
 import { createSession } from './sessions.ts';
 import type { OidcAuthRequestsRow, OidcLinksRow, UsersRow } from '../db/schema.generated.ts';
+import type { Tx } from '../db/index.ts';
+import { openSecret } from './secret-box.ts';
 
 /**
  * Single sign-on per tenant with OpenID Connect (authorization code + PKCE + state + nonce) through
@@ -14,8 +16,15 @@ import type { OidcAuthRequestsRow, OidcLinksRow, UsersRow } from '../db/schema.g
  * Users are linked by (issuer, subject). The first time, a verified e-mail that matches an active
  * user of the tenant creates the link; afterwards only the link counts (an e-mail change at the
  * provider cannot take over another account).
+ *
+ * Accounts are not created by single sign-on: a person gets an account by invitation (which counts
+ * against the plan's seats), and SSO signs in existing accounts only. The roles of `login.sso.roles`
+ * are given at a user's first single sign-on (when the link is made) if they have no role yet, so an
+ * administrator can invite SSO users without choosing roles and let the provider's sign-in settle it.
+ *
+ * The client secret is stored encrypted (src/lib/auth/secret-box.ts) and decrypted only here.
  */
-export type SsoConfig = { issuer: string; clientId: string; clientSecret: string; label: string };
+export type SsoConfig = { issuer: string; clientId: string; clientSecret: string; label: string; roles: string[] };
 
 /** An authorisation request must come back within this time. */
 export const AUTH_REQUEST_TTL_MS = 10 * 60_000;
@@ -26,9 +35,22 @@ export function ssoConfigOf(tenant: Pick<Tenant, 'config'>): SsoConfig | null {
   return {
     issuer: sso.issuer,
     clientId: sso.client_id,
-    clientSecret: typeof sso.client_secret === 'string' ? sso.client_secret : '',
+    clientSecret: typeof sso.client_secret === 'string' ? readSecret(sso.client_secret) : '',
     label: typeof sso.label === 'string' && sso.label ? sso.label : 'Single sign-on',
+    roles: Array.isArray(sso.roles) ? sso.roles.filter((r): r is string => typeof r === 'string') : [],
   };
+}
+
+/** The stored client secret in clear; '' (the provider then refuses us) when it cannot be decrypted. */
+function readSecret(stored: string): string {
+  try {
+    return openSecret(stored);
+  } catch (error) {
+    logger.warn('sso client secret unreadable (SESSION_SECRET changed?); enter it again in the settings', {
+      error: String(error),
+    });
+    return '';
+  }
 }
 
 /** Plain http is allowed only for a provider on this machine (tests, local development). */
@@ -57,7 +79,14 @@ export function providerConfiguration(sso: SsoConfig): Promise<client.Configurat
 /** Starts sign-in at the provider: stores state, nonce and PKCE verifier, returns where to send the browser. */
 export async function startSso(
   db: Db,
-  input: { tenant: Tenant; callbackUrl: string; redirectTo: string; now: Date },
+  input: {
+    tenant: Tenant;
+    callbackUrl: string;
+    redirectTo: string;
+    now: Date;
+    /** 'test': the settings page's "test sign-in"; its callback reports the outcome and signs nobody in. */
+    purpose?: 'sign-in' | 'test';
+  },
 ): Promise<{ url: string; state: string }> {
   const sso = ssoConfigOf(input.tenant);
   if (!sso) throw new AppError('NOT_FOUND', 'Single sign-on is not set up for this lender.');
@@ -76,7 +105,7 @@ export async function startSso(
   const codeChallenge = await client.calculatePKCECodeChallenge(codeVerifier);
   await db.system((tx) =>
     tx.query(
-      `insert into oidc_auth_requests (state, tenant_id, nonce, code_verifier, redirect_to, created_at, expires_at) values ($1, $2, $3, $4, $5, $6, $7)`,
+      `insert into oidc_auth_requests (state, tenant_id, nonce, code_verifier, redirect_to, created_at, expires_at, purpose) values ($1, $2, $3, $4, $5, $6, $7, $8)`,
       [
         state,
         input.tenant.id,
@@ -85,6 +114,7 @@ export async function startSso(
         input.redirectTo,
         input.now,
         new Date(input.now.getTime() + AUTH_REQUEST_TTL_MS),
+        input.purpose ?? 'sign-in',
       ],
     ),
   );
@@ -108,28 +138,151 @@ const SSO_FAILED = 'Single sign-on failed. Please try again.';
  * the one this browser started with (the cookie), and anything openid-client refuses: wrong nonce,
  * issuer or audience, a reused or stolen code, a bad PKCE verifier. Returns a new session.
  */
-export async function finishSso(
+type CallbackInput = {
+  callbackUrl: string;
+  query: URLSearchParams;
+  browserState: string | undefined;
+  now: Date;
+  ip: string;
+  userAgent?: string;
+};
+export type SsoSignIn = { tenantId: string; userId: string; sessionId: string; redirectTo: string };
+/** What a "test sign-in" found: the identity the provider vouched for, or the provider's refusal. */
+export type SsoTestOutcome =
+  | { ok: true; tenantId: string; subject: string; email: string | null; isLinked: boolean }
+  | { ok: false; tenantId: string; reason: string };
+
+export async function finishSso(db: Db, input: CallbackInput): Promise<SsoSignIn> {
+  const done = await finishSsoCallback(db, input);
+  if (done.kind !== 'signed-in') throw new AppError('UNAUTHORIZED', SSO_FAILED, { internal: 'a test request' });
+  return done.signIn;
+}
+
+/**
+ * The callback: a sign-in (as finishSso), or the outcome of a "test sign-in" started from the
+ * settings page, which exchanges the code and checks the ID token exactly as a sign-in does but
+ * creates no session and links nobody.
+ */
+export async function finishSsoCallback(
   db: Db,
-  input: {
-    callbackUrl: string;
-    query: URLSearchParams;
-    browserState: string | undefined;
-    now: Date;
-    ip: string;
-    userAgent?: string;
-  },
-): Promise<{ tenantId: string; userId: string; sessionId: string; redirectTo: string }> {
+  input: CallbackInput,
+): Promise<{ kind: 'signed-in'; signIn: SsoSignIn } | { kind: 'test'; outcome: SsoTestOutcome }> {
   const state = input.query.get('state');
   if (!state || !input.browserState || state !== input.browserState) {
     throw new AppError('UNAUTHORIZED', SSO_FAILED, { internal: 'state does not match the browser' });
   }
   const [request] = await db.system((tx) =>
-    tx.query<Pick<OidcAuthRequestsRow, 'tenant_id' | 'nonce' | 'code_verifier' | 'redirect_to'>>(
-      'delete from oidc_auth_requests where state = $1 and expires_at > $2 returning tenant_id, nonce, code_verifier, redirect_to',
+    tx.query<Pick<OidcAuthRequestsRow, 'tenant_id' | 'nonce' | 'code_verifier' | 'redirect_to' | 'purpose'>>(
+      'delete from oidc_auth_requests where state = $1 and expires_at > $2 returning tenant_id, nonce, code_verifier, redirect_to, purpose',
       [state, input.now],
     ),
   );
   if (!request) throw new AppError('UNAUTHORIZED', SSO_FAILED, { internal: 'unknown, expired or used state' });
+  if (request.purpose === 'test') {
+    try {
+      const identity = await redeem(db, request, state, input);
+      const [linked] = await db.tenant(request.tenant_id, (tx) =>
+        tx.query<Pick<OidcLinksRow, 'user_id'>>(
+          `select l.user_id from oidc_links l where l.issuer = $1 and l.subject = $2
+           union all select u.id from users u where $3::text is not null and lower(u.email) = $3 and u.is_active limit 1`,
+          [identity.issuer, identity.subject, identity.emailVerified ? identity.email : null],
+        ),
+      );
+      return {
+        kind: 'test',
+        outcome: {
+          ok: true,
+          tenantId: request.tenant_id,
+          subject: identity.subject,
+          email: identity.email,
+          isLinked: Boolean(linked),
+        },
+      };
+    } catch (error) {
+      const reason = error instanceof AppError ? (error.internal ?? error.message) : String(error);
+      return { kind: 'test', outcome: { ok: false, tenantId: request.tenant_id, reason } };
+    }
+  }
+  const { issuer, subject, email, emailVerified, idToken, roles } = await redeem(db, request, state, input);
+  const signIn = await db.tenant(request.tenant_id, async (tx) => {
+    const [linked] = await tx.query<Pick<OidcLinksRow, 'user_id'>>(
+      'select user_id from oidc_links where tenant_id = $1 and issuer = $2 and subject = $3',
+      [request.tenant_id, issuer, subject],
+    );
+    let userId = linked?.user_id;
+    if (!userId && email && emailVerified) {
+      const [byEmail] = await tx.query<Pick<UsersRow, 'id'>>(
+        'select id from users where tenant_id = $1 and lower(email) = $2 and is_active',
+        [request.tenant_id, email],
+      );
+      if (byEmail) {
+        await tx.query(
+          'insert into oidc_links (tenant_id, issuer, subject, user_id, created_at) values ($1, $2, $3, $4, $5)',
+          [request.tenant_id, issuer, subject, byEmail.id, input.now],
+        );
+        userId = byEmail.id;
+        await giveFirstSignInRoles(tx, request.tenant_id, userId, roles);
+      }
+    }
+    if (!userId)
+      throw new AppError('UNAUTHORIZED', 'No account of this lender is linked to this single sign-on identity.', {
+        internal: `unlinked ${issuer} ${subject} ${email} ${String(emailVerified)}`,
+      });
+    const [user] = await tx.query<Pick<UsersRow, 'is_active'>>(
+      'select is_active from users where tenant_id = $1 and id = $2',
+      [request.tenant_id, userId],
+    );
+    if (!user?.is_active) throw new AppError('UNAUTHORIZED', 'This account is disabled.');
+    const sessionId = await createSession(tx, {
+      tenantId: request.tenant_id,
+      userId,
+      stage: 'active',
+      method: 'sso',
+      now: input.now,
+      ip: input.ip,
+      userAgent: input.userAgent,
+      oidcIssuer: issuer,
+      oidcIdToken: idToken,
+    });
+    return { tenantId: request.tenant_id, userId, sessionId, redirectTo: request.redirect_to };
+  });
+  return { kind: 'signed-in', signIn };
+}
+
+/**
+ * The configured SSO roles for a user signing in by SSO for the first time, only when they have no
+ * role at all (roles an administrator chose are never widened). Role ids that no longer exist are skipped.
+ */
+async function giveFirstSignInRoles(tx: Tx, tenantId: string, userId: string, roleIds: string[]): Promise<void> {
+  if (roleIds.length === 0) return;
+  const [held] = await tx.query<{ count: number }>(
+    'select count(*)::int as count from user_roles where tenant_id = $1 and user_id = $2',
+    [tenantId, userId],
+  );
+  if (held.count > 0) return;
+  await tx.query(
+    `insert into user_roles (tenant_id, user_id, role_id)
+     select $1, $2, r.id from roles r where r.tenant_id = $1 and r.id::text = any($3::text[])
+     on conflict do nothing`,
+    [tenantId, userId, roleIds],
+  );
+}
+
+/** Exchanges the code and checks the ID token (nonce, issuer, audience, PKCE): the identity the provider vouches for. */
+async function redeem(
+  db: Db,
+  request: Pick<OidcAuthRequestsRow, 'tenant_id' | 'nonce' | 'code_verifier'>,
+  state: string,
+  input: CallbackInput,
+): Promise<{
+  issuer: string;
+  subject: string;
+  email: string | null;
+  emailVerified: boolean;
+  idToken?: string;
+  /** The roles of the tenant's SSO settings, for a first sign-in. */
+  roles: string[];
+}> {
   const [tenantRow] = await db.system((tx) =>
     tx.query<{ config: Record<string, unknown> }>('select config from tenants where id = $1 and is_active', [
       request.tenant_id,
@@ -162,57 +315,31 @@ export async function finishSso(
     }
   } catch (error) {
     // openid-client says which check failed (the ID token's nonce, the provider's invalid_grant…) in its cause.
-    const detail = error as { cause?: { message?: string }; error?: string } | null;
-    const reason = [String(error), detail?.cause?.message, detail?.error].filter(Boolean).join(' | ');
+    const detail = error as {
+      cause?: { message?: string; error_description?: string };
+      error?: string;
+      error_description?: string;
+    } | null;
+    const reason = [
+      String(error),
+      detail?.cause?.message,
+      detail?.error,
+      detail?.error_description ?? detail?.cause?.error_description,
+    ]
+      .filter(Boolean)
+      .join(' | ');
     logger.warn('sso refused', { tenant_id: request.tenant_id, reason });
     throw new AppError('UNAUTHORIZED', SSO_FAILED, { internal: reason, cause: error });
   }
   if (!claims?.sub) throw new AppError('UNAUTHORIZED', SSO_FAILED, { internal: 'no subject' });
-  const issuer = claims.iss;
-  const subject = claims.sub;
-  const email = typeof claims.email === 'string' ? claims.email.toLowerCase() : null;
-  const emailVerified = claims.email_verified === true;
-  return db.tenant(request.tenant_id, async (tx) => {
-    const [linked] = await tx.query<Pick<OidcLinksRow, 'user_id'>>(
-      'select user_id from oidc_links where tenant_id = $1 and issuer = $2 and subject = $3',
-      [request.tenant_id, issuer, subject],
-    );
-    let userId = linked?.user_id;
-    if (!userId && email && emailVerified) {
-      const [byEmail] = await tx.query<Pick<UsersRow, 'id'>>(
-        'select id from users where tenant_id = $1 and lower(email) = $2 and is_active',
-        [request.tenant_id, email],
-      );
-      if (byEmail) {
-        await tx.query(
-          'insert into oidc_links (tenant_id, issuer, subject, user_id, created_at) values ($1, $2, $3, $4, $5)',
-          [request.tenant_id, issuer, subject, byEmail.id, input.now],
-        );
-        userId = byEmail.id;
-      }
-    }
-    if (!userId)
-      throw new AppError('UNAUTHORIZED', 'No account of this lender is linked to this single sign-on identity.', {
-        internal: `unlinked ${issuer} ${subject} ${email} ${String(claims.email_verified)}`,
-      });
-    const [user] = await tx.query<Pick<UsersRow, 'is_active'>>(
-      'select is_active from users where tenant_id = $1 and id = $2',
-      [request.tenant_id, userId],
-    );
-    if (!user?.is_active) throw new AppError('UNAUTHORIZED', 'This account is disabled.');
-    const sessionId = await createSession(tx, {
-      tenantId: request.tenant_id,
-      userId,
-      stage: 'active',
-      method: 'sso',
-      now: input.now,
-      ip: input.ip,
-      userAgent: input.userAgent,
-      oidcIssuer: issuer,
-      oidcIdToken: idToken,
-    });
-    return { tenantId: request.tenant_id, userId, sessionId, redirectTo: request.redirect_to };
-  });
+  return {
+    issuer: claims.iss,
+    subject: claims.sub,
+    email: typeof claims.email === 'string' ? claims.email.toLowerCase() : null,
+    emailVerified: claims.email_verified === true,
+    idToken,
+    roles: sso.roles,
+  };
 }
 
 /**

@@ -459,6 +459,19 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
     methods: { POST: need('admin.contracts.update') },
     audit: audited('contract', { POST: 'contract.status' }),
   },
+  // Admin › general settings (issue 11): the tenant's settings, its logo (shown in every signed-in
+  // header, so reading it only needs a session) and the single sign-on "test sign-in".
+  {
+    pattern: '/v1/tenant-settings',
+    methods: { GET: need('admin.basic_settings.view'), PATCH: need('admin.basic_settings.edit') },
+    audit: audited('tenant', { PATCH: 'tenant.settings.update' }),
+  },
+  {
+    pattern: '/v1/tenant-settings/logo',
+    methods: { GET: SIGNED_IN, POST: need('admin.basic_settings.edit'), DELETE: need('admin.basic_settings.edit') },
+    audit: audited('tenant', { POST: 'tenant.logo.update', DELETE: 'tenant.logo.remove' }),
+  },
+  { pattern: '/v1/tenant-settings/sso-test', methods: { GET: need('admin.basic_settings.edit') } },
   // Lending. Reads need the view keys; each command its own action key. Waivers, charges, credit
   // refunds, write-offs and reversals have no key in the permission table: administrators only.
   { pattern: '/v1/schedules/preview', methods: { POST: need('loans.schedules.preview') } },

@@ -81,7 +81,10 @@ export async function signInWithPassword(
   const entries = await db.system((tx) =>
     tx.query<Pick<SignInDirectoryRow, 'tenant_id' | 'user_id'> & Pick<TenantsRow, 'name'>>(
       `select d.tenant_id, d.user_id, t.name from sign_in_directory d join tenants t on t.id = d.tenant_id
-       where d.email_lower = $1 and t.is_active order by t.name`,
+       where d.email_lower = $1 and t.is_active
+         -- A lender that turned password sign-in off (admin › general settings) signs in by SSO only.
+         and coalesce((t.config -> 'login' ->> 'password')::boolean, true)
+       order by t.name`,
       [email],
     ),
   );

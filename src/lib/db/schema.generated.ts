@@ -685,6 +685,7 @@ export type OidcAuthRequestsRow = {
   redirect_to: string;
   created_at: Date;
   expires_at: Date;
+  purpose: string;
 };
 
 /** The `oidc_links` table. */
@@ -811,6 +812,15 @@ export type SignInDirectoryRow = {
   user_id: string;
 };
 
+/** The `tenant_logos` table. */
+export type TenantLogosRow = {
+  tenant_id: string;
+  content_type: string;
+  bytes: Uint8Array;
+  updated_at: Date;
+  updated_by: string | null;
+};
+
 /** The `tenants` table. */
 export type TenantsRow = {
   id: string;
@@ -825,6 +835,7 @@ export type TenantsRow = {
   config: unknown;
   is_active: boolean;
   created_at: Date;
+  logo_updated_at: Date | null;
 };
 
 /** The `translation_missing_keys` table. */
@@ -948,6 +959,7 @@ export type Tables = {
   roles: RolesRow;
   sessions: SessionsRow;
   sign_in_directory: SignInDirectoryRow;
+  tenant_logos: TenantLogosRow;
   tenants: TenantsRow;
   translation_missing_keys: TranslationMissingKeysRow;
   translation_overrides: TranslationOverridesRow;

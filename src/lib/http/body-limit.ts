@@ -44,6 +44,9 @@ export function bodyLimitFor(url: string): number {
         profile[1] === 'bank-statements' ? 'bank_statement' : profile[1] === 'files' ? 'document' : 'bureau_pdf'
       ].maxBytes + FORM_OVERHEAD
     );
+  // The tenant logo (up to 256 KB) posted by the general-settings page's form or to the API.
+  if (path === '/admin/platform/general-settings' || path === '/v1/tenant-settings/logo')
+    return DEFAULT_BODY_LIMIT + FORM_OVERHEAD;
   if (path.startsWith('/v1/auth/') || path.startsWith('/user/')) return AUTH_BODY_LIMIT;
   return DEFAULT_BODY_LIMIT;
 }

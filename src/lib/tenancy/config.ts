@@ -14,9 +14,13 @@ const formOptionSchema = z.object({ value: z.string().min(1), label: z.string().
 /** Shows a field only when another field holds one of the listed values. */
 const visibilitySchema = z.object({ field: z.string().min(1), in: z.array(z.string()).min(1) });
 
+/** The kinds of field a tenant form may have. */
+export const FORM_FIELD_TYPES = ['icon_radio', 'radio', 'select', 'text', 'textarea'] as const;
+export type FormFieldType = (typeof FORM_FIELD_TYPES)[number];
+
 const formFieldSchema = z.object({
   name: z.string().min(1),
-  type: z.enum(['icon_radio', 'radio', 'select', 'text', 'textarea']),
+  type: z.enum(FORM_FIELD_TYPES),
   label: z.string().min(1),
   required: z.boolean(),
   options: z.array(formOptionSchema).optional(),
@@ -25,8 +29,8 @@ const formFieldSchema = z.object({
 });
 export type FormField = z.infer<typeof formFieldSchema>;
 
-const formSchema = z.object({ fields: z.array(formFieldSchema).min(1) });
-export type FormDefinition = z.infer<typeof formSchema>;
+export const formDefinitionSchema = z.object({ fields: z.array(formFieldSchema).min(1) });
+export type FormDefinition = z.infer<typeof formDefinitionSchema>;
 
 const FEEDBACK_VISIBLE_WHEN = { field: 'Channel', in: ['PhoneCall', 'InPerson', 'Other'] };
 
@@ -77,8 +81,11 @@ const languageOptionSchema = z.object({
 const ssoSchema = z.object({
   issuer: z.url(),
   client_id: z.string().min(1),
+  /** Stored encrypted (src/lib/auth/secret-box.ts); a plain value from before encryption still reads. */
   client_secret: z.string().optional(),
   label: z.string().optional(),
+  /** Role ids (table roles) given to a user at their first single sign-on (src/lib/auth/oidc.ts). */
+  roles: z.array(z.string().min(1)).optional(),
 });
 
 /** What may be stored in tenants.config; every field optional, defaults filled in. */
@@ -100,7 +107,7 @@ const storedConfigSchema = z.object({
     ]),
   offer: z.object({ requestLoan: z.boolean().default(true) }).default({ requestLoan: true }),
   notify_customer_modal_config: z
-    .object({ form: formSchema.default(DEFAULT_NOTIFY_FORM) })
+    .object({ form: formDefinitionSchema.default(DEFAULT_NOTIFY_FORM) })
     .default({ form: DEFAULT_NOTIFY_FORM }),
   cbs: z
     .object({
@@ -112,6 +119,8 @@ const storedConfigSchema = z.object({
     .default({ name: 'internal', application_form: null }),
   auto_logout: z.object({ timeout: z.number().int().min(10).max(86_400).default(60) }).default({ timeout: 60 }),
 });
+
+export type StoredConfig = z.infer<typeof storedConfigSchema>;
 
 export type TenantConfig = z.infer<typeof storedConfigSchema> & {
   tenantId: string;
@@ -158,7 +167,11 @@ export function readTenantConfig(
  */
 export function publicTenantConfig(config: TenantConfig): TenantConfig {
   const sso = config.login.sso
-    ? { issuer: config.login.sso.issuer, client_id: config.login.sso.client_id, label: config.login.sso.label }
+    ? {
+        issuer: config.login.sso.issuer,
+        client_id: config.login.sso.client_id,
+        label: config.login.sso.label,
+      }
     : config.login.sso;
   return { ...config, login: { ...config.login, sso } };
 }

@@ -14,11 +14,13 @@ export type Tenant = {
   defaultLanguage: string;
   /** The tenant configuration (login, language options, offer, notify form, cbs, auto_logout). */
   config: Record<string, unknown>;
+  /** When the tenant's logo last changed (ms since the epoch; its URL's version), or null: the product's logo. */
+  logoVersion?: number | null;
 };
 
 type TenantRow = Pick<
   TenantsRow,
-  'id' | 'slug' | 'name' | 'currency' | 'locale' | 'time_zone' | 'languages' | 'default_language'
+  'id' | 'slug' | 'name' | 'currency' | 'locale' | 'time_zone' | 'languages' | 'default_language' | 'logo_updated_at'
 > & {
   config: Record<string, unknown>;
 };
@@ -34,13 +36,14 @@ function toTenant(row: TenantRow): Tenant {
     languages: row.languages,
     defaultLanguage: row.default_language,
     config: row.config,
+    logoVersion: row.logo_updated_at ? new Date(row.logo_updated_at).getTime() : null,
   };
 }
 
 export async function findTenant(db: Db, tenantId: string): Promise<Tenant | null> {
   const rows = await db.system((tx) =>
     tx.query<TenantRow>(
-      'select id, slug, name, currency, locale, time_zone, languages, default_language, config from tenants where id = $1 and is_active',
+      'select id, slug, name, currency, locale, time_zone, languages, default_language, config, logo_updated_at from tenants where id = $1 and is_active',
       [tenantId],
     ),
   );

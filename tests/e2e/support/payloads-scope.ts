@@ -173,6 +173,11 @@ export const SCOPE_FREE: Record<string, string> = {
   'PUT /v1/contracts/:id/document': 'admin.contracts.update: the tenant’s service agreements, no branch data',
   'POST /admin/plan-contracts/contracts':
     'admin.contracts.edit/update: the tenant’s service agreements, no branch data',
+  // Admin › general settings (issue 11).
+  'PATCH /v1/tenant-settings': 'the tenant’s own settings (admin.basic_settings.edit), no branch data',
+  'POST /v1/tenant-settings/logo': 'the tenant’s logo (admin.basic_settings.edit), no branch data',
+  'DELETE /v1/tenant-settings/logo': 'the tenant’s logo (admin.basic_settings.edit), no branch data',
+  'POST /admin/platform/general-settings': 'the tenant’s own settings (admin.basic_settings.edit), no branch data',
   'POST /user/login': 'public sign-in form',
   'POST /user/mfa': 'the caller’s own second factor',
   'POST /user/reset-password': 'the caller’s own password',

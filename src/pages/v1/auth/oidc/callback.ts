@@ -1,5 +1,6 @@
 import type { APIRoute } from 'astro';
-import { finishSso } from '#lib/auth/oidc.ts';
+import { finishSsoCallback } from '#lib/auth/oidc.ts';
+import { ssoTestResultPath } from '#lib/tenancy/settings.ts';
 import { pageDb } from '../../../../server/db.ts';
 import { logger } from '#lib/observability/log.ts';
 import {
@@ -20,7 +21,7 @@ export const GET: APIRoute = async (context) => {
   clearOidcStateCookie(context.cookies);
   const db = await pageDb();
   try {
-    const done = await finishSso(db, {
+    const finished = await finishSsoCallback(db, {
       callbackUrl: `${publicOrigin(context.url)}/v1/auth/oidc/callback`,
       query: context.url.searchParams,
       browserState,
@@ -28,6 +29,9 @@ export const GET: APIRoute = async (context) => {
       ip: requestIp(context),
       userAgent: context.request.headers.get('user-agent') ?? undefined,
     });
+    // A "test sign-in" from the settings page: back to it with the outcome, nobody signed in.
+    if (finished.kind === 'test') return context.redirect(ssoTestResultPath(finished.outcome), 303);
+    const done = finished.signIn;
     const location = await finishSignIn(context, {
       ...done,
       passwordChangeRequired: false,
