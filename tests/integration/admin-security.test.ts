@@ -275,6 +275,152 @@ describe.each(testDbKinds())('security administration on %s', (kind) => {
       ).toBe(404);
     });
 
+    it('a writer who is not an administrator may not create, edit or delete a rule that can reach an administrator (403, EN and FR)', async () => {
+      const admins = roles[DEMO_ROLES.administrator.name];
+      const officers = roles[DEMO_ROLES.loan_officer.name];
+      const keeperIp = '10.9.9.7';
+      const keeperRole = await db.tenant(demo, async (tx) => {
+        const [role] = await tx.query<{ id: string }>(
+          `insert into roles (tenant_id, name, description, is_admin, authorities)
+           values ($1, 'IP keeper', '', false, $2) returning id::text as id`,
+          [demo, ['admin.ip_restriction.edit']],
+        );
+        await tx.query('insert into user_roles (tenant_id, user_id, role_id) values ($1, $2, $3)', [
+          demo,
+          users['analyst@demo.test'],
+          role.id,
+        ]);
+        return role.id;
+      });
+      const keeper = <I, O>(command: Command<I, O>, input: unknown) =>
+        runCommand(
+          {
+            db,
+            actor: { ...actorOf('analyst@demo.test', keeperIp), isAdmin: false },
+            permissionSubject: { isAdmin: false, authorities: ['admin.ip_restriction.edit'] },
+          },
+          command,
+          () => input,
+        );
+      const forbidden = { status: 403, field: 'roleIds', key: 'security.adminRule' };
+      try {
+        // The attack: the writer's own address, for everyone (their own access is kept, every administrator's is not).
+        await expect(keeper(addIpRestrictionCommand, { network: `${keeperIp}/32`, label: 'x' })).rejects.toMatchObject(
+          forbidden,
+        );
+        await expect(
+          keeper(addIpRestrictionCommand, { network: `${keeperIp}/32`, label: 'x', roleIds: [admins] }),
+        ).rejects.toMatchObject(forbidden);
+        // A role an administrator holds reaches them too.
+        await db.tenant(demo, (tx) =>
+          tx.query('insert into user_roles (tenant_id, user_id, role_id) values ($1, $2, $3)', [
+            demo,
+            users['admin@demo.test'],
+            keeperRole,
+          ]),
+        );
+        await expect(
+          keeper(addIpRestrictionCommand, { network: `${keeperIp}/32`, label: 'x', roleIds: [keeperRole] }),
+        ).rejects.toMatchObject(forbidden);
+        await db.tenant(demo, (tx) =>
+          tx.query('delete from user_roles where user_id = $1 and role_id = $2', [
+            users['admin@demo.test'],
+            keeperRole,
+          ]),
+        );
+        expect(await db.tenant(demo, (tx) => listIpRestrictions(tx))).toEqual([]);
+
+        // A rule for officers is theirs to keep; it may not be widened to everyone or to administrators.
+        const branch = await keeper(addIpRestrictionCommand, {
+          network: '10.9.0.0/16',
+          label: '',
+          roleIds: [officers],
+        });
+        await expect(
+          keeper(updateIpRestrictionCommand, { id: branch.id, appliesTo: 'everyone' }),
+        ).rejects.toMatchObject(forbidden);
+        await expect(
+          keeper(updateIpRestrictionCommand, { id: branch.id, roleIds: [officers, admins] }),
+        ).rejects.toMatchObject(forbidden);
+        expect(await keeper(updateIpRestrictionCommand, { id: branch.id, label: 'Branch' })).toMatchObject({
+          label: 'Branch',
+          appliesToAll: false,
+        });
+        // An administrator's rule for everyone: neither edited (not even narrowed) nor deleted by the keeper.
+        const office = await run(addIpRestrictionCommand, { network: '10.9.9.0/24', label: 'Office' });
+        await expect(keeper(updateIpRestrictionCommand, { id: office.id, label: 'Mine' })).rejects.toMatchObject(
+          forbidden,
+        );
+        await expect(keeper(updateIpRestrictionCommand, { id: office.id, roleIds: [officers] })).rejects.toMatchObject(
+          forbidden,
+        );
+        await expect(keeper(deleteIpRestrictionCommand, { id: office.id })).rejects.toMatchObject(forbidden);
+        await keeper(deleteIpRestrictionCommand, { id: branch.id });
+        expect((await db.tenant(demo, (tx) => listIpRestrictions(tx))).map((r) => r.label)).toEqual(['Office']);
+        // Through /v1, in the caller's language.
+        const request = new Request('http://localhost/v1/ip-restrictions', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ network: `${keeperIp}/32`, label: 'x' }),
+        });
+        const principal = {
+          tenantId: demo,
+          userId: users['analyst@demo.test'],
+          displayName: 'Keeper',
+          email: 'analyst@demo.test',
+          isAdmin: false,
+          authorities: ['admin.ip_restriction.edit'],
+          dataPermissions: [],
+          language: 'fr-FR',
+          via: 'session',
+          sessionId: null,
+          passwordChangeRequired: false,
+          sessionTimeout: 60,
+          idleTimeout: 60,
+        } satisfies Principal;
+        const response = await (ipRestrictionsApi.POST as (context: never) => Promise<Response>)({
+          request,
+          params: {},
+          clientAddress: keeperIp,
+          locals: { principal, requestId: 'r', language: 'fr' },
+        } as never);
+        expect(response.status).toBe(403);
+        expect((await response.json()).error.message).toMatch(/^Seul un administrateur peut créer/);
+      } finally {
+        await db.tenant(demo, (tx) => tx.query('delete from roles where id = $1', [keeperRole]));
+      }
+    });
+
+    it('IP rule changes run one at a time: two administrators moving each other’s network away cannot both pass', async () => {
+      const ra = await run(addIpRestrictionCommand, { network: '10.1.0.0/16', label: 'A' }, '10.1.1.1');
+      const rb = await run(addIpRestrictionCommand, { network: '10.2.0.0/16', label: 'B' }, '10.1.1.1');
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let entered!: () => void;
+      const inside = new Promise<void>((resolve) => (entered = resolve));
+      // The first change (from 10.1.1.1, still inside A) stays open while the second one starts.
+      const first = db.tenant(demo, async (tx) => {
+        const moved = await updateIpRestrictionCommand.run(
+          tx,
+          actorOf('admin@demo.test', '10.1.1.1'),
+          { id: rb.id, network: '192.0.2.0/24' },
+          { language: 'en' },
+        );
+        entered();
+        await gate;
+        return moved;
+      });
+      await inside;
+      // From 10.2.2.2, inside B as it was: it must wait for the first change and then see B gone.
+      const second = run(updateIpRestrictionCommand, { id: ra.id, network: '198.51.100.0/24' }, '10.2.2.2');
+      second.catch(() => {});
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      release();
+      await first;
+      await expect(second).rejects.toMatchObject({ status: 409, field: 'network' });
+      expect(await allowed('admin@demo.test', '10.1.1.1')).toBe(true);
+    });
+
     it('the middleware refuses a disallowed address on pages, /v1 and downloads: IPv4, IPv6 and IPv4-mapped, behind a trusted proxy', async () => {
       const officers = roles[DEMO_ROLES.loan_officer.name];
       await run(addIpRestrictionCommand, { network: '10.9.0.0/16', label: '', roleIds: [officers] });

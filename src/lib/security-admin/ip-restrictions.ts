@@ -4,6 +4,14 @@
  * src/lib/tenancy/ip-allowlist.ts. A change that would refuse the administrator's own address (the
  * same client address as the middleware step: X-Forwarded-For only as far as TRUST_PROXY says) is
  * refused and rolled back, with a message naming that address.
+ *
+ * Two more rules keep the administrators in:
+ *  - a writer who is not an administrator may not create, edit or delete a rule that applies (before
+ *    or after the change) to everyone, to an administrator role, or to a role an administrator holds
+ *    (403): such a rule could shut out every administrator, and only they can judge their own networks;
+ *  - every command first takes a per-tenant advisory lock, so two changes never run side by side: two
+ *    administrators editing each other's rules at the same moment cannot both pass the self-lockout
+ *    check (the second one waits, then checks against what the first one did).
  */
 import { z } from 'zod';
 import { recordAudit } from '../audit/record-audit.ts';
@@ -22,6 +30,14 @@ import {
   updateIpRestriction,
   type IpRestriction,
 } from '../tenancy/ip-allowlist.ts';
+
+/** Advisory-lock class of IP rule changes: `pg_advisory_xact_lock(class, hashtext(tenant))`. */
+const IP_RULES_LOCK_CLASS = 0x4950;
+
+/** Serialises the tenant's IP rule changes until the transaction ends (see the header). */
+export async function lockIpRules(tx: Tx, tenantId: string): Promise<void> {
+  await tx.query('select pg_advisory_xact_lock($1, hashtext($2))', [IP_RULES_LOCK_CLASS, tenantId]);
+}
 
 export type RoleChoice = { id: string; name: string };
 
@@ -70,6 +86,35 @@ function roleIdsOf(input: { appliesTo?: 'everyone' | 'roles'; roleIds?: string[]
   return input.roleIds === undefined ? undefined : [...new Set(input.roleIds)];
 }
 
+/** Whom a rule applies to: everyone, or the users holding one of these roles (none: nobody). */
+type Reach = { everyone: boolean; roleIds: readonly string[] };
+
+const reachOf = (rule: IpRestriction): Reach => ({ everyone: rule.appliesToAll, roleIds: rule.roles.map((r) => r.id) });
+
+/**
+ * A writer who is not an administrator touches only rules that cannot reach an administrator: not for
+ * everyone, not for an administrator role, not for a role an administrator holds (403 otherwise).
+ */
+async function assertMayTouch(tx: Tx, actor: Actor, ...reaches: Reach[]): Promise<void> {
+  if (actor.isAdmin) return;
+  let reachesAdmins = reaches.some((r) => r.everyone);
+  const roleIds = [...new Set(reaches.flatMap((r) => (r.everyone ? [] : r.roleIds)))];
+  if (!reachesAdmins && roleIds.length) {
+    const [row] = await tx.query<{ admins: boolean }>(
+      `select exists (
+         select 1 from roles r
+          where r.id = any($1::uuid[])
+            and (r.is_admin or exists (
+              select 1 from user_roles ur join user_roles ua on ua.tenant_id = ur.tenant_id and ua.user_id = ur.user_id
+                join roles ra on ra.tenant_id = ua.tenant_id and ra.id = ua.role_id
+               where ur.tenant_id = r.tenant_id and ur.role_id = r.id and ra.is_admin))) as admins`,
+      [roleIds],
+    );
+    reachesAdmins = row.admins;
+  }
+  if (reachesAdmins) throw validationError('roleIds', 'security.adminRule', {}, 'FORBIDDEN');
+}
+
 /** After the change, inside its transaction: the author's own address must still be accepted. */
 async function assertAuthorKeepsAccess(tx: Tx, actor: Actor): Promise<void> {
   if (await isIpAllowed(tx, actor.ip ?? null, actor.userId)) return;
@@ -95,8 +140,10 @@ export const addIpRestrictionCommand = defineCommand({
   permission: need('admin.ip_restriction.edit'),
   input: z.object({ ...ruleFields, label: ruleFields.label.default('') }).strict(),
   run: async (tx, actor, input) => {
+    await lockIpRules(tx, actor.tenantId);
     const roleIds = roleIdsOf(input) ?? [];
     await assertRolesExist(tx, roleIds);
+    await assertMayTouch(tx, actor, { everyone: roleIds.length === 0, roleIds });
     const rule = await addIpRestriction(tx, {
       tenantId: actor.tenantId,
       network: input.network,
@@ -134,10 +181,17 @@ export const updateIpRestrictionCommand = defineCommand({
     })
     .strict(),
   run: async (tx, actor, input) => {
+    await lockIpRules(tx, actor.tenantId);
     const before = await getIpRestriction(tx, input.id);
     if (!before) throw new AppError('NOT_FOUND', 'This IP rule does not exist.');
     const roleIds = roleIdsOf(input);
     if (roleIds) await assertRolesExist(tx, roleIds);
+    await assertMayTouch(
+      tx,
+      actor,
+      reachOf(before),
+      roleIds === undefined ? reachOf(before) : { everyone: roleIds.length === 0, roleIds },
+    );
     const rule = (await updateIpRestriction(tx, {
       tenantId: actor.tenantId,
       id: input.id,
@@ -169,8 +223,10 @@ export const deleteIpRestrictionCommand = defineCommand({
   permission: need('admin.ip_restriction.edit'),
   input: z.object({ id: z.string() }),
   run: async (tx, actor, input) => {
+    await lockIpRules(tx, actor.tenantId);
     const before = await getIpRestriction(tx, input.id);
     if (!before) throw new AppError('NOT_FOUND', 'This IP rule does not exist.');
+    await assertMayTouch(tx, actor, reachOf(before));
     await removeIpRestriction(tx, input.id);
     await assertAuthorKeepsAccess(tx, actor);
     await recordAudit(tx, {
