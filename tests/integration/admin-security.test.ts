@@ -649,6 +649,14 @@ describe.each(testDbKinds())('security administration on %s', (kind) => {
       expect(decideAccess({ method: 'POST', path: '/v1/auth/mfa/enrolment', search: '', principal: before }).kind).toBe(
         'allow',
       );
+      // No way around the enrolment: no API token, no other session's business, while it is pending.
+      expect(decideAccess({ method: 'GET', path: '/v1/users/me', search: '', principal: before }).kind).toBe('allow');
+      for (const path of ['/v1/auth/api-tokens', '/v1/auth/sign-out-everywhere'])
+        expect(decideAccess({ method: 'POST', path, search: '', principal: before })).toMatchObject({ status: 403 });
+      const mustEnrolAdmin = { ...before, isAdmin: true };
+      expect(
+        decideAccess({ method: 'POST', path: '/v1/auth/api-tokens', search: '', principal: mustEnrolAdmin }),
+      ).toMatchObject({ status: 403, message: 'Set up two-step sign-in to continue.' });
       // Other roles are not asked.
       const admin = await signInWithPassword(db, { email: 'admin@demo.test', password: PASSWORD, ip: '10.3.0.2', now });
       if (admin.kind !== 'signed-in') throw new Error(admin.kind);

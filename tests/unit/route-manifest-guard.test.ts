@@ -138,6 +138,35 @@ describe('guard: unknown paths, password change, API', () => {
     expect((await run('/v1/users/me', p)).status).toBe(200);
   });
 
+  it('lets a user who must enrol in TOTP call only the enrolment, the session, sign-out and who they are', async () => {
+    const p = principalFor('administrator', { mfaEnrolmentRequired: true });
+    expect(await run('/loans/overview', p)).toMatchObject({ status: 302, location: '/user/mfa' });
+    for (const [path, method] of [
+      ['/v1/auth/mfa/enrolment', 'GET'],
+      ['/v1/auth/mfa/enrolment', 'POST'],
+      ['/v1/auth/mfa/enrolment', 'PUT'],
+      ['/v1/auth/mfa', 'POST'],
+      ['/v1/auth/session', 'GET'],
+      ['/v1/auth/sign-out', 'POST'],
+      ['/v1/users/me', 'GET'],
+    ])
+      expect((await run(path, p, method)).status, `${method} ${path}`).toBe(200);
+    // An API token (or anything else under /v1/auth/ that needs a signed-in user) would outlive the requirement.
+    for (const [path, method] of [
+      ['/v1/auth/api-tokens', 'POST'],
+      ['/v1/auth/api-tokens', 'GET'],
+      ['/v1/auth/sessions', 'GET'],
+      ['/v1/auth/sign-out-everywhere', 'POST'],
+      ['/v1/auth/users/u-7/end-sessions', 'POST'],
+      ['/v1/hierarchies', 'GET'],
+    ]) {
+      const outcome = await run(path, p, method);
+      expect(outcome.status, `${method} ${path}`).toBe(403);
+      expect(JSON.parse(outcome.body).error.message).toBe('Set up two-step sign-in to continue.');
+    }
+    expect((await run('/v1/auth/api-tokens', principalFor('administrator'), 'POST')).status).toBe(200);
+  });
+
   it('answers /v1 with JSON: 401 signed out, 404 unknown, 405 wrong method, 403 without permission', async () => {
     const out = await run('/v1/hierarchies', undefined);
     expect(out.status).toBe(401);

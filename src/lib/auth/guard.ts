@@ -32,10 +32,22 @@ export const LOGIN_PATH = '/user/login';
 export const RESET_PASSWORD_PATH = '/user/reset-password';
 export const MFA_PATH = '/user/mfa';
 /**
- * API calls a user who must change their password or enrol in TOTP can still make (to do it, and to
- * know who they are).
+ * API calls a user who must change their password can still make (to do it, and to know who they are).
  */
 const PASSWORD_CHANGE_API = ['/v1/auth/', '/v1/users/me'];
+/**
+ * API calls a user who must enrol in TOTP can still make, exactly these paths: the enrolment itself
+ * (/user/mfa is a plain form page; these are its JSON twins), the session check and sign-out the
+ * shell makes, and who they are. Nothing else under /v1/auth/: an API token or another session made
+ * before enrolling would carry on without the second factor.
+ */
+const MFA_ENROLMENT_API = new Set([
+  '/v1/auth/mfa',
+  '/v1/auth/mfa/enrolment',
+  '/v1/auth/session',
+  '/v1/auth/sign-out',
+  '/v1/users/me',
+]);
 
 export type GuardDecision =
   /** Go on. `event` is the page-view event to record once the page renders successfully. */
@@ -113,7 +125,7 @@ function decideApi(method: string, path: string, principal: GuardInput['principa
   if (principal.passwordChangeRequired && !PASSWORD_CHANGE_API.some((p) => path.startsWith(p))) {
     return { kind: 'api-error', status: 403, code: 'FORBIDDEN', message: 'Change your password to continue.' };
   }
-  if (principal.mfaEnrolmentRequired && !PASSWORD_CHANGE_API.some((p) => path.startsWith(p))) {
+  if (principal.mfaEnrolmentRequired && !MFA_ENROLMENT_API.has(path)) {
     return { kind: 'api-error', status: 403, code: 'FORBIDDEN', message: 'Set up two-step sign-in to continue.' };
   }
   if (!canCall(principal, access)) {
