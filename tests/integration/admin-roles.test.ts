@@ -14,6 +14,7 @@ import { commandEndpoint } from '#lib/lending/api.ts';
 import { createRoleCommand, deleteRoleCommand, updateRoleCommand } from '#lib/roles/commands.ts';
 import { permissionMatrix } from '#lib/roles/matrix.ts';
 import { findRole, listRoles, type RoleView } from '#lib/roles/roles.ts';
+import { isIpAllowed } from '#lib/tenancy/ip-allowlist.ts';
 import { A, B, ids, seedAccessFixtures } from './access-fixtures.ts';
 
 const NOW = new Date('2026-01-15T09:00:00Z');
@@ -330,6 +331,96 @@ describe.each(testDbKinds())('[ROLES]: role commands on %s', (kind) => {
       ['A Admin', true],
       ['A Former Admin', false],
     ]);
+  });
+
+  it('deleting a role lifts no IP rule and no MFA requirement: they follow its users; nobody to move: administrators only', async () => {
+    const officer = ids(1).officer;
+    // A rule for the role (10.40.x.x) and the MFA requirement on it.
+    const restrict = (roleId: string, network: string) =>
+      db.tenant(A, async (tx) => {
+        const [rule] = await tx.query<{ id: string }>(
+          `insert into ip_restrictions (tenant_id, network, description, applies_to_all)
+           values ($1, $2::cidr, '', false) returning id::text as id`,
+          [A, network],
+        );
+        await tx.query('insert into ip_restriction_roles (tenant_id, restriction_id, role_id) values ($1, $2, $3)', [
+          A,
+          rule.id,
+          roleId,
+        ]);
+        await tx.query('insert into password_policy_mfa_roles (tenant_id, role_id) values ($1, $2)', [A, roleId]);
+        return rule.id;
+      });
+    const hold = (userId: string, roleId: string) =>
+      db.tenant(A, (tx) =>
+        tx.query('insert into user_roles (tenant_id, user_id, role_id) values ($1, $2, $3)', [A, userId, roleId]),
+      );
+    const namedBy = (roleId: string) =>
+      db.tenant(A, async (tx) => ({
+        ip: (
+          await tx.query<{ id: string }>(
+            'select restriction_id::text as id from ip_restriction_roles where role_id = $1',
+            [roleId],
+          )
+        ).map((r) => r.id),
+        mfa: (await tx.query('select 1 from password_policy_mfa_roles where role_id = $1', [roleId])).length > 0,
+      }));
+    try {
+      // Users moved: the rule and the requirement now name the target role, audited.
+      const restricted = await run(admin, createRoleCommand, { name: 'Restricted desk', permissions: [] });
+      const equivalent = await run(admin, createRoleCommand, { name: 'Equivalent desk', permissions: [] });
+      await hold(officer, restricted.id);
+      const rule = await restrict(restricted.id, '10.40.0.0/16');
+      await run(manager, deleteRoleCommand, { roleId: restricted.id, reassignTo: equivalent.id });
+      expect(await namedBy(equivalent.id)).toEqual({ ip: [rule], mfa: true });
+      expect(await db.tenant(A, (tx) => isIpAllowed(tx, '192.0.2.1', officer))).toBe(false);
+      expect(await db.tenant(A, (tx) => isIpAllowed(tx, '10.40.1.1', officer))).toBe(true);
+      expect((await db.tenant(A, (tx) => loadUserGrants(tx, A, officer)))?.mfa_enrolment_required).toBe(true);
+      expect((await db.tenant(A, (tx) => listAudit(tx, 'role', restricted.id))).at(-1)).toMatchObject({
+        action: 'role.delete',
+        after: {
+          reassignedTo: { id: equivalent.id },
+          carriedOver: { ipRestrictions: [{ id: rule, network: '10.40.0.0/16' }], mfaRequired: true },
+        },
+      });
+
+      // Nobody to move: refused to a writer who is not an administrator, saying what names the role.
+      const lonely = await run(admin, createRoleCommand, { name: 'Lonely desk', permissions: [] });
+      const lonelyRule = await restrict(lonely.id, '10.41.0.0/16');
+      const refused = await refusal(run(manager, deleteRoleCommand, { roleId: lonely.id }));
+      expect(refused).toMatchObject({ status: 409, code: 'CONFLICT' });
+      expect(refused.message).toBe(
+        'This role is still named by the IP rules 10.41.0.0/16 and the password policy’s two-step sign-in requirement: take it out of them first, or ask an administrator to delete it.',
+      );
+      expect((await refusal(run(manager, deleteRoleCommand, { roleId: lonely.id }, 'fr'), 'fr')).message).toBe(
+        'Ce rôle est encore cité par les règles IP 10.41.0.0/16 et l’exigence de connexion en deux étapes de la politique de mots de passe : retirez-le d’abord, ou demandez à un administrateur de le supprimer.',
+      );
+      expect(await namedBy(lonely.id)).toEqual({ ip: [lonelyRule], mfa: true });
+      // An administrator may: the rows simply go, and the audit says what was lifted.
+      await run(admin, deleteRoleCommand, { roleId: lonely.id });
+      expect((await db.tenant(A, (tx) => listAudit(tx, 'role', lonely.id))).at(-1)).toMatchObject({
+        after: { lifted: { ipRestrictions: [{ id: lonelyRule }], mfaRequired: true } },
+      });
+
+      // Carrying an IP rule to a role an administrator holds would restrict them: administrators only.
+      const branch = await run(admin, createRoleCommand, { name: 'Branch desk', permissions: [] });
+      const shared = await run(admin, createRoleCommand, { name: 'Shared desk', permissions: [] });
+      await hold(officer, branch.id);
+      await hold(ids(1).admin, shared.id);
+      await restrict(branch.id, '10.42.0.0/16');
+      expect(
+        await refusal(run(manager, deleteRoleCommand, { roleId: branch.id, reassignTo: shared.id })),
+      ).toMatchObject({ status: 403, field: 'reassignTo' });
+      expect(await db.tenant(A, (tx) => findRole(tx, branch.id))).not.toBeNull();
+    } finally {
+      await db.tenant(A, async (tx) => {
+        await tx.query('delete from ip_restrictions');
+        await tx.query('delete from password_policy_mfa_roles');
+        await tx.query(
+          `delete from roles where name in ('Restricted desk', 'Equivalent desk', 'Lonely desk', 'Branch desk', 'Shared desk')`,
+        );
+      });
+    }
   });
 });
 

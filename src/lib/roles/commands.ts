@@ -9,6 +9,7 @@ import { getT, type Language } from '../i18n/index.ts';
 import type { Actor } from '../lending/actor.ts';
 import { grantLevel, grantsBeyond, normaliseGrants } from './grants.ts';
 import { findRole, roleNamed, type RoleView } from './roles.ts';
+import { lockIpRules, rolesReachAdministrators } from '../security-admin/ip-restrictions.ts';
 
 /**
  * Creating, changing and deleting roles, as commands (src/lib/http/command.ts) that /v1/roles and the
@@ -18,7 +19,11 @@ import { findRole, roleNamed, type RoleView } from './roles.ts';
  *  3. the Administrator role is nobody's to change or delete;
  *  4. nobody gives what they do not hold: a writer who is not an administrator may add to a role only
  *     grants they hold themselves, and may move a deleted role's users only to such a role;
- *  5. a role that users hold is deleted only once the writer says which role those users move to.
+ *  5. a role that users hold is deleted only once the writer says which role those users move to;
+ *  6. deleting a role lifts no restriction: the IP rules and the password policy's MFA requirement
+ *     that name it go with its users to the role they move to (a writer who is not an administrator
+ *     may not carry an IP rule to a role an administrator holds); a role nobody holds is deleted
+ *     while they name it only by an administrator (the rows then simply go).
  * The session re-reads its user's roles on every request (src/lib/auth/sessions.ts), so a change here
  * applies to the role's users on their next request. Every change is audited with before and after.
  */
@@ -178,6 +183,79 @@ export const updateRoleCommand = defineCommand({
   },
 });
 
+/** What restricts a role's users: the IP rules naming it, and whether the MFA policy names it. */
+type Restrictions = { ipRestrictions: { id: string; network: string }[]; mfaRequired: boolean };
+
+async function restrictionsOf(tx: Tx, roleId: string): Promise<Restrictions> {
+  const ipRestrictions = await tx.query<{ id: string; network: string }>(
+    `select r.id::text as id, r.network::text as network
+       from ip_restriction_roles rr join ip_restrictions r on r.tenant_id = rr.tenant_id and r.id = rr.restriction_id
+      where rr.role_id = $1 order by r.network`,
+    [roleId],
+  );
+  const [mfa] = await tx.query<{ named: boolean }>(
+    'select exists (select 1 from password_policy_mfa_roles where role_id = $1) as named',
+    [roleId],
+  );
+  return { ipRestrictions, mfaRequired: mfa.named };
+}
+
+/** Rule 6, with users moving to `target`: the deleted role's IP rules and MFA requirement now name the target too. */
+async function carryRestrictions(
+  tx: Tx,
+  actor: Actor,
+  role: RoleView,
+  target: RoleView,
+  restrictions: Restrictions,
+  language: Language,
+): Promise<void> {
+  if (restrictions.ipRestrictions.length) {
+    if (!actor.isAdmin && (await rolesReachAdministrators(tx, [target.id]))) {
+      const t = await words(language);
+      throw new AppError(
+        'FORBIDDEN',
+        t('roles:errors.carryToAdmin', {
+          networks: restrictions.ipRestrictions.map((r) => r.network).join(', '),
+          role: target.name,
+        }),
+        { field: 'reassignTo' },
+      );
+    }
+    await tx.query(
+      `insert into ip_restriction_roles (tenant_id, restriction_id, role_id)
+       select tenant_id, restriction_id, $2 from ip_restriction_roles where role_id = $1
+       on conflict do nothing`,
+      [role.id, target.id],
+    );
+  }
+  if (restrictions.mfaRequired)
+    await tx.query(
+      `insert into password_policy_mfa_roles (tenant_id, role_id)
+       select tenant_id, $2 from password_policy_mfa_roles where role_id = $1
+       on conflict do nothing`,
+      [role.id, target.id],
+    );
+}
+
+/** Rule 6, nobody moving: only an administrator deletes a role an IP rule or the MFA policy still names. */
+async function refuseLiftingRestrictions(actor: Actor, restrictions: Restrictions, language: Language): Promise<void> {
+  if (actor.isAdmin || (!restrictions.ipRestrictions.length && !restrictions.mfaRequired)) return;
+  const t = await words(language);
+  const names = [
+    ...(restrictions.ipRestrictions.length
+      ? [t('roles:errors.namedByIpRules', { networks: restrictions.ipRestrictions.map((r) => r.network).join(', ') })]
+      : []),
+    ...(restrictions.mfaRequired ? [t('roles:errors.namedByMfa')] : []),
+  ];
+  const what = new Intl.ListFormat(language, { type: 'conjunction' }).format(names);
+  throw new AppError('CONFLICT', t('roles:errors.stillRestricting', { what }), {
+    details: {
+      ipRestrictions: restrictions.ipRestrictions.map((r) => r.id),
+      mfaRequired: restrictions.mfaRequired,
+    },
+  });
+}
+
 export type DeletedRole = { id: string; name: string; reassignedTo: string | null; movedUsers: number };
 
 export const deleteRoleCommand = defineCommand({
@@ -188,6 +266,9 @@ export const deleteRoleCommand = defineCommand({
   run: async (tx, actor, input, { language }): Promise<DeletedRole> => {
     const role = await loadRole(tx, input.roleId, language);
     await refuseAdminRole(role, 'delete', language);
+    // The IP rules' lock: no rule change runs between what is read here and the delete.
+    await lockIpRules(tx, actor.tenantId);
+    const restrictions = await restrictionsOf(tx, role.id);
     let target: RoleView | null = null;
     if (role.userCount > 0) {
       const t = await words(language);
@@ -211,8 +292,11 @@ export const deleteRoleCommand = defineCommand({
          on conflict do nothing`,
         [role.id, target.id],
       );
+      await carryRestrictions(tx, actor, role, target, restrictions, language);
+    } else {
+      await refuseLiftingRestrictions(actor, restrictions, language);
     }
-    // user_roles rows of the role go with it (on delete cascade).
+    // user_roles, ip_restriction_roles and password_policy_mfa_roles rows of the role go with it (on delete cascade).
     await tx.query('delete from roles where id = $1', [role.id]);
     const result: DeletedRole = {
       id: role.id,
@@ -222,7 +306,14 @@ export const deleteRoleCommand = defineCommand({
     };
     await audit(tx, actor, 'role.delete', role.id, {
       before: { ...snapshot(role), userCount: role.userCount },
-      after: { deleted: true, reassignedTo: target ? { id: target.id, name: target.name } : null },
+      after: {
+        deleted: true,
+        reassignedTo: target ? { id: target.id, name: target.name } : null,
+        // The restrictions that named the role: carried over to the target, or lifted (an administrator, nobody moving).
+        ...(restrictions.ipRestrictions.length || restrictions.mfaRequired
+          ? { [target ? 'carriedOver' : 'lifted']: restrictions }
+          : {}),
+      },
     });
     return result;
   },

@@ -97,22 +97,25 @@ const reachOf = (rule: IpRestriction): Reach => ({ everyone: rule.appliesToAll, 
  */
 async function assertMayTouch(tx: Tx, actor: Actor, ...reaches: Reach[]): Promise<void> {
   if (actor.isAdmin) return;
-  let reachesAdmins = reaches.some((r) => r.everyone);
   const roleIds = [...new Set(reaches.flatMap((r) => (r.everyone ? [] : r.roleIds)))];
-  if (!reachesAdmins && roleIds.length) {
-    const [row] = await tx.query<{ admins: boolean }>(
-      `select exists (
-         select 1 from roles r
-          where r.id = any($1::uuid[])
-            and (r.is_admin or exists (
-              select 1 from user_roles ur join user_roles ua on ua.tenant_id = ur.tenant_id and ua.user_id = ur.user_id
-                join roles ra on ra.tenant_id = ua.tenant_id and ra.id = ua.role_id
-               where ur.tenant_id = r.tenant_id and ur.role_id = r.id and ra.is_admin))) as admins`,
-      [roleIds],
-    );
-    reachesAdmins = row.admins;
-  }
-  if (reachesAdmins) throw validationError('roleIds', 'security.adminRule', {}, 'FORBIDDEN');
+  if (reaches.some((r) => r.everyone) || (await rolesReachAdministrators(tx, roleIds)))
+    throw validationError('roleIds', 'security.adminRule', {}, 'FORBIDDEN');
+}
+
+/** Whether one of these roles is an administrator role or is held by an administrator. */
+export async function rolesReachAdministrators(tx: Tx, roleIds: readonly string[]): Promise<boolean> {
+  if (!roleIds.length) return false;
+  const [row] = await tx.query<{ admins: boolean }>(
+    `select exists (
+       select 1 from roles r
+        where r.id = any($1::uuid[])
+          and (r.is_admin or exists (
+            select 1 from user_roles ur join user_roles ua on ua.tenant_id = ur.tenant_id and ua.user_id = ur.user_id
+              join roles ra on ra.tenant_id = ua.tenant_id and ra.id = ua.role_id
+             where ur.tenant_id = r.tenant_id and ur.role_id = r.id and ra.is_admin))) as admins`,
+    [roleIds],
+  );
+  return row.admins;
 }
 
 /** After the change, inside its transaction: the author's own address must still be accepted. */
