@@ -290,6 +290,16 @@ describe.each(testDbKinds())('general settings (GET/PATCH /v1/tenant-settings) o
       body: { config: { login: { sso: { ...sso, client_secret: '', label: 'Example IdP' } } } },
     });
     expect(((await rawConfig(A)).config as typeof stored).login.sso.client_secret).toBe(sealed);
+    // Another issuer or client ID without a new secret: the stored secret is dropped, never sent elsewhere.
+    for (const changed of [{ issuer: 'https://other-idp.example.net' }, { client_id: 'other-client' }]) {
+      const moved = await call(settingsApi.PATCH, db, admin, {
+        body: { config: { login: { sso: { ...sso, ...changed, client_secret: '' } } } },
+      });
+      expect(moved.status).toBe(200);
+      expect(moved.body.config.login.sso.client_secret_set).toBe(false);
+      expect(((await rawConfig(A)).config as typeof stored).login.sso.client_secret).toBeUndefined();
+      await call(settingsApi.PATCH, db, admin, { body: { config: { login: { sso } } } });
+    }
     const audits = await db.tenant(A, (tx) =>
       tx.query<{ text: string }>(
         `select coalesce(before::text, '') || coalesce(after::text, '') as text from audit_log where object_type = 'tenant'`,
@@ -418,6 +428,28 @@ describe.each(testDbKinds())('general settings (GET/PATCH /v1/tenant-settings) o
         ]),
       );
       expect(roles).toEqual([{ role_id: analystRole.id }]);
+      // … audited in the same transaction, as the system's doing.
+      const granted = await db.tenant(A, (tx) =>
+        tx.query<{ actor_kind: string; before: unknown; after: unknown }>(
+          `select actor_kind, before, after from audit_log where action = 'user.sso_roles_granted' and object_id = $1`,
+          [newcomer.id],
+        ),
+      );
+      const [roleName] = await db.tenant(A, (tx) =>
+        tx.query<{ name: string }>('select name from roles where id = $1', [analystRole.id]),
+      );
+      expect(granted).toEqual([{ actor_kind: 'system', before: { roles: [] }, after: { roles: [roleName.name] } }]);
+
+      // Password sign-in cannot go off while no active administrator has signed in by SSO.
+      const unlinked = await call(settingsApi.PATCH, db, admin, { body: { config: { login: { password: false } } } });
+      expect(unlinked.status).toBe(400);
+      expect(unlinked.body.error.message).toMatch(/at least one active administrator/);
+      await db.tenant(A, (tx) =>
+        tx.query(
+          'insert into oidc_links (tenant_id, issuer, subject, user_id, created_at) values ($1, $2, $3, $4, now())',
+          [A, idp.issuer, 'sso-settings-admin', admin.userId],
+        ),
+      );
 
       // Password sign-in can now go off (SSO set up, in the plan, provider answering), then back on.
       const off = await call(settingsApi.PATCH, db, admin, { body: { config: { login: { password: false } } } });
