@@ -6,6 +6,7 @@ import { setDb, type Db } from '#lib/db/index.ts';
 import { createTestDb, testDbKinds } from '#lib/db/testing.ts';
 import { DEMO_TENANTS, seedDemo } from '#lib/seed/demo.ts';
 import { DEFAULT_NOTIFY_FORM } from '#lib/tenancy/config.ts';
+import { ssoTestResultPath } from '#lib/tenancy/settings.ts';
 import { findTenant } from '#lib/tenancy/tenant.ts';
 import { currentUser } from '#lib/tenancy/users.ts';
 import * as settingsApi from '../../src/pages/v1/tenant-settings.ts';
@@ -407,6 +408,30 @@ describe.each(testDbKinds())('general settings (GET/PATCH /v1/tenant-settings) o
         outcome: { ok: true, tenantId: A, subject: 'sso-settings-1', email: 'newcomer@demo.test', isLinked: false },
       });
       expect(await db.tenant(A, (tx) => tx.query('select * from oidc_links'))).toEqual([]);
+
+      // A failed test sign-in comes back with a fixed reason code, never the provider's own text.
+      const refusedTest = await startSso(db, {
+        tenant,
+        callbackUrl: CALLBACK,
+        redirectTo: '',
+        now: new Date(),
+        purpose: 'test',
+      });
+      const failed = await finishSsoCallback(db, {
+        ...client,
+        query: new URLSearchParams({
+          state: refusedTest.state,
+          iss: idp.issuer,
+          error: 'access_denied',
+          error_description: 'Your account was locked: call +1 555 0100 now',
+        }),
+        browserState: refusedTest.state,
+      });
+      expect(failed).toEqual({ kind: 'test', outcome: { ok: false, tenantId: A, code: 'provider_error' } });
+      if (failed.kind !== 'test') throw new Error('not a test outcome');
+      const resultPath = ssoTestResultPath(failed.outcome);
+      expect(new URL(resultPath, 'http://x').searchParams.get('sso_reason')).toBe('provider_error');
+      expect(resultPath).not.toContain('555');
 
       // An invited user without roles signs in by SSO for the first time: the SSO roles are given.
       const [newcomer] = await db.tenant(A, (tx) =>

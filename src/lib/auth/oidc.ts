@@ -149,10 +149,17 @@ type CallbackInput = {
   userAgent?: string;
 };
 export type SsoSignIn = { tenantId: string; userId: string; sessionId: string; redirectTo: string };
-/** What a "test sign-in" found: the identity the provider vouched for, or the provider's refusal. */
+/**
+ * Why a "test sign-in" failed, as a fixed code the settings page words itself (never the provider's
+ * text, which goes to the log only): the provider answered with an error, the code exchange or the ID
+ * token checks failed, or the test could not start (no settings, provider unreachable).
+ */
+export const SSO_TEST_FAILURES = ['provider_error', 'token_failed', 'start_failed'] as const;
+export type SsoTestFailure = (typeof SSO_TEST_FAILURES)[number];
+/** What a "test sign-in" found: the identity the provider vouched for, or why it failed. */
 export type SsoTestOutcome =
   | { ok: true; tenantId: string; subject: string; email: string | null; isLinked: boolean }
-  | { ok: false; tenantId: string; reason: string };
+  | { ok: false; tenantId: string; code: SsoTestFailure };
 
 export async function finishSso(db: Db, input: CallbackInput): Promise<SsoSignIn> {
   const done = await finishSsoCallback(db, input);
@@ -202,7 +209,9 @@ export async function finishSsoCallback(
       };
     } catch (error) {
       const reason = error instanceof AppError ? (error.internal ?? error.message) : String(error);
-      return { kind: 'test', outcome: { ok: false, tenantId: request.tenant_id, reason } };
+      const code: SsoTestFailure = input.query.get('error') ? 'provider_error' : 'token_failed';
+      logger.warn('sso test sign-in failed', { tenant_id: request.tenant_id, code, reason });
+      return { kind: 'test', outcome: { ok: false, tenantId: request.tenant_id, code } };
     }
   }
   const { issuer, subject, email, emailVerified, idToken, roles } = await redeem(db, request, state, input);

@@ -358,7 +358,7 @@ export function ssoTestResultPath(outcome: SsoTestOutcome): string {
           sso_email: outcome.email ?? '',
           sso_linked: outcome.isLinked ? '1' : '0',
         }
-      : { sso_test: 'failed', sso_reason: outcome.reason.slice(0, 300) },
+      : { sso_test: 'failed', sso_reason: outcome.code },
   );
   return `/admin/platform/general-settings?${query}#sso`;
 }
