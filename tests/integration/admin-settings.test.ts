@@ -356,6 +356,11 @@ describe.each(testDbKinds())('general settings (GET/PATCH /v1/tenant-settings) o
     expect(removed.status).toBe(200);
     expect(removed.body.logo).toBeNull();
     expect((await call(logoApi.GET, db, admin)).status).toBe(404);
+    const frenchMissing = await call(logoApi.GET, db, admin, { language: 'fr' });
+    expect(frenchMissing.body.error.message).toBe('Ce prêteur n’a pas de logo.');
+    const notMultipart = await call(logoApi.POST, db, admin, { body: { file: 'x' }, method: 'POST', language: 'fr' });
+    expect(notMultipart.status).toBe(400);
+    expect(notMultipart.body.error.message).toMatch(/^Envoyez le logo en multipart/);
     expect((await findTenant(db, A))?.logoVersion).toBeNull();
   });
 

@@ -534,6 +534,14 @@ describe.each(testDbKinds())('user administration on %s', (kind) => {
     ).rejects.toMatchObject({
       status: 404,
     });
+    // … worded in the request's language.
+    await expect(
+      runCommand(
+        { db, actor: actorFromPrincipal(adminA), permissionSubject: adminA, language: 'fr' },
+        resetMfaCommand,
+        () => ({ userId: '00000000-0000-4000-8000-000000000999' }),
+      ),
+    ).rejects.toMatchObject({ status: 404, message: 'Cet utilisateur n’existe pas.' });
   });
 
   it('lists with search, role, branch and status filters and pages of 25', async () => {

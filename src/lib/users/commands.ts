@@ -263,7 +263,7 @@ export async function inviteUser(
   );
   await replaceRoles(tx, actor.tenantId, row.id, input.roleIds);
   await replaceScopes(tx, actor.tenantId, row.id, scopes);
-  const user = await getUser(tx, row.id);
+  const user = await getUser(tx, row.id, t);
   await audit(tx, actor, 'user.invite', row.id, null, auditView(user));
   const now = new Date();
   const token = input.ssoOnly
@@ -282,7 +282,7 @@ export async function updateUser(
   request: CommandRequest,
 ): Promise<AdminUser> {
   const t = await getT(request.language);
-  const before = await getUser(tx, input.userId);
+  const before = await getUser(tx, input.userId, t);
   const tenant = await loadTenant(tx, actor.tenantId);
   if (input.language !== undefined) assertLanguage(tenant, input.language, t);
   const roles = input.roleIds ? await loadRoles(tx, input.roleIds, t) : null;
@@ -341,7 +341,7 @@ export async function updateUser(
     await endUserSessions(tx, { tenantId: actor.tenantId, userId: before.id, now, reason: 'user_disabled' });
     await voidPasswordLinks(tx, { tenantId: actor.tenantId, userId: before.id, now });
   }
-  const after = await getUser(tx, before.id);
+  const after = await getUser(tx, before.id, t);
   const action = nextActive === wasActive ? 'user.update' : nextActive ? 'user.enable' : 'user.disable';
   await audit(tx, actor, action, before.id, auditView(before), auditView(after));
   return after;
@@ -365,7 +365,7 @@ export async function resendInvitation(
   request: CommandRequest,
 ): Promise<AdminUser> {
   const t = await getT(request.language);
-  const user = await getUser(tx, input.userId);
+  const user = await getUser(tx, input.userId, t);
   await assertMayAct(tx, actor, user, t);
   if (user.status !== 'invited') {
     throw new AppError('CONFLICT', t('users:errors.notInvited'), { details: { status: user.status } });
@@ -386,11 +386,12 @@ export async function resetMfa(
   input: { userId: string },
   request: CommandRequest,
 ): Promise<AdminUser> {
-  const before = await getUser(tx, input.userId);
-  await assertMayAct(tx, actor, before, await getT(request.language));
+  const t = await getT(request.language);
+  const before = await getUser(tx, input.userId, t);
+  await assertMayAct(tx, actor, before, t);
   await tx.query('delete from user_totp where tenant_id = $1 and user_id = $2', [actor.tenantId, before.id]);
   await audit(tx, actor, 'user.reset_mfa', before.id, { mfa_enrolled: before.mfa_enrolled }, { mfa_enrolled: false });
-  return getUser(tx, before.id);
+  return getUser(tx, before.id, t);
 }
 
 /** Ends every session of the user at once; their next request is refused. */
@@ -400,8 +401,9 @@ export async function endSessionsOf(
   input: { userId: string },
   request: CommandRequest,
 ): Promise<{ user: AdminUser; ended: number }> {
-  const user = await getUser(tx, input.userId);
-  await assertMayAct(tx, actor, user, await getT(request.language));
+  const t = await getT(request.language);
+  const user = await getUser(tx, input.userId, t);
+  await assertMayAct(tx, actor, user, t);
   const ended = await endUserSessions(tx, {
     tenantId: actor.tenantId,
     userId: user.id,
