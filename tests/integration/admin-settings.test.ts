@@ -6,6 +6,7 @@ import { setDb, type Db } from '#lib/db/index.ts';
 import { createTestDb, testDbKinds } from '#lib/db/testing.ts';
 import { DEMO_TENANTS, seedDemo } from '#lib/seed/demo.ts';
 import { DEFAULT_NOTIFY_FORM } from '#lib/tenancy/config.ts';
+import { ssoTestResultPath } from '#lib/tenancy/settings.ts';
 import { findTenant } from '#lib/tenancy/tenant.ts';
 import { currentUser } from '#lib/tenancy/users.ts';
 import * as settingsApi from '../../src/pages/v1/tenant-settings.ts';
@@ -290,6 +291,16 @@ describe.each(testDbKinds())('general settings (GET/PATCH /v1/tenant-settings) o
       body: { config: { login: { sso: { ...sso, client_secret: '', label: 'Example IdP' } } } },
     });
     expect(((await rawConfig(A)).config as typeof stored).login.sso.client_secret).toBe(sealed);
+    // Another issuer or client ID without a new secret: the stored secret is dropped, never sent elsewhere.
+    for (const changed of [{ issuer: 'https://other-idp.example.net' }, { client_id: 'other-client' }]) {
+      const moved = await call(settingsApi.PATCH, db, admin, {
+        body: { config: { login: { sso: { ...sso, ...changed, client_secret: '' } } } },
+      });
+      expect(moved.status).toBe(200);
+      expect(moved.body.config.login.sso.client_secret_set).toBe(false);
+      expect(((await rawConfig(A)).config as typeof stored).login.sso.client_secret).toBeUndefined();
+      await call(settingsApi.PATCH, db, admin, { body: { config: { login: { sso } } } });
+    }
     const audits = await db.tenant(A, (tx) =>
       tx.query<{ text: string }>(
         `select coalesce(before::text, '') || coalesce(after::text, '') as text from audit_log where object_type = 'tenant'`,
@@ -345,6 +356,11 @@ describe.each(testDbKinds())('general settings (GET/PATCH /v1/tenant-settings) o
     expect(removed.status).toBe(200);
     expect(removed.body.logo).toBeNull();
     expect((await call(logoApi.GET, db, admin)).status).toBe(404);
+    const frenchMissing = await call(logoApi.GET, db, admin, { language: 'fr' });
+    expect(frenchMissing.body.error.message).toBe('Ce prêteur n’a pas de logo.');
+    const notMultipart = await call(logoApi.POST, db, admin, { body: { file: 'x' }, method: 'POST', language: 'fr' });
+    expect(notMultipart.status).toBe(400);
+    expect(notMultipart.body.error.message).toMatch(/^Envoyez le logo en multipart/);
     expect((await findTenant(db, A))?.logoVersion).toBeNull();
   });
 
@@ -398,6 +414,30 @@ describe.each(testDbKinds())('general settings (GET/PATCH /v1/tenant-settings) o
       });
       expect(await db.tenant(A, (tx) => tx.query('select * from oidc_links'))).toEqual([]);
 
+      // A failed test sign-in comes back with a fixed reason code, never the provider's own text.
+      const refusedTest = await startSso(db, {
+        tenant,
+        callbackUrl: CALLBACK,
+        redirectTo: '',
+        now: new Date(),
+        purpose: 'test',
+      });
+      const failed = await finishSsoCallback(db, {
+        ...client,
+        query: new URLSearchParams({
+          state: refusedTest.state,
+          iss: idp.issuer,
+          error: 'access_denied',
+          error_description: 'Your account was locked: call +1 555 0100 now',
+        }),
+        browserState: refusedTest.state,
+      });
+      expect(failed).toEqual({ kind: 'test', outcome: { ok: false, tenantId: A, code: 'provider_error' } });
+      if (failed.kind !== 'test') throw new Error('not a test outcome');
+      const resultPath = ssoTestResultPath(failed.outcome);
+      expect(new URL(resultPath, 'http://x').searchParams.get('sso_reason')).toBe('provider_error');
+      expect(resultPath).not.toContain('555');
+
       // An invited user without roles signs in by SSO for the first time: the SSO roles are given.
       const [newcomer] = await db.tenant(A, (tx) =>
         tx.query<{ id: string }>(
@@ -418,6 +458,28 @@ describe.each(testDbKinds())('general settings (GET/PATCH /v1/tenant-settings) o
         ]),
       );
       expect(roles).toEqual([{ role_id: analystRole.id }]);
+      // … audited in the same transaction, as the system's doing.
+      const granted = await db.tenant(A, (tx) =>
+        tx.query<{ actor_kind: string; before: unknown; after: unknown }>(
+          `select actor_kind, before, after from audit_log where action = 'user.sso_roles_granted' and object_id = $1`,
+          [newcomer.id],
+        ),
+      );
+      const [roleName] = await db.tenant(A, (tx) =>
+        tx.query<{ name: string }>('select name from roles where id = $1', [analystRole.id]),
+      );
+      expect(granted).toEqual([{ actor_kind: 'system', before: { roles: [] }, after: { roles: [roleName.name] } }]);
+
+      // Password sign-in cannot go off while no active administrator has signed in by SSO.
+      const unlinked = await call(settingsApi.PATCH, db, admin, { body: { config: { login: { password: false } } } });
+      expect(unlinked.status).toBe(400);
+      expect(unlinked.body.error.message).toMatch(/at least one active administrator/);
+      await db.tenant(A, (tx) =>
+        tx.query(
+          'insert into oidc_links (tenant_id, issuer, subject, user_id, created_at) values ($1, $2, $3, $4, now())',
+          [A, idp.issuer, 'sso-settings-admin', admin.userId],
+        ),
+      );
 
       // Password sign-in can now go off (SSO set up, in the plan, provider answering), then back on.
       const off = await call(settingsApi.PATCH, db, admin, { body: { config: { login: { password: false } } } });

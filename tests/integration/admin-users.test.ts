@@ -365,6 +365,110 @@ describe.each(testDbKinds())('user administration on %s', (kind) => {
     await expect(invite(principal(A, a.officer, 'loan_officer'), {})).rejects.toMatchObject({ status: 403 });
   });
 
+  it("a non-administrator's account actions never reach an administrator: no MFA reset, no ended sessions, no new invitation link", async () => {
+    const manager = principal(A, a.analyst, 'analyst', {
+      isAdmin: false,
+      authorities: ['admin.users.view', 'admin.users.edit', 'loans.customers.view'],
+    });
+    await sql(
+      `insert into user_roles (tenant_id, user_id, role_id) select $1, $2, id from roles where name = 'User manager' on conflict do nothing`,
+      [A, a.analyst],
+    );
+    await sql(
+      `insert into user_totp (tenant_id, user_id, secret, created_at, confirmed_at) values ($1, $2, 'JBSWY3DPEHPK3PXP', now(), now()) on conflict do nothing`,
+      [A, a.admin],
+    );
+    await db.tenant(A, (tx) =>
+      createSession(tx, { tenantId: A, userId: a.admin, stage: 'active', method: 'password', now: new Date() }),
+    );
+    const adminTarget = /Only an administrator can change an administrator's account/;
+    await expect(run(manager, resetMfaCommand, { userId: a.admin })).rejects.toMatchObject({
+      status: 403,
+      message: expect.stringMatching(adminTarget),
+    });
+    expect(await sql('select 1 from user_totp where user_id = $1', [a.admin])).toHaveLength(1);
+    await expect(run(manager, endSessionsCommand, { userId: a.admin })).rejects.toMatchObject({ status: 403 });
+    expect(await sql('select 1 from sessions where user_id = $1 and revoked_at is null', [a.admin])).not.toHaveLength(
+      0,
+    );
+    const invitedAdmin = await invite(adminA, { email: 'future-admin@alpha.test', roleIds: [roles.admin] });
+    const link = tokenIn(lastMailTo('future-admin@alpha.test'));
+    await expect(
+      run(manager, resendInvitationCommand, { userId: invitedAdmin.id, origin: ORIGIN }),
+    ).rejects.toMatchObject({ status: 403 });
+    expect(tokenIn(lastMailTo('future-admin@alpha.test'))).toBe(link);
+    // An administrator still can.
+    expect((await run(adminA, resetMfaCommand, { userId: a.admin })).mfa_enrolled).toBe(false);
+    await run(adminA, updateUserCommand, { userId: invitedAdmin.id, disabled: true });
+  });
+
+  it('a user administrator limited to a branch manages only users inside it: a tenant-wide user is out of reach', async () => {
+    const scoped = principal(A, a.analyst, 'analyst', {
+      isAdmin: false,
+      authorities: ['admin.users.view', 'admin.users.edit', 'loans.customers.view'],
+      dataPermissions: [{ field: 'branch', value: 'A-B1' }],
+    });
+    const wide = await invite(adminA, { email: 'tenant-wide@alpha.test', roleIds: [], dataPermissions: [] });
+    const inBranch = await invite(adminA, { email: 'in-branch@alpha.test', roleIds: [] });
+    const outside = /only manage users whose data permissions lie inside yours/;
+    await expect(run(scoped, updateUserCommand, { userId: wide.id, roleIds: [roles.viewer] })).rejects.toMatchObject({
+      status: 403,
+      message: expect.stringMatching(outside),
+    });
+    await expect(run(scoped, updateUserCommand, { userId: wide.id, displayName: 'Renamed' })).rejects.toMatchObject({
+      status: 403,
+    });
+    await expect(run(scoped, resetMfaCommand, { userId: wide.id })).rejects.toMatchObject({ status: 403 });
+    expect(
+      (await sql<{ n: number }>('select count(*)::int as n from user_roles where user_id = $1', [wide.id]))[0].n,
+    ).toBe(0);
+    // Inside the branch, the same change is allowed; the scope cannot be widened to the whole tenant.
+    const updated = await run(scoped, updateUserCommand, { userId: inBranch.id, roleIds: [roles.viewer] });
+    expect(updated.roles.map((r) => r.name)).toEqual(['Customer viewer']);
+    await expect(run(scoped, updateUserCommand, { userId: inBranch.id, dataPermissions: [] })).rejects.toMatchObject({
+      status: 403,
+    });
+    await run(adminA, updateUserCommand, { userId: wide.id, disabled: true });
+    await run(adminA, updateUserCommand, { userId: inBranch.id, roleIds: [], disabled: true });
+  });
+
+  it("a non-administrator cannot leave someone roleless when the first SSO sign-in would give roles beyond the actor's own", async () => {
+    const manager = principal(A, a.analyst, 'analyst', {
+      isAdmin: false,
+      authorities: ['admin.users.view', 'admin.users.edit', 'loans.customers.view'],
+    });
+    const target = await invite(adminA, { email: 'sso-target@alpha.test', roleIds: [roles.viewer] });
+    const sso = {
+      login: { password: true, sso: { issuer: 'https://idp.example.com', client_id: 'x', roles: [roles.admin] } },
+    };
+    await db.owner((tx) =>
+      tx.query(`update tenants set config = config || $1::jsonb where id = $2`, [JSON.stringify(sso), A]),
+    );
+    try {
+      const ssoRoles = /would get the single sign-on role A Administrator/;
+      await expect(
+        invite(manager, { email: 'sso-roleless@alpha.test', ssoOnly: true, roleIds: [] }),
+      ).rejects.toMatchObject({ status: 403, message: expect.stringMatching(ssoRoles) });
+      await expect(run(manager, updateUserCommand, { userId: target.id, roleIds: [] })).rejects.toMatchObject({
+        status: 403,
+        message: expect.stringMatching(ssoRoles),
+      });
+      // With a role the first sign-in gives nothing; an administrator may leave someone roleless.
+      await run(manager, updateUserCommand, { userId: target.id, roleIds: [roles.viewer], displayName: 'Kept' });
+      expect((await run(adminA, updateUserCommand, { userId: target.id, roleIds: [] })).roles).toEqual([]);
+      // Once linked, no first sign-in is left: the manager may then strip roles.
+      await run(adminA, updateUserCommand, { userId: target.id, roleIds: [roles.viewer] });
+      await sql(
+        `insert into oidc_links (tenant_id, issuer, subject, user_id, created_at) values ($1, 'https://idp.example.com', 'sso-target', $2, now())`,
+        [A, target.id],
+      );
+      expect((await run(manager, updateUserCommand, { userId: target.id, roleIds: [] })).roles).toEqual([]);
+    } finally {
+      await db.owner((tx) => tx.query(`update tenants set config = config - 'login' where id = $1`, [A]));
+      await run(adminA, updateUserCommand, { userId: target.id, disabled: true });
+    }
+  });
+
   it('disabling stops the user at once: the session check and the API token refuse them, and their sessions are revoked', async () => {
     const user = await invite(adminA, { email: 'to-disable@alpha.test' });
     await completePasswordReset(db, {
@@ -430,6 +534,14 @@ describe.each(testDbKinds())('user administration on %s', (kind) => {
     ).rejects.toMatchObject({
       status: 404,
     });
+    // … worded in the request's language.
+    await expect(
+      runCommand(
+        { db, actor: actorFromPrincipal(adminA), permissionSubject: adminA, language: 'fr' },
+        resetMfaCommand,
+        () => ({ userId: '00000000-0000-4000-8000-000000000999' }),
+      ),
+    ).rejects.toMatchObject({ status: 404, message: 'Cet utilisateur n’existe pas.' });
   });
 
   it('lists with search, role, branch and status filters and pages of 25', async () => {

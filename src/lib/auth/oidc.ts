@@ -5,7 +5,9 @@ import type { Db } from '../db/index.ts';
 import { logger } from '../observability/log.ts';
 import type { Tenant } from '../tenancy/tenant.ts';
 import { createSession } from './sessions.ts';
-import type { OidcAuthRequestsRow, OidcLinksRow, UsersRow } from '../db/schema.generated.ts';
+import type { OidcAuthRequestsRow, OidcLinksRow, RolesRow, UsersRow } from '../db/schema.generated.ts';
+import { recordAudit } from '../audit/record-audit.ts';
+import { lockAdministrators } from '../users/rules.ts';
 import type { Tx } from '../db/index.ts';
 import { openSecret } from './secret-box.ts';
 
@@ -147,10 +149,17 @@ type CallbackInput = {
   userAgent?: string;
 };
 export type SsoSignIn = { tenantId: string; userId: string; sessionId: string; redirectTo: string };
-/** What a "test sign-in" found: the identity the provider vouched for, or the provider's refusal. */
+/**
+ * Why a "test sign-in" failed, as a fixed code the settings page words itself (never the provider's
+ * text, which goes to the log only): the provider answered with an error, the code exchange or the ID
+ * token checks failed, or the test could not start (no settings, provider unreachable).
+ */
+export const SSO_TEST_FAILURES = ['provider_error', 'token_failed', 'start_failed'] as const;
+export type SsoTestFailure = (typeof SSO_TEST_FAILURES)[number];
+/** What a "test sign-in" found: the identity the provider vouched for, or why it failed. */
 export type SsoTestOutcome =
   | { ok: true; tenantId: string; subject: string; email: string | null; isLinked: boolean }
-  | { ok: false; tenantId: string; reason: string };
+  | { ok: false; tenantId: string; code: SsoTestFailure };
 
 export async function finishSso(db: Db, input: CallbackInput): Promise<SsoSignIn> {
   const done = await finishSsoCallback(db, input);
@@ -200,7 +209,9 @@ export async function finishSsoCallback(
       };
     } catch (error) {
       const reason = error instanceof AppError ? (error.internal ?? error.message) : String(error);
-      return { kind: 'test', outcome: { ok: false, tenantId: request.tenant_id, reason } };
+      const code: SsoTestFailure = input.query.get('error') ? 'provider_error' : 'token_failed';
+      logger.warn('sso test sign-in failed', { tenant_id: request.tenant_id, code, reason });
+      return { kind: 'test', outcome: { ok: false, tenantId: request.tenant_id, code } };
     }
   }
   const { issuer, subject, email, emailVerified, idToken, roles } = await redeem(db, request, state, input);
@@ -221,7 +232,7 @@ export async function finishSsoCallback(
           [request.tenant_id, issuer, subject, byEmail.id, input.now],
         );
         userId = byEmail.id;
-        await giveFirstSignInRoles(tx, request.tenant_id, userId, roles);
+        await giveFirstSignInRoles(tx, request.tenant_id, userId, roles, { ip: input.ip });
       }
     }
     if (!userId)
@@ -252,20 +263,46 @@ export async function finishSsoCallback(
 /**
  * The configured SSO roles for a user signing in by SSO for the first time, only when they have no
  * role at all (roles an administrator chose are never widened). Role ids that no longer exist are skipped.
+ * Audited as a 'system' change (user.sso_roles_granted) in the sign-in's transaction; an Administrator
+ * role is given under the lock of the one-administrator rule (src/lib/users/rules.ts).
  */
-async function giveFirstSignInRoles(tx: Tx, tenantId: string, userId: string, roleIds: string[]): Promise<void> {
+async function giveFirstSignInRoles(
+  tx: Tx,
+  tenantId: string,
+  userId: string,
+  roleIds: string[],
+  audit: { ip?: string | null },
+): Promise<void> {
   if (roleIds.length === 0) return;
   const [held] = await tx.query<{ count: number }>(
     'select count(*)::int as count from user_roles where tenant_id = $1 and user_id = $2',
     [tenantId, userId],
   );
   if (held.count > 0) return;
+  const roles = await tx.query<Pick<RolesRow, 'name' | 'is_admin'> & { id: string }>(
+    'select id::text as id, name, is_admin from roles where tenant_id = $1 and id::text = any($2::text[]) order by name',
+    [tenantId, roleIds],
+  );
+  if (roles.length === 0) return;
+  if (roles.some((r) => r.is_admin)) await lockAdministrators(tx, tenantId);
   await tx.query(
     `insert into user_roles (tenant_id, user_id, role_id)
-     select $1, $2, r.id from roles r where r.tenant_id = $1 and r.id::text = any($3::text[])
+     select $1, $2, r.id::uuid from unnest($3::text[]) as r(id)
      on conflict do nothing`,
-    [tenantId, userId, roleIds],
+    [tenantId, userId, roles.map((r) => r.id)],
   );
+  await recordAudit(tx, {
+    tenantId,
+    actorId: 'system',
+    actorKind: 'system',
+    ip: audit.ip ?? null,
+    action: 'user.sso_roles_granted',
+    objectType: 'user',
+    objectId: userId,
+    before: { roles: [] },
+    after: { roles: roles.map((r) => r.name) },
+    outcome: 'success',
+  });
 }
 
 /** Exchanges the code and checks the ID token (nonce, issuer, audience, PKCE): the identity the provider vouches for. */

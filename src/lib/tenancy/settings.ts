@@ -184,8 +184,9 @@ function isAcceptableIssuer(issuer: string): boolean {
 
 /**
  * The stored configuration after a patch: sections merged one level down (a section's absent keys
- * stay), the SSO client secret sealed when given and kept when left empty, and a stored plain secret
- * re-sealed. Pure apart from the encryption.
+ * stay), the SSO client secret sealed when given, kept when left empty for the same provider (issuer
+ * and client ID unchanged) and dropped otherwise, so a changed issuer never receives the old secret;
+ * and a stored plain secret re-sealed. Pure apart from the encryption.
  */
 export function mergeConfig(stored: Raw, patch: NonNullable<SettingsPatch['config']>): Raw {
   const next: Raw = { ...stored };
@@ -200,8 +201,9 @@ export function mergeConfig(stored: Raw, patch: NonNullable<SettingsPatch['confi
       const current = objectOf(login.sso);
       const { client_secret: secret, ...rest } = patch.login.sso;
       const sso: Raw = { ...rest };
+      const isSameProvider = current.issuer === rest.issuer && current.client_id === rest.client_id;
       if (secret) sso.client_secret = sealSecret(secret);
-      else if (typeof current.client_secret === 'string' && current.client_secret)
+      else if (isSameProvider && typeof current.client_secret === 'string' && current.client_secret)
         sso.client_secret = current.client_secret;
       if (rest.roles === undefined && Array.isArray(current.roles)) sso.roles = current.roles;
       login.sso = sso;
@@ -229,7 +231,7 @@ async function checkRules(
   tx: Tx,
   actor: Actor,
   patch: SettingsPatch,
-  next: { languages: string[]; defaultLanguage: string; config: StoredConfig; raw: Raw },
+  next: { languages: string[]; defaultLanguage: string; config: StoredConfig; raw: Raw; secretDropped: boolean },
   language: Language,
 ): Promise<void> {
   if (new Set(next.languages).size !== next.languages.length) throw refuse(language, 'languages', 'languagesUnique');
@@ -268,8 +270,21 @@ async function checkRules(
     const field = patch.config.login.sso === null ? 'config.login.sso' : 'config.login.password';
     const working = ssoConfigOf({ config: next.raw });
     if (!working) throw refuse(language, field, 'passwordOffNeedsSso');
+    // A new issuer or client ID without its secret: the stored one was dropped, SSO would not work.
+    if (next.secretDropped) throw refuse(language, 'config.login.sso.client_secret', 'passwordOffSecretDropped');
     const access = await featureAccess(tx, actor.tenantId, 'sso');
     if (!access.isEnabled) throw refuse(language, field, 'passwordOffNeedsPlan');
+    // Someone must still be able to administer the lender: an active administrator linked to this provider.
+    const [linkedAdmin] = await tx.query(
+      `select 1 from users u
+         join oidc_links l on l.tenant_id = u.tenant_id and l.user_id = u.id and l.issuer = $1
+        where u.is_active and exists (
+          select 1 from user_roles ur join roles r on r.tenant_id = ur.tenant_id and r.id = ur.role_id
+           where ur.tenant_id = u.tenant_id and ur.user_id = u.id and r.is_admin)
+        limit 1`,
+      [working.issuer],
+    );
+    if (!linkedAdmin) throw refuse(language, field, 'passwordOffNeedsLinkedAdmin');
     try {
       await providerConfiguration(working);
     } catch {
@@ -298,7 +313,10 @@ export async function updateTenantSettings(
     languages: patch.languages ?? row.languages,
     defaultLanguage: patch.default_language ?? row.default_language,
   };
-  await checkRules(tx, actor, patch, { ...next, config, raw }, language);
+  const hadSecret = Boolean(objectOf(objectOf(row.config.login).sso).client_secret);
+  const hasSecret = Boolean(objectOf(objectOf(raw.login).sso).client_secret);
+  const secretDropped = Boolean(patch.config?.login?.sso) && hadSecret && !hasSecret;
+  await checkRules(tx, actor, patch, { ...next, config, raw, secretDropped }, language);
   await tx.query(
     'update tenants set name = $2, languages = $3, default_language = $4, config = $5::jsonb where id = $1',
     [actor.tenantId, next.name, next.languages, next.defaultLanguage, JSON.stringify(raw)],
@@ -314,7 +332,9 @@ export async function updateTenantSettings(
     objectType: 'tenant',
     objectId: actor.tenantId,
     before: auditView(before),
-    after: auditView(after, Boolean(patch.config?.login?.sso?.client_secret)),
+    after: secretDropped
+      ? { ...auditView(after), client_secret_removed: true }
+      : auditView(after, Boolean(patch.config?.login?.sso?.client_secret)),
     outcome: 'success',
   });
   return after;
@@ -338,7 +358,7 @@ export function ssoTestResultPath(outcome: SsoTestOutcome): string {
           sso_email: outcome.email ?? '',
           sso_linked: outcome.isLinked ? '1' : '0',
         }
-      : { sso_test: 'failed', sso_reason: outcome.reason.slice(0, 300) },
+      : { sso_test: 'failed', sso_reason: outcome.code },
   );
   return `/admin/platform/general-settings?${query}#sso`;
 }

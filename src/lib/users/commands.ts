@@ -23,7 +23,14 @@ import { HIERARCHY_LEVELS } from '../tenancy/scope.ts';
 import type { Tenant } from '../tenancy/tenant.ts';
 import { auditView, getUser, type AdminUser } from './directory.ts';
 import { mailInvitation } from './invitation-mail.ts';
-import { assertAdministratorKept, assertMayGrant, loadRoles, lockAdministrators } from './rules.ts';
+import {
+  assertAdministratorKept,
+  assertMayGrant,
+  loadRoles,
+  lockAdministrators,
+  ssoFirstSignInRoles,
+  targetScopeNodes,
+} from './rules.ts';
 import type { HierarchyNodesRow, TenantsRow } from '../db/schema.generated.ts';
 
 const dataPermissionSchema = z.object({
@@ -168,6 +175,47 @@ async function takeSeat(tx: Tx, tenantId: string, t: TFunction): Promise<void> {
   }
 }
 
+/**
+ * A user left with no role gets the tenant's SSO roles at their first single sign-on (src/lib/auth/oidc.ts).
+ * A non-administrator who leaves someone roleless must therefore be allowed to give those roles too,
+ * or the sign-in would hand out what they could not. Skipped once the user is linked (no first sign-in left).
+ */
+async function assertMayLeaveRoleless(
+  tx: Tx,
+  actor: Actor,
+  target: { tenant: TenantRow; userId: string | null; scopeNodeIds: readonly string[] },
+  t: TFunction,
+) {
+  if (actor.isAdmin) return;
+  const ssoRoles = await ssoFirstSignInRoles(tx, target.tenant.config);
+  if (ssoRoles.length === 0) return;
+  if (target.userId) {
+    const [linked] = await tx.query('select 1 from oidc_links where tenant_id = $1 and user_id = $2 limit 1', [
+      actor.tenantId,
+      target.userId,
+    ]);
+    if (linked) return;
+  }
+  for (const role of ssoRoles) {
+    try {
+      await assertMayGrant(
+        tx,
+        actor,
+        { targetIsAdmin: false, addedRoles: [role], scopeNodeIds: target.scopeNodeIds },
+        t,
+      );
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'FORBIDDEN') {
+        throw new AppError('FORBIDDEN', t('users:errors.ssoRolesBeyondOwn', { role: role.name }), {
+          field: 'roleIds',
+          cause: error,
+        });
+      }
+      throw error;
+    }
+  }
+}
+
 function audit(tx: Tx, actor: Actor, action: string, userId: string, before: unknown, after: unknown) {
   return recordAudit(tx, {
     tenantId: actor.tenantId,
@@ -199,6 +247,7 @@ export async function inviteUser(
   const scopes = uniqueScopes(input.dataPermissions);
   const nodeIds = await resolveScopes(tx, scopes, t);
   await assertMayGrant(tx, actor, { targetIsAdmin: false, addedRoles: roles, scopeNodeIds: nodeIds }, t);
+  if (roles.length === 0) await assertMayLeaveRoleless(tx, actor, { tenant, userId: null, scopeNodeIds: nodeIds }, t);
   if (input.ssoOnly && !configOf(tenant).login.sso) {
     throw new AppError('BAD_REQUEST', t('users:errors.noSso'), { field: 'ssoOnly' });
   }
@@ -214,7 +263,7 @@ export async function inviteUser(
   );
   await replaceRoles(tx, actor.tenantId, row.id, input.roleIds);
   await replaceScopes(tx, actor.tenantId, row.id, scopes);
-  const user = await getUser(tx, row.id);
+  const user = await getUser(tx, row.id, t);
   await audit(tx, actor, 'user.invite', row.id, null, auditView(user));
   const now = new Date();
   const token = input.ssoOnly
@@ -233,23 +282,26 @@ export async function updateUser(
   request: CommandRequest,
 ): Promise<AdminUser> {
   const t = await getT(request.language);
-  const before = await getUser(tx, input.userId);
+  const before = await getUser(tx, input.userId, t);
   const tenant = await loadTenant(tx, actor.tenantId);
   if (input.language !== undefined) assertLanguage(tenant, input.language, t);
   const roles = input.roleIds ? await loadRoles(tx, input.roleIds, t) : null;
   const scopes = input.dataPermissions ? uniqueScopes(input.dataPermissions) : null;
   const nodeIds = scopes ? await resolveScopes(tx, scopes, t) : null;
   const heldRoleIds = new Set(before.roles.map((r) => r.id));
+  // The target's scope after the change: a scoped actor is checked against it on every change.
+  const scopeNodeIds = nodeIds ?? (await targetScopeNodes(tx, before.id));
   await assertMayGrant(
     tx,
     actor,
     {
       targetIsAdmin: before.is_admin,
       addedRoles: (roles ?? []).filter((r) => !heldRoleIds.has(r.id)),
-      scopeNodeIds: nodeIds,
+      scopeNodeIds,
     },
     t,
   );
+  if (roles?.length === 0) await assertMayLeaveRoleless(tx, actor, { tenant, userId: before.id, scopeNodeIds }, t);
   const wasActive = before.status !== 'disabled';
   const nextActive = input.disabled === undefined ? wasActive : !input.disabled;
   const nextAdmin = roles ? roles.some((r) => r.is_admin) : before.is_admin;
@@ -289,10 +341,20 @@ export async function updateUser(
     await endUserSessions(tx, { tenantId: actor.tenantId, userId: before.id, now, reason: 'user_disabled' });
     await voidPasswordLinks(tx, { tenantId: actor.tenantId, userId: before.id, now });
   }
-  const after = await getUser(tx, before.id);
+  const after = await getUser(tx, before.id, t);
   const action = nextActive === wasActive ? 'user.update' : nextActive ? 'user.enable' : 'user.disable';
   await audit(tx, actor, action, before.id, auditView(before), auditView(after));
   return after;
+}
+
+/** The account actions (resend, MFA reset, end sessions) follow the no-escalation rule: never an administrator's account for a non-administrator, never a user outside a scoped actor's scope. */
+async function assertMayAct(tx: Tx, actor: Actor, user: AdminUser, t: TFunction): Promise<void> {
+  await assertMayGrant(
+    tx,
+    actor,
+    { targetIsAdmin: user.is_admin, addedRoles: [], scopeNodeIds: await targetScopeNodes(tx, user.id) },
+    t,
+  );
 }
 
 /** Sends the invitation again with a new link; the previous link stops working. */
@@ -303,7 +365,8 @@ export async function resendInvitation(
   request: CommandRequest,
 ): Promise<AdminUser> {
   const t = await getT(request.language);
-  const user = await getUser(tx, input.userId);
+  const user = await getUser(tx, input.userId, t);
+  await assertMayAct(tx, actor, user, t);
   if (user.status !== 'invited') {
     throw new AppError('CONFLICT', t('users:errors.notInvited'), { details: { status: user.status } });
   }
@@ -317,11 +380,18 @@ export async function resendInvitation(
 }
 
 /** Deletes the user's authenticator enrolment: they enrol again at their next visit to /user/mfa. */
-export async function resetMfa(tx: Tx, actor: Actor, input: { userId: string }): Promise<AdminUser> {
-  const before = await getUser(tx, input.userId);
+export async function resetMfa(
+  tx: Tx,
+  actor: Actor,
+  input: { userId: string },
+  request: CommandRequest,
+): Promise<AdminUser> {
+  const t = await getT(request.language);
+  const before = await getUser(tx, input.userId, t);
+  await assertMayAct(tx, actor, before, t);
   await tx.query('delete from user_totp where tenant_id = $1 and user_id = $2', [actor.tenantId, before.id]);
   await audit(tx, actor, 'user.reset_mfa', before.id, { mfa_enrolled: before.mfa_enrolled }, { mfa_enrolled: false });
-  return getUser(tx, before.id);
+  return getUser(tx, before.id, t);
 }
 
 /** Ends every session of the user at once; their next request is refused. */
@@ -329,8 +399,11 @@ export async function endSessionsOf(
   tx: Tx,
   actor: Actor,
   input: { userId: string },
+  request: CommandRequest,
 ): Promise<{ user: AdminUser; ended: number }> {
-  const user = await getUser(tx, input.userId);
+  const t = await getT(request.language);
+  const user = await getUser(tx, input.userId, t);
+  await assertMayAct(tx, actor, user, t);
   const ended = await endUserSessions(tx, {
     tenantId: actor.tenantId,
     userId: user.id,
@@ -370,7 +443,7 @@ export const resetMfaCommand = defineCommand({
   objectType: 'user',
   permission: need('admin.users.edit'),
   input: userAction,
-  run: (tx, actor, input) => resetMfa(tx, actor, input),
+  run: resetMfa,
 });
 
 export const endSessionsCommand = defineCommand({
@@ -378,5 +451,5 @@ export const endSessionsCommand = defineCommand({
   objectType: 'user',
   permission: need('admin.users.edit'),
   input: userAction,
-  run: (tx, actor, input) => endSessionsOf(tx, actor, input),
+  run: endSessionsOf,
 });

@@ -7,6 +7,7 @@
  * invitation is not accepted yet), else `active`. Invited users are active accounts and hold a seat.
  * Last sign-in is the newest signed-in session (sessions.stage 'active').
  */
+import type { TFunction } from 'i18next';
 import type { Tx } from '../db/index.ts';
 import { AppError } from '../errors/app-error.ts';
 import { QueryReader } from '../http/query-params.ts';
@@ -174,10 +175,10 @@ export async function findUser(tx: Tx, userId: string): Promise<AdminUser | null
   return user ?? null;
 }
 
-/** One user, or NOT_FOUND (the page's 404, the API's 404). */
-export async function getUser(tx: Tx, userId: string): Promise<AdminUser> {
+/** One user, or NOT_FOUND worded in the request's language (the page's 404, the API's 404). */
+export async function getUser(tx: Tx, userId: string, t: TFunction): Promise<AdminUser> {
   const user = await findUser(tx, userId);
-  if (!user) throw new AppError('NOT_FOUND', 'This user does not exist.');
+  if (!user) throw new AppError('NOT_FOUND', t('users:errors.notFound'));
   return user;
 }
 

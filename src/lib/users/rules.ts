@@ -9,7 +9,8 @@
  *    two administrators demoting each other at the same moment cannot both succeed.
  *  - `assertMayGrant`: no escalation. Only an administrator grants the Administrator role or changes
  *    an administrator's account; anyone else may only grant roles whose every permission they hold
- *    themselves, and a user restricted to part of the hierarchy only gives scopes inside their own (403).
+ *    themselves, and a user restricted to part of the hierarchy only gives scopes inside their own and only
+ *    acts on users whose scope lies inside it, a tenant-wide user never (403).
  */
 import {
   allows,
@@ -107,8 +108,12 @@ export async function assertMayGrant(
   input: {
     targetIsAdmin: boolean;
     addedRoles: readonly RoleRef[];
-    /** Hierarchy node ids of the data permissions given (null when they are not changed). */
-    scopeNodeIds: readonly string[] | null;
+    /**
+     * The target's data scope after the change (the new one, or the current one when unchanged), as
+     * hierarchy node ids; empty = the whole tenant. A scoped actor acts only on users inside their own
+     * scope, so a tenant-wide user is out of their reach.
+     */
+    scopeNodeIds: readonly string[];
   },
   t: TFunction,
 ): Promise<void> {
@@ -125,10 +130,39 @@ export async function assertMayGrant(
       });
     }
   }
-  if (input.scopeNodeIds) {
-    const own = await scopeNodesFor(tx, actor);
-    if (own && (input.scopeNodeIds.length === 0 || input.scopeNodeIds.some((id) => !own.includes(id)))) {
-      throw new AppError('FORBIDDEN', t('users:errors.scopeBeyondOwn'), { field: 'dataPermissions' });
-    }
+  const own = await scopeNodesFor(tx, actor);
+  if (own && (input.scopeNodeIds.length === 0 || input.scopeNodeIds.some((id) => !own.includes(id)))) {
+    throw new AppError('FORBIDDEN', t('users:errors.scopeBeyondOwn'), { field: 'dataPermissions' });
   }
+}
+
+/**
+ * A user's current data scope as hierarchy node ids (empty = the whole tenant). A stored permission
+ * naming no node counts as '' (inside nobody's scope), so it never widens what a scoped actor may touch.
+ */
+export async function targetScopeNodes(tx: Tx, userId: string): Promise<string[]> {
+  const rows = await tx.query<{ id: string | null }>(
+    `select n.id::text as id from user_data_permissions p
+       left join hierarchy_nodes n on n.tenant_id = p.tenant_id and n.level = p.field and n.code = p.value
+      where p.user_id = $1`,
+    [userId],
+  );
+  return rows.map((r) => r.id ?? '');
+}
+
+/**
+ * The roles the tenant's single sign-on gives a user who has none at their first SSO sign-in
+ * (src/lib/auth/oidc.ts), as loaded roles; ids that are no longer roles are skipped as the sign-in does.
+ * Empty when no SSO is configured.
+ */
+export async function ssoFirstSignInRoles(tx: Tx, config: Record<string, unknown>): Promise<RoleRef[]> {
+  const login = config.login as { sso?: Record<string, unknown> | null } | undefined;
+  const sso = login?.sso;
+  if (!sso || typeof sso.issuer !== 'string' || typeof sso.client_id !== 'string') return [];
+  const ids = Array.isArray(sso.roles) ? sso.roles.filter((r): r is string => typeof r === 'string') : [];
+  if (ids.length === 0) return [];
+  return tx.query<RoleRef>(
+    'select id::text as id, name, is_admin, authorities from roles where id::text = any($1::text[])',
+    [ids],
+  );
 }

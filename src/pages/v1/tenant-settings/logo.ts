@@ -5,7 +5,13 @@ import { runCommand } from '#lib/http/command.ts';
 import { errorResponse, json } from '#lib/http/respond.ts';
 import { apiContext } from '#lib/lending/api.ts';
 import { actorFromPrincipal } from '#lib/lending/actor.ts';
-import { readTenantLogo, removeTenantLogoCommand, setTenantLogoCommand } from '#lib/tenancy/settings.ts';
+import type { Language } from '#lib/i18n/index.ts';
+import {
+  readTenantLogo,
+  removeTenantLogoCommand,
+  setTenantLogoCommand,
+  settingsMessage,
+} from '#lib/tenancy/settings.ts';
 import { pageDb } from '../../../server/db.ts';
 
 /**
@@ -18,7 +24,7 @@ export const GET: APIRoute = async (context) => {
     const principal = requirePrincipal(ctx.principal);
     const db = await pageDb();
     const logo = await db.tenant(principal.tenantId, (tx) => readTenantLogo(tx, principal.tenantId));
-    if (!logo) throw new AppError('NOT_FOUND', 'This lender has no logo.');
+    if (!logo) throw new AppError('NOT_FOUND', settingsMessage(ctx.language ?? 'en', 'logoNone'));
     return new Response(new Uint8Array(logo.bytes), {
       status: 200,
       headers: {
@@ -36,9 +42,9 @@ export const GET: APIRoute = async (context) => {
 };
 
 /** The `file` field of a multipart body, as bytes (an empty array when there is none). */
-async function uploadedBytes(request: Request): Promise<Uint8Array> {
+async function uploadedBytes(request: Request, language: Language): Promise<Uint8Array> {
   const form = await request.formData().catch(() => {
-    throw new AppError('BAD_REQUEST', 'Send the logo as multipart/form-data with a "file" field.', { field: 'logo' });
+    throw new AppError('BAD_REQUEST', settingsMessage(language, 'logoMultipart'), { field: 'logo' });
   });
   const file = form.get('file');
   return file instanceof File ? new Uint8Array(await file.arrayBuffer()) : new Uint8Array();
@@ -58,7 +64,9 @@ async function run(context: Parameters<APIRoute>[0], isRemove: boolean): Promise
     };
     const view = isRemove
       ? await runCommand(call, removeTenantLogoCommand, () => ({}))
-      : await runCommand(call, setTenantLogoCommand, async () => ({ bytes: await uploadedBytes(context.request) }));
+      : await runCommand(call, setTenantLogoCommand, async () => ({
+          bytes: await uploadedBytes(context.request, ctx.language ?? 'en'),
+        }));
     return json(view);
   } catch (error) {
     return errorResponse(error, ctx.requestId, ctx.language);

@@ -1,6 +1,7 @@
 import type { APIRoute } from 'astro';
 import { startSso } from '#lib/auth/oidc.ts';
 import { requirePrincipal } from '#lib/auth/principal.ts';
+import { logger } from '#lib/observability/log.ts';
 import { findTenant } from '#lib/tenancy/tenant.ts';
 import { ssoTestResultPath } from '#lib/tenancy/settings.ts';
 import { pageDb } from '../../../server/db.ts';
@@ -27,7 +28,10 @@ export const GET: APIRoute = async (context) => {
     writeOidcStateCookie(context.cookies, state);
     return context.redirect(url, 302);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return context.redirect(ssoTestResultPath({ ok: false, tenantId: principal.tenantId, reason }), 303);
+    logger.warn('sso test sign-in could not start', {
+      tenant_id: principal.tenantId,
+      reason: error instanceof Error ? error.message : String(error),
+    });
+    return context.redirect(ssoTestResultPath({ ok: false, tenantId: principal.tenantId, code: 'start_failed' }), 303);
   }
 };
