@@ -273,6 +273,11 @@ describe.each(testDbKinds())('security administration on %s', (kind) => {
       expect(
         (await call(ipRestrictionApi.GET as never, 'GET', `/v1/ip-restrictions/${id}`, undefined, 'en', { id })).status,
       ).toBe(404);
+      // The 404 speaks the request's language.
+      const missingFr = await call(ipRestrictionApi.GET as never, 'GET', `/v1/ip-restrictions/${id}`, undefined, 'fr', {
+        id,
+      });
+      expect(missingFr).toMatchObject({ status: 404, body: { error: { message: 'Cette règle IP n’existe pas.' } } });
     });
 
     it('the middleware refuses a disallowed address on pages, /v1 and downloads: IPv4, IPv6 and IPv4-mapped, behind a trusted proxy', async () => {

@@ -12,6 +12,7 @@ import type { Tx } from '../db/index.ts';
 import { AppError, pgCode } from '../errors/app-error.ts';
 import { validationError } from '../errors/messages.ts';
 import { defineCommand } from '../http/command.ts';
+import { getT, languageOf } from '../i18n/index.ts';
 import type { Actor } from '../lending/actor.ts';
 import {
   addIpRestriction,
@@ -135,7 +136,7 @@ export const updateIpRestrictionCommand = defineCommand({
     .strict(),
   run: async (tx, actor, input) => {
     const before = await getIpRestriction(tx, input.id);
-    if (!before) throw new AppError('NOT_FOUND', 'This IP rule does not exist.');
+    if (!before) throw new AppError('NOT_FOUND', (await getT(languageOf(actor.language)))('security:ip.notFound'));
     const roleIds = roleIdsOf(input);
     if (roleIds) await assertRolesExist(tx, roleIds);
     const rule = (await updateIpRestriction(tx, {
@@ -170,7 +171,7 @@ export const deleteIpRestrictionCommand = defineCommand({
   input: z.object({ id: z.string() }),
   run: async (tx, actor, input) => {
     const before = await getIpRestriction(tx, input.id);
-    if (!before) throw new AppError('NOT_FOUND', 'This IP rule does not exist.');
+    if (!before) throw new AppError('NOT_FOUND', (await getT(languageOf(actor.language)))('security:ip.notFound'));
     await removeIpRestriction(tx, input.id);
     await assertAuthorKeepsAccess(tx, actor);
     await recordAudit(tx, {
