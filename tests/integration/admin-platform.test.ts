@@ -397,8 +397,10 @@ describe.each(testDbKinds())('admin platform on %s', (kind) => {
         action: 'plan_change.request',
         after: { features: ['users'], status: 'requested' },
       });
-      expect(guard('POST', '/v1/plan-change-requests', ['admin.plan.view'])).toBe(403);
-      expect(guard('POST', '/v1/plan-change-requests', ['admin.plan.request'])).toBe('allow');
+      // Administrators only, as the plan page (spec §6): the admin.plan.* keys alone do not open the API.
+      expect(guard('POST', '/v1/plan-change-requests', ['admin.plan.view', 'admin.plan.request'])).toBe(403);
+      expect(guard('GET', '/v1/plan-change-requests', ['admin.plan.view', 'admin.plan.request'])).toBe(403);
+      expect(guard('POST', '/v1/plan-change-requests', ADMIN_KEYS)).toBe(403);
       expect(guard('GET', '/admin/plan-contracts/plan', ADMIN_KEYS)).toBe('forbidden');
     });
   });
