@@ -6,6 +6,7 @@ import type { Tx } from '../db/index.ts';
 import { AppError } from '../errors/app-error.ts';
 import { neutralise } from '../exports/cells.ts';
 import { defineCommand } from '../http/command.ts';
+import { inspectZip } from '../http/zip-guard.ts';
 import { need } from '../auth/permissions.ts';
 import type { Actor } from '../lending/actor.ts';
 import type { TranslationMissingKeysRow, TranslationOverridesRow } from '../db/schema.generated.ts';
@@ -36,6 +37,9 @@ export const MAX_OVERRIDE_LENGTH = 2000;
 export const IMPORT_MAX_ROWS = 5000;
 export const IMPORT_JSON_MAX_BYTES = 256 * 1024;
 export const IMPORT_XLSX_MAX_BYTES = 1024 * 1024;
+/** What an uploaded XLSX may expand to (its zip parts, measured before ExcelJS unpacks it): see src/lib/http/zip-guard.ts. */
+export const IMPORT_XLSX_MAX_ENTRIES = 200;
+export const IMPORT_XLSX_MAX_INFLATED_BYTES = 20 * 1024 * 1024;
 
 function flatten(resource: Resource, prefix = '', out = new Map<string, string>()): Map<string, string> {
   for (const [k, v] of Object.entries(resource)) {
@@ -408,6 +412,19 @@ function unneutralise(text: string): string {
 }
 
 async function rowsFromXlsx(t: TFunction, bytes: Uint8Array): Promise<ImportRow[]> {
+  const zip = inspectZip(bytes, { maxEntries: IMPORT_XLSX_MAX_ENTRIES, maxTotalBytes: IMPORT_XLSX_MAX_INFLATED_BYTES });
+  if (!zip.ok) {
+    if (zip.reason === 'malformed' || zip.reason === 'method')
+      throw new AppError('BAD_REQUEST', t('platform:translations.errors.notXlsx'), { field: 'file' });
+    throw new AppError(
+      'BAD_REQUEST',
+      t('platform:translations.errors.xlsxTooBig', {
+        entries: IMPORT_XLSX_MAX_ENTRIES,
+        max: IMPORT_XLSX_MAX_INFLATED_BYTES / 1024 / 1024,
+      }),
+      { field: 'file' },
+    );
+  }
   const workbook = new ExcelJS.Workbook();
   try {
     await workbook.xlsx.load(Buffer.from(bytes) as unknown as ArrayBuffer);
