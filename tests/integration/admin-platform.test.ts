@@ -26,7 +26,9 @@ import { exportOverridesResponse, importInputFromRequest } from '#lib/i18n/overr
 import { completeDownload, createDownload, openDownload } from '#lib/downloads/downloads.ts';
 import {
   deleteDownloadCommand,
+  downloadFilterOptions,
   expireDownloads,
+  getTenantDownload,
   listTenantDownloads,
   openTenantDownload,
 } from '#lib/downloads/admin.ts';
@@ -343,10 +345,14 @@ describe.each(testDbKinds())('admin platform on %s', (kind) => {
       // The administrators' route needs admin.downloads.view, and reads any file of the tenant (not another tenant's).
       expect(guard('GET', `/v1/admin/downloads/${d.id}/file`, ['loans.loans.view'])).toBe(403);
       expect(guard('GET', `/v1/admin/downloads/${d.id}/file`, ['admin.downloads.view'])).toBe('allow');
-      const opened = await openTenantDownload(db, { tenantId: A, id: d.id, dataDir });
+      const opened = await openTenantDownload(db, { tenantId: A, id: d.id, dataDir, viewer: analyst });
       expect(fs.readFileSync(opened.path, 'utf8')).toBe('a,b\n');
-      await expect(openTenantDownload(db, { tenantId: B, id: d.id, dataDir })).rejects.toMatchObject({ status: 404 });
-      const list = await db.tenant(A, (tx) => listTenantDownloads(tx, { kind: 'loans-export', page: 1, pageSize: 50 }));
+      await expect(openTenantDownload(db, { tenantId: B, id: d.id, dataDir, viewer: analyst })).rejects.toMatchObject({
+        status: 404,
+      });
+      const list = await db.tenant(A, (tx) =>
+        listTenantDownloads(tx, analyst, { kind: 'loans-export', page: 1, pageSize: 50 }),
+      );
       expect(list.items.map((x) => [x.fileName, x.userName])).toEqual([['loans.csv', 'A Officer']]);
 
       // Delete: admin.downloads.delete only (the owner without it is refused), row and bytes gone.
@@ -355,7 +361,9 @@ describe.each(testDbKinds())('admin platform on %s', (kind) => {
       await expect(run(officer, deleteDownloadCommand(dataDir), { id: d.id })).rejects.toMatchObject({ status: 403 });
       await run(analyst, deleteDownloadCommand(dataDir), { id: d.id });
       expect(fs.existsSync(opened.path)).toBe(false);
-      await expect(openTenantDownload(db, { tenantId: A, id: d.id, dataDir })).rejects.toMatchObject({ status: 404 });
+      await expect(openTenantDownload(db, { tenantId: A, id: d.id, dataDir, viewer: analyst })).rejects.toMatchObject({
+        status: 404,
+      });
       const audit = await db.tenant(A, (tx) => listAudit(tx, 'download', d.id));
       expect(audit.map((x) => [x.action, x.outcome])).toEqual([
         ['download.delete', 'denied'],
@@ -365,12 +373,58 @@ describe.each(testDbKinds())('admin platform on %s', (kind) => {
       await expect(run(analyst, deleteDownloadCommand(dataDir), { id: d.id })).rejects.toMatchObject({ status: 404 });
     });
 
+    test('a viewer restricted by data permissions sees, opens and deletes only their own files', async () => {
+      // The platform keys, but a data scope of one branch: the tenant-wide view is not theirs.
+      const scoped = { ...analyst, userId: a.officer, dataPermissions: [{ field: 'branch', value: 'A-B1' }] };
+      const theirs = await createDownload(db, {
+        tenantId: A,
+        userId: a.officer,
+        kind: 'scope-test',
+        fileName: 'mine.csv',
+      });
+      const wide = await createDownload(db, { tenantId: A, userId: a.admin, kind: 'scope-test', fileName: 'all.csv' });
+      await completeDownload(db, { tenantId: A, id: theirs.id, dataDir, content: 'mine' });
+      await completeDownload(db, { tenantId: A, id: wide.id, dataDir, content: 'everything' });
+
+      const seen = await db.tenant(A, (tx) =>
+        listTenantDownloads(tx, scoped, { kind: 'scope-test', page: 1, pageSize: 50 }),
+      );
+      expect(seen).toMatchObject({ total: 1, ownOnly: true });
+      expect(seen.items.map((x) => x.fileName)).toEqual(['mine.csv']);
+      const filters = await db.tenant(A, (tx) => downloadFilterOptions(tx, scoped));
+      expect(filters.users.map((u) => u.id)).toEqual([a.officer]);
+      // Another user's file is the same 404 as an unknown one, for its detail, bytes and deletion.
+      await expect(db.tenant(A, (tx) => getTenantDownload(tx, wide.id, scoped))).rejects.toMatchObject({ status: 404 });
+      await expect(openTenantDownload(db, { tenantId: A, id: wide.id, dataDir, viewer: scoped })).rejects.toMatchObject(
+        { status: 404 },
+      );
+      await expect(run(scoped, deleteDownloadCommand(dataDir), { id: wide.id })).rejects.toMatchObject({ status: 404 });
+      const own = await openTenantDownload(db, { tenantId: A, id: theirs.id, dataDir, viewer: scoped });
+      expect(fs.readFileSync(own.path, 'utf8')).toBe('mine');
+
+      // Unrestricted viewers (no data permissions, administrators) keep the tenant-wide view.
+      for (const viewer of [analyst, admin]) {
+        const all = await db.tenant(A, (tx) =>
+          listTenantDownloads(tx, viewer, { kind: 'scope-test', page: 1, pageSize: 50 }),
+        );
+        expect(all).toMatchObject({ total: 2, ownOnly: false });
+      }
+      const adminWithScope = { ...admin, dataPermissions: [{ field: 'branch', value: 'A-B1' }] };
+      expect(
+        (await openTenantDownload(db, { tenantId: A, id: wide.id, dataDir, viewer: adminWithScope })).download.id,
+      ).toBe(wide.id);
+      await run(scoped, deleteDownloadCommand(dataDir), { id: theirs.id });
+      await run(analyst, deleteDownloadCommand(dataDir), { id: wide.id });
+    });
+
     test('expired files are deleted by the expiry job', async () => {
       const d = await createDownload(db, { tenantId: A, userId: a.admin, kind: 'report', fileName: 'old.pdf' });
       await completeDownload(db, { tenantId: A, id: d.id, dataDir, content: 'x' });
       const keep = await createDownload(db, { tenantId: A, userId: a.admin, kind: 'report', fileName: 'new.pdf' });
       expect(await expireDownloads(db, dataDir, new Date(Date.now() + 31 * 86_400_000))).toBe(2);
-      await expect(openTenantDownload(db, { tenantId: A, id: d.id, dataDir })).rejects.toMatchObject({ status: 404 });
+      await expect(openTenantDownload(db, { tenantId: A, id: d.id, dataDir, viewer: analyst })).rejects.toMatchObject({
+        status: 404,
+      });
       void keep;
       expect(await expireDownloads(db, dataDir)).toBe(0);
     });
