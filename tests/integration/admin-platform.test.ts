@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { createTestDb, testDbKinds } from '#lib/db/testing.ts';
 import type { Db } from '#lib/db/index.ts';
 import type { Principal } from '#lib/auth/principal.ts';
@@ -12,7 +12,12 @@ import { runCommand, type Command } from '#lib/http/command.ts';
 import { actorFromPrincipal } from '#lib/lending/actor.ts';
 import { commandEndpoint, type ApiContext } from '#lib/lending/api.ts';
 import { getT } from '#lib/i18n/index.ts';
-import { recordMissingKeys, tenantTranslator } from '#lib/i18n/translations.ts';
+import {
+  MAX_MISSING_KEYS_PER_TENANT,
+  listMissingKeys,
+  recordMissingKeys,
+  tenantTranslator,
+} from '#lib/i18n/translations.ts';
 import {
   exportOverridesJson,
   importOverridesCommand,
@@ -166,6 +171,60 @@ describe.each(testDbKinds())('admin platform on %s', (kind) => {
       await expect(
         run(analyst, removeOverrideCommand, { language: 'en', namespace: 'nav', key: 'admin.users' }),
       ).rejects.toMatchObject({ status: 404 });
+    });
+
+    test('reported keys that are bundled texts, groups of them or under a text are ignored, and never overridable', async () => {
+      const report = (namespace: 'nav' | 'common', keys: Record<string, string>) =>
+        recordMissingKeys(db, { tenantId: A, language: 'en', namespace, keys });
+      // `admin` is a group of nav (admin.users…), `admin.users` a text, `admin.users.x` lies under it.
+      expect(await report('nav', { admin: 'x', 'admin.users': 'x', 'admin.users.x': 'x' })).toBe(0);
+      expect((await listMissingKeys(db, A)).filter((m) => m.namespace === 'nav')).toEqual([]);
+      // Even a row reported before this rule cannot make a group overridable (setPath would replace the subtree).
+      await db.tenant(A, (tx) =>
+        tx.query(
+          `insert into translation_missing_keys (tenant_id, language, namespace, key, fallback) values ($1, 'en', 'nav', 'admin', 'x')`,
+          [A],
+        ),
+      );
+      const group = run(analyst, setOverrideCommand, { language: 'en', namespace: 'nav', key: 'admin', value: 'Hi' });
+      await expect(group).rejects.toMatchObject({ status: 400, field: 'key' });
+      await expect(group).rejects.toThrow(/names a group of texts/);
+      await expect(
+        run(analyst, setOverrideCommand, { language: 'en', namespace: 'nav', key: 'admin.users.x', value: 'Hi' }),
+      ).rejects.toMatchObject({ status: 400, field: 'key' });
+      await db.tenant(A, (tx) => tx.query(`delete from translation_missing_keys where namespace = 'nav'`));
+    });
+
+    test('missing keys are capped per tenant: past the cap new keys are dropped and logged, known ones still counted', async () => {
+      expect(MAX_MISSING_KEYS_PER_TENANT).toBe(2000);
+      // Fill tenant B up to the cap, one row short.
+      await db.tenant(B, (tx) =>
+        tx.query(
+          `insert into translation_missing_keys (tenant_id, language, namespace, key, fallback)
+           select $1, 'en', 'common', 'flood.k' || n, 'x' from generate_series(1, $2::int - 1) as n`,
+          [B, MAX_MISSING_KEYS_PER_TENANT],
+        ),
+      );
+      const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+      try {
+        const stored = await recordMissingKeys(db, {
+          tenantId: B,
+          language: 'en',
+          namespace: 'common',
+          keys: { 'flood.new1': 'a', 'flood.new2': 'b', 'flood.new3': 'c', 'flood.k1': 'x' },
+        });
+        expect(stored).toBe(2); // one new key fits, the known one is counted, two are dropped
+        const line = stderr.mock.calls.map((c) => String(c[0])).find((l) => l.includes('new keys dropped'));
+        expect(JSON.parse(line!)).toMatchObject({ level: 'warn', tenant_id: B, dropped: 2, limit: 2000 });
+      } finally {
+        stderr.mockRestore();
+      }
+      const rows = await listMissingKeys(db, B);
+      expect(rows).toHaveLength(MAX_MISSING_KEYS_PER_TENANT);
+      expect(rows.find((r) => r.key === 'flood.new1')).toBeDefined();
+      expect(rows.find((r) => r.key === 'flood.new2')).toBeUndefined();
+      expect(rows.find((r) => r.key === 'flood.k1')?.timesReported).toBe(2);
+      await db.tenant(B, (tx) => tx.query(`delete from translation_missing_keys where key like 'flood.%'`));
     });
 
     test('a key browsers reported missing may be overridden and is listed first', async () => {

@@ -10,6 +10,7 @@ import { inspectZip } from '../http/zip-guard.ts';
 import { need } from '../auth/permissions.ts';
 import type { Actor } from '../lending/actor.ts';
 import type { TranslationMissingKeysRow, TranslationOverridesRow } from '../db/schema.generated.ts';
+import { clashesWithBundle } from './bundle-keys.ts';
 import { LANGUAGES, getT, type Language } from './index.ts';
 import { RESOURCES, type Namespace, type Resource } from './resources.ts';
 
@@ -110,6 +111,12 @@ export function checkOverride(
     };
   if (!isNamespace(input.namespace))
     return { field: 'namespace', message: t('platform:translations.errors.namespace', { namespace: input.namespace }) };
+  // A group of bundled texts (`admin` in `nav`) or a key under a text would replace or break a subtree.
+  if (clashesWithBundle(input.namespace, input.key))
+    return {
+      field: 'key',
+      message: t('platform:translations.errors.groupKey', { key: `${input.namespace}:${input.key}` }),
+    };
   const own = bundledText(input.language, input.namespace, input.key);
   const other = LANGUAGES.map((l) => bundledText(l, input.namespace, input.key)).find((x) => x !== undefined);
   if (own === undefined && other === undefined && !reported.has(missingId(input.language, input.namespace, input.key)))
