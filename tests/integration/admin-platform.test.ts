@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { createTestDb, testDbKinds } from '#lib/db/testing.ts';
 import type { Db } from '#lib/db/index.ts';
 import type { Principal } from '#lib/auth/principal.ts';
@@ -12,7 +12,12 @@ import { runCommand, type Command } from '#lib/http/command.ts';
 import { actorFromPrincipal } from '#lib/lending/actor.ts';
 import { commandEndpoint, type ApiContext } from '#lib/lending/api.ts';
 import { getT } from '#lib/i18n/index.ts';
-import { recordMissingKeys, tenantTranslator } from '#lib/i18n/translations.ts';
+import {
+  MAX_MISSING_KEYS_PER_TENANT,
+  listMissingKeys,
+  recordMissingKeys,
+  tenantTranslator,
+} from '#lib/i18n/translations.ts';
 import {
   exportOverridesJson,
   importOverridesCommand,
@@ -26,7 +31,9 @@ import { exportOverridesResponse, importInputFromRequest } from '#lib/i18n/overr
 import { completeDownload, createDownload, openDownload } from '#lib/downloads/downloads.ts';
 import {
   deleteDownloadCommand,
+  downloadFilterOptions,
   expireDownloads,
+  getTenantDownload,
   listTenantDownloads,
   openTenantDownload,
 } from '#lib/downloads/admin.ts';
@@ -164,6 +171,60 @@ describe.each(testDbKinds())('admin platform on %s', (kind) => {
       await expect(
         run(analyst, removeOverrideCommand, { language: 'en', namespace: 'nav', key: 'admin.users' }),
       ).rejects.toMatchObject({ status: 404 });
+    });
+
+    test('reported keys that are bundled texts, groups of them or under a text are ignored, and never overridable', async () => {
+      const report = (namespace: 'nav' | 'common', keys: Record<string, string>) =>
+        recordMissingKeys(db, { tenantId: A, language: 'en', namespace, keys });
+      // `admin` is a group of nav (admin.users…), `admin.users` a text, `admin.users.x` lies under it.
+      expect(await report('nav', { admin: 'x', 'admin.users': 'x', 'admin.users.x': 'x' })).toBe(0);
+      expect((await listMissingKeys(db, A)).filter((m) => m.namespace === 'nav')).toEqual([]);
+      // Even a row reported before this rule cannot make a group overridable (setPath would replace the subtree).
+      await db.tenant(A, (tx) =>
+        tx.query(
+          `insert into translation_missing_keys (tenant_id, language, namespace, key, fallback) values ($1, 'en', 'nav', 'admin', 'x')`,
+          [A],
+        ),
+      );
+      const group = run(analyst, setOverrideCommand, { language: 'en', namespace: 'nav', key: 'admin', value: 'Hi' });
+      await expect(group).rejects.toMatchObject({ status: 400, field: 'key' });
+      await expect(group).rejects.toThrow(/names a group of texts/);
+      await expect(
+        run(analyst, setOverrideCommand, { language: 'en', namespace: 'nav', key: 'admin.users.x', value: 'Hi' }),
+      ).rejects.toMatchObject({ status: 400, field: 'key' });
+      await db.tenant(A, (tx) => tx.query(`delete from translation_missing_keys where namespace = 'nav'`));
+    });
+
+    test('missing keys are capped per tenant: past the cap new keys are dropped and logged, known ones still counted', async () => {
+      expect(MAX_MISSING_KEYS_PER_TENANT).toBe(2000);
+      // Fill tenant B up to the cap, one row short.
+      await db.tenant(B, (tx) =>
+        tx.query(
+          `insert into translation_missing_keys (tenant_id, language, namespace, key, fallback)
+           select $1, 'en', 'common', 'flood.k' || n, 'x' from generate_series(1, $2::int - 1) as n`,
+          [B, MAX_MISSING_KEYS_PER_TENANT],
+        ),
+      );
+      const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+      try {
+        const stored = await recordMissingKeys(db, {
+          tenantId: B,
+          language: 'en',
+          namespace: 'common',
+          keys: { 'flood.new1': 'a', 'flood.new2': 'b', 'flood.new3': 'c', 'flood.k1': 'x' },
+        });
+        expect(stored).toBe(2); // one new key fits, the known one is counted, two are dropped
+        const line = stderr.mock.calls.map((c) => String(c[0])).find((l) => l.includes('new keys dropped'));
+        expect(JSON.parse(line!)).toMatchObject({ level: 'warn', tenant_id: B, dropped: 2, limit: 2000 });
+      } finally {
+        stderr.mockRestore();
+      }
+      const rows = await listMissingKeys(db, B);
+      expect(rows).toHaveLength(MAX_MISSING_KEYS_PER_TENANT);
+      expect(rows.find((r) => r.key === 'flood.new1')).toBeDefined();
+      expect(rows.find((r) => r.key === 'flood.new2')).toBeUndefined();
+      expect(rows.find((r) => r.key === 'flood.k1')?.timesReported).toBe(2);
+      await db.tenant(B, (tx) => tx.query(`delete from translation_missing_keys where key like 'flood.%'`));
     });
 
     test('a key browsers reported missing may be overridden and is listed first', async () => {
@@ -343,10 +404,14 @@ describe.each(testDbKinds())('admin platform on %s', (kind) => {
       // The administrators' route needs admin.downloads.view, and reads any file of the tenant (not another tenant's).
       expect(guard('GET', `/v1/admin/downloads/${d.id}/file`, ['loans.loans.view'])).toBe(403);
       expect(guard('GET', `/v1/admin/downloads/${d.id}/file`, ['admin.downloads.view'])).toBe('allow');
-      const opened = await openTenantDownload(db, { tenantId: A, id: d.id, dataDir });
+      const opened = await openTenantDownload(db, { tenantId: A, id: d.id, dataDir, viewer: analyst });
       expect(fs.readFileSync(opened.path, 'utf8')).toBe('a,b\n');
-      await expect(openTenantDownload(db, { tenantId: B, id: d.id, dataDir })).rejects.toMatchObject({ status: 404 });
-      const list = await db.tenant(A, (tx) => listTenantDownloads(tx, { kind: 'loans-export', page: 1, pageSize: 50 }));
+      await expect(openTenantDownload(db, { tenantId: B, id: d.id, dataDir, viewer: analyst })).rejects.toMatchObject({
+        status: 404,
+      });
+      const list = await db.tenant(A, (tx) =>
+        listTenantDownloads(tx, analyst, { kind: 'loans-export', page: 1, pageSize: 50 }),
+      );
       expect(list.items.map((x) => [x.fileName, x.userName])).toEqual([['loans.csv', 'A Officer']]);
 
       // Delete: admin.downloads.delete only (the owner without it is refused), row and bytes gone.
@@ -355,7 +420,9 @@ describe.each(testDbKinds())('admin platform on %s', (kind) => {
       await expect(run(officer, deleteDownloadCommand(dataDir), { id: d.id })).rejects.toMatchObject({ status: 403 });
       await run(analyst, deleteDownloadCommand(dataDir), { id: d.id });
       expect(fs.existsSync(opened.path)).toBe(false);
-      await expect(openTenantDownload(db, { tenantId: A, id: d.id, dataDir })).rejects.toMatchObject({ status: 404 });
+      await expect(openTenantDownload(db, { tenantId: A, id: d.id, dataDir, viewer: analyst })).rejects.toMatchObject({
+        status: 404,
+      });
       const audit = await db.tenant(A, (tx) => listAudit(tx, 'download', d.id));
       expect(audit.map((x) => [x.action, x.outcome])).toEqual([
         ['download.delete', 'denied'],
@@ -365,12 +432,58 @@ describe.each(testDbKinds())('admin platform on %s', (kind) => {
       await expect(run(analyst, deleteDownloadCommand(dataDir), { id: d.id })).rejects.toMatchObject({ status: 404 });
     });
 
+    test('a viewer restricted by data permissions sees, opens and deletes only their own files', async () => {
+      // The platform keys, but a data scope of one branch: the tenant-wide view is not theirs.
+      const scoped = { ...analyst, userId: a.officer, dataPermissions: [{ field: 'branch', value: 'A-B1' }] };
+      const theirs = await createDownload(db, {
+        tenantId: A,
+        userId: a.officer,
+        kind: 'scope-test',
+        fileName: 'mine.csv',
+      });
+      const wide = await createDownload(db, { tenantId: A, userId: a.admin, kind: 'scope-test', fileName: 'all.csv' });
+      await completeDownload(db, { tenantId: A, id: theirs.id, dataDir, content: 'mine' });
+      await completeDownload(db, { tenantId: A, id: wide.id, dataDir, content: 'everything' });
+
+      const seen = await db.tenant(A, (tx) =>
+        listTenantDownloads(tx, scoped, { kind: 'scope-test', page: 1, pageSize: 50 }),
+      );
+      expect(seen).toMatchObject({ total: 1, ownOnly: true });
+      expect(seen.items.map((x) => x.fileName)).toEqual(['mine.csv']);
+      const filters = await db.tenant(A, (tx) => downloadFilterOptions(tx, scoped));
+      expect(filters.users.map((u) => u.id)).toEqual([a.officer]);
+      // Another user's file is the same 404 as an unknown one, for its detail, bytes and deletion.
+      await expect(db.tenant(A, (tx) => getTenantDownload(tx, wide.id, scoped))).rejects.toMatchObject({ status: 404 });
+      await expect(openTenantDownload(db, { tenantId: A, id: wide.id, dataDir, viewer: scoped })).rejects.toMatchObject(
+        { status: 404 },
+      );
+      await expect(run(scoped, deleteDownloadCommand(dataDir), { id: wide.id })).rejects.toMatchObject({ status: 404 });
+      const own = await openTenantDownload(db, { tenantId: A, id: theirs.id, dataDir, viewer: scoped });
+      expect(fs.readFileSync(own.path, 'utf8')).toBe('mine');
+
+      // Unrestricted viewers (no data permissions, administrators) keep the tenant-wide view.
+      for (const viewer of [analyst, admin]) {
+        const all = await db.tenant(A, (tx) =>
+          listTenantDownloads(tx, viewer, { kind: 'scope-test', page: 1, pageSize: 50 }),
+        );
+        expect(all).toMatchObject({ total: 2, ownOnly: false });
+      }
+      const adminWithScope = { ...admin, dataPermissions: [{ field: 'branch', value: 'A-B1' }] };
+      expect(
+        (await openTenantDownload(db, { tenantId: A, id: wide.id, dataDir, viewer: adminWithScope })).download.id,
+      ).toBe(wide.id);
+      await run(scoped, deleteDownloadCommand(dataDir), { id: theirs.id });
+      await run(analyst, deleteDownloadCommand(dataDir), { id: wide.id });
+    });
+
     test('expired files are deleted by the expiry job', async () => {
       const d = await createDownload(db, { tenantId: A, userId: a.admin, kind: 'report', fileName: 'old.pdf' });
       await completeDownload(db, { tenantId: A, id: d.id, dataDir, content: 'x' });
       const keep = await createDownload(db, { tenantId: A, userId: a.admin, kind: 'report', fileName: 'new.pdf' });
       expect(await expireDownloads(db, dataDir, new Date(Date.now() + 31 * 86_400_000))).toBe(2);
-      await expect(openTenantDownload(db, { tenantId: A, id: d.id, dataDir })).rejects.toMatchObject({ status: 404 });
+      await expect(openTenantDownload(db, { tenantId: A, id: d.id, dataDir, viewer: analyst })).rejects.toMatchObject({
+        status: 404,
+      });
       void keep;
       expect(await expireDownloads(db, dataDir)).toBe(0);
     });
@@ -397,8 +510,10 @@ describe.each(testDbKinds())('admin platform on %s', (kind) => {
         action: 'plan_change.request',
         after: { features: ['users'], status: 'requested' },
       });
-      expect(guard('POST', '/v1/plan-change-requests', ['admin.plan.view'])).toBe(403);
-      expect(guard('POST', '/v1/plan-change-requests', ['admin.plan.request'])).toBe('allow');
+      // Administrators only, as the plan page (spec §6): the admin.plan.* keys alone do not open the API.
+      expect(guard('POST', '/v1/plan-change-requests', ['admin.plan.view', 'admin.plan.request'])).toBe(403);
+      expect(guard('GET', '/v1/plan-change-requests', ['admin.plan.view', 'admin.plan.request'])).toBe(403);
+      expect(guard('POST', '/v1/plan-change-requests', ADMIN_KEYS)).toBe(403);
       expect(guard('GET', '/admin/plan-contracts/plan', ADMIN_KEYS)).toBe('forbidden');
     });
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb, testDbKinds } from '#lib/db/testing.ts';
-import type { Db } from '#lib/db/index.ts';
+import { setDb, type Db } from '#lib/db/index.ts';
 import { listAudit } from '#lib/audit/record-audit.ts';
 import type { Principal } from '#lib/auth/principal.ts';
 import { checkSession, createSession, loadUserGrants, principalFromGrants } from '#lib/auth/sessions.ts';
@@ -16,6 +16,7 @@ import { permissionMatrix } from '#lib/roles/matrix.ts';
 import { findRole, listRoles, type RoleView } from '#lib/roles/roles.ts';
 import { isIpAllowed } from '#lib/tenancy/ip-allowlist.ts';
 import { A, B, ids, seedAccessFixtures } from './access-fixtures.ts';
+import * as roleApi from '../../src/pages/v1/roles/[id].ts';
 
 const NOW = new Date('2026-01-15T09:00:00Z');
 const MANAGER = '10000000-0000-4000-8000-00000000aa01';
@@ -285,6 +286,21 @@ describe.each(testDbKinds())('[ROLES]: role commands on %s', (kind) => {
     // The administrator may grant anything.
     const all = await run(admin, updateRoleCommand, { roleId: desk.id, permissions: ['loans', 'admin.users.edit'] });
     expect(all.permissions).toEqual(['admin.users.edit', 'loans']);
+  });
+
+  it("GET /v1/roles/{id} of an unknown role: 404 in the request's language", async () => {
+    setDb(db);
+    const get = async (language: Language) => {
+      const id = '10000000-0000-4000-8000-00000000ffff';
+      const response = await roleApi.GET({
+        request: new Request(`http://localhost/v1/roles/${id}`),
+        params: { id },
+        locals: { principal: admin, requestId: 'r', language },
+      } as never);
+      return { status: response.status, body: (await response.json()) as { error: { message: string } } };
+    };
+    expect(await get('fr')).toMatchObject({ status: 404, body: { error: { message: 'Ce rôle n’existe pas.' } } });
+    expect(await get('en')).toMatchObject({ status: 404, body: { error: { message: 'This role does not exist.' } } });
   });
 
   it('someone without admin.roles.edit is refused before anything else', async () => {

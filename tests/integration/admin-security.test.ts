@@ -273,6 +273,11 @@ describe.each(testDbKinds())('security administration on %s', (kind) => {
       expect(
         (await call(ipRestrictionApi.GET as never, 'GET', `/v1/ip-restrictions/${id}`, undefined, 'en', { id })).status,
       ).toBe(404);
+      // The 404 speaks the request's language.
+      const missingFr = await call(ipRestrictionApi.GET as never, 'GET', `/v1/ip-restrictions/${id}`, undefined, 'fr', {
+        id,
+      });
+      expect(missingFr).toMatchObject({ status: 404, body: { error: { message: 'Cette règle IP n’existe pas.' } } });
     });
 
     it('a writer who is not an administrator may not create, edit or delete a rule that can reach an administrator (403, EN and FR)', async () => {

@@ -436,7 +436,7 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
   },
   {
     pattern: '/v1/plan-change-requests',
-    methods: { GET: need('admin.plan.view'), POST: need('admin.plan.request') },
+    methods: { GET: ADMIN, POST: ADMIN },
     audit: audited('plan_change_request', { POST: 'plan_change.request' }),
   },
   {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { z } from 'zod';
 import { recordAudit } from '../audit/record-audit.ts';
+import { scopeNodesFor, type ScopeHolder } from '../auth/data-permissions.ts';
 import { need } from '../auth/permissions.ts';
 import type { Db, Tx } from '../db/index.ts';
 import { AppError } from '../errors/app-error.ts';
@@ -14,6 +15,11 @@ import { filePath, toDownloadJson, type Download, type DownloadStatus } from './
  * administrator (GET /v1/admin/downloads/{id}/file), deletion (admin.downloads.delete, audited), and
  * the expiry every file has (migration 0540: 30 days after it was made), applied by the daily
  * `downloads.expire` job registered in src/lib/jobs/runtime.ts.
+ *
+ * Data permissions: a file may hold any branch's data, so the tenant-wide view (list, detail, bytes,
+ * delete) is for viewers whose data scope is the whole tenant (administrators, users without data
+ * permissions). A viewer restricted to part of the hierarchy sees and deletes only the files they
+ * made themselves; another user's file answers the same 404 as an unknown one (no probing).
  */
 export const DOWNLOAD_STATUSES: readonly DownloadStatus[] = ['queued', 'running', 'done', 'failed'];
 
@@ -49,14 +55,25 @@ function toTenantDownload(r: Row): TenantDownload {
   };
 }
 
+/** Who looks at the files: the Principal and the lending Actor both fit. */
+export type DownloadViewer = ScopeHolder & { userId: string };
+
+/** The one owner a viewer is limited to, or null when their data scope is the whole tenant. */
+export async function downloadOwnerLimit(tx: Tx, viewer: DownloadViewer): Promise<string | null> {
+  return (await scopeNodesFor(tx, viewer)) === null ? null : viewer.userId;
+}
+
 export type DownloadFilter = { userId?: string; kind?: string; status?: string; page: number; pageSize: number };
 
 export async function listTenantDownloads(
   tx: Tx,
+  viewer: DownloadViewer,
   filter: DownloadFilter,
-): Promise<{ items: TenantDownload[]; total: number; page: number; pages: number }> {
+): Promise<{ items: TenantDownload[]; total: number; page: number; pages: number; ownOnly: boolean }> {
   const where: string[] = [];
   const params: unknown[] = [];
+  const owner = await downloadOwnerLimit(tx, viewer);
+  if (owner) where.push(`d.user_id = $${params.push(owner)}`);
   if (filter.userId && UUID.test(filter.userId)) where.push(`d.user_id = $${params.push(filter.userId)}`);
   if (filter.kind) where.push(`d.kind = $${params.push(filter.kind)}`);
   if (filter.status) where.push(`d.status = $${params.push(filter.status)}`);
@@ -72,38 +89,48 @@ export async function listTenantDownloads(
       ${clause} order by d.created_at desc, d.id limit $${params.length + 1} offset $${params.length + 2}`,
     [...params, filter.pageSize, (page - 1) * filter.pageSize],
   );
-  return { items: rows.map(toTenantDownload), total, page, pages };
+  return { items: rows.map(toTenantDownload), total, page, pages, ownOnly: owner !== null };
 }
 
 /** The users and kinds that have files, for the list's filters. */
 export async function downloadFilterOptions(
   tx: Tx,
+  viewer: DownloadViewer,
 ): Promise<{ users: { id: string; name: string }[]; kinds: string[] }> {
+  const owner = await downloadOwnerLimit(tx, viewer);
+  const mine = owner ? 'where d.user_id = $1' : '';
+  const params = owner ? [owner] : [];
   const users = await tx.query<{ id: string; name: string }>(
     `select distinct u.id::text as id, u.display_name as name from downloads d
-       join users u on u.tenant_id = d.tenant_id and u.id = d.user_id order by name`,
+       join users u on u.tenant_id = d.tenant_id and u.id = d.user_id ${mine} order by name`,
+    params,
   );
-  const kinds = await tx.query<Pick<DownloadsRow, 'kind'>>('select distinct kind from downloads order by kind');
+  const kinds = await tx.query<Pick<DownloadsRow, 'kind'>>(
+    `select distinct kind from downloads d ${mine} order by kind`,
+    params,
+  );
   return { users, kinds: kinds.map((k) => k.kind) };
 }
 
-/** One file of the tenant; an unknown or malformed id is NOT_FOUND. */
-export async function getTenantDownload(tx: Tx, id: string): Promise<TenantDownload> {
+/** One file of the tenant the viewer may see; an unknown or malformed id, or a file out of their view, is NOT_FOUND. */
+export async function getTenantDownload(tx: Tx, id: string, viewer: DownloadViewer): Promise<TenantDownload> {
   if (!UUID.test(id)) throw new AppError('NOT_FOUND', 'This download does not exist.', { field: 'id' });
+  const owner = await downloadOwnerLimit(tx, viewer);
   const [row] = await tx.query<Row>(
-    `select ${COLUMNS} from downloads d left join users u on u.tenant_id = d.tenant_id and u.id = d.user_id where d.id = $1`,
-    [id],
+    `select ${COLUMNS} from downloads d left join users u on u.tenant_id = d.tenant_id and u.id = d.user_id
+      where d.id = $1 ${owner ? 'and d.user_id = $2' : ''}`,
+    owner ? [id, owner] : [id],
   );
   if (!row) throw new AppError('NOT_FOUND', 'This download does not exist.', { field: 'id' });
   return toTenantDownload(row);
 }
 
-/** The bytes of any finished file of the tenant, for an administrator (the route's rule: admin.downloads.view). */
+/** The bytes of a finished file the viewer may see (the route's rule: admin.downloads.view; the viewer's data scope). */
 export async function openTenantDownload(
   db: Db,
-  args: { tenantId: string; id: string; dataDir: string },
+  args: { tenantId: string; id: string; dataDir: string; viewer: DownloadViewer },
 ): Promise<{ download: TenantDownload; path: string }> {
-  const download = await db.tenant(args.tenantId, (tx) => getTenantDownload(tx, args.id));
+  const download = await db.tenant(args.tenantId, (tx) => getTenantDownload(tx, args.id, args.viewer));
   if (download.status !== 'done') throw new AppError('CONFLICT', 'This file is not ready yet.', { field: 'status' });
   const target = filePath(args.dataDir, args.tenantId, args.id);
   if (!fs.existsSync(target))
@@ -140,7 +167,7 @@ export function deleteDownloadCommand(dataDir: string) {
     permission: need('admin.downloads.delete'),
     input: z.object({ id: z.string() }),
     async run(tx, actor, input) {
-      const before = await getTenantDownload(tx, input.id);
+      const before = await getTenantDownload(tx, input.id, actor);
       await tx.query('delete from downloads where id = $1', [input.id]);
       await recordAudit(tx, {
         tenantId: actor.tenantId,

@@ -25,7 +25,11 @@ export async function readUploadedFile(request: Request, maxBytes: number): Prom
   }
   const form = await new Response(new Uint8Array(bytes), {
     headers: { 'content-type': request.headers.get('content-type') ?? '' },
-  }).formData();
+  })
+    .formData()
+    .catch(() => {
+      throw new AppError('BAD_REQUEST', 'Send the file as multipart/form-data with a "file" field.', { field: 'file' });
+    });
   const fields = new Map<string, string>();
   let file: UploadedFile | null = null;
   for (const [name, value] of form.entries()) {

@@ -6,9 +6,11 @@ import type { Tx } from '../db/index.ts';
 import { AppError } from '../errors/app-error.ts';
 import { neutralise } from '../exports/cells.ts';
 import { defineCommand } from '../http/command.ts';
+import { inspectZip } from '../http/zip-guard.ts';
 import { need } from '../auth/permissions.ts';
 import type { Actor } from '../lending/actor.ts';
 import type { TranslationMissingKeysRow, TranslationOverridesRow } from '../db/schema.generated.ts';
+import { clashesWithBundle } from './bundle-keys.ts';
 import { LANGUAGES, getT, type Language } from './index.ts';
 import { RESOURCES, type Namespace, type Resource } from './resources.ts';
 
@@ -36,6 +38,9 @@ export const MAX_OVERRIDE_LENGTH = 2000;
 export const IMPORT_MAX_ROWS = 5000;
 export const IMPORT_JSON_MAX_BYTES = 256 * 1024;
 export const IMPORT_XLSX_MAX_BYTES = 1024 * 1024;
+/** What an uploaded XLSX may expand to (its zip parts, measured before ExcelJS unpacks it): see src/lib/http/zip-guard.ts. */
+export const IMPORT_XLSX_MAX_ENTRIES = 200;
+export const IMPORT_XLSX_MAX_INFLATED_BYTES = 20 * 1024 * 1024;
 
 function flatten(resource: Resource, prefix = '', out = new Map<string, string>()): Map<string, string> {
   for (const [k, v] of Object.entries(resource)) {
@@ -106,6 +111,12 @@ export function checkOverride(
     };
   if (!isNamespace(input.namespace))
     return { field: 'namespace', message: t('platform:translations.errors.namespace', { namespace: input.namespace }) };
+  // A group of bundled texts (`admin` in `nav`) or a key under a text would replace or break a subtree.
+  if (clashesWithBundle(input.namespace, input.key))
+    return {
+      field: 'key',
+      message: t('platform:translations.errors.groupKey', { key: `${input.namespace}:${input.key}` }),
+    };
   const own = bundledText(input.language, input.namespace, input.key);
   const other = LANGUAGES.map((l) => bundledText(l, input.namespace, input.key)).find((x) => x !== undefined);
   if (own === undefined && other === undefined && !reported.has(missingId(input.language, input.namespace, input.key)))
@@ -408,6 +419,19 @@ function unneutralise(text: string): string {
 }
 
 async function rowsFromXlsx(t: TFunction, bytes: Uint8Array): Promise<ImportRow[]> {
+  const zip = inspectZip(bytes, { maxEntries: IMPORT_XLSX_MAX_ENTRIES, maxTotalBytes: IMPORT_XLSX_MAX_INFLATED_BYTES });
+  if (!zip.ok) {
+    if (zip.reason === 'malformed' || zip.reason === 'method')
+      throw new AppError('BAD_REQUEST', t('platform:translations.errors.notXlsx'), { field: 'file' });
+    throw new AppError(
+      'BAD_REQUEST',
+      t('platform:translations.errors.xlsxTooBig', {
+        entries: IMPORT_XLSX_MAX_ENTRIES,
+        max: IMPORT_XLSX_MAX_INFLATED_BYTES / 1024 / 1024,
+      }),
+      { field: 'file' },
+    );
+  }
   const workbook = new ExcelJS.Workbook();
   try {
     await workbook.xlsx.load(Buffer.from(bytes) as unknown as ArrayBuffer);

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import type { TFunction } from 'i18next';
 import { AppError } from '../errors/app-error.ts';
 import type { Db } from '../db/index.ts';
+import { log } from '../observability/log.ts';
+import { clashesWithBundle, isBundledKey } from './bundle-keys.ts';
 import { LANGUAGES, getT, type Language } from './index.ts';
 import { RESOURCES, type Namespace, type Resource } from './resources.ts';
 import type { TranslationMissingKeysRow, TranslationOverridesRow } from '../db/schema.generated.ts';
@@ -119,23 +121,63 @@ export const missingKeysSchema = z
   )
   .refine((value) => Object.keys(value).length <= 100, { message: 'at most 100 keys per request' });
 
+/** How many distinct missing keys a tenant keeps; past it, new keys are dropped (and logged), known ones still counted. */
+export const MAX_MISSING_KEYS_PER_TENANT = 2000;
+
+/**
+ * Records the keys a browser reports missing; returns how many were stored or counted. Ignored: a
+ * key that is a bundled text (nothing is missing) or clashes with the bundle's structure (a group
+ * of texts such as `admin` in `nav`, or a key under a text), since a reported key becomes a legal
+ * override key. Past MAX_MISSING_KEYS_PER_TENANT rows, new keys are dropped and counted in a log line.
+ */
 export async function recordMissingKeys(
   db: Db,
   args: { tenantId: string; language: Language; namespace: Namespace; keys: Record<string, string> },
+  options: { maxRows?: number } = {},
 ): Promise<number> {
-  const entries = Object.entries(missingKeysSchema.parse(args.keys));
+  const entries = Object.entries(missingKeysSchema.parse(args.keys)).filter(
+    ([key]) => !isBundledKey(args.namespace, key) && !clashesWithBundle(args.namespace, key),
+  );
   if (entries.length === 0) return 0;
-  await db.tenant(args.tenantId, async (tx) => {
+  const maxRows = options.maxRows ?? MAX_MISSING_KEYS_PER_TENANT;
+  const { stored, dropped } = await db.tenant(args.tenantId, async (tx) => {
+    let [{ rows }] = await tx.query<{ rows: number }>('select count(*)::int as rows from translation_missing_keys');
+    let stored = 0;
+    let dropped = 0;
     for (const [key, fallback] of entries) {
+      const bumped = await tx.query(
+        `update translation_missing_keys set times_reported = times_reported + 1, last_seen_at = now()
+          where language = $1 and namespace = $2 and key = $3 returning key`,
+        [args.language, args.namespace, key],
+      );
+      if (bumped.length > 0) {
+        stored++;
+        continue;
+      }
+      if (rows >= maxRows) {
+        dropped++;
+        continue;
+      }
       await tx.query(
         `insert into translation_missing_keys (tenant_id, language, namespace, key, fallback) values ($1, $2, $3, $4, $5)
          on conflict (tenant_id, language, namespace, key)
          do update set times_reported = translation_missing_keys.times_reported + 1, last_seen_at = now()`,
         [args.tenantId, args.language, args.namespace, key, fallback],
       );
+      rows++;
+      stored++;
     }
+    return { stored, dropped };
   });
-  return entries.length;
+  if (dropped > 0)
+    log('warn', 'translation missing keys: tenant at its limit, new keys dropped', {
+      tenant_id: args.tenantId,
+      language: args.language,
+      namespace: args.namespace,
+      dropped,
+      limit: maxRows,
+    });
+  return stored;
 }
 
 export async function listMissingKeys(

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { recordAudit } from '../audit/record-audit.ts';
-import { need } from '../auth/permissions.ts';
+import { ADMIN } from '../auth/permissions.ts';
 import type { Tx } from '../db/index.ts';
 import { AppError } from '../errors/app-error.ts';
 import { defineCommand } from '../http/command.ts';
@@ -71,7 +71,7 @@ const featuresSchema = z.preprocess(
 export const requestPlanChangeCommand = defineCommand({
   action: 'plan_change.request',
   objectType: 'plan_change_request',
-  permission: need('admin.plan.request'),
+  permission: ADMIN,
   input: z.object({ features: featuresSchema, message: z.string().max(2000).default('') }),
   async run(tx, actor, input, { language }) {
     const t = await getT(language);

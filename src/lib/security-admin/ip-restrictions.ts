@@ -20,6 +20,7 @@ import type { Tx } from '../db/index.ts';
 import { AppError, pgCode } from '../errors/app-error.ts';
 import { validationError } from '../errors/messages.ts';
 import { defineCommand } from '../http/command.ts';
+import { getT, languageOf } from '../i18n/index.ts';
 import type { Actor } from '../lending/actor.ts';
 import {
   addIpRestriction,
@@ -186,7 +187,7 @@ export const updateIpRestrictionCommand = defineCommand({
   run: async (tx, actor, input) => {
     await lockIpRules(tx, actor.tenantId);
     const before = await getIpRestriction(tx, input.id);
-    if (!before) throw new AppError('NOT_FOUND', 'This IP rule does not exist.');
+    if (!before) throw new AppError('NOT_FOUND', (await getT(languageOf(actor.language)))('security:ip.notFound'));
     const roleIds = roleIdsOf(input);
     if (roleIds) await assertRolesExist(tx, roleIds);
     await assertMayTouch(
@@ -228,7 +229,7 @@ export const deleteIpRestrictionCommand = defineCommand({
   run: async (tx, actor, input) => {
     await lockIpRules(tx, actor.tenantId);
     const before = await getIpRestriction(tx, input.id);
-    if (!before) throw new AppError('NOT_FOUND', 'This IP rule does not exist.');
+    if (!before) throw new AppError('NOT_FOUND', (await getT(languageOf(actor.language)))('security:ip.notFound'));
     await assertMayTouch(tx, actor, reachOf(before));
     await removeIpRestriction(tx, input.id);
     await assertAuthorKeepsAccess(tx, actor);

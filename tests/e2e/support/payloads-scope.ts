@@ -165,7 +165,7 @@ export const SCOPE_FREE: Record<string, string> = {
   'POST /admin/platform/translations': 'admin.translations.edit: the tenant’s UI texts, no branch data',
   'DELETE /v1/downloads/:id': 'admin.downloads.delete: generated files of the tenant, not placed in a branch',
   'POST /admin/platform/download/:id': 'admin.downloads.delete: generated files of the tenant, not placed in a branch',
-  'POST /v1/plan-change-requests': 'admin.plan.request: the tenant’s plan, no branch data',
+  'POST /v1/plan-change-requests': 'administrators only: the tenant’s plan, no branch data',
   'POST /admin/plan-contracts/plan': 'administrators only: the tenant’s plan, no branch data',
   'POST /v1/contracts': 'admin.contracts.edit: the tenant’s service agreements, no branch data',
   'PATCH /v1/contracts/:id': 'admin.contracts.edit: the tenant’s service agreements, no branch data',

@@ -1,5 +1,6 @@
 import type { APIRoute } from 'astro';
 import { AppError } from '#lib/errors/app-error.ts';
+import { getT } from '#lib/i18n/index.ts';
 import { apiContext, commandEndpoint, query } from '#lib/lending/api.ts';
 import { getIpRestriction } from '#lib/tenancy/ip-allowlist.ts';
 import {
@@ -9,12 +10,14 @@ import {
 } from '#lib/security-admin/ip-restrictions.ts';
 
 /** GET /v1/ip-restrictions/{id} → the rule (404 when unknown). */
-export const GET: APIRoute = (context) =>
-  query(apiContext(context), async (tx) => {
+export const GET: APIRoute = (context) => {
+  const ctx = apiContext(context);
+  return query(ctx, async (tx) => {
     const rule = await getIpRestriction(tx, context.params.id ?? '');
-    if (!rule) throw new AppError('NOT_FOUND', 'This IP rule does not exist.');
+    if (!rule) throw new AppError('NOT_FOUND', (await getT(ctx.language ?? 'en'))('security:ip.notFound'));
     return ipRestrictionJson(rule);
   });
+};
 
 /** PATCH /v1/ip-restrictions/{id} { network?, label?, roleIds? } → the rule; refused (409) if it would lock the caller out. */
 export const PATCH: APIRoute = (context) => {

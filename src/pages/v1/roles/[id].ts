@@ -1,5 +1,6 @@
 import type { APIRoute } from 'astro';
 import { AppError } from '#lib/errors/app-error.ts';
+import { getT } from '#lib/i18n/index.ts';
 import { apiContext, commandEndpoint, query } from '#lib/lending/api.ts';
 import { deleteRoleCommand, updateRoleCommand } from '#lib/roles/commands.ts';
 import { findRole, roleJson } from '#lib/roles/roles.ts';
@@ -7,12 +8,14 @@ import { findRole, roleJson } from '#lib/roles/roles.ts';
 const bodyObject = (body: unknown) => (body && typeof body === 'object' && !Array.isArray(body) ? body : {});
 
 /** GET /v1/roles/{id} → the role. */
-export const GET: APIRoute = (context) =>
-  query(apiContext(context), async (tx) => {
+export const GET: APIRoute = (context) => {
+  const ctx = apiContext(context);
+  return query(ctx, async (tx) => {
     const role = await findRole(tx, context.params.id ?? '');
-    if (!role) throw new AppError('NOT_FOUND', 'This role does not exist.');
+    if (!role) throw new AppError('NOT_FOUND', (await getT(ctx.language ?? 'en'))('roles:errors.notFound'));
     return roleJson(role);
   });
+};
 
 /** PATCH /v1/roles/{id} { name?, description?, permissions? } → the role (the Administrator role: 403). */
 export const PATCH: APIRoute = (context) => {

@@ -3,11 +3,14 @@ import { apiContext, query } from '#lib/lending/api.ts';
 import { QueryReader } from '#lib/http/query-params.ts';
 import { DOWNLOAD_STATUSES, listTenantDownloads, tenantDownloadJson } from '#lib/downloads/admin.ts';
 
-/** GET /v1/admin/downloads?userId=&kind=&status=&page=&limit= → every generated file of the tenant. */
+/**
+ * GET /v1/admin/downloads?userId=&kind=&status=&page=&limit= → every generated file of the tenant, or
+ * only the caller's own when their data permissions restrict them (`ownOnly: true`).
+ */
 export const GET: APIRoute = (context) =>
-  query(apiContext(context), async (tx, _actor, url) => {
+  query(apiContext(context), async (tx, _actor, url, principal) => {
     const q = new QueryReader(url.searchParams, ['userId', 'kind', 'status', 'page', 'limit']);
-    const result = await listTenantDownloads(tx, {
+    const result = await listTenantDownloads(tx, principal, {
       userId: q.uuid('userId'),
       kind: q.text('kind', { max: 100 }),
       status: q.oneOf('status', DOWNLOAD_STATUSES),

@@ -6,7 +6,7 @@ import { fileResponse } from '#lib/http/file-response.ts';
 import { handle } from '#lib/http/respond.ts';
 import { pageDb } from '../../../../../server/db.ts';
 
-/** GET /v1/admin/downloads/{id}/file: any finished file of the tenant, for administrators (admin.downloads.view). */
+/** GET /v1/admin/downloads/{id}/file: a finished file of the tenant (admin.downloads.view), only one's own under data permissions. */
 export const GET: APIRoute = ({ params, locals }) =>
   handle(locals.requestId, async () => {
     const principal = requirePrincipal(locals.principal);
@@ -14,6 +14,7 @@ export const GET: APIRoute = ({ params, locals }) =>
       tenantId: principal.tenantId,
       id: params.id ?? '',
       dataDir: env().dataDir,
+      viewer: principal,
     });
     return fileResponse(path, download);
   });
