@@ -1,5 +1,5 @@
 import { Box, Button, Field, HStack, Input, NativeSelect, Text } from '@chakra-ui/react';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { ErrorAlert } from '../ui/error-alert.tsx';
 import { label } from './labels.ts';
 import { useCommand } from './use-command.ts';
@@ -14,6 +14,19 @@ import type { LoanActionsProps as Props } from './LoanActions.tsx';
 
 type Answer = { transaction: { amount: string; currency: string } };
 
+/**
+ * False until the form has hydrated. The /repay and /transfer pages render their form on the server,
+ * and the form's code arrives after the page: an amount typed into the server's field before then would
+ * be replaced by the suggested amount when the form takes over, and a quick click would record the
+ * suggested amount instead of the typed one. So the fields and the button stay disabled until the
+ * form is live (a fraction of a second on a fast machine, longer on a slow one).
+ */
+function useLive(): boolean {
+  const [live, setLive] = useState(false);
+  useEffect(() => setLive(true), []);
+  return live;
+}
+
 function Done({ text }: { text: string }) {
   return (
     <Text role="status" color="fg.success">
@@ -26,6 +39,7 @@ export function TransferForm({ props }: { props: Props }) {
   const command = useCommand<Answer>();
   const [date, setDate] = useState(props.businessDate);
   const [done, setDone] = useState(false);
+  const live = useLive();
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     if (await command.run(`loans/${props.loanId}/disbursements`, { date })) {
@@ -50,9 +64,15 @@ export function TransferForm({ props }: { props: Props }) {
       <HStack align="end" gap="3" wrap="wrap">
         <Field.Root maxW="200px" required>
           <Field.Label>{label(props.labels, 'common.date')}</Field.Label>
-          <Input type="date" value={date} max={props.businessDate} onChange={(e) => setDate(e.target.value)} />
+          <Input
+            type="date"
+            value={date}
+            max={props.businessDate}
+            disabled={!live}
+            onChange={(e) => setDate(e.target.value)}
+          />
         </Field.Root>
-        <Button type="submit" colorPalette="brand" loading={command.busy}>
+        <Button type="submit" colorPalette="brand" loading={command.busy} disabled={!live}>
           {label(props.labels, 'loan.actions.transfer')}
         </Button>
       </HStack>
@@ -82,6 +102,7 @@ async function loadChecks(): Promise<typeof import('./repayment-checks.ts') | nu
 export function RepayForm({ props }: { props: Props }) {
   const command = useCommand<Answer>();
   const [amount, setAmount] = useState(props.suggestedAmount);
+  const live = useLive();
   const [date, setDate] = useState(props.businessDate);
   const [invalid, setInvalid] = useState<{ field: string; message: string } | null>(null);
   /** A repayment above what is owed, waiting for the user's confirmation (product allows overpayment). */
@@ -147,6 +168,7 @@ export function RepayForm({ props }: { props: Props }) {
               name="amount"
               inputMode="decimal"
               value={amount}
+              disabled={!live}
               onChange={(e) => {
                 setAmount(e.target.value);
                 setOverpayment(null);
@@ -161,11 +183,12 @@ export function RepayForm({ props }: { props: Props }) {
               name="date"
               value={date}
               max={props.businessDate}
+              disabled={!live}
               onChange={(e) => setDate(e.target.value)}
             />
             {errorOf('date')}
           </Field.Root>
-          <Button type="submit" colorPalette="brand" loading={command.busy && !overpayment}>
+          <Button type="submit" colorPalette="brand" loading={command.busy && !overpayment} disabled={!live}>
             {label(props.labels, 'loan.actions.repay')}
           </Button>
         </HStack>
