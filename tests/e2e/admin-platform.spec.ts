@@ -61,12 +61,12 @@ test.describe('[ADMIN]: platform, plan and contracts', () => {
     const row = page.locator('tr[data-key="nav:admin.users"]');
     try {
       // A dropped placeholder is refused with a message naming it (another key, with {{page}} and {{pages}}).
-      await page.goto('/admin/platform/translations?ns=platform&q=common.pageOf');
-      const pageOf = page.locator('tr[data-key="platform:common.pageOf"]');
+      await page.goto('/admin/platform/translations?ns=common&q=pager.pageOf');
+      const pageOf = page.locator('tr[data-key="common:pager.pageOf"]');
       await pageOf
-        .getByRole('textbox', { name: 'Your English text for common.pageOf', exact: true })
+        .getByRole('textbox', { name: 'Your English text for pager.pageOf', exact: true })
         .fill('Page {{page}}');
-      await pageOf.getByRole('button', { name: 'Save your English text for common.pageOf' }).click();
+      await pageOf.getByRole('button', { name: 'Save your English text for pager.pageOf' }).click();
       await expect(page.getByRole('alert')).toContainText('{{pages}}');
 
       await page.goto('/admin/platform/translations?ns=nav&q=admin.users');

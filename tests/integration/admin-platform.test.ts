@@ -139,8 +139,8 @@ describe.each(testDbKinds())('admin platform on %s', (kind) => {
         setOverrideCommand,
         {
           language: 'fr',
-          namespace: 'platform',
-          key: 'common.pageOf',
+          namespace: 'common',
+          key: 'pager.pageOf',
           value: 'Page {{page}}',
         },
         'fr',
@@ -265,7 +265,7 @@ describe.each(testDbKinds())('admin platform on %s', (kind) => {
           JSON.stringify([
             { language: 'en', namespace: 'nav', key: 'admin.roles', value: 'Job roles' },
             { language: 'en', namespace: 'nav', key: 'admin.missing', value: 'x' },
-            { language: 'fr', namespace: 'platform', key: 'common.pageOf', value: 'Page {{page}}' },
+            { language: 'fr', namespace: 'common', key: 'pager.pageOf', value: 'Page {{page}}' },
             { language: 'de', namespace: 'nav', key: 'admin.roles', value: 'Rollen' },
           ]),
         ),
