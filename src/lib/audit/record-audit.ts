@@ -22,6 +22,23 @@ export type AuditEntry = {
   reason?: string | null;
 };
 
+/** Who acted, and from where: the fields every command's audit row takes from its actor. */
+export function auditActor(actor: {
+  tenantId: string;
+  userId: string;
+  kind?: 'user' | 'token' | 'system';
+  ip?: string | null;
+  requestId?: string | null;
+}): Pick<AuditEntry, 'tenantId' | 'actorId' | 'actorKind' | 'ip' | 'requestId'> {
+  return {
+    tenantId: actor.tenantId,
+    actorId: actor.userId,
+    actorKind: actor.kind ?? 'user',
+    ip: actor.ip,
+    requestId: actor.requestId,
+  };
+}
+
 /**
  * Appends one row to the audit trail (security goal 25) inside the caller's transaction, so the row
  * exists exactly when the change it describes does. For refused or failed actions, whose own

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import type { TFunction } from 'i18next';
-import { recordAudit } from '../audit/record-audit.ts';
+import { auditActor, recordAudit } from '../audit/record-audit.ts';
 import { need } from '../auth/permissions.ts';
 import type { Tx } from '../db/index.ts';
 import { AppError } from '../errors/app-error.ts';
@@ -232,11 +232,7 @@ function auditable(c: Contract) {
 
 async function audit(tx: Tx, actor: Actor, action: string, id: string, before: Contract | null, after: Contract) {
   await recordAudit(tx, {
-    tenantId: actor.tenantId,
-    actorId: actor.userId,
-    actorKind: actor.kind ?? 'user',
-    ip: actor.ip,
-    requestId: actor.requestId,
+    ...auditActor(actor),
     action,
     objectType: 'contract',
     objectId: id,

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { z } from 'zod';
-import { recordAudit } from '../audit/record-audit.ts';
+import { auditActor, recordAudit } from '../audit/record-audit.ts';
 import { scopeNodesFor, type ScopeHolder } from '../auth/data-permissions.ts';
 import { need } from '../auth/permissions.ts';
 import type { Db, Tx } from '../db/index.ts';
@@ -170,11 +170,7 @@ export function deleteDownloadCommand(dataDir: string) {
       const before = await getTenantDownload(tx, input.id, actor);
       await tx.query('delete from downloads where id = $1', [input.id]);
       await recordAudit(tx, {
-        tenantId: actor.tenantId,
-        actorId: actor.userId,
-        actorKind: actor.kind ?? 'user',
-        ip: actor.ip,
-        requestId: actor.requestId,
+        ...auditActor(actor),
         action: 'download.delete',
         objectType: 'download',
         objectId: input.id,

@@ -1,7 +1,7 @@
 import ExcelJS from 'exceljs';
 import { z } from 'zod';
 import type { TFunction } from 'i18next';
-import { recordAudit } from '../audit/record-audit.ts';
+import { auditActor, recordAudit } from '../audit/record-audit.ts';
 import type { Tx } from '../db/index.ts';
 import { AppError } from '../errors/app-error.ts';
 import { neutralise } from '../exports/cells.ts';
@@ -262,11 +262,7 @@ async function upsert(tx: Tx, actor: Actor, i: OverrideInput): Promise<void> {
     [actor.tenantId, i.language, i.namespace, i.key, i.value],
   );
   await recordAudit(tx, {
-    tenantId: actor.tenantId,
-    actorId: actor.userId,
-    actorKind: actor.kind ?? 'user',
-    ip: actor.ip,
-    requestId: actor.requestId,
+    ...auditActor(actor),
     action: 'translation_override.set',
     objectType: 'translation_override',
     objectId: objectIdOf(i),
@@ -313,11 +309,7 @@ export const removeOverrideCommand = defineCommand({
       input.key,
     ]);
     await recordAudit(tx, {
-      tenantId: actor.tenantId,
-      actorId: actor.userId,
-      actorKind: actor.kind ?? 'user',
-      ip: actor.ip,
-      requestId: actor.requestId,
+      ...auditActor(actor),
       action: 'translation_override.remove',
       objectType: 'translation_override',
       objectId: objectIdOf(input),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { recordAudit } from '../audit/record-audit.ts';
+import { auditActor, recordAudit } from '../audit/record-audit.ts';
 import { ADMIN } from '../auth/permissions.ts';
 import type { Tx } from '../db/index.ts';
 import { AppError } from '../errors/app-error.ts';
@@ -92,11 +92,7 @@ export const requestPlanChangeCommand = defineCommand({
       [actor.tenantId, features, message, actor.userId],
     );
     await recordAudit(tx, {
-      tenantId: actor.tenantId,
-      actorId: actor.userId,
-      actorKind: actor.kind ?? 'user',
-      ip: actor.ip,
-      requestId: actor.requestId,
+      ...auditActor(actor),
       action: 'plan_change.request',
       objectType: 'plan_change_request',
       objectId: created.id,

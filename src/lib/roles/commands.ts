@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Tx } from '../db/index.ts';
-import { recordAudit } from '../audit/record-audit.ts';
+import { auditActor, recordAudit } from '../audit/record-audit.ts';
 import { need } from '../auth/permissions.ts';
 import { loadUserGrants } from '../auth/sessions.ts';
 import { AppError } from '../errors/app-error.ts';
@@ -119,11 +119,7 @@ function audit(
   change: { before?: unknown; after?: unknown },
 ): Promise<string> {
   return recordAudit(tx, {
-    tenantId: actor.tenantId,
-    actorId: actor.userId,
-    actorKind: actor.kind ?? 'user',
-    ip: actor.ip,
-    requestId: actor.requestId,
+    ...auditActor(actor),
     action,
     objectType: 'role',
     objectId: roleId,

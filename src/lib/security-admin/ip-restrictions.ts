@@ -14,7 +14,7 @@
  *    check (the second one waits, then checks against what the first one did).
  */
 import { z } from 'zod';
-import { recordAudit } from '../audit/record-audit.ts';
+import { auditActor, recordAudit } from '../audit/record-audit.ts';
 import { need } from '../auth/permissions.ts';
 import type { Tx } from '../db/index.ts';
 import { AppError, pgCode } from '../errors/app-error.ts';
@@ -157,11 +157,7 @@ export const addIpRestrictionCommand = defineCommand({
     }).catch(duplicateNetwork);
     await assertAuthorKeepsAccess(tx, actor);
     await recordAudit(tx, {
-      tenantId: actor.tenantId,
-      actorId: actor.userId,
-      actorKind: actor.kind ?? 'user',
-      ip: actor.ip,
-      requestId: actor.requestId,
+      ...auditActor(actor),
       action: 'ip_restriction.create',
       objectType: 'ip_restriction',
       objectId: rule.id,
@@ -205,11 +201,7 @@ export const updateIpRestrictionCommand = defineCommand({
     }).catch(duplicateNetwork))!;
     await assertAuthorKeepsAccess(tx, actor);
     await recordAudit(tx, {
-      tenantId: actor.tenantId,
-      actorId: actor.userId,
-      actorKind: actor.kind ?? 'user',
-      ip: actor.ip,
-      requestId: actor.requestId,
+      ...auditActor(actor),
       action: 'ip_restriction.update',
       objectType: 'ip_restriction',
       objectId: rule.id,
@@ -234,11 +226,7 @@ export const deleteIpRestrictionCommand = defineCommand({
     await removeIpRestriction(tx, input.id);
     await assertAuthorKeepsAccess(tx, actor);
     await recordAudit(tx, {
-      tenantId: actor.tenantId,
-      actorId: actor.userId,
-      actorKind: actor.kind ?? 'user',
-      ip: actor.ip,
-      requestId: actor.requestId,
+      ...auditActor(actor),
       action: 'ip_restriction.delete',
       objectType: 'ip_restriction',
       objectId: input.id,

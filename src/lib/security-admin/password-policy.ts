@@ -10,7 +10,7 @@
  *    /user/mfa; sessions.ts computes it per request).
  */
 import { z } from 'zod';
-import { recordAudit } from '../audit/record-audit.ts';
+import { auditActor, recordAudit } from '../audit/record-audit.ts';
 import { need } from '../auth/permissions.ts';
 import {
   getPasswordPolicy,
@@ -77,11 +77,7 @@ export const savePasswordPolicyCommand = defineCommand({
     };
     await savePasswordPolicy(tx, actor.tenantId, policy);
     await recordAudit(tx, {
-      tenantId: actor.tenantId,
-      actorId: actor.userId,
-      actorKind: actor.kind ?? 'user',
-      ip: actor.ip,
-      requestId: actor.requestId,
+      ...auditActor(actor),
       action: 'password_policy.update',
       objectType: 'password_policy',
       objectId: actor.tenantId,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import enSettings from '../i18n/locales/en/settings.json' with { type: 'json' };
 import frSettings from '../i18n/locales/fr/settings.json' with { type: 'json' };
-import { recordAudit } from '../audit/record-audit.ts';
+import { auditActor, recordAudit } from '../audit/record-audit.ts';
 import { need } from '../auth/permissions.ts';
 import { providerConfiguration, ssoConfigOf, type SsoTestOutcome } from '../auth/oidc.ts';
 import { isSealed, sealSecret } from '../auth/secret-box.ts';
@@ -323,11 +323,7 @@ export async function updateTenantSettings(
   );
   const after = viewOf({ ...row, ...next, default_language: next.defaultLanguage, config: raw });
   await recordAudit(tx, {
-    tenantId: actor.tenantId,
-    actorId: actor.userId,
-    actorKind: actor.kind ?? 'user',
-    ip: actor.ip,
-    requestId: actor.requestId,
+    ...auditActor(actor),
     action: 'tenant.settings.update',
     objectType: 'tenant',
     objectId: actor.tenantId,
@@ -406,11 +402,7 @@ export async function setTenantLogo(
   await tx.query('update tenants set logo_updated_at = $2 where id = $1', [actor.tenantId, now]);
   const after = await loadRow(tx, actor.tenantId);
   await recordAudit(tx, {
-    tenantId: actor.tenantId,
-    actorId: actor.userId,
-    actorKind: actor.kind ?? 'user',
-    ip: actor.ip,
-    requestId: actor.requestId,
+    ...auditActor(actor),
     action: 'tenant.logo.update',
     objectType: 'tenant',
     objectId: actor.tenantId,
@@ -426,11 +418,7 @@ export async function removeTenantLogo(tx: Tx, actor: Actor): Promise<TenantSett
   await tx.query('delete from tenant_logos where tenant_id = $1', [actor.tenantId]);
   await tx.query('update tenants set logo_updated_at = null where id = $1', [actor.tenantId]);
   await recordAudit(tx, {
-    tenantId: actor.tenantId,
-    actorId: actor.userId,
-    actorKind: actor.kind ?? 'user',
-    ip: actor.ip,
-    requestId: actor.requestId,
+    ...auditActor(actor),
     action: 'tenant.logo.remove',
     objectType: 'tenant',
     objectId: actor.tenantId,

@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import type { TFunction } from 'i18next';
-import { recordAudit } from '../audit/record-audit.ts';
+import { auditActor, recordAudit } from '../audit/record-audit.ts';
 import { need } from '../auth/permissions.ts';
 import { createInvitationToken, voidPasswordLinks } from '../auth/password-reset.ts';
 import { endUserSessions } from '../auth/sessions.ts';
@@ -218,11 +218,7 @@ async function assertMayLeaveRoleless(
 
 function audit(tx: Tx, actor: Actor, action: string, userId: string, before: unknown, after: unknown) {
   return recordAudit(tx, {
-    tenantId: actor.tenantId,
-    actorId: actor.userId,
-    actorKind: actor.kind ?? 'user',
-    ip: actor.ip,
-    requestId: actor.requestId,
+    ...auditActor(actor),
     action,
     objectType: 'user',
     objectId: userId,
