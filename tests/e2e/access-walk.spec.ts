@@ -12,6 +12,7 @@ const ACCOUNTS: Record<DemoRole, string> = {
   analyst: 'analyst@demo.test',
   collector: 'collector@demo.test',
   strategist: 'strategist@demo.test',
+  strategy_provider: 'provider@demo.test',
 };
 
 /** The 403/404/500 result pages, standalone and per section. */

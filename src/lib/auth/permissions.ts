@@ -314,6 +314,20 @@ const strategist = [
   'analytics.portfolio_analysis.view',
 ] as const satisfies readonly PermissionKey[];
 
+/**
+ * The provider's credit-risk team (the vendor's side of a strategy): encodes drafts with decision
+ * models, simulates them, validates drafts as the provider and validates live strategies. The
+ * lender's own strategist validates as the client, so a draft always has two signatures.
+ */
+const strategyProvider = [
+  'strategies.strategies.view',
+  'strategies.strategies.encode_draft',
+  'strategies.strategies.generate_simulation',
+  'strategies.strategies.validate_draft_provider',
+  'strategies.strategies.validate_live',
+  'analytics.overview.view',
+] as const satisfies readonly PermissionKey[];
+
 /** The demo role map of the platform issue, as data. `administrator` is the all_permissions role. */
 export const DEMO_ROLES = {
   loan_officer: {
@@ -330,6 +344,12 @@ export const DEMO_ROLES = {
     authorities: collector,
   },
   strategist: { name: 'Strategist', description: 'Lending strategies', isAdmin: false, authorities: strategist },
+  strategy_provider: {
+    name: 'Strategy provider',
+    description: 'Encodes, simulates and validates strategies for the lender',
+    isAdmin: false,
+    authorities: strategyProvider,
+  },
   administrator: { name: 'Administrator', description: 'All permissions', isAdmin: true, authorities: [] },
 } as const satisfies Record<string, RoleTemplate>;
 export type DemoRole = keyof typeof DEMO_ROLES;

@@ -248,6 +248,62 @@ export type DaysOffRow = {
   repayments_rescheduled_to: string | null;
 };
 
+/** The `decision_model_versions` table. */
+export type DecisionModelVersionsRow = {
+  tenant_id: string;
+  id: string;
+  model_id: string;
+  version: number;
+  content: unknown;
+  test_cases: unknown;
+  test_report: unknown;
+  created_by: string;
+  created_at: Date;
+  updated_at: Date;
+  used_at: Date | null;
+};
+
+/** The `decision_models` table. */
+export type DecisionModelsRow = {
+  tenant_id: string;
+  id: string;
+  name: string;
+  kind: string;
+  description: string;
+  created_by: string;
+  created_at: Date;
+  updated_at: Date;
+};
+
+/** The `decisions` table. */
+export type DecisionsRow = {
+  tenant_id: string;
+  id: string;
+  point: string;
+  subject_type: string;
+  subject_id: string;
+  customer_id: string;
+  model_id: string;
+  model_version_id: string;
+  model_version: number;
+  binding_id: string | null;
+  strategy_id: string | null;
+  strategy_version: number | null;
+  inputs: unknown;
+  output: unknown;
+  trace: unknown;
+  reasons: unknown;
+  outcome: string;
+  currency: string | null;
+  limit_amount: bigint | null;
+  annual_interest_rate: string | null;
+  forced_by: string | null;
+  forced_reason: string | null;
+  business_date: string;
+  created_by: string;
+  created_at: Date;
+};
+
 /** The `delinquency_bucket_sets` table. */
 export type DelinquencyBucketSetsRow = {
   tenant_id: string;
@@ -921,6 +977,9 @@ export type Tables = {
   customer_transaction_metrics: CustomerTransactionMetricsRow;
   customers: CustomersRow;
   days_off: DaysOffRow;
+  decision_model_versions: DecisionModelVersionsRow;
+  decision_models: DecisionModelsRow;
+  decisions: DecisionsRow;
   delinquency_bucket_sets: DelinquencyBucketSetsRow;
   delinquency_ranges: DelinquencyRangesRow;
   downloads: DownloadsRow;

@@ -31,6 +31,16 @@ import frSettings from './locales/fr/settings.json' with { type: 'json' };
 import enPlatform from './locales/en/platform.json' with { type: 'json' };
 import frPlatform from './locales/fr/platform.json' with { type: 'json' };
 
+// Credit decisioning (issue 12).
+import enProducts from './locales/en/products.json' with { type: 'json' };
+import frProducts from './locales/fr/products.json' with { type: 'json' };
+import enModels from './locales/en/models.json' with { type: 'json' };
+import frModels from './locales/fr/models.json' with { type: 'json' };
+import enDecisions from './locales/en/decisions.json' with { type: 'json' };
+import frDecisions from './locales/fr/decisions.json' with { type: 'json' };
+import enStrategies from './locales/en/strategies.json' with { type: 'json' };
+import frStrategies from './locales/fr/strategies.json' with { type: 'json' };
+
 export type Resource = { [key: string]: string | Resource };
 
 export const RESOURCES = {
@@ -49,6 +59,10 @@ export const RESOURCES = {
     security: enSecurity,
     settings: enSettings,
     platform: enPlatform,
+    products: enProducts,
+    models: enModels,
+    decisions: enDecisions,
+    strategies: enStrategies,
   },
   fr: {
     common: frCommon,
@@ -65,6 +79,10 @@ export const RESOURCES = {
     security: frSecurity,
     settings: frSettings,
     platform: frPlatform,
+    products: frProducts,
+    models: frModels,
+    decisions: frDecisions,
+    strategies: frStrategies,
   },
 } satisfies Record<string, Record<string, Resource>>;
 

@@ -84,6 +84,7 @@ const DEMO_USERS: DemoUser[] = [
   { email: 'analyst@demo.test', displayName: 'Arthur Analyst', language: 'en-US', roles: ['analyst'] },
   { email: 'collector@demo.test', displayName: 'Chloé Collector', language: 'en-US', roles: ['collector'] },
   { email: 'strategist@demo.test', displayName: 'Sam Strategist', language: 'en-US', roles: ['strategist'] },
+  { email: 'provider@demo.test', displayName: 'Priya Provider', language: 'en-US', roles: ['strategy_provider'] },
   {
     email: 'agent.fr@demo.test',
     displayName: 'Antoine Agent',
