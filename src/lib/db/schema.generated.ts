@@ -162,6 +162,19 @@ export type CustomerBankTransactionsRow = {
   import_id: string | null;
 };
 
+/** The `customer_eligibility_overrides` table. */
+export type CustomerEligibilityOverridesRow = {
+  tenant_id: string;
+  id: string;
+  customer_id: string;
+  strategy_id: string | null;
+  reason: string;
+  created_by: string;
+  created_at: Date;
+  used_at: Date | null;
+  used_offer_id: string | null;
+};
+
 /** The `customer_files` table. */
 export type CustomerFilesRow = {
   tenant_id: string;
@@ -730,6 +743,9 @@ export type OffersRow = {
   notify_form: unknown;
   customer_branch_id: string | null;
   customer_officer_id: string | null;
+  strategy_id: string | null;
+  strategy_version: number | null;
+  decision_id: string | null;
 };
 
 /** The `oidc_auth_requests` table. */
@@ -868,6 +884,87 @@ export type SignInDirectoryRow = {
   user_id: string;
 };
 
+/** The `strategies` table. */
+export type StrategiesRow = {
+  tenant_id: string;
+  id: string;
+  name: string;
+  description: string;
+  status: string;
+  live_version: number | null;
+  requested_by: string;
+  requested_at: Date;
+  updated_at: Date;
+  row_version: number;
+};
+
+/** The `strategy_originations` table. */
+export type StrategyOriginationsRow = {
+  tenant_id: string;
+  strategy_id: string;
+  customer_id: string;
+  business_date: string;
+  strategy_version: number;
+  outcome: string;
+  offer_id: string | null;
+  decision_id: string | null;
+  created_at: Date;
+};
+
+/** The `strategy_simulation_changes` table. */
+export type StrategySimulationChangesRow = {
+  tenant_id: string;
+  simulation_id: string;
+  customer_id: string;
+  live_outcome: string;
+  draft_outcome: string;
+  live_amount: bigint | null;
+  draft_amount: bigint | null;
+  risk_class: string | null;
+  reason: string;
+};
+
+/** The `strategy_simulations` table. */
+export type StrategySimulationsRow = {
+  tenant_id: string;
+  id: string;
+  strategy_id: string;
+  strategy_version: number;
+  status: string;
+  customers_total: number;
+  customers_done: number;
+  business_date: string;
+  results: unknown;
+  error: string | null;
+  requested_by: string;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+};
+
+/** The `strategy_versions` table. */
+export type StrategyVersionsRow = {
+  tenant_id: string;
+  id: string;
+  strategy_id: string;
+  version: number;
+  stage: string;
+  request_note: string;
+  terms: unknown;
+  encoded_by: string | null;
+  encoded_at: Date | null;
+  simulation_id: string | null;
+  provider_validated_by: string | null;
+  provider_validated_at: Date | null;
+  client_validated_by: string | null;
+  client_validated_at: Date | null;
+  implemented_by: string | null;
+  implemented_at: Date | null;
+  live_validated_by: string | null;
+  live_validated_at: Date | null;
+  created_at: Date;
+};
+
 /** The `tenant_logos` table. */
 export type TenantLogosRow = {
   tenant_id: string;
@@ -971,6 +1068,7 @@ export type Tables = {
   contracts: ContractsRow;
   custom_views: CustomViewsRow;
   customer_bank_transactions: CustomerBankTransactionsRow;
+  customer_eligibility_overrides: CustomerEligibilityOverridesRow;
   customer_files: CustomerFilesRow;
   customer_opt_in_history: CustomerOptInHistoryRow;
   customer_risk_class_history: CustomerRiskClassHistoryRow;
@@ -1018,6 +1116,11 @@ export type Tables = {
   roles: RolesRow;
   sessions: SessionsRow;
   sign_in_directory: SignInDirectoryRow;
+  strategies: StrategiesRow;
+  strategy_originations: StrategyOriginationsRow;
+  strategy_simulation_changes: StrategySimulationChangesRow;
+  strategy_simulations: StrategySimulationsRow;
+  strategy_versions: StrategyVersionsRow;
   tenant_logos: TenantLogosRow;
   tenants: TenantsRow;
   translation_missing_keys: TranslationMissingKeysRow;
