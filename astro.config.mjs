@@ -35,6 +35,8 @@ export default defineConfig({
     // BUILD_SOURCEMAP=1 npm run build writes source maps beside the client chunks, to see which modules
     // weigh in each (bench/README.md, JavaScript size); never on by default, the maps would be served.
     build: { sourcemap: process.env.BUILD_SOURCEMAP === '1' },
-    ssr: { external: ['@electric-sql/pglite', 'pg', '@node-rs/argon2', 'nodemailer', 'exceljs', '@gorules/zen-engine'] },
+    ssr: {
+      external: ['@electric-sql/pglite', 'pg', '@node-rs/argon2', 'nodemailer', 'exceljs', '@gorules/zen-engine'],
+    },
   },
 });
