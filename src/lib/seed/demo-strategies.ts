@@ -1,8 +1,10 @@
-import type { Tx } from '../db/index.ts';
+import type { Db, Tx } from '../db/index.ts';
 import { createModel } from '../decisioning/models.ts';
 import { demoPolicyModel, demoPolicyTestCases } from '../decisioning/samples.ts';
 import type { Actor } from '../lending/actor.ts';
+import { originate } from '../strategies/origination.ts';
 import { strategyTermsSchema, type StrategyTerms } from '../strategies/terms.ts';
+import { businessDate } from '../tenancy/tenant.ts';
 
 /**
  * Demo strategies, written as rows: the strategy lifecycle's commands (requested → encoded →
@@ -82,4 +84,66 @@ export async function seedDraftStrategyRows(
     [tenantId, strategy.id, JSON.stringify(input.terms), input.signers.provider],
   );
   return strategy.id;
+}
+
+/**
+ * The demo tenant's strategies: the "Demo credit policy" model, a live strategy offering the monthly
+ * personal loan (SIM-EMI) by risk class, a draft strategy encoded and waiting for its simulation, and
+ * the live strategy's first origination at the business date (so the demo offers carry a strategy, a
+ * decision and its why). Signed by the demo strategist (client) and provider; a tenant without both
+ * gets the model only. Returns the live strategy's id (null when none).
+ */
+export async function seedDemoStrategies(db: Db, tenantId: string): Promise<string | null> {
+  const seeded = await db.tenant(tenantId, async (tx) => {
+    const users = await tx.query<{ id: string; email: string }>(
+      `select id, email from users where email like 'strategist@%' or email like 'provider@%' or email like 'admin@%' order by email`,
+    );
+    const byPrefix = (p: string) => users.find((u) => u.email.startsWith(p))?.id ?? null;
+    const admin = byPrefix('admin@');
+    const strategist = byPrefix('strategist@');
+    const provider = byPrefix('provider@');
+    if (!admin) return null;
+    const actor: Actor = { tenantId, userId: admin, isAdmin: true, kind: 'system' };
+    const { model, version } = await seedDemoPolicyModel(tx, actor);
+    const [product] = await tx.query<{
+      id: string;
+      currency: string;
+      max_principal: bigint;
+      digits_after_decimal: number;
+    }>(
+      `select id, currency, max_principal, digits_after_decimal from loan_products
+        where is_active and repayment_frequency = 'MONTHS' order by (code = 'SIM-EMI') desc, code limit 1`,
+    );
+    if (!product || !strategist || !provider) return null;
+    const signers = { strategist, provider };
+    const base = demoTerms(model.id, version.id, product.id);
+    const terms: StrategyTerms = {
+      ...base,
+      classes: [
+        { riskClass: 'A', maxPrincipal: '12000', numberOfRepayments: 24, annualInterestRate: null, excluded: false },
+        { riskClass: 'B', maxPrincipal: '8000', numberOfRepayments: 18, annualInterestRate: null, excluded: false },
+        { riskClass: 'C', maxPrincipal: '4000', numberOfRepayments: 12, annualInterestRate: '16', excluded: false },
+        { riskClass: 'D', maxPrincipal: '1000', numberOfRepayments: 6, annualInterestRate: null, excluded: true },
+        { riskClass: '*', maxPrincipal: '3000', numberOfRepayments: 12, annualInterestRate: null, excluded: false },
+      ],
+    };
+    const today = await businessDate(tx, tenantId);
+    const live = await seedLiveStrategyRows(tx, tenantId, {
+      name: 'Personal loans — core',
+      description: 'Pre-approved personal loans for customers with a regular income, by risk class.',
+      terms,
+      signers,
+      businessDate: today,
+    });
+    await seedDraftStrategyRows(tx, tenantId, {
+      name: 'Personal loans — young professionals',
+      description: 'Draft: a larger limit for salaried customers under 35, waiting for its simulation.',
+      terms: { ...terms, segments: ['salaried'] },
+      signers,
+    });
+    return { live, actor, today };
+  });
+  if (!seeded) return null;
+  await originate(db, seeded.actor, { strategyId: seeded.live, businessDate: seeded.today });
+  return seeded.live;
 }

@@ -95,3 +95,8 @@ export function overrideJson(row: CustomerEligibilityOverridesRow & { strategy_n
     usedOfferId: row.used_offer_id,
   };
 }
+
+/** The strategies an override can name: the live ones, by name. */
+export async function liveStrategyChoices(tx: Tx): Promise<{ id: string; name: string }[]> {
+  return tx.query(`select id, name from strategies where status = 'live' order by lower(name), id`);
+}
