@@ -335,6 +335,9 @@ export function offerJson(row: OfferRow) {
     rejectedReason: row.rejected_reason,
     applicationId: row.application_id,
     loanId: row.loan_id,
+    strategyId: row.strategy_id,
+    strategyVersion: row.strategy_version,
+    decisionId: row.decision_id,
     createdAt: row.created_at,
     version: row.version,
   };
