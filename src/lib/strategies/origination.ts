@@ -116,6 +116,9 @@ export async function originate(
 ): Promise<OriginationResult> {
   const inTx = <T>(fn: (tx: Tx) => Promise<T>): Promise<T> =>
     isDb(dbOrTx) ? dbOrTx.tenant(actor.tenantId, fn) : fn(dbOrTx);
+  // A strategy offers to the whole tenant: whoever starts the run (a strategist limited to a branch,
+  // the close) is recorded as its author, but the run is not limited to their branch.
+  actor = { ...actor, dataPermissions: undefined };
   const strategies = await inTx(async (tx) => {
     if (options.strategyId) await assertLiveStrategy(tx, options.strategyId);
     return liveStrategies(tx, options.strategyId);
@@ -167,6 +170,9 @@ async function originatePage(
     customerIds: options.customerIds ?? null,
   });
   if (!inputs.length) return { last: null };
+  // Two runs of one strategy at once (the close and the button) take turns page by page; the second
+  // then finds the first's customers done.
+  await tx.query(`select id from strategies where id = $1 for update`, [s.strategy]);
   const ids = inputs.map((i) => i.customer.id);
   // Who is already done today, who has an open offer of this strategy, who has an open override.
   const done = await tx.query<{ customer_id: string }>(
