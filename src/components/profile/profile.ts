@@ -14,6 +14,7 @@ import { actorFromPrincipal, type Actor } from '#lib/lending/actor.ts';
 import { getCustomer, type CustomerRow } from '#lib/lending/customers.ts';
 import { optInCustomerCommand, optOutCustomerCommand } from '#lib/lending/customer-commands.ts';
 import { formCommand } from '../pages/form-command.ts';
+import { forceEligibilityCommand } from '#lib/strategies/eligibility.ts';
 import { resolveScopeNodes } from '#lib/tenancy/scope.ts';
 import { assertCustomerVisible, deleteCustomerFile, FILE_RULES, storeCustomerFile } from '#lib/customer-files/files.ts';
 import { readUploadForm } from '#lib/customer-files/form-upload.ts';
@@ -139,6 +140,16 @@ export async function handleProfilePost(Astro: AstroGlobal, ctx: ProfileContext,
         objectId: ctx.customer.id,
         input: (v) => ({ customerId: ctx.customer.id, reason: v.reason ?? '' }),
         redirect: () => back(status).redirect,
+      });
+      return outcome.kind === 'redirect' ? { redirect: outcome.location } : { error: outcome.error };
+    }
+    if (tab === 'offers') {
+      // Force eligibility: the same command as POST /v1/customers/{id}/eligibility-overrides.
+      const outcome = await formCommand(Astro, forceEligibilityCommand, {
+        form: await Astro.request.formData(),
+        objectId: ctx.customer.id,
+        input: (v) => ({ customerId: ctx.customer.id, reason: v.reason ?? '', strategyId: v.strategyId || null }),
+        redirect: () => back('saved').redirect,
       });
       return outcome.kind === 'redirect' ? { redirect: outcome.location } : { error: outcome.error };
     }

@@ -572,6 +572,17 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
   },
   { pattern: '/v1/customers/:id/files/:fileId', methods: { GET: need('customer.files.download') } },
   { pattern: '/v1/customers/:id/bank-statements', methods: { POST: need('customer.bank_statements.import') } },
+  // Origination (issue 12): forcing a customer's eligibility; a live strategy generating its offers now.
+  {
+    pattern: '/v1/customers/:id/eligibility-overrides',
+    methods: { GET: need('customer.profile.view'), POST: need('customer.eligibility.force') },
+    audit: audited('customer', { POST: 'customer.eligibility.force' }),
+  },
+  {
+    pattern: '/v1/strategies/:id/originations',
+    methods: { POST: need('strategies.strategies.implement') },
+    audit: audited('strategy', { POST: 'strategy.originate' }),
+  },
   // Loans workspace lists and exports: which list is named in the path or body, so the list's own
   // permission is an object question answered by allowedActions(…, 'list', name).
   { pattern: '/v1/lists/:name', methods: { GET: SIGNED_IN } },

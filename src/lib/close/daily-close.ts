@@ -5,6 +5,7 @@ import { addDays } from '../schedule/dates.ts';
 import { loanDelinquency } from '../schedule/delinquency.ts';
 import type { DelinquencyInstallment, DelinquencyRange, LoanDelinquency } from '../schedule/types.ts';
 import { expireOffers } from '../lending/offers.ts';
+import { originate } from '../strategies/origination.ts';
 import { applyOverduePenalties } from './penalties.ts';
 import { INSTALLMENT_OUTSTANDING_SQL } from './sql.ts';
 import type {
@@ -50,6 +51,12 @@ export type CloseStats = {
 
 export type CloseResult = {
   tenantId: string;
+  /**
+   * Origination at the new business date (every live strategy), run after the close committed;
+   * absent when the date was already closed or origination was not asked for; `error` when it failed
+   * (the close itself stands: its work is committed, and tomorrow's origination catches up).
+   */
+  origination?: { created: number; refused: number; skipped: number; forced: number } | { error: string };
   /** The day that was closed. */
   businessDate: string;
   newBusinessDate: string;
@@ -67,6 +74,11 @@ export type CloseOptions = {
   businessDate?: string;
   /** Actor recorded on penalty transactions. Default 'system:close'. */
   actor?: string;
+  /**
+   * After the close, the live strategies originate their offers at the new business date (default
+   * true). The portfolio simulator turns it off: its replayed days are history, not offer days.
+   */
+  originate?: boolean;
 };
 
 /** A `loan_delinquency` row as the close reads it back (every column but the tenant and the date). */
@@ -79,7 +91,7 @@ export function isMonthEnd(date: string): boolean {
 
 export async function runDailyClose(db: Db, tenantId: string, options: CloseOptions = {}): Promise<CloseResult> {
   const started = Date.now();
-  const result = await db.tenant(tenantId, async (tx) => {
+  const result: CloseResult = await db.tenant(tenantId, async (tx): Promise<CloseResult> => {
     const [tenant] = await tx.query<Pick<TenantsRow, 'business_date'>>(
       'select business_date from tenants where id = $1 for update',
       [tenantId],
@@ -125,7 +137,35 @@ export async function runDailyClose(db: Db, tenantId: string, options: CloseOpti
   });
   if (!result.wasAlreadyClosed)
     logger.debug('daily close', { tenant: tenantId, date: result.businessDate, ...result.stats });
+  if (!result.wasAlreadyClosed && options.originate !== false)
+    result.origination = await originateAfterClose(db, tenantId, result.newBusinessDate, options.actor);
   return result;
+}
+
+/**
+ * 6. After the close's transaction committed: origination of every live strategy at the new business
+ * date, audited as the system, page by page (src/lib/strategies/origination.ts). A failure is logged
+ * and answered, never thrown: the close is done and stays done. Re-running is harmless (once per
+ * customer, strategy and date).
+ */
+export async function originateAfterClose(
+  db: Db,
+  tenantId: string,
+  businessDate: string,
+  actorId = 'system:close',
+): Promise<NonNullable<CloseResult['origination']>> {
+  try {
+    const { created, refused, skipped, forced } = await originate(
+      db,
+      { tenantId, userId: actorId, isAdmin: true, kind: 'system' },
+      { businessDate },
+    );
+    return { created, refused, skipped, forced };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    logger.error('origination after the close failed', { tenant: tenantId, date: businessDate, error: message });
+    return { error: message };
+  }
 }
 
 /** Closes day after day until the business date reaches `until` (exclusive of further days). */

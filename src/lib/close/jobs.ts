@@ -19,6 +19,7 @@ export function registerCloseJobHandlers(): void {
       newBusinessDate: result.newBusinessDate,
       wasAlreadyClosed: result.wasAlreadyClosed,
       stats: result.stats,
+      origination: result.origination ?? null,
     };
   });
 }

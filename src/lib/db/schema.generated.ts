@@ -909,6 +909,7 @@ export type StrategyOriginationsRow = {
   offer_id: string | null;
   decision_id: string | null;
   created_at: Date;
+  reason: string;
 };
 
 /** The `strategy_simulation_changes` table. */

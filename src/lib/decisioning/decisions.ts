@@ -125,6 +125,8 @@ export type NewDecision = {
   strategyId?: string | null;
   strategyVersion?: number | null;
   forcedReason?: string | null;
+  /** Who forced it (the override's author); default the actor. */
+  forcedBy?: string | null;
   businessDate: string;
 };
 
@@ -156,7 +158,7 @@ export async function recordDecision(tx: Tx, actor: Actor, d: NewDecision): Prom
       d.currency ?? null,
       d.limitAmount ?? null,
       d.annualInterestRate ?? null,
-      d.forcedReason ? actor.userId : null,
+      d.forcedReason ? (d.forcedBy ?? actor.userId) : null,
       d.forcedReason ?? null,
       d.businessDate,
       actor.userId,

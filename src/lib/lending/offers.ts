@@ -38,6 +38,9 @@ export async function createOffer(
     numberOfRepayments: number;
     annualInterestRate?: string;
     expiresOn: string;
+    /** The strategy version that made the offer (origination); its decision is linked once recorded. */
+    strategyId?: string | null;
+    strategyVersion?: number | null;
   },
 ): Promise<OfferRow> {
   assertUuid(input.customerId, 'customerId');
@@ -52,8 +55,9 @@ export async function createOffer(
     });
   }
   const [row] = await tx.query<OfferRow>(
-    `insert into offers (tenant_id, code, customer_id, product_id, currency, principal, number_of_repayments, annual_interest_rate, expires_on)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning *`,
+    `insert into offers (tenant_id, code, customer_id, product_id, currency, principal, number_of_repayments, annual_interest_rate, expires_on,
+       strategy_id, strategy_version)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) returning *`,
     [
       actor.tenantId,
       offerCode(),
@@ -64,12 +68,15 @@ export async function createOffer(
       input.numberOfRepayments,
       input.annualInterestRate ?? product.annual_interest_rate,
       input.expiresOn,
+      input.strategyId ?? null,
+      input.strategyVersion ?? null,
     ],
   );
   await auditSuccess(tx, actor, 'offer.create', 'offer', row.id, null, {
     status: row.status,
     principal,
     code: row.code,
+    ...(input.strategyId ? { strategyId: input.strategyId, strategyVersion: input.strategyVersion } : {}),
   });
   return row;
 }
@@ -328,6 +335,9 @@ export function offerJson(row: OfferRow) {
     rejectedReason: row.rejected_reason,
     applicationId: row.application_id,
     loanId: row.loan_id,
+    strategyId: row.strategy_id,
+    strategyVersion: row.strategy_version,
+    decisionId: row.decision_id,
     createdAt: row.created_at,
     version: row.version,
   };

@@ -8,6 +8,7 @@ import { actorFromPrincipal } from '../lending/actor.ts';
 import { getCustomer } from '../lending/customers.ts';
 import { getLoanView, isUuid } from '../lending/loans.ts';
 import { getOffer, offerActions, offerJson } from '../lending/offers.ts';
+import { listDecisions } from '../decisioning/decisions.ts';
 import { getProduct, listProducts, loadCalendar, termsFor } from '../lending/products.ts';
 import { fromDecimalString, fromMinor, isZero, toDecimalString } from '../money/money.ts';
 import { businessDate } from '../tenancy/tenant.ts';
@@ -72,8 +73,20 @@ export async function loadOfferPage(db: Db, principal: Principal, customerId: st
       dryRun,
       applicationLoanId: application?.loan_id ?? null,
       businessDate: today,
+      ...(await offerOrigin(tx, row)),
     };
   });
+}
+
+/** What made an offer: the strategy version (null for an offer typed by hand) and the decisions about it (the "why"). */
+async function offerOrigin(tx: Tx, row: { id: string; strategy_id: string | null; strategy_version: number | null }) {
+  const [strategy] = row.strategy_id
+    ? await tx.query<{ id: string; name: string }>(`select id, name from strategies where id = $1`, [row.strategy_id])
+    : [];
+  return {
+    strategy: strategy ? { id: strategy.id, name: strategy.name, version: row.strategy_version } : null,
+    decisions: row.strategy_id ? await listDecisions(tx, { subjectType: 'offer', subjectId: row.id }, 10) : [],
+  };
 }
 
 export async function loadApplicationPage(db: Db, principal: Principal, customerId: string, loanId: string) {

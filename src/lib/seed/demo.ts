@@ -4,6 +4,7 @@ import { assertPasswordAllowed, DEFAULT_PASSWORD_POLICY, hashPassword } from '..
 import { DEMO_PLANS, seedDemoPlans, setTenantPlan } from '../plans/plans.ts';
 import { seedDemoHistory } from '../simulator/demo-history.ts';
 import { seedDemoOffers } from './demo-offers.ts';
+import { seedDemoStrategies } from './demo-strategies.ts';
 import type { HierarchyNodesRow, RolesRow, UsersRow } from '../db/schema.generated.ts';
 
 export type DemoOptions = { password: string };
@@ -204,6 +205,8 @@ export async function seedDemo(db: Db, options: DemoOptions): Promise<boolean> {
   await seedDemoHistory(db, [DEMO_TENANTS.demo, DEMO_TENANTS.acme]);
   // Offers for officer@demo.test (branch PAR-01) to notify: the history notifies all of its own.
   await seedDemoOffers(db, DEMO_TENANTS.demo, { branchCode: 'PAR-01', count: 3 });
+  // The demo credit policy, a live strategy (and its first offers, with their why) and a draft strategy.
+  await seedDemoStrategies(db, DEMO_TENANTS.demo);
   return true;
 }
 

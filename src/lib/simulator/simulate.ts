@@ -308,7 +308,7 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
     msCommands += tClose - tDay;
     // Close every day before today; today stays open (the scheduler closes it after local midnight).
     if (day < today) {
-      await runDailyClose(db, tenantId, { businessDate: day });
+      await runDailyClose(db, tenantId, { businessDate: day, originate: false });
       stats.closes++;
     }
     msClose += Date.now() - tClose;

@@ -154,6 +154,8 @@ export const SCOPE_FREE: Record<string, string> = {
   'DELETE /v1/custom-views/:list/:id': 'the caller’s own saved list view (another user’s is not found / 403)',
   // Administration: roles (issue 11). Roles are the tenant's, placed in no branch.
   'POST /v1/roles': 'roles.edit: the tenant’s roles, no branch data',
+  'POST /v1/strategies/:id/originations':
+    'strategies.strategies.implement: a tenant-wide run of a live strategy over every customer, not one branch’s object',
   'PATCH /v1/roles/:id': 'roles.edit: the tenant’s roles, no branch data',
   'DELETE /v1/roles/:id': 'roles.edit: the tenant’s roles, no branch data',
   'POST /admin/user/roles/add': 'roles.edit: the tenant’s roles, no branch data',
@@ -304,6 +306,14 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
       path: `/v1/customers/${id}/opt-in`,
       json: { reason: 'probe' },
       expect: [404],
+    })),
+  // Forcing eligibility (issue 12): another branch's customer is not found (403 for a prober without the key).
+  'POST /v1/customers/:id/eligibility-overrides': (ids) =>
+    idSpellings(ids.customerId).map((id) => ({
+      method: 'POST',
+      path: `/v1/customers/${id}/eligibility-overrides`,
+      json: { reason: 'probe reason' },
+      expect: [403, 404],
     })),
   'POST /v1/customers/:id/files': (ids) =>
     idSpellings(ids.customerId).map((id) => ({
