@@ -150,6 +150,7 @@ describe('expressions', () => {
   });
 
   it('every kind has a template the engine accepts', () => {
-    for (const kind of ['table', 'expression', 'scorecard', 'graph'] as const) expect(() => assertJdm(templateFor(kind))).not.toThrow();
+    for (const kind of ['table', 'expression', 'scorecard', 'graph'] as const)
+      expect(() => assertJdm(templateFor(kind))).not.toThrow();
   });
 });

@@ -113,7 +113,11 @@ export function moveRule(table: TableModel, index: number, by: -1 | 1): TableMod
 export type Side = 'inputs' | 'outputs';
 
 export function addColumn(table: TableModel, side: Side, column: Partial<Column> = {}): TableModel {
-  const col: Column = { id: column.id ?? newId(side === 'inputs' ? 'i' : 'o'), name: column.name ?? '', field: column.field ?? '' };
+  const col: Column = {
+    id: column.id ?? newId(side === 'inputs' ? 'i' : 'o'),
+    name: column.name ?? '',
+    field: column.field ?? '',
+  };
   return { ...table, [side]: [...table[side], col], rules: table.rules.map((r) => ({ ...r, [col.id]: '' })) };
 }
 

@@ -76,7 +76,10 @@ export function assertJsonDepth(value: unknown, field: string, max = MAX_JSON_DE
 /** The engine's error without the native stack trace it appends. */
 function engineMessage(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
-  return text.split(/\n\s*Stack backtrace:/)[0].trim().slice(0, 300);
+  return text
+    .split(/\n\s*Stack backtrace:/)[0]
+    .trim()
+    .slice(0, 300);
 }
 
 /** Checks a JDM document's shape and node kinds, then lets the engine compile it; a 400 naming `content` otherwise. */
