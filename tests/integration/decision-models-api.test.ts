@@ -15,7 +15,7 @@ import * as versionN from '../../src/pages/v1/decision-models/[id]/versions/[ver
 import * as evaluate from '../../src/pages/v1/decision-models/[id]/evaluate.ts';
 
 type Handler = (context: never) => Response | Promise<Response>;
-type Answer = { status: number; body: Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Answer = { status: number; body: Record<string, any> };
 
 describe.each(testDbKinds())('decision models API on %s', (kind) => {
   let db: Db;

@@ -7,10 +7,27 @@ import { api, errorMessageOf } from '../lib/api.ts';
 import { label, type Labels } from '../loans/labels.ts';
 import { ErrorAlert } from '../ui/error-alert.tsx';
 import { IslandProvider } from '../ui/provider.tsx';
-import { ExpressionsEditor, GraphView, TestCasesPanel, TryPanel, VersionsPanel, type Report, type VersionView } from './panels.tsx';
+import {
+  ExpressionsEditor,
+  GraphView,
+  TestCasesPanel,
+  TryPanel,
+  VersionsPanel,
+  type Report,
+  type VersionView,
+} from './panels.tsx';
 import { ScorecardEditor } from './ScorecardEditor.tsx';
 import { TableEditor } from './TableEditor.tsx';
-import { casesFrom, contentOf, draftsFrom, workingFrom, type Kind, type TestCase, type TestCaseDraft, type Working } from './state.ts';
+import {
+  casesFrom,
+  contentOf,
+  draftsFrom,
+  workingFrom,
+  type Kind,
+  type TestCase,
+  type TestCaseDraft,
+  type Working,
+} from './state.ts';
 
 export type EditorVersion = VersionView & { content: JdmContent; testCases: TestCase[] };
 export type EditorModel = { id: string; name: string; kind: Kind; description: string; versions: EditorVersion[] };
@@ -50,11 +67,13 @@ function ModelWork({ language, labels, model: initial, canEdit }: Props) {
   const shown = useMemo(() => (old ? workingFrom(initial.kind, old.content) : working), [old, working, initial.kind]);
   const shownDrafts = useMemo(() => (old ? draftsFrom(old.testCases) : drafts), [old, drafts]);
 
-  const change = <T,>(set: (value: T) => void) => (value: T) => {
-    set(value);
-    setDirty(true);
-    setNotice(null);
-  };
+  const change =
+    <T,>(set: (value: T) => void) =>
+    (value: T) => {
+      set(value);
+      setDirty(true);
+      setNotice(null);
+    };
   const setWork = change(setWorking);
   const setCases = change(setDrafts);
 
@@ -104,8 +123,10 @@ function ModelWork({ language, labels, model: initial, canEdit }: Props) {
 
   const kindLabel = label(labels, `kinds.${initial.kind}`);
   const next = latest.version + 1;
-  const fieldFailure = (field: string) => (failure && failure.field === field && !failure.report ? failure.message : null);
-  const generalFailure = failure && !['content', 'testCases', 'description'].includes(failure.field ?? '') ? failure : null;
+  const fieldFailure = (field: string) =>
+    failure && failure.field === field && !failure.report ? failure.message : null;
+  const generalFailure =
+    failure && !['content', 'testCases', 'description'].includes(failure.field ?? '') ? failure : null;
   const firstInput = drafts[0]?.input ?? '{\n  \n}';
 
   return (
@@ -153,7 +174,12 @@ function ModelWork({ language, labels, model: initial, canEdit }: Props) {
         ) : null}
         {generalFailure ? (
           <Stack gap="2">
-            <ErrorAlert status={generalFailure.status} message={generalFailure.message} error={generalFailure.error} module="ModelEditor" />
+            <ErrorAlert
+              status={generalFailure.status}
+              message={generalFailure.message}
+              error={generalFailure.error}
+              module="ModelEditor"
+            />
             {generalFailure.stale ? (
               <Box>
                 <Button size="sm" variant="outline" onClick={() => window.location.reload()}>
@@ -182,7 +208,12 @@ function ModelWork({ language, labels, model: initial, canEdit }: Props) {
           {label(labels, 'tabs.model')} — {label(labels, 'version', { version: old?.version ?? latest.version })}
         </Heading>
         {shown.kind === 'table' ? (
-          <TableEditor table={shown.table} onChange={(table) => setWork({ kind: 'table', table })} readOnly={readOnly} labels={labels} />
+          <TableEditor
+            table={shown.table}
+            onChange={(table) => setWork({ kind: 'table', table })}
+            readOnly={readOnly}
+            labels={labels}
+          />
         ) : shown.kind === 'expression' ? (
           <ExpressionsEditor
             text={shown.text}
@@ -191,7 +222,12 @@ function ModelWork({ language, labels, model: initial, canEdit }: Props) {
             labels={labels}
           />
         ) : shown.kind === 'scorecard' ? (
-          <ScorecardEditor card={shown.card} onChange={(card) => setWork({ kind: 'scorecard', card })} readOnly={readOnly} labels={labels} />
+          <ScorecardEditor
+            card={shown.card}
+            onChange={(card) => setWork({ kind: 'scorecard', card })}
+            readOnly={readOnly}
+            labels={labels}
+          />
         ) : (
           <GraphView
             key={`${viewing}-${graphKey}`}

@@ -206,18 +206,26 @@ export function TestCasesPanel(props: {
       </Text>
       {report ? (
         <Text fontSize="sm" data-testid="tests-summary">
-          {label(labels, 'tests.lastRun')}: {label(labels, 'tests.report', { passed: report.passed, failed: report.failed })}
+          {label(labels, 'tests.lastRun')}:{' '}
+          {label(labels, 'tests.report', { passed: report.passed, failed: report.failed })}
         </Text>
       ) : null}
       {drafts.length === 0 ? <Text color="fg.muted">{label(labels, 'tests.empty')}</Text> : null}
       {drafts.map((d, i) => {
-        const result = report?.cases[i]?.name === d.name ? report.cases[i] : report?.cases.find((c) => c.name === d.name);
+        const result =
+          report?.cases[i]?.name === d.name ? report.cases[i] : report?.cases.find((c) => c.name === d.name);
         return (
           <Box key={d.key} borderWidth="1px" borderRadius="md" p="3" data-testid={`test-case-${i}`}>
             <HStack gap="2" mb="2">
               <Field.Root>
                 <Field.Label>{label(labels, 'tests.name')}</Field.Label>
-                <Input size="sm" value={d.name} readOnly={props.readOnly} maxLength={120} onChange={(e) => set(i, { name: e.target.value })} />
+                <Input
+                  size="sm"
+                  value={d.name}
+                  readOnly={props.readOnly}
+                  maxLength={120}
+                  onChange={(e) => set(i, { name: e.target.value })}
+                />
               </Field.Root>
               {props.readOnly ? null : (
                 <Button
@@ -324,7 +332,9 @@ export function TryPanel(props: { modelId: string; version: number; initialInput
           <Play /> {label(labels, 'try.run')}
         </Button>
       </Box>
-      {failure ? <ErrorAlert status={failure.status} message={failure.message} error={failure.error} module="ModelEditor" /> : null}
+      {failure ? (
+        <ErrorAlert status={failure.status} message={failure.message} error={failure.error} module="ModelEditor" />
+      ) : null}
       {answer ? (
         <HStack align="start" gap="6" flexWrap="wrap" data-testid="try-answer">
           <Box>

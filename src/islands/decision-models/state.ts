@@ -84,7 +84,10 @@ export function jsonObject(text: string): Record<string, unknown> | null {
 }
 
 /** The test cases to save, or the keys of the drafts whose input or expected output is not a JSON object. */
-export function casesFrom(list: TestCaseDraft[]): { cases: TestCase[]; invalid: { key: string; field: 'input' | 'expected' }[] } {
+export function casesFrom(list: TestCaseDraft[]): {
+  cases: TestCase[];
+  invalid: { key: string; field: 'input' | 'expected' }[];
+} {
   const cases: TestCase[] = [];
   const invalid: { key: string; field: 'input' | 'expected' }[] = [];
   for (const d of list) {
