@@ -11,6 +11,14 @@ import { appOrigin, expect, signIn, test } from './support/fixtures.ts';
 
 const unique = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4)}`;
 
+/** Waits until the editor island is hydrated, so a click reaches React and not the server's markup. */
+async function hydrated(page: Page): Promise<void> {
+  await page.waitForLoadState('load');
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll('astro-island')].every((island) => !island.hasAttribute('ssr')),
+  );
+}
+
 async function setLanguage(page: Page, locale: 'fr-FR' | 'en-US') {
   await page.goto('/admin/user/profile');
   await page.locator('#profile-language').selectOption(locale);
@@ -27,6 +35,7 @@ async function createTableModel(page: Page, name: string) {
   await expect(page).toHaveURL(/\/admin\/business\/decision-models\/[0-9a-f-]{36}\?done=created$/);
   await expect(page.getByRole('status').filter({ hasText: `The model ${name} was created.` })).toBeVisible();
   await expect(page.getByTestId('rules-table')).toBeVisible();
+  await hydrated(page);
 }
 
 const late = {
@@ -36,6 +45,7 @@ const late = {
 
 test.describe('[ADMIN-DECISION-MODELS]: decision models in the browser', () => {
   test('create a table, add a rule and a test case, save, see a broken test refused, try it', async ({ page }) => {
+    test.slow(); // three saves, each running the test cases, and an evaluation
     await signIn(page, 'admin@demo.test');
     const name = `E2E policy ${unique()}`;
     await createTableModel(page, name);
@@ -56,7 +66,7 @@ test.describe('[ADMIN-DECISION-MODELS]: decision models in the browser', () => {
       await page.keyboard.press('Enter');
     }
     await expect(page.getByLabel('Rule 1, Why (description)')).toHaveValue('More than 90 days late');
-    await expect(page.getByText('Unsaved changes')).toBeVisible();
+    await expect(page.getByText('Unsaved changes', { exact: true })).toBeVisible();
 
     // A test case for it.
     await page.getByRole('button', { name: 'Add test case' }).click();
@@ -67,7 +77,7 @@ test.describe('[ADMIN-DECISION-MODELS]: decision models in the browser', () => {
     await page.getByRole('button', { name: 'Save' }).click();
     await expect(page.getByTestId('save-notice')).toHaveText('Saved version 1. All test cases passed.');
     await expect(testCase.getByTestId('case-report')).toHaveAttribute('data-pass', 'true');
-    await expect(page.getByText('Unsaved changes')).toBeHidden();
+    await expect(page.getByText('Unsaved changes', { exact: true })).toBeHidden();
 
     // Broken on purpose: the save is refused and the case shows expected against actual.
     await testCase.getByLabel('Expected output (JSON)').fill('{"decision": "approve"}');
@@ -100,6 +110,7 @@ test.describe('[ADMIN-DECISION-MODELS]: decision models in the browser', () => {
     await signIn(page, 'admin@demo.test');
     await page.goto('/admin/business/decision-models?q=E2E+policy+in+use');
     await page.getByRole('link', { name: 'E2E policy in use' }).click();
+    await hydrated(page);
     await expect(page.getByTestId('latest-status')).toContainText('In use (immutable)');
     await expect(page.getByRole('note')).toHaveText('Version 1 is in use: saving will create version 2.');
     await page.getByLabel('Rule 1, Why (description)').fill('Late more than 30 days (reviewed)');
@@ -144,6 +155,7 @@ test.describe('[ADMIN-DECISION-MODELS]: decision models in the browser', () => {
       await page.getByLabel('Type').selectOption('scorecard');
       await page.getByRole('button', { name: 'Créer le modèle' }).click();
       await expect(page.getByRole('heading', { level: 1, name })).toBeVisible();
+      await hydrated(page);
       await expect(page.getByRole('heading', { name: 'Cas de test' })).toBeVisible();
       await expect(page.getByLabel('Score de base')).toHaveValue('500');
       await expect(page.getByRole('button', { name: 'Enregistrer' })).toBeVisible();
