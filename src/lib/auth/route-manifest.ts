@@ -612,6 +612,29 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
     audit: audited('role', { PATCH: 'role.update', DELETE: 'role.delete' }),
   },
   { pattern: '/v1/permissions', methods: { GET: need('admin.roles.view') } },
+  // Administration › business: decision models (issue 12). Reads and test runs (evaluate) need
+  // decision_models.view, saves decision_models.edit (src/lib/decisioning/commands.ts).
+  {
+    pattern: '/v1/decision-models',
+    methods: { GET: need('admin.decision_models.view'), POST: need('admin.decision_models.edit') },
+    audit: audited('decision_model', { POST: 'decision_model.create' }),
+  },
+  {
+    pattern: '/v1/decision-models/:id',
+    methods: { GET: need('admin.decision_models.view'), PUT: need('admin.decision_models.edit') },
+    audit: audited('decision_model', { PUT: 'decision_model.save' }),
+  },
+  {
+    pattern: '/v1/decision-models/:id/versions',
+    methods: { POST: need('admin.decision_models.edit') },
+    audit: audited('decision_model', { POST: 'decision_model.version_create' }),
+  },
+  {
+    pattern: '/v1/decision-models/:id/versions/:version',
+    methods: { PATCH: need('admin.decision_models.edit') },
+    audit: audited('decision_model', { PATCH: 'decision_model.version_update' }),
+  },
+  { pattern: '/v1/decision-models/:id/evaluate', methods: { POST: need('admin.decision_models.view') } },
 ];
 
 const COMPILED_API = compile(API_ROUTES);

@@ -4,7 +4,7 @@ import type { DecisionModelsRow, DecisionModelVersionsRow } from '../db/schema.g
 import { AppError } from '../errors/app-error.ts';
 import type { Actor } from '../lending/actor.ts';
 import { assertUuid } from '../lending/loans.ts';
-import { assertJdm, evaluateJdm, forgetCompiled, type Evaluation, type JdmContent } from './zen.ts';
+import { assertJdm, assertJsonDepth, evaluateJdm, forgetCompiled, type Evaluation, type JdmContent } from './zen.ts';
 
 /**
  * Decision models: a name and a kind, and numbered versions of a JDM document with the test cases
@@ -37,6 +37,8 @@ export type ModelSummary = ModelRow & {
   latest_version_id: string;
   versions: number;
   in_use: boolean;
+  /** The latest version's last test run. */
+  latest_test_report: TestReport | null;
 };
 
 const MAX_TEST_CASES = 100;
@@ -50,6 +52,7 @@ export function assertTestCases(value: unknown): asserts value is TestCase[] {
   if (!Array.isArray(value)) throw new AppError('BAD_REQUEST', 'testCases must be a list', { field: 'testCases' });
   if (value.length > MAX_TEST_CASES)
     throw new AppError('BAD_REQUEST', `At most ${MAX_TEST_CASES} test cases`, { field: 'testCases' });
+  assertJsonDepth(value, 'testCases');
   value.forEach((c, i) => {
     if (!isPlainObject(c) || typeof c.name !== 'string' || !c.name.trim() || c.name.length > 120)
       throw new AppError('BAD_REQUEST', `Test case ${i + 1} needs a name of at most 120 characters`, {
@@ -298,9 +301,10 @@ export async function getModel(tx: Tx, modelId: string): Promise<{ model: ModelR
 
 export async function listModels(tx: Tx): Promise<ModelSummary[]> {
   return tx.query<ModelSummary>(
-    `select m.*, v.version as latest_version, v.id as latest_version_id, c.versions, c.in_use
+    `select m.*, v.version as latest_version, v.id as latest_version_id, v.test_report as latest_test_report,
+            c.versions, c.in_use
        from decision_models m
-       join lateral (select id, version from decision_model_versions where model_id = m.id order by version desc limit 1) v on true
+       join lateral (select id, version, test_report from decision_model_versions where model_id = m.id order by version desc limit 1) v on true
        join lateral (select count(*)::int as versions, bool_or(used_at is not null) as in_use
                        from decision_model_versions where model_id = m.id) c on true
       order by lower(m.name), m.id`,

@@ -57,10 +57,36 @@ function invalid(message: string, field = 'content'): never {
   throw new AppError('BAD_REQUEST', message, { field });
 }
 
+const MAX_JSON_DEPTH = 32;
+
+/**
+ * Refuses JSON nested deeper than `max` levels (checked without recursion), so a hostile document or
+ * input cannot overflow the stack of JSON.stringify or of the engine: a 400 naming `field`.
+ */
+export function assertJsonDepth(value: unknown, field: string, max = MAX_JSON_DEPTH): void {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [item, depth] = stack.pop()!;
+    if (!item || typeof item !== 'object') continue;
+    if (depth >= max) invalid(`The JSON is nested more than ${max} levels deep`, field);
+    for (const child of Object.values(item)) if (child && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+}
+
+/** The engine's error without the native stack trace it appends. */
+function engineMessage(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text
+    .split(/\n\s*Stack backtrace:/)[0]
+    .trim()
+    .slice(0, 300);
+}
+
 /** Checks a JDM document's shape and node kinds, then lets the engine compile it; a 400 naming `content` otherwise. */
 export function assertJdm(content: unknown): asserts content is JdmContent {
   if (!content || typeof content !== 'object' || Array.isArray(content))
     invalid('The model must be a JSON object with nodes and edges');
+  assertJsonDepth(content, 'content');
   const c = content as Record<string, unknown>;
   if (!Array.isArray(c.nodes) || !Array.isArray(c.edges))
     invalid('The model must have a nodes array and an edges array');
@@ -87,7 +113,7 @@ export function assertJdm(content: unknown): asserts content is JdmContent {
   try {
     engine.createDecision(content).validate();
   } catch (error) {
-    invalid(`The engine refused the model: ${error instanceof Error ? error.message : String(error)}`);
+    invalid(`The engine refused the model: ${engineMessage(error)}`);
   }
 }
 

@@ -160,6 +160,13 @@ export const SCOPE_FREE: Record<string, string> = {
   'DELETE /v1/roles/:id': 'roles.edit: the tenant’s roles, no branch data',
   'POST /admin/user/roles/add': 'roles.edit: the tenant’s roles, no branch data',
   'POST /admin/user/roles/:id': 'roles.edit: the tenant’s roles, no branch data',
+  // Administration › business: decision models (issue 12) are the tenant's policy, placed in no branch.
+  'POST /v1/decision-models': 'decision_models.edit: the tenant’s models, no branch data',
+  'PUT /v1/decision-models/:id': 'decision_models.edit: the tenant’s models, no branch data',
+  'POST /v1/decision-models/:id/versions': 'decision_models.edit: the tenant’s models, no branch data',
+  'PATCH /v1/decision-models/:id/versions/:version': 'decision_models.edit: the tenant’s models, no branch data',
+  'POST /v1/decision-models/:id/evaluate': 'decision_models.view: a test run of the tenant’s model, no branch data',
+  'POST /admin/business/decision-models': 'decision_models.edit: the tenant’s models, no branch data',
   // Admin platform (issue 11): tenant-wide administration, no branch data.
   'PUT /v1/translation-overrides/:lng/:ns/:key': 'admin.translations.edit: the tenant’s UI texts, no branch data',
   'DELETE /v1/translation-overrides/:lng/:ns/:key': 'admin.translations.edit: the tenant’s UI texts, no branch data',
