@@ -141,9 +141,7 @@ export async function enabledBinding(tx: Tx, point: BindingPoint): Promise<Bindi
 }
 
 /** The live strategies' model versions: who generates offers (configured on the strategy pages). */
-export async function liveOfferModels(
-  tx: Tx,
-): Promise<
+export async function liveOfferModels(tx: Tx): Promise<
   {
     strategy_id: string;
     strategy_name: string;
