@@ -9,6 +9,7 @@ import { assertUuid } from '../lending/loans.ts';
 import { currencyDigits, decodeMinor } from '../money/money.ts';
 import { businessDate } from '../tenancy/tenant.ts';
 import {
+  listDecisions,
   mapOutcome,
   reasonsFromTrace,
   recordDecision,
@@ -18,7 +19,7 @@ import {
   type Reason,
 } from './decisions.ts';
 import { decisionInput, type DecisionInput } from './inputs.ts';
-import { evaluateVersion, getVersion, markVersionUsed } from './models.ts';
+import { evaluateVersion, getModel, getVersion, listModels, markVersionUsed } from './models.ts';
 
 /**
  * Decision-engine bindings (migration 0630): which model version runs at which point of an
@@ -132,6 +133,35 @@ export async function getBinding(tx: Tx, id: string): Promise<BindingView> {
   const [row] = await tx.query<BindingView>(`${SELECT_VIEW} where b.id = $1`, [id]);
   if (!row) throw new AppError('NOT_FOUND', 'Decision binding not found', { field: 'id' });
   return row;
+}
+
+/** The model and version choosers of the binding form: every model with its versions, newest first. */
+export async function modelChoices(
+  tx: Tx,
+): Promise<{ id: string; name: string; versions: { id: string; version: number; inUse: boolean }[] }[]> {
+  const out = [];
+  for (const m of await listModels(tx)) {
+    const { versions } = await getModel(tx, m.id);
+    out.push({
+      id: m.id,
+      name: m.name,
+      versions: versions.map((v) => ({ id: v.id, version: v.version, inUse: v.used_at !== null })),
+    });
+  }
+  return out;
+}
+
+/** What the application page shows about decisions: the stored ones, a manual-review reason, whether review can run. */
+export async function applicationDecisionState(tx: Tx, applicationId: string) {
+  const [app] = await tx.query<{ manual_review_reason: string | null }>(
+    `select manual_review_reason from loan_applications where id = $1`,
+    [applicationId],
+  );
+  return {
+    decisions: await listDecisions(tx, { subjectType: 'application', subjectId: applicationId }),
+    manualReviewReason: app?.manual_review_reason ?? null,
+    reviewEnabled: (await enabledBinding(tx, 'review')) !== null,
+  };
 }
 
 /** The enabled binding of a point, if any. */
