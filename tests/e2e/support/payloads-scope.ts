@@ -163,7 +163,6 @@ export const SCOPE_FREE: Record<string, string> = {
   'PATCH /v1/decision-bindings/:id': 'administrators only: the tenant’s decision-engine configuration, no branch data',
   'POST /v1/decision-bindings/:id/test':
     'administrators only (unrestricted scope); stores nothing, the customer is still loaded through the scope',
-  'POST /admin/business/decision-engine': 'administrators only: the tenant’s decision-engine configuration',
   'POST /admin/business/decision-engine/:id': 'administrators only: the tenant’s decision-engine configuration',
   // Admin platform (issue 11): tenant-wide administration, no branch data.
   'PUT /v1/translation-overrides/:lng/:ns/:key': 'admin.translations.edit: the tenant’s UI texts, no branch data',
