@@ -16,6 +16,7 @@ import {
 } from '#lib/decisioning/bindings.ts';
 import { demoPolicyModel, demoPolicyTestCases } from '#lib/decisioning/samples.ts';
 import type { JdmContent } from '#lib/decisioning/zen.ts';
+import { e2eAmountRules as requestModel } from '#lib/seed/e2e-decisioning.ts';
 import { createCustomer } from '#lib/lending/customers.ts';
 import { createOffer, requestOfferLoan } from '#lib/lending/offers.ts';
 import { submitApplication } from '#lib/lending/commands/submit-application.ts';
@@ -23,38 +24,6 @@ import { createLendingFixture, type LendingFixture } from '../support/lending-fi
 import { refused } from '../support/refused.ts';
 import * as applicationDecisionsApi from '../../src/pages/v1/applications/[id]/decisions.ts';
 import * as customerDecisionsApi from '../../src/pages/v1/customers/[id]/decisions.ts';
-
-/** A one-expression model whose verdict is read from the request: "reject" above 50,000. */
-function requestModel(): JdmContent {
-  return {
-    nodes: [
-      { id: 'in', type: 'inputNode', name: 'Request', position: { x: 0, y: 0 } },
-      {
-        id: 'rules',
-        type: 'decisionTableNode',
-        name: 'Amount rules',
-        position: { x: 200, y: 0 },
-        content: {
-          hitPolicy: 'first',
-          inputs: [{ id: 'amount', name: 'Amount', field: 'application.amount' }],
-          outputs: [
-            { id: 'verdict', name: 'Verdict', field: 'verdict' },
-            { id: 'max', name: 'Max', field: 'max' },
-          ],
-          rules: [
-            { _id: 'big', _description: 'Asks more than 50,000', amount: '> 50000', verdict: '"no"', max: '0' },
-            { _id: 'ok', _description: 'Reasonable request', amount: '', verdict: '"yes"', max: '2500.5' },
-          ],
-        },
-      } as never,
-      { id: 'out', type: 'outputNode', name: 'Out', position: { x: 400, y: 0 } },
-    ],
-    edges: [
-      { id: 'e1', sourceId: 'in', targetId: 'rules' },
-      { id: 'e2', sourceId: 'rules', targetId: 'out' },
-    ],
-  };
-}
 
 /** An expression that fails at run time for any input (a function applied to a string). */
 function brokenModel(): JdmContent {
@@ -77,12 +46,13 @@ function brokenModel(): JdmContent {
   };
 }
 
+/** The request model (the browser tests' seeded one): "reject" above 50,000, else "approve" with a limit of 2,500. */
 const MAPPING = {
-  outcomeField: 'verdict',
-  approve: ['yes'],
+  outcomeField: 'decision',
+  approve: ['approve'],
   refer: [],
-  reject: ['no'],
-  limitField: 'max',
+  reject: ['reject'],
+  limitField: 'limit',
   rateField: null,
 };
 
@@ -143,7 +113,7 @@ describe.each(testDbKinds())('decision engine on %s', (kind) => {
     ).toBe(404);
     // Bad mappings: a value in two lists, nothing to decide, a field that is not a path.
     expect(
-      (await refused(t((tx) => createBinding(tx, f.admin, binding({ mapping: { ...MAPPING, reject: ['yes'] } })))))
+      (await refused(t((tx) => createBinding(tx, f.admin, binding({ mapping: { ...MAPPING, reject: ['approve'] } })))))
         .status,
     ).toBe(422);
     expect(
@@ -186,7 +156,7 @@ describe.each(testDbKinds())('decision engine on %s', (kind) => {
     const b = await t((tx) => createBinding(tx, f.admin, binding({ name: 'On submit', enabled: true })));
     const tested = await t((tx) => testBinding(tx, f.admin, b.id, f.customerId));
     // The test box has no application: the amount rule does not fire, the default rule does.
-    expect(tested).toMatchObject({ outcome: 'approve', limit: 2500.5 });
+    expect(tested).toMatchObject({ outcome: 'approve', limit: 2500 });
     expect(tested.reasons.map((r) => r.text)).toEqual(['Reasonable request']);
     const before = await t((tx) => tx.query<{ n: number }>(`select count(*)::int as n from decisions`));
 
@@ -199,11 +169,11 @@ describe.each(testDbKinds())('decision engine on %s', (kind) => {
       model_version: 1,
       binding_id: b.id,
       outcome: 'approve',
-      limit_amount: 250050n,
+      limit_amount: 250000n,
     });
     expect(Object.keys(stored.inputs as object).sort()).toEqual(['application', 'customer', 'exposure']);
     expect((stored.inputs as { application: { amount: number } }).application.amount).toBe(1200);
-    expect(stored.output).toMatchObject({ verdict: 'yes' });
+    expect(stored.output).toMatchObject({ decision: 'approve' });
     expect((stored.trace as unknown[]).length).toBeGreaterThan(0);
     expect(stored.reasons[0].text).toBe('Reasonable request');
     expect(application.status).toBe('submitted');
@@ -365,7 +335,7 @@ describe.each(testDbKinds())('decision engine on %s', (kind) => {
     };
     const mine = await call(applicationDecisionsApi, `/v1/applications/${appA.id}/decisions`, appA.id);
     expect(mine.status).toBe(200);
-    expect(mine.body.items[0]).toMatchObject({ outcome: 'approve', limitAmount: '2500.50' });
+    expect(mine.body.items[0]).toMatchObject({ outcome: 'approve', limitAmount: '2500.00' });
     expect((await call(applicationDecisionsApi, `/v1/applications/${appB.id}/decisions`, appB.id)).status).toBe(404);
     expect((await call(customerDecisionsApi, `/v1/customers/${custA.id}/decisions`, custA.id)).body.items).toHaveLength(
       1,
