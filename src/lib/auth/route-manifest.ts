@@ -525,6 +525,31 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
     methods: { POST: need('loans.offers.reject_loan') },
     audit: audited('loan_application', { POST: 'application.reject' }),
   },
+  // Decisions about an application (issue 12): read with the application (scoped), the checker's
+  // review decision with the approve permission.
+  { pattern: '/v1/applications/:id/decisions', methods: { GET: need('loans.loan_applications.view') } },
+  {
+    pattern: '/v1/applications/:id/review-decision',
+    methods: { POST: need('loans.offers.approve_loan') },
+    audit: audited('loan_application', { POST: 'application.review_decision' }),
+  },
+  { pattern: '/v1/customers/:id/decisions', methods: { GET: need('loans.customers.view') } },
+  // The decision engine's bindings (issue 12): administrators only.
+  {
+    pattern: '/v1/decision-bindings',
+    methods: { GET: ADMIN, POST: ADMIN },
+    audit: audited('decision_binding', { POST: 'decision_binding.create' }),
+  },
+  {
+    pattern: '/v1/decision-bindings/:id',
+    methods: { GET: ADMIN, PATCH: ADMIN },
+    audit: audited('decision_binding', { PATCH: 'decision_binding.update' }),
+  },
+  {
+    pattern: '/v1/decision-bindings/:id/test',
+    methods: { POST: ADMIN },
+    audit: audited('decision_binding', { POST: 'decision_binding.test' }),
+  },
   { pattern: '/v1/offers', methods: { GET: need('loans.offers.view') } },
   { pattern: '/v1/offers/:id', methods: { GET: need('loans.offers.view') } },
   { pattern: '/v1/offers/:id/letter', methods: { GET: need('loans.offers.print') } },

@@ -261,6 +261,25 @@ export type DaysOffRow = {
   repayments_rescheduled_to: string | null;
 };
 
+/** The `decision_bindings` table. */
+export type DecisionBindingsRow = {
+  tenant_id: string;
+  id: string;
+  name: string;
+  point: string;
+  model_id: string;
+  model_version_id: string;
+  inputs: string[];
+  mapping: unknown;
+  reject_action: string;
+  enabled: boolean;
+  created_by: string;
+  created_at: Date;
+  updated_by: string | null;
+  updated_at: Date;
+  row_version: number;
+};
+
 /** The `decision_model_versions` table. */
 export type DecisionModelVersionsRow = {
   tenant_id: string;
@@ -495,6 +514,7 @@ export type LoanApplicationsRow = {
   version: number;
   customer_branch_id: string | null;
   customer_officer_id: string | null;
+  manual_review_reason: string | null;
 };
 
 /** The `loan_collaterals` table. */
@@ -1076,6 +1096,7 @@ export type Tables = {
   customer_transaction_metrics: CustomerTransactionMetricsRow;
   customers: CustomersRow;
   days_off: DaysOffRow;
+  decision_bindings: DecisionBindingsRow;
   decision_model_versions: DecisionModelVersionsRow;
   decision_models: DecisionModelsRow;
   decisions: DecisionsRow;

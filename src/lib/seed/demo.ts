@@ -1,5 +1,6 @@
 import type { Db, Tx } from '../db/index.ts';
 import { seedE2eDecisionModel } from './e2e-decision-model.ts';
+import { seedE2eAmountRulesModel } from './e2e-decisioning.ts';
 import { DEMO_ROLES, type DemoRole } from '../auth/permissions.ts';
 import { assertPasswordAllowed, DEFAULT_PASSWORD_POLICY, hashPassword } from '../auth/passwords.ts';
 import { DEMO_PLANS, seedDemoPlans, setTenantPlan } from '../plans/plans.ts';
@@ -201,8 +202,11 @@ export async function seedDemo(db: Db, options: DemoOptions): Promise<boolean> {
     await seedTenantPeople(tx, DEMO_TENANTS.demo, DEMO_HIERARCHY, DEMO_USERS, passwordHash);
     await seedTenantPeople(tx, DEMO_TENANTS.acme, ACME_HIERARCHY, ACME_USERS, passwordHash);
     await seedDemoPlans(tx, { growth: [DEMO_TENANTS.demo], starter: [DEMO_TENANTS.acme] });
-    if (process.env.E2E === '1') await seedE2eFixtures(tx, passwordHash);
-    if (process.env.E2E === '1') await seedE2eDecisionModel(tx, DEMO_TENANTS.demo);
+    if (process.env.E2E === '1') {
+      await seedE2eFixtures(tx, passwordHash);
+      await seedE2eDecisionModel(tx, DEMO_TENANTS.demo);
+      await seedE2eAmountRulesModel(tx, DEMO_TENANTS.demo);
+    }
   });
   await seedDemoHistory(db, [DEMO_TENANTS.demo, DEMO_TENANTS.acme]);
   // Offers for officer@demo.test (branch PAR-01) to notify: the history notifies all of its own.

@@ -167,6 +167,12 @@ export const SCOPE_FREE: Record<string, string> = {
   'PATCH /v1/decision-models/:id/versions/:version': 'decision_models.edit: the tenant’s models, no branch data',
   'POST /v1/decision-models/:id/evaluate': 'decision_models.view: a test run of the tenant’s model, no branch data',
   'POST /admin/business/decision-models': 'decision_models.edit: the tenant’s models, no branch data',
+  // Decision engine (issue 12): administrators only; a binding is the tenant's, placed in no branch.
+  'POST /v1/decision-bindings': 'administrators only: the tenant’s decision-engine configuration, no branch data',
+  'PATCH /v1/decision-bindings/:id': 'administrators only: the tenant’s decision-engine configuration, no branch data',
+  'POST /v1/decision-bindings/:id/test':
+    'administrators only (unrestricted scope); stores nothing, the customer is still loaded through the scope',
+  'POST /admin/business/decision-engine/:id': 'administrators only: the tenant’s decision-engine configuration',
   // Admin platform (issue 11): tenant-wide administration, no branch data.
   'PUT /v1/translation-overrides/:lng/:ns/:key': 'admin.translations.edit: the tenant’s UI texts, no branch data',
   'DELETE /v1/translation-overrides/:lng/:ns/:key': 'admin.translations.edit: the tenant’s UI texts, no branch data',
@@ -376,6 +382,13 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
     idSpellings(ids.applicationId).map((id) => money(`/v1/applications/${id}/approve`, {}, [403, 404])),
   'POST /v1/applications/:id/reject': (ids) =>
     idSpellings(ids.applicationId).map((id) => money(`/v1/applications/${id}/reject`, {}, [403, 404])),
+  'POST /v1/applications/:id/review-decision': (ids) =>
+    idSpellings(ids.applicationId).map((id) => ({
+      method: 'POST',
+      path: `/v1/applications/${id}/review-decision`,
+      json: {},
+      expect: [403, 404],
+    })),
   'POST /v1/applications/:id/withdraw': (ids) =>
     idSpellings(ids.applicationId).map((id) => money(`/v1/applications/${id}/withdraw`, {}, [404])),
   'POST /v1/offers/:id/notify': (ids) =>

@@ -11,6 +11,9 @@ import { assertWithinProduct, getProduct, termsFor } from '../products.ts';
 import { auditSuccess, positiveAmount } from './common.ts';
 import { assertInScope, assertPlacementInScope } from '#lib/auth/data-permissions.ts';
 import { currencyCode } from '#lib/money/money.ts';
+import { decideSubmittedApplication, DECISION_ENGINE_USER } from '#lib/decisioning/bindings.ts';
+import type { DecisionRow } from '#lib/decisioning/decisions.ts';
+import { decideApplication } from './decide-application.ts';
 
 export type SubmitApplicationInput = {
   customerId: string;
@@ -36,13 +39,16 @@ const RATE = /^\d{1,3}(\.\d{1,6})?$/;
 
 /**
  * Submits a loan application (the maker's step). It creates the application ('submitted') and its
- * loan in SUBMITTED_AND_PENDING_APPROVAL with the terms the schedule will use.
+ * loan in SUBMITTED_AND_PENDING_APPROVAL with the terms the schedule will use. When the decision
+ * engine has an enabled `application_submitted` binding, the model decides in the same transaction
+ * and its decision is stored (src/lib/decisioning/bindings.ts); a reject under an `auto_reject`
+ * binding is rejected by the system; a model failure leaves the application for manual review.
  */
 export async function submitApplication(
   tx: Tx,
   actor: Actor,
   input: SubmitApplicationInput,
-): Promise<{ application: ApplicationRow; loanId: string }> {
+): Promise<{ application: ApplicationRow; loanId: string; decision: DecisionRow | null }> {
   assertUuid(input.customerId, 'customerId');
   await assertPlacementInScope(tx, actor, { customerId: input.customerId });
   if (input.offerId) await assertInScope(tx, actor, 'offer', input.offerId);
@@ -110,16 +116,20 @@ export async function submitApplication(
       customer[0].officer_id,
     ],
   );
-  const [linked] = await tx.query<ApplicationRow>(
-    `update loan_applications set loan_id = $2 where id = $1 returning *`,
-    [application.id, loan.id],
-  );
+  await tx.query(`update loan_applications set loan_id = $2 where id = $1`, [application.id, loan.id]);
   await auditSuccess(tx, actor, 'application.submit', 'loan_application', application.id, null, {
     status: 'submitted',
     principal,
     loanId: loan.id,
   });
-  return { application: { ...linked, currency: currencyCode(linked.currency) }, loanId: loan.id };
+  const { decision, autoReject } = await decideSubmittedApplication(tx, actor, application.id);
+  if (autoReject) {
+    const system: Actor = { tenantId: actor.tenantId, userId: DECISION_ENGINE_USER, isAdmin: true, kind: 'system' };
+    const rejected = await decideApplication(tx, system, application.id, 'reject', 'Rejected by the decision engine');
+    return { application: rejected, loanId: loan.id, decision };
+  }
+  const [current] = await tx.query<ApplicationRow>(`select * from loan_applications where id = $1`, [application.id]);
+  return { application: { ...current, currency: currencyCode(current.currency) }, loanId: loan.id, decision };
 }
 
 /** A real calendar date, not before the business date (a loan is not planned in the past). */

@@ -1,0 +1,46 @@
+import { Box, Button, Stack, Text } from '@chakra-ui/react';
+import type { Language } from '#lib/i18n/index.ts';
+import { ErrorAlert } from '../ui/error-alert.tsx';
+import { IslandProvider } from '../ui/provider.tsx';
+import { useCommand } from '../loans/use-command.ts';
+
+type Props = {
+  language: Language;
+  applicationId: string;
+  labels: { title: string; intro: string; run: string };
+};
+
+/** The checker's "Run review decision": POST /v1/applications/{id}/review-decision, then the page shows the new why. */
+function Review(props: Props) {
+  const command = useCommand();
+  const run = async () => {
+    const answer = await command.run(`applications/${props.applicationId}/review-decision`, {});
+    if (answer) window.location.reload();
+  };
+  return (
+    <Stack gap="2" maxW="560px" as="section" aria-label={props.labels.title}>
+      <Text>{props.labels.intro}</Text>
+      <Box>
+        <Button variant="outline" colorPalette="brand" loading={command.busy} onClick={run} data-testid="run-review">
+          {props.labels.run}
+        </Button>
+      </Box>
+      {command.failure ? (
+        <ErrorAlert
+          status={command.failure.status}
+          message={command.failure.message}
+          error={command.failure.error}
+          module="RunReviewDecision"
+        />
+      ) : null}
+    </Stack>
+  );
+}
+
+export default function RunReviewDecision(props: Props) {
+  return (
+    <IslandProvider language={props.language} module="RunReviewDecision">
+      <Review {...props} />
+    </IslandProvider>
+  );
+}
