@@ -14,11 +14,13 @@ export const offersList = defineList({
   from: `offers o
     left join customers c on c.tenant_id = o.tenant_id and c.id = o.customer_id
     left join loan_products p on p.tenant_id = o.tenant_id and p.id = o.product_id
-    left join hierarchy_nodes b on b.tenant_id = c.tenant_id and b.id = c.branch_id`,
+    left join hierarchy_nodes b on b.tenant_id = c.tenant_id and b.id = c.branch_id
+    left join strategies s on s.tenant_id = o.tenant_id and s.id = o.strategy_id`,
   pageFrom: `offers o
     join customers c on c.tenant_id = o.tenant_id and c.id = o.customer_id
     left join loan_products p on p.tenant_id = o.tenant_id and p.id = o.product_id
-    left join hierarchy_nodes b on b.tenant_id = c.tenant_id and b.id = c.branch_id`,
+    left join hierarchy_nodes b on b.tenant_id = c.tenant_id and b.id = c.branch_id
+    left join strategies s on s.tenant_id = o.tenant_id and s.id = o.strategy_id`,
   countFrom: { sql: 'offers o', aliases: ['o'] },
   idSql: 'o.id',
   hrefSql: `'/loans/customer/profile/' || o.customer_id || '/offers/' || o.id`,
@@ -108,6 +110,15 @@ export const offersList = defineList({
       key: 'branch',
       label: 'lists:offers.columns.branch',
       sql: 'b.name',
+      type: 'text',
+      isSortable: true,
+      filter: 'text',
+    },
+    {
+      // The strategy whose origination made the offer (empty for an offer typed by hand).
+      key: 'strategy',
+      label: 'strategies:origination.offerStrategy',
+      sql: 's.name',
       type: 'text',
       isSortable: true,
       filter: 'text',
