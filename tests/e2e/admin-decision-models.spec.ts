@@ -126,6 +126,12 @@ test.describe('[ADMIN-DECISION-MODELS]: decision models in the browser', () => {
     await expect(page.getByLabel('Rule 1, Why (description)')).toHaveValue('Currently more than 30 days late');
     await expect(page.getByLabel('Rule 1, Why (description)')).toHaveAttribute('readonly', '');
     await expect(page.getByRole('button', { name: 'Save' })).toBeHidden();
+
+    // Unknown and malformed ids: the 404 page.
+    expect((await page.goto('/admin/business/decision-models/00000000-0000-4000-8000-000000000000'))?.status()).toBe(
+      404,
+    );
+    expect((await page.goto('/admin/business/decision-models/not-a-model'))?.status()).toBe(404);
   });
 
   test('a loan officer is refused the pages and the API', async ({ page }) => {

@@ -271,11 +271,6 @@ function ModelWork({ language, labels, model: initial, canEdit }: Props) {
           <Button colorPalette="brand" loading={busy} loadingText={label(labels, 'saving')} onClick={save}>
             <Save /> {label(labels, 'save')}
           </Button>
-          {latest.inUse ? (
-            <Text fontSize="sm" color="fg.muted">
-              {label(labels, 'inUseNote', { version: latest.version, next })}
-            </Text>
-          ) : null}
         </HStack>
       ) : null}
 

@@ -1,5 +1,6 @@
 import { Box, Button, HStack, Input, Stack, Table, Text } from '@chakra-ui/react';
-import { Plus, Trash2 } from 'lucide-react';
+import { Plus } from 'lucide-react';
+import { RemoveButton } from './buttons.tsx';
 import { newId, type Characteristic, type Cutoff, type Scorecard } from '#lib/decisioning/editor-model.ts';
 import { label, type Labels } from '../loans/labels.ts';
 
@@ -64,15 +65,10 @@ export function ScorecardEditor({ card, onChange, readOnly, labels }: Props) {
               onChange={(e) => setChar(i, { field: e.target.value })}
             />
             {readOnly ? null : (
-              <Button
-                size="xs"
-                variant="ghost"
-                colorPalette="red"
-                aria-label={L(labels, 'removeCharacteristic', { name: ch.name || ch.field || String(i + 1) })}
+              <RemoveButton
+                label={L(labels, 'removeCharacteristic', { name: ch.name || ch.field || String(i + 1) })}
                 onClick={() => onChange({ ...card, characteristics: card.characteristics.filter((_, j) => j !== i) })}
-              >
-                <Trash2 />
-              </Button>
+              />
             )}
           </HStack>
           <Table.Root size="sm" maxW="560px">
@@ -115,15 +111,10 @@ export function ScorecardEditor({ card, onChange, readOnly, labels }: Props) {
                   </Table.Cell>
                   {readOnly ? null : (
                     <Table.Cell>
-                      <Button
-                        size="xs"
-                        variant="ghost"
-                        colorPalette="red"
-                        aria-label={L(labels, 'removeBin', { n: b + 1 })}
+                      <RemoveButton
+                        label={L(labels, 'removeBin', { n: b + 1 })}
                         onClick={() => setChar(i, { bins: ch.bins.filter((_, k) => k !== b) })}
-                      >
-                        <Trash2 />
-                      </Button>
+                      />
                     </Table.Cell>
                   )}
                 </Table.Row>
@@ -198,15 +189,10 @@ export function ScorecardEditor({ card, onChange, readOnly, labels }: Props) {
               ))}
               {readOnly ? null : (
                 <Table.Cell>
-                  <Button
-                    size="xs"
-                    variant="ghost"
-                    colorPalette="red"
-                    aria-label={L(labels, 'removeCutoff', { n: i + 1 })}
+                  <RemoveButton
+                    label={L(labels, 'removeCutoff', { n: i + 1 })}
                     onClick={() => onChange({ ...card, cutoffs: card.cutoffs.filter((_, j) => j !== i) })}
-                  >
-                    <Trash2 />
-                  </Button>
+                  />
                 </Table.Cell>
               )}
             </Table.Row>

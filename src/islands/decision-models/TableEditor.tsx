@@ -1,5 +1,6 @@
 import { Box, Button, HStack, Input, NativeSelect, Stack, Table, Text } from '@chakra-ui/react';
-import { ArrowDown, ArrowLeft, ArrowRight, ArrowUp, Plus, Trash2 } from 'lucide-react';
+import { ArrowDown, ArrowLeft, ArrowRight, ArrowUp, Plus } from 'lucide-react';
+import { RemoveButton, RowButton } from './buttons.tsx';
 import {
   addColumn,
   addRule,
@@ -50,33 +51,24 @@ function Columns({ side, table, onChange, readOnly, labels }: Props & { side: Si
             />
             {readOnly ? null : (
               <>
-                <Button
-                  size="xs"
-                  variant="ghost"
-                  aria-label={L(labels, 'moveLeft', { name })}
+                <RowButton
+                  label={L(labels, 'moveLeft', { name })}
                   disabled={i === 0}
                   onClick={() => onChange(moveColumn(table, side, i, -1))}
                 >
                   <ArrowLeft />
-                </Button>
-                <Button
-                  size="xs"
-                  variant="ghost"
-                  aria-label={L(labels, 'moveRight', { name })}
+                </RowButton>
+                <RowButton
+                  label={L(labels, 'moveRight', { name })}
                   disabled={i === list.length - 1}
                   onClick={() => onChange(moveColumn(table, side, i, 1))}
                 >
                   <ArrowRight />
-                </Button>
-                <Button
-                  size="xs"
-                  variant="ghost"
-                  colorPalette="red"
-                  aria-label={L(labels, 'removeColumn', { name })}
+                </RowButton>
+                <RemoveButton
+                  label={L(labels, 'removeColumn', { name })}
                   onClick={() => onChange(removeColumn(table, side, i))}
-                >
-                  <Trash2 />
-                </Button>
+                />
               </>
             )}
           </HStack>
@@ -172,33 +164,24 @@ export function TableEditor(props: Props) {
                 </Table.Cell>
                 {readOnly ? null : (
                   <Table.Cell whiteSpace="nowrap">
-                    <Button
-                      size="xs"
-                      variant="ghost"
-                      aria-label={L(labels, 'moveUp', { n: r + 1 })}
+                    <RowButton
+                      label={L(labels, 'moveUp', { n: r + 1 })}
                       disabled={r === 0}
                       onClick={() => onChange(moveRule(table, r, -1))}
                     >
                       <ArrowUp />
-                    </Button>
-                    <Button
-                      size="xs"
-                      variant="ghost"
-                      aria-label={L(labels, 'moveDown', { n: r + 1 })}
+                    </RowButton>
+                    <RowButton
+                      label={L(labels, 'moveDown', { n: r + 1 })}
                       disabled={r === table.rules.length - 1}
                       onClick={() => onChange(moveRule(table, r, 1))}
                     >
                       <ArrowDown />
-                    </Button>
-                    <Button
-                      size="xs"
-                      variant="ghost"
-                      colorPalette="red"
-                      aria-label={L(labels, 'remove', { n: r + 1 })}
+                    </RowButton>
+                    <RemoveButton
+                      label={L(labels, 'remove', { n: r + 1 })}
                       onClick={() => onChange(removeRule(table, r))}
-                    >
-                      <Trash2 />
-                    </Button>
+                    />
                   </Table.Cell>
                 )}
               </Table.Row>

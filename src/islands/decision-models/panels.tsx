@@ -1,5 +1,6 @@
 import { Badge, Box, Button, Code, Field, HStack, Input, Stack, Table, Text, Textarea } from '@chakra-ui/react';
-import { Play, Plus, Trash2 } from 'lucide-react';
+import { Play, Plus } from 'lucide-react';
+import { RemoveButton } from './buttons.tsx';
 import { useState } from 'react';
 import type { JdmContent } from '#lib/decisioning/zen.ts';
 import { api, errorMessageOf } from '../lib/api.ts';
@@ -228,16 +229,10 @@ export function TestCasesPanel(props: {
                 />
               </Field.Root>
               {props.readOnly ? null : (
-                <Button
-                  alignSelf="end"
-                  size="sm"
-                  variant="ghost"
-                  colorPalette="red"
-                  aria-label={label(labels, 'tests.remove', { name: d.name || String(i + 1) })}
+                <RemoveButton
+                  label={label(labels, 'tests.remove', { name: d.name || String(i + 1) })}
                   onClick={() => props.onChange(drafts.filter((_, j) => j !== i))}
-                >
-                  <Trash2 />
-                </Button>
+                />
               )}
             </HStack>
             <HStack gap="3" align="start" flexWrap="wrap">

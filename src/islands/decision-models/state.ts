@@ -104,8 +104,9 @@ export function casesFrom(list: TestCaseDraft[]): {
 export function firedRules(
   trace: { nodeId: string; name: string; rules: Record<string, unknown>[] }[],
 ): { node: string; rules: string[] }[] {
+  // The input and output nodes (first and last) say nothing unless a rule is theirs.
   return trace
-    .filter((s) => s.rules.length > 0 || s.nodeId !== 'request')
+    .filter((s, i) => s.rules.length > 0 || (i > 0 && i < trace.length - 1))
     .map((s) => ({
       node: s.name,
       rules: s.rules.map((r) => String(r._description || r._id || '')).filter(Boolean),

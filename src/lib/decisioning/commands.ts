@@ -166,6 +166,15 @@ export const evaluateModelCommand = defineCommand({
   },
 });
 
+/** The input of a command on one model: the JSON body's fields and the model id of the path. */
+export function withModelId(modelId: string, extra: Record<string, unknown> = {}) {
+  return (body: unknown) => ({
+    ...(body && typeof body === 'object' && !Array.isArray(body) ? body : {}),
+    ...extra,
+    modelId,
+  });
+}
+
 // ---------------------------------------------------------------------------------------------
 // JSON views
 

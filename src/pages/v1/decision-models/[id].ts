@@ -1,8 +1,6 @@
 import type { APIRoute } from 'astro';
 import { apiContext, commandEndpoint, query } from '#lib/lending/api.ts';
-import { modelWithVersions, saveModelCommand, versionJson } from '#lib/decisioning/commands.ts';
-
-const bodyObject = (body: unknown) => (body && typeof body === 'object' && !Array.isArray(body) ? body : {});
+import { modelWithVersions, saveModelCommand, versionJson, withModelId } from '#lib/decisioning/commands.ts';
 
 /** GET /v1/decision-models/{id} → the model with every version (newest first). */
 export const GET: APIRoute = (context) =>
@@ -16,7 +14,7 @@ export const PUT: APIRoute = (context) => {
   const modelId = context.params.id ?? '';
   return commandEndpoint(apiContext(context), saveModelCommand, {
     objectId: modelId,
-    input: (body) => ({ ...bodyObject(body), modelId }),
+    input: withModelId(modelId),
     answer: (saved) => ({ status: 200, body: { ...saved, version: versionJson(saved.version) } }),
   });
 };

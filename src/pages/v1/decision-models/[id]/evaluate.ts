@@ -1,8 +1,6 @@
 import type { APIRoute } from 'astro';
 import { apiContext, commandEndpoint } from '#lib/lending/api.ts';
-import { evaluateModelCommand } from '#lib/decisioning/commands.ts';
-
-const bodyObject = (body: unknown) => (body && typeof body === 'object' && !Array.isArray(body) ? body : {});
+import { evaluateModelCommand, withModelId } from '#lib/decisioning/commands.ts';
 
 /**
  * POST /v1/decision-models/{id}/evaluate { input, version? } → { result, trace, version, ms }: a test
@@ -12,7 +10,7 @@ export const POST: APIRoute = (context) => {
   const modelId = context.params.id ?? '';
   return commandEndpoint(apiContext(context), evaluateModelCommand, {
     objectId: modelId,
-    input: (body) => ({ ...bodyObject(body), modelId }),
+    input: withModelId(modelId),
     answer: (evaluation) => ({ status: 200, body: evaluation }),
   });
 };

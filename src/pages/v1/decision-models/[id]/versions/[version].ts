@@ -1,8 +1,6 @@
 import type { APIRoute } from 'astro';
 import { apiContext, commandEndpoint } from '#lib/lending/api.ts';
-import { updateVersionCommand, versionJson } from '#lib/decisioning/commands.ts';
-
-const bodyObject = (body: unknown) => (body && typeof body === 'object' && !Array.isArray(body) ? body : {});
+import { updateVersionCommand, versionJson, withModelId } from '#lib/decisioning/commands.ts';
 
 /** PATCH /v1/decision-models/{id}/versions/{n} { content, testCases? } → the version; 409 `version_in_use` once used. */
 export const PATCH: APIRoute = (context) => {
@@ -10,7 +8,7 @@ export const PATCH: APIRoute = (context) => {
   const version = context.params.version ?? '';
   return commandEndpoint(apiContext(context), updateVersionCommand, {
     objectId: modelId,
-    input: (body) => ({ ...bodyObject(body), modelId, version }),
+    input: withModelId(modelId, { version }),
     answer: (row) => ({ status: 200, body: versionJson(row) }),
   });
 };
