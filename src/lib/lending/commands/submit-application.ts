@@ -7,7 +7,7 @@ import { parseDateInput } from '#lib/dates/parse-date.ts';
 import { validationError } from '#lib/errors/messages.ts';
 import type { Actor } from '../actor.ts';
 import { assertUuid } from '../loans.ts';
-import { assertWithinProduct, getProduct, termsFor } from '../products.ts';
+import { assertProductActive, assertWithinProduct, getProduct, getProductVersion, termsFor } from '../products.ts';
 import { auditSuccess, positiveAmount } from './common.ts';
 import { assertInScope, assertPlacementInScope } from '#lib/auth/data-permissions.ts';
 import { currencyCode } from '#lib/money/money.ts';
@@ -15,6 +15,8 @@ import { currencyCode } from '#lib/money/money.ts';
 export type SubmitApplicationInput = {
   customerId: string;
   productId: string;
+  /** The product version of the offer the application comes from (internal; the API does not take it). */
+  productVersion?: number;
   offerId?: string | null;
   /** Decimal string ("5000.00") or minor units. */
   principal: string | bigint;
@@ -46,9 +48,12 @@ export async function submitApplication(
   assertUuid(input.customerId, 'customerId');
   await assertPlacementInScope(tx, actor, { customerId: input.customerId });
   if (input.offerId) await assertInScope(tx, actor, 'offer', input.offerId);
-  const product = await getProduct(tx, input.productId);
-  if (!product.is_active)
-    throw new AppError('CONFLICT', 'This loan product is no longer offered', { field: 'productId' });
+  assertProductActive(await getProduct(tx, input.productId));
+  // An application from an offer keeps the product version of the offer; otherwise the current one.
+  const product =
+    input.productVersion === undefined
+      ? await getProduct(tx, input.productId)
+      : await getProductVersion(tx, input.productId, input.productVersion);
   const { minor: principal } = positiveAmount(input.principal, product.currency, 'principal');
   assertWithinProduct(product, principal, input.numberOfRepayments);
   const rate = input.annualInterestRate ?? product.annual_interest_rate;
@@ -66,8 +71,8 @@ export async function submitApplication(
 
   const [application] = await tx.query<ApplicationRow>(
     `insert into loan_applications (tenant_id, customer_id, product_id, offer_id, currency, principal, number_of_repayments,
-       annual_interest_rate, expected_disbursement_date, submitted_by, form_data)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb) returning *`,
+       annual_interest_rate, expected_disbursement_date, submitted_by, form_data, product_version)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12) returning *`,
     [
       actor.tenantId,
       input.customerId,
@@ -80,6 +85,7 @@ export async function submitApplication(
       expected,
       actor.userId,
       JSON.stringify(input.formData ?? {}),
+      product.version,
     ],
   );
   const terms = termsFor(product, {
@@ -91,8 +97,8 @@ export async function submitApplication(
   const accountNo = `L${crypto.randomBytes(5).toString('hex').toUpperCase()}`;
   const [loan] = await tx.query<Pick<LoansRow, 'id'>>(
     `insert into loans (tenant_id, account_no, customer_id, product_id, application_id, offer_id, status, currency, principal,
-       number_of_repayments, annual_interest_rate, terms, expected_disbursement_date, submitted_on, officer_id)
-     values ($1, $2, $3, $4, $5, $6, 'SUBMITTED_AND_PENDING_APPROVAL', $7, $8, $9, $10, $11::jsonb, $12, $13, $14) returning id`,
+       number_of_repayments, annual_interest_rate, terms, expected_disbursement_date, submitted_on, officer_id, product_version)
+     values ($1, $2, $3, $4, $5, $6, 'SUBMITTED_AND_PENDING_APPROVAL', $7, $8, $9, $10, $11::jsonb, $12, $13, $14, $15) returning id`,
     [
       actor.tenantId,
       accountNo,
@@ -108,6 +114,7 @@ export async function submitApplication(
       expected,
       today,
       customer[0].officer_id,
+      product.version,
     ],
   );
   const [linked] = await tx.query<ApplicationRow>(
