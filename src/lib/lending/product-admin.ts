@@ -344,7 +344,9 @@ export async function updateProductVersioned(tx: Tx, actor: Actor, body: UpdateP
   const isActive = active ?? before.is_active;
   const changed =
     isActive !== before.is_active ||
-    PRODUCT_COLUMNS.some((c) => JSON.stringify(columns[c], big) !== JSON.stringify(normaliseColumn(before, c), big));
+    PRODUCT_COLUMNS.some(
+      (c) => c !== 'tenant_id' && JSON.stringify(columns[c], big) !== JSON.stringify(normaliseColumn(before, c), big),
+    );
   if (!changed) return before;
   const names = PRODUCT_COLUMNS.filter((c) => c !== 'tenant_id' && c !== 'code' && c !== 'currency');
   const params = names.map((c) => (c === 'fees' || c === 'penalties' ? JSON.stringify(columns[c]) : columns[c]));
