@@ -231,14 +231,14 @@ export function collateralWarnings(input: {
       // ltv (percent × 100, i.e. 2 decimals) = exposure × 100 × 100 × 100 × scale / lendable
       const hundredths = (input.exposure * 100n * 100n * 100n * scale + lendable / 2n) / lendable;
       ltvPercent = `${hundredths / 100n}.${String(hundredths % 100n).padStart(2, '0')}`;
-      // exposure / lendable-value > maxLtv / 100  ⇔  exposure × 100 × scale × 100 × scale > maxLtv × lendable × 100
-      overLtv = input.exposure * 100n * scale * 100n * scale > maxLtv * lendable * 100n;
+      // exposure × 100 × scale / lendable > maxLtv / (100 × scale)
+      overLtv = input.exposure * 100n * scale * 100n * scale > maxLtv * lendable;
     }
   }
   const revaluationDueOn = addMonths(input.valuationDate, input.type.revaluationMonths);
   return {
     ltvPercent,
-    maxLtvPercent: input.type.maxLtvPercent,
+    maxLtvPercent: String(Number(input.type.maxLtvPercent)),
     overLtv,
     revaluationDue: revaluationDueOn <= input.today,
     revaluationDueOn,
