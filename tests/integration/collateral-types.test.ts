@@ -73,7 +73,14 @@ describe.each(testDbKinds())('collateral types on %s', (kind) => {
   it('every tenant starts with the default types; admins add, change and deactivate them, audited', async () => {
     const codes = (await db.tenant(f.tenantId, (tx) => listCollateralTypes(tx))).map((t) => t.code).sort();
     expect(codes).toEqual(['deposit', 'equipment', 'guarantee', 'other', 'real_estate', 'vehicle']);
-    const input = { code: 'livestock', nameEn: 'Livestock', nameFr: 'Bétail', maxLtvPercent: '50', haircutPercent: '30', revaluationMonths: 6 };
+    const input = {
+      code: 'livestock',
+      nameEn: 'Livestock',
+      nameFr: 'Bétail',
+      maxLtvPercent: '50',
+      haircutPercent: '30',
+      revaluationMonths: 6,
+    };
     expect((await refusal(run(f.maker, createCollateralTypeCommand, input, false))).status).toBe(403);
     for (const [change, field] of [
       [{ code: 'Bad Code' }, 'code'],
@@ -90,13 +97,23 @@ describe.each(testDbKinds())('collateral types on %s', (kind) => {
     const created = await run(f.admin, createCollateralTypeCommand, input);
     expect(created).toMatchObject({ code: 'livestock', maxLtvPercent: '50', isActive: true, version: 1 });
     expect((await refusal(run(f.admin, createCollateralTypeCommand, input))).status).toBe(409);
-    const changed = await run(f.admin, updateCollateralTypeCommand, { code: 'livestock', expectedVersion: 1, maxLtvPercent: '45' });
+    const changed = await run(f.admin, updateCollateralTypeCommand, {
+      code: 'livestock',
+      expectedVersion: 1,
+      maxLtvPercent: '45',
+    });
     expect(changed).toMatchObject({ maxLtvPercent: '45', version: 2 });
-    expect((await refusal(run(f.admin, updateCollateralTypeCommand, { code: 'livestock', expectedVersion: 1 }))).status).toBe(409);
-    expect((await refusal(run(f.admin, updateCollateralTypeCommand, { code: 'nothing', active: false }))).status).toBe(404);
+    expect(
+      (await refusal(run(f.admin, updateCollateralTypeCommand, { code: 'livestock', expectedVersion: 1 }))).status,
+    ).toBe(409);
+    expect((await refusal(run(f.admin, updateCollateralTypeCommand, { code: 'nothing', active: false }))).status).toBe(
+      404,
+    );
     await run(f.admin, updateCollateralTypeCommand, { code: 'livestock', active: false });
     const audit = await db.tenant(f.tenantId, (tx) => listAudit(tx, 'collateral_type', 'livestock'));
-    const update = audit.find((a) => a.action === 'collateral_type.update' && (a.before as { maxLtvPercent: string }).maxLtvPercent === '50');
+    const update = audit.find(
+      (a) => a.action === 'collateral_type.update' && (a.before as { maxLtvPercent: string }).maxLtvPercent === '50',
+    );
     expect((update?.after as { maxLtvPercent: string }).maxLtvPercent).toBe('45');
   });
 
@@ -117,7 +134,13 @@ describe.each(testDbKinds())('collateral types on %s', (kind) => {
     await run(f.admin, updateCollateralTypeCommand, { code: 'vehicle', active: false });
     const edit = (type: string) =>
       db.tenant(f.tenantId, (tx) =>
-        updateCollateral(tx, f.maker, car.id, { type, description: 'car', value: '900.00', valuationDate: '2026-01-10' }, '2026-01-15'),
+        updateCollateral(
+          tx,
+          f.maker,
+          car.id,
+          { type, description: 'car', value: '900.00', valuationDate: '2026-01-10' },
+          '2026-01-15',
+        ),
       );
     await edit('vehicle');
     expect(await refusal(edit('livestock'))).toEqual({ status: 400, field: 'type' });

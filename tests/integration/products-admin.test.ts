@@ -92,9 +92,9 @@ describe.each(testDbKinds())('loan products administration on %s', (kind) => {
     expect(created.version).toBe(1);
     expect((await refusal(run(f.admin, createProductCommand, { ...base, code: 'cash24' }))).status).toBe(409);
     // Another tenant's product id is not found; so is a malformed one.
-    expect((await refusal(run(other.admin, updateProductCommand, { productId: created.id, name: 'Mine' }))).status).toBe(
-      404,
-    );
+    expect(
+      (await refusal(run(other.admin, updateProductCommand, { productId: created.id, name: 'Mine' }))).status,
+    ).toBe(404);
     expect((await refusal(run(f.admin, updateProductCommand, { productId: 'nope', name: 'Mine' }))).status).toBe(404);
   });
 
@@ -125,7 +125,9 @@ describe.each(testDbKinds())('loan products administration on %s', (kind) => {
     ]);
     // History cannot be rewritten.
     await expect(
-      db.tenant(f.tenantId, (tx) => tx.query(`update loan_product_versions set created_by = 'x' where product_id = $1`, [created.id])),
+      db.tenant(f.tenantId, (tx) =>
+        tx.query(`update loan_product_versions set created_by = 'x' where product_id = $1`, [created.id]),
+      ),
     ).rejects.toThrow(/immutable/);
     const audit = await db.tenant(f.tenantId, (tx) => listAudit(tx, 'loan_product', created.id));
     const update = audit.find((a) => a.action === 'product.update' && a.outcome === 'success');
@@ -175,9 +177,10 @@ describe.each(testDbKinds())('loan products administration on %s', (kind) => {
     expect(freshSchedule[0].principal_due).toBe(0n);
     expect(freshSchedule[0].interest_due).toBe(2400n);
     const versions = await db.tenant(g.tenantId, (tx) =>
-      tx.query<{ id: string; product_version: number }>(`select id, product_version from loans where id = any($1::uuid[])`, [
-        [disbursed.loanId, approved.loanId, fresh.loanId],
-      ]),
+      tx.query<{ id: string; product_version: number }>(
+        `select id, product_version from loans where id = any($1::uuid[])`,
+        [[disbursed.loanId, approved.loanId, fresh.loanId]],
+      ),
     );
     expect(Object.fromEntries(versions.map((v) => [v.id, v.product_version]))).toEqual({
       [disbursed.loanId]: 1,

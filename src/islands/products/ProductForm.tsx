@@ -1,4 +1,16 @@
-import { Box, Button, Field, Heading, HStack, Input, NativeSelect, Stack, Table, Text, Textarea } from '@chakra-ui/react';
+import {
+  Box,
+  Button,
+  Field,
+  Heading,
+  HStack,
+  Input,
+  NativeSelect,
+  Stack,
+  Table,
+  Text,
+  Textarea,
+} from '@chakra-ui/react';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import type { Language } from '#lib/i18n/index.ts';
 import { api, errorMessageOf } from '../lib/api.ts';
@@ -30,7 +42,14 @@ type Props = {
 
 type Schedule = {
   currency: string;
-  installments: { number: number; dueDate: string; principal: string; interest: string; total: string; balance: string }[];
+  installments: {
+    number: number;
+    dueDate: string;
+    principal: string;
+    interest: string;
+    total: string;
+    balance: string;
+  }[];
   totals: { principal: string; interest: string; total: string };
 };
 
@@ -74,7 +93,8 @@ function termsOf(values: Values, sample: Values, businessDate: string): Record<s
     graceOnInterestPaymentPeriods: n('graceOnInterestPaymentPeriods'),
     interestFreePeriods: n('interestFreePeriods'),
   };
-  if (n('installmentAmountInMultiplesOf') > 0) terms.installmentAmountInMultiplesOf = n('installmentAmountInMultiplesOf');
+  if (n('installmentAmountInMultiplesOf') > 0)
+    terms.installmentAmountInMultiplesOf = n('installmentAmountInMultiplesOf');
   if ((values.downPaymentPercent ?? '').trim()) terms.downPaymentPercent = values.downPaymentPercent.trim();
   return terms;
 }

@@ -88,7 +88,13 @@ const fields = {
 };
 
 export const createCollateralTypeInput = z
-  .object({ code: z.string().trim().regex(/^[a-z][a-z0-9_]{0,39}$/, 'must be lower-case letters, digits or _'), ...fields })
+  .object({
+    code: z
+      .string()
+      .trim()
+      .regex(/^[a-z][a-z0-9_]{0,39}$/, 'must be lower-case letters, digits or _'),
+    ...fields,
+  })
   .strict();
 export const updateCollateralTypeInput = z
   .object({
@@ -285,7 +291,11 @@ export async function collateralWarningsOf(
         exposure: BigInt(r.exposure),
         valuationDate: String(r.valuation_date).slice(0, 10),
         today,
-        type: { maxLtvPercent: r.max_ltv_percent, haircutPercent: r.haircut_percent, revaluationMonths: r.revaluation_months },
+        type: {
+          maxLtvPercent: r.max_ltv_percent,
+          haircutPercent: r.haircut_percent,
+          revaluationMonths: r.revaluation_months,
+        },
       }),
     ]),
   );

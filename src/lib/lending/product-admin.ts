@@ -67,7 +67,10 @@ const penaltyField = z
     name: z.string().trim().min(1).max(120),
     kind: z.enum(PENALTY_KINDS),
     trigger: z.literal('OVERDUE').default('OVERDUE'),
-    amount: z.string().regex(/^\d{1,15}$/, 'must be minor units such as "500"').optional(),
+    amount: z
+      .string()
+      .regex(/^\d{1,15}$/, 'must be minor units such as "500"')
+      .optional(),
     percent: percent.optional(),
     graceDays: count(365).optional(),
   })
@@ -265,7 +268,9 @@ export async function createProductVersioned(tx: Tx, actor: Actor, body: CreateP
   await assertBucketSet(tx, input.delinquencyBucketSetId);
   const taken = await tx.query('select 1 from loan_products where upper(code) = $1', [input.code]);
   if (taken.length > 0)
-    throw new AppError('ALREADY_EXISTS', `A loan product with the code ${input.code} already exists`, { field: 'code' });
+    throw new AppError('ALREADY_EXISTS', `A loan product with the code ${input.code} already exists`, {
+      field: 'code',
+    });
   const product = await createProduct(tx, actor.tenantId, input, actor.userId);
   await audit(tx, actor, 'product.create', product.id, null, productJson(product));
   return product;
@@ -357,7 +362,12 @@ export async function updateProductVersioned(tx: Tx, actor: Actor, body: UpdateP
     [before.id, ...params, isActive, actor.userId],
   );
   const after = await getProduct(tx, before.id);
-  const action = active === false && before.is_active ? 'product.deactivate' : active === true && !before.is_active ? 'product.activate' : 'product.update';
+  const action =
+    active === false && before.is_active
+      ? 'product.deactivate'
+      : active === true && !before.is_active
+        ? 'product.activate'
+        : 'product.update';
   await audit(tx, actor, action, before.id, productJson(before), productJson(after));
   return after;
 }
@@ -392,7 +402,12 @@ export type ProductVersionView = { version: number; createdBy: string | null; cr
 /** The versions of a product, newest first, with the fields each changed from the one before. */
 export async function listProductVersions(tx: Tx, productId: string): Promise<ProductVersionView[]> {
   assertUuid(productId, 'productId');
-  const rows = await tx.query<{ version: number; created_by: string | null; created_at: Date | string; snapshot: Record<string, unknown> }>(
+  const rows = await tx.query<{
+    version: number;
+    created_by: string | null;
+    created_at: Date | string;
+    snapshot: Record<string, unknown>;
+  }>(
     `select v.version, coalesce(u.display_name, v.created_by) as created_by, v.created_at, v.snapshot
        from loan_product_versions v left join users u on u.tenant_id = v.tenant_id and u.id::text = v.created_by
       where v.product_id = $1 order by v.version`,
@@ -402,7 +417,9 @@ export async function listProductVersions(tx: Tx, productId: string): Promise<Pr
   const views = rows.map((row, k) => {
     const prev = rows[k - 1]?.snapshot;
     const changes = prev
-      ? Object.keys(row.snapshot).filter((key) => !skip.has(key) && JSON.stringify(row.snapshot[key]) !== JSON.stringify(prev[key]))
+      ? Object.keys(row.snapshot).filter(
+          (key) => !skip.has(key) && JSON.stringify(row.snapshot[key]) !== JSON.stringify(prev[key]),
+        )
       : [];
     return {
       version: row.version,

@@ -149,7 +149,12 @@ export function productColumns(p: ProductInput): Record<(typeof PRODUCT_COLUMNS)
  * are the minimum the schema needs; writers from outside go through product-admin.ts, which checks
  * every rule first.
  */
-export async function createProduct(tx: Tx, tenantId: string, p: ProductInput, createdBy?: string): Promise<ProductRow> {
+export async function createProduct(
+  tx: Tx,
+  tenantId: string,
+  p: ProductInput,
+  createdBy?: string,
+): Promise<ProductRow> {
   assertProductDigits(p.currency, p.digitsAfterDecimal);
   const d = p.digitsAfterDecimal;
   for (const [field, value] of [
@@ -167,7 +172,9 @@ export async function createProduct(tx: Tx, tenantId: string, p: ProductInput, c
     });
   if (p.maxRepayments < p.minRepayments) throw validationError('maxRepayments', 'number.min', { min: p.minRepayments });
   const values = { ...productColumns(p), tenant_id: tenantId };
-  const params = PRODUCT_COLUMNS.map((c) => (c === 'fees' || c === 'penalties' ? JSON.stringify(values[c]) : values[c]));
+  const params = PRODUCT_COLUMNS.map((c) =>
+    c === 'fees' || c === 'penalties' ? JSON.stringify(values[c]) : values[c],
+  );
   const placeholders = PRODUCT_COLUMNS.map((c, k) => `$${k + 1}${c === 'fees' || c === 'penalties' ? '::jsonb' : ''}`);
   const rows = await tx.query<ProductRow>(
     `insert into loan_products (${PRODUCT_COLUMNS.join(', ')}, updated_by) values (${placeholders.join(', ')}, $${PRODUCT_COLUMNS.length + 1})
