@@ -55,8 +55,11 @@ test.describe('[ADMIN-PRODUCTS]: loan products and collateral types', () => {
 
   test('a collateral type’s maximum LTV drives the warning on a collateral page', async ({ page }) => {
     await signIn(page, 'admin@demo.test');
-    const customers = await (await page.request.get('/v1/customers?limit=1')).json();
-    const customerId = (customers.items ?? customers)[0].id as string;
+    // A customer with an active loan, so that the collateral can secure it.
+    const loans = (await (await page.request.get('/v1/loans?status=ACTIVE&limit=1')).json()).items as {
+      customerId: string;
+    }[];
+    const customerId = loans[0].customerId;
     await page.goto(`/loans/collaterals/new/${customerId}`);
     await page.locator('#c-type').selectOption('equipment');
     await page.locator('#c-value').fill('100');

@@ -61,7 +61,8 @@ function bodyOf(groups: FieldGroup[], values: Values, editing: boolean): Record<
     const raw = (values[field.name] ?? '').trim();
     if (field.kind === 'yesno') body[field.name] = raw === 'true';
     else if (field.kind === 'int') body[field.name] = raw === '' && field.optional ? null : Number(raw);
-    else if (raw === '' && field.optional) body[field.name] = editing ? null : undefined;
+    else if (raw === '' && field.optional)
+      body[field.name] = field.kind === 'textarea' ? '' : editing ? null : undefined;
     else body[field.name] = field.name === 'description' ? values[field.name] : raw;
   }
   if (body.defaultRepayments === null && !editing) delete body.defaultRepayments;

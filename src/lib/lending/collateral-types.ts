@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Tx } from '../db/index.ts';
+import type { CollateralTypesRow } from '../db/schema.generated.ts';
 import { ADMIN } from '../auth/permissions.ts';
 import { auditActor, recordAudit } from '../audit/record-audit.ts';
 import { AppError } from '../errors/app-error.ts';
@@ -24,16 +25,7 @@ export type CollateralType = {
   version: number;
 };
 
-type Row = {
-  code: string;
-  name_en: string;
-  name_fr: string;
-  max_ltv_percent: string;
-  haircut_percent: string;
-  revaluation_months: number;
-  is_active: boolean;
-  version: number;
-};
+type Row = Omit<CollateralTypesRow, 'tenant_id' | 'created_at' | 'updated_at'>;
 
 const typeOf = (r: Row): CollateralType => ({
   code: r.code,

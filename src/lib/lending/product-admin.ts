@@ -6,12 +6,13 @@ import { AppError } from '../errors/app-error.ts';
 import { validationError } from '../errors/messages.ts';
 import { defineCommand } from '../http/command.ts';
 import { zodAmount } from '../http/input-fields.ts';
-import { formatMinor, MAX_AMOUNT_MINOR, parseMinor } from '../money/money.ts';
+import { formatMinor, parseMinor } from '../money/money.ts';
 import { generateSchedule, parseTerms } from '../schedule/index.ts';
 import type { Actor } from './actor.ts';
 import { assertUuid } from './loans.ts';
 import {
   assertProductDigits,
+  assertProductRanges,
   createProduct,
   getProduct,
   PRODUCT_COLUMNS,
@@ -182,24 +183,12 @@ export function productInputOf(body: CreateProductBody): ProductInput {
 /** The rules across fields: ranges, defaults inside them, down payment, penalties, the engine's own checks. */
 export function checkProduct(p: ProductInput): void {
   const d = p.digitsAfterDecimal;
-  for (const field of ['minPrincipal', 'maxPrincipal', 'defaultPrincipal'] as const) {
-    const value = p[field];
-    if (value === null || value === undefined) continue;
-    if (value <= 0n) throw validationError(field, 'money.mustBePositive');
-    if (value > MAX_AMOUNT_MINOR)
-      throw validationError(field, 'money.tooLarge', { max: formatMinor(MAX_AMOUNT_MINOR, d) });
-  }
-  if (p.maxPrincipal < p.minPrincipal)
-    throw validationError('maxPrincipal', 'money.outOfRange', {
-      min: formatMinor(p.minPrincipal, d),
-      max: formatMinor(MAX_AMOUNT_MINOR, d),
-    });
+  assertProductRanges(p);
   if (p.defaultPrincipal != null && (p.defaultPrincipal < p.minPrincipal || p.defaultPrincipal > p.maxPrincipal))
     throw validationError('defaultPrincipal', 'money.outOfRange', {
       min: formatMinor(p.minPrincipal, d),
       max: formatMinor(p.maxPrincipal, d),
     });
-  if (p.maxRepayments < p.minRepayments) throw validationError('maxRepayments', 'number.min', { min: p.minRepayments });
   if (p.defaultRepayments != null && (p.defaultRepayments < p.minRepayments || p.defaultRepayments > p.maxRepayments))
     throw validationError('defaultRepayments', 'number.between', { min: p.minRepayments, max: p.maxRepayments });
   if (p.downPaymentPercent != null) {

@@ -64,6 +64,24 @@ export function assertProductDigits(currency: string, digitsAfterDecimal: number
     throw validationError('digitsAfterDecimal', 'money.currencyDigits', { digits, currency: currencyCode(currency) });
 }
 
+/** Amounts positive and bounded, maximum amount and term not below their minimum (400 naming the field). */
+export function assertProductRanges(p: ProductInput): void {
+  const d = p.digitsAfterDecimal;
+  for (const field of ['minPrincipal', 'maxPrincipal', 'defaultPrincipal'] as const) {
+    const value = p[field];
+    if (value === null || value === undefined) continue;
+    if (value <= 0n) throw validationError(field, 'money.mustBePositive');
+    if (value > MAX_AMOUNT_MINOR)
+      throw validationError(field, 'money.tooLarge', { max: formatMinor(MAX_AMOUNT_MINOR, d) });
+  }
+  if (p.maxPrincipal < p.minPrincipal)
+    throw validationError('maxPrincipal', 'money.outOfRange', {
+      min: formatMinor(p.minPrincipal, d),
+      max: formatMinor(MAX_AMOUNT_MINOR, d),
+    });
+  if (p.maxRepayments < p.minRepayments) throw validationError('maxRepayments', 'number.min', { min: p.minRepayments });
+}
+
 /** The columns a product's terms are stored in, in the order productColumns answers them. */
 export const PRODUCT_COLUMNS = [
   'tenant_id',
@@ -156,21 +174,7 @@ export async function createProduct(
   createdBy?: string,
 ): Promise<ProductRow> {
   assertProductDigits(p.currency, p.digitsAfterDecimal);
-  const d = p.digitsAfterDecimal;
-  for (const [field, value] of [
-    ['minPrincipal', p.minPrincipal],
-    ['maxPrincipal', p.maxPrincipal],
-  ] as const) {
-    if (value <= 0n) throw validationError(field, 'money.mustBePositive');
-    if (value > MAX_AMOUNT_MINOR)
-      throw validationError(field, 'money.tooLarge', { max: formatMinor(MAX_AMOUNT_MINOR, d) });
-  }
-  if (p.maxPrincipal < p.minPrincipal)
-    throw validationError('maxPrincipal', 'money.outOfRange', {
-      min: formatMinor(p.minPrincipal, d),
-      max: formatMinor(MAX_AMOUNT_MINOR, d),
-    });
-  if (p.maxRepayments < p.minRepayments) throw validationError('maxRepayments', 'number.min', { min: p.minRepayments });
+  assertProductRanges(p);
   const values = { ...productColumns(p), tenant_id: tenantId };
   const params = PRODUCT_COLUMNS.map((c) =>
     c === 'fees' || c === 'penalties' ? JSON.stringify(values[c]) : values[c],
