@@ -62,7 +62,7 @@ test.describe('[ADMIN-PRODUCTS]: loan products and collateral types', () => {
     const customerId = loans[0].customerId;
     await page.goto(`/loans/collaterals/new/${customerId}`);
     await page.locator('#c-type').selectOption('equipment');
-    await page.locator('#c-value').fill('100');
+    await page.locator('#c-value').fill('1000000');
     await page.locator('form.form-stack.card button[type=submit]').click();
     await expect(page).toHaveURL(/\/loans\/collaterals\/[0-9a-f-]{36}/);
     const collateralUrl = page.url().split('?')[0];
@@ -73,7 +73,7 @@ test.describe('[ADMIN-PRODUCTS]: loan products and collateral types', () => {
     await page.locator('form').filter({ has: link }).locator('button[type=submit]').click();
 
     await page.goto('/admin/business/collateral?edit=equipment#edit');
-    await page.locator('#edit-maxLtvPercent').fill('1');
+    await page.locator('#edit-maxLtvPercent').fill('0.1');
     await page.getByRole('button', { name: 'Save' }).click();
     await expect(page).toHaveURL(/done=saved/);
     await page.goto(collateralUrl);

@@ -1,3 +1,4 @@
+import type { TFunction } from 'i18next';
 import type { FieldGroup } from '../../islands/products/ProductForm.tsx';
 import {
   ALLOCATION_STRATEGIES,
@@ -132,8 +133,8 @@ export function productFormValues(product: ProductRow | null, tenantCurrency: st
 }
 
 /** The ProductForm island's words: the `products` subtrees it reads, from the page's translator. */
-export function productFormLabels(t: (key: string, options?: Record<string, unknown>) => unknown): unknown {
-  const tree = (key: string) => t(`products:${key}`, { returnObjects: true });
+export function productFormLabels(t: TFunction): unknown {
+  const tree = (key: string) => t(`products:${key}`, { returnObjects: true }) as unknown;
   return {
     fields: tree('fields'),
     options: tree('options'),
