@@ -163,6 +163,7 @@ const ADDED_ROUTES = [
   '/admin/platform/error-reports', // error reports listed for administrators
   '/plan-required', // "not in your plan", shown by the guard with 403 for a feature the plan lacks
   '/400', // the page a client mistake (bad query parameter, unsupported method) answers with
+  '/admin/business/loan-products/:id', // a loan product's page: terms, versions, edit form, activation (issue 12)
 ];
 
 /** The all_permissions routes: administrators only. */
@@ -180,6 +181,7 @@ const ADMIN_ONLY = [
   '/admin/data/import-buckets/edit/:id',
   '/admin/business/loan-products',
   '/admin/business/loan-products/add',
+  '/admin/business/loan-products/:id',
   '/admin/business/collateral',
   '/admin/business/decision-models',
   '/admin/business/decision-models/:id',

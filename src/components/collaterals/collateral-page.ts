@@ -5,6 +5,8 @@ import type { Principal } from '#lib/auth/principal.ts';
 import { resolveScopeNodes } from '#lib/tenancy/scope.ts';
 import { tenantMoneyDay } from '#lib/tenancy/tenant.ts';
 import { pageDb, type Db } from '../../server/db.ts';
+import type { Language } from '#lib/i18n/index.ts';
+import { collateralTypeName, collateralWarningsOf, listCollateralTypes } from '#lib/lending/collateral-types.ts';
 
 export type CollateralPageContext = {
   db: Db;
@@ -24,6 +26,26 @@ export async function collateralContext(Astro: AstroGlobal): Promise<CollateralP
     scopeNodes: await resolveScopeNodes(tx, principal, null),
     ...(await tenantMoneyDay(tx, principal.tenantId)),
   }));
+}
+
+/** The type choices of a collateral form: the active types, and the collateral's own when editing. */
+export async function collateralTypeChoices(
+  ctx: CollateralPageContext,
+  language: Language,
+  keep?: string,
+): Promise<{ code: string; name: string }[]> {
+  const types = await ctx.db.tenant(ctx.principal.tenantId, (tx) => listCollateralTypes(tx));
+  return types
+    .filter((type) => type.isActive || type.code === keep)
+    .map((type) => ({ code: type.code, name: collateralTypeName(type, language) }));
+}
+
+/** The LTV and revaluation warnings of one collateral on the business date. */
+export async function collateralWarningsFor(ctx: CollateralPageContext, collateralId: string) {
+  const map = await ctx.db.tenant(ctx.principal.tenantId, (tx) =>
+    collateralWarningsOf(tx, [collateralId], ctx.businessDate),
+  );
+  return map.get(collateralId);
 }
 
 /** What a collateral's page can offer (src/lib/auth/allowed-actions.ts). */

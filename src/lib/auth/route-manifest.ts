@@ -218,6 +218,7 @@ const PAGE_DEFS: Def[] = [
   ['/admin/business/collection-workflow/:id', 'admin.collection_workflow.view'],
   ['/admin/business/loan-products', ADMIN],
   ['/admin/business/loan-products/add', ADMIN],
+  ['/admin/business/loan-products/:id', ADMIN],
   ['/admin/business/collateral', ADMIN],
   ['/admin/business/decision-models', ADMIN],
   ['/admin/business/decision-models/:id', ADMIN],
@@ -573,7 +574,21 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
     methods: { GET: need('loans.products.view'), POST: ADMIN },
     audit: audited('loan_product', { POST: 'product.create' }),
   },
-  { pattern: '/v1/products/:id', methods: { GET: need('loans.products.view') } },
+  {
+    pattern: '/v1/products/:id',
+    methods: { GET: need('loans.products.view'), PATCH: ADMIN },
+    audit: audited('loan_product', { PATCH: 'product.update' }),
+  },
+  {
+    pattern: '/v1/collateral-types',
+    methods: { GET: need('loans.collaterals.view'), POST: ADMIN },
+    audit: audited('collateral_type', { POST: 'collateral_type.create' }),
+  },
+  {
+    pattern: '/v1/collateral-types/:code',
+    methods: { PATCH: ADMIN },
+    audit: audited('collateral_type', { PATCH: 'collateral_type.update' }),
+  },
   {
     pattern: '/v1/customers',
     methods: { GET: need('loans.customers.view'), POST: need('loans.customers.view') },

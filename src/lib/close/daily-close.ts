@@ -200,7 +200,8 @@ function emptyStats(): CloseStats {
 }
 
 async function classifyLoans(tx: Tx, tenantId: string, asOf: string, stats: CloseStats): Promise<void> {
-  // Ranges of every bucket set, and each product's set and arrears grace.
+  // Ranges of every bucket set, and each product version's set and arrears grace (a loan follows the
+  // version it was made with, migration 0610).
   const rangeRows = await tx.query<
     Pick<DelinquencyRangesRow, 'bucket_set_id' | 'classification' | 'min_age_days' | 'max_age_days'>
   >(
@@ -215,7 +216,8 @@ async function classifyLoans(tx: Tx, tenantId: string, asOf: string, stats: Clos
   const products = new Map(
     (
       await tx.query<Pick<LoanProductsRow, 'id' | 'delinquency_bucket_set_id' | 'grace_on_arrears_ageing'>>(
-        'select id, delinquency_bucket_set_id, grace_on_arrears_ageing from loan_products',
+        `select product_id::text || ':' || version as id, (snapshot->>'delinquency_bucket_set_id')::uuid as delinquency_bucket_set_id,
+                coalesce((snapshot->>'grace_on_arrears_ageing')::int, 0) as grace_on_arrears_ageing from loan_product_versions`,
       )
     ).map((p) => [p.id, p]),
   );
@@ -234,7 +236,7 @@ async function classifyLoans(tx: Tx, tenantId: string, asOf: string, stats: Clos
     due_date: string;
     outstanding: bigint;
   }>(
-    `select i.loan_id, l.product_id, i.number, i.due_date, ${INSTALLMENT_OUTSTANDING_SQL} as outstanding
+    `select i.loan_id, l.product_id::text || ':' || l.product_version as product_id, i.number, i.due_date, ${INSTALLMENT_OUTSTANDING_SQL} as outstanding
        from loan_installments i join loans l on l.tenant_id = i.tenant_id and l.id = i.loan_id
       where i.obligations_met_on is null and i.due_date < $1 and l.status = 'ACTIVE'
         and ${INSTALLMENT_OUTSTANDING_SQL} > 0

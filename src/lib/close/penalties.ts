@@ -46,7 +46,8 @@ export function percentOf(base: bigint, percent: string): bigint {
 /** Applies due overdue penalties as of `asOf` (the new business date); answers how many. */
 export async function applyOverduePenalties(tx: Tx, tenantId: string, asOf: string, actor: string): Promise<number> {
   const closedDay = addDays(asOf, -1);
-  // Products' overdue penalties first: most days most tenants have none to consider.
+  // Products' overdue penalties first: most days most tenants have none to consider. Per product
+  // version (migration 0610): a loan is charged the penalties of the version it was made with.
   const penalties = await tx.query<{
     product_id: string;
     code: string;
@@ -56,10 +57,10 @@ export async function applyOverduePenalties(tx: Tx, tenantId: string, asOf: stri
     percent: string | null;
     grace: number;
   }>(
-    `select p.id as product_id, pen->>'code' as code, pen->>'name' as name, pen->>'kind' as kind, pen->>'amount' as amount,
-            pen->>'percent' as percent, coalesce((pen->>'graceDays')::int, 0) as grace
-       from loan_products p cross join lateral jsonb_array_elements(p.penalties) pen
-      where jsonb_typeof(p.penalties) = 'array' and pen->>'trigger' = 'OVERDUE' and coalesce(pen->>'code', '') <> ''`,
+    `select v.product_id::text || ':' || v.version as product_id, pen->>'code' as code, pen->>'name' as name, pen->>'kind' as kind,
+            pen->>'amount' as amount, pen->>'percent' as percent, coalesce((pen->>'graceDays')::int, 0) as grace
+       from loan_product_versions v cross join lateral jsonb_array_elements(v.snapshot->'penalties') pen
+      where jsonb_typeof(v.snapshot->'penalties') = 'array' and pen->>'trigger' = 'OVERDUE' and coalesce(pen->>'code', '') <> ''`,
   );
   if (penalties.length === 0) return 0;
   const byProduct = new Map<string, typeof penalties>();
@@ -79,10 +80,10 @@ export async function applyOverduePenalties(tx: Tx, tenantId: string, asOf: stri
        select i.tenant_id, i.loan_id, i.number, i.due_date, (i.principal_due + i.interest_due)::int8 as base, ${INSTALLMENT_OUTSTANDING_SQL} as outstanding
          from loan_installments i where i.obligations_met_on is null and i.due_date < $1
      )
-     select o.loan_id, l.product_id, o.number, o.due_date, l.currency, o.base,
+     select o.loan_id, l.product_id::text || ':' || l.product_version as product_id, o.number, o.due_date, l.currency, o.base,
             (select array_agg(c.penalty_code) from close_penalties c where c.tenant_id = o.tenant_id and c.loan_id = o.loan_id and c.installment_number = o.number) as charged
        from o join loans l on l.tenant_id = o.tenant_id and l.id = o.loan_id
-      where l.status = 'ACTIVE' and o.outstanding > 0 and l.product_id = any($2::uuid[])
+      where l.status = 'ACTIVE' and o.outstanding > 0 and l.product_id::text || ':' || l.product_version = any($2::text[])
       order by o.loan_id, o.number`,
     [asOf, [...byProduct.keys()]],
   );

@@ -1,4 +1,5 @@
 import type { Tx } from '../db/index.ts';
+import { assertCollateralType } from '../lending/collateral-types.ts';
 import { AppError } from '../errors/app-error.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import type { Actor } from '../lending/actor.ts';
@@ -54,6 +55,7 @@ export async function collateralSummary(tx: Tx, collateralId: string): Promise<C
   return rows[0] ?? null;
 }
 
+/** The types every tenant starts with (migration 0611 seeds them); the forms offer the tenant's configured types. */
 export const COLLATERAL_TYPES = ['vehicle', 'real_estate', 'deposit', 'guarantee', 'equipment', 'other'] as const;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -76,7 +78,8 @@ export async function visibleCollateral(
 export type CollateralEdit = { type: string; description: string; value: string; valuationDate: string };
 
 /**
- * Checks the editable fields (type from the list, value a positive amount in the currency through
+ * Checks the editable fields (the type is checked against the tenant's active types by the caller:
+ * assertCollateralType in src/lib/lending/collateral-types.ts; value a positive amount in the currency through
  * the one money parser — a decimal comma accepted from French forms —, a real date not after the
  * business date); refusals name the field in every language.
  */
@@ -86,8 +89,6 @@ export function parseCollateralEdit(
   businessDate: string,
   language: Language = 'en',
 ): { type: string; description: string; value: bigint; valuationDate: string } {
-  if (!(COLLATERAL_TYPES as readonly string[]).includes(input.type))
-    throw validationError('type', 'choice', { options: COLLATERAL_TYPES.join(', ') });
   const { minor: value } = parseMoney(input.value, currency, 'value', { decimalComma: language === 'fr' });
   const date = parseDateInput(input.valuationDate.trim(), { max: businessDate, maxIsBusinessDate: true });
   if (!date.ok) throw validationError('valuationDate', date.problem.key, date.problem.params);
@@ -108,6 +109,7 @@ export async function updateCollateral(
   await assertInScope(tx, actor, 'collateral', collateralId);
   const before = await collateralSummary(tx, collateralId);
   if (!before) throw new AppError('NOT_FOUND', 'Collateral not found', { field: 'collateralId' });
+  await assertCollateralType(tx, input.type, before.type);
   const next = parseCollateralEdit(input, before.currency, businessDate, language);
   await tx.query(`update collaterals set type = $2, description = $3, value = $4, valuation_date = $5 where id = $1`, [
     collateralId,

@@ -84,6 +84,21 @@ export type CloseRunsRow = {
   stats: unknown;
 };
 
+/** The `collateral_types` table. */
+export type CollateralTypesRow = {
+  tenant_id: string;
+  code: string;
+  name_en: string;
+  name_fr: string;
+  max_ltv_percent: string;
+  haircut_percent: string;
+  revaluation_months: number;
+  is_active: boolean;
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+};
+
 /** The `collaterals` table. */
 export type CollateralsRow = {
   tenant_id: string;
@@ -514,6 +529,7 @@ export type LoanApplicationsRow = {
   version: number;
   customer_branch_id: string | null;
   customer_officer_id: string | null;
+  product_version: number;
   manual_review_reason: string | null;
 };
 
@@ -607,6 +623,16 @@ export type LoanMonthEndSnapshotsRow = {
   created_at: Date;
 };
 
+/** The `loan_product_versions` table. */
+export type LoanProductVersionsRow = {
+  tenant_id: string;
+  product_id: string;
+  version: number;
+  snapshot: unknown;
+  created_by: string | null;
+  created_at: Date;
+};
+
 /** The `loan_products` table. */
 export type LoanProductsRow = {
   tenant_id: string;
@@ -647,6 +673,9 @@ export type LoanProductsRow = {
   is_active: boolean;
   created_at: Date;
   allow_overpayment: boolean;
+  version: number;
+  updated_by: string | null;
+  updated_at: Date;
 };
 
 /** The `loan_transactions` table. */
@@ -727,6 +756,7 @@ export type LoansRow = {
   maturity_date: string | null;
   customer_branch_id: string | null;
   customer_officer_id: string | null;
+  product_version: number;
 };
 
 /** The `login_failures` table. */
@@ -766,6 +796,7 @@ export type OffersRow = {
   strategy_id: string | null;
   strategy_version: number | null;
   decision_id: string | null;
+  product_version: number;
 };
 
 /** The `oidc_auth_requests` table. */
@@ -1084,6 +1115,7 @@ export type Tables = {
   bank_statement_imports: BankStatementImportsRow;
   close_penalties: ClosePenaltiesRow;
   close_runs: CloseRunsRow;
+  collateral_types: CollateralTypesRow;
   collaterals: CollateralsRow;
   contract_signatories: ContractSignatoriesRow;
   contracts: ContractsRow;
@@ -1119,6 +1151,7 @@ export type Tables = {
   loan_delinquency_history: LoanDelinquencyHistoryRow;
   loan_installments: LoanInstallmentsRow;
   loan_month_end_snapshots: LoanMonthEndSnapshotsRow;
+  loan_product_versions: LoanProductVersionsRow;
   loan_products: LoanProductsRow;
   loan_transactions: LoanTransactionsRow;
   loan_transactions_view: LoanTransactionsViewRow;

@@ -17,7 +17,7 @@ import type { ApplicationRow } from './commands/submit-application.ts';
 import { getCustomer, isCustomerInScope } from './customers.ts';
 import { dryRunApplication } from './lifecycle/application.ts';
 import { isUuid } from './loans.ts';
-import { getProduct } from './products.ts';
+import { productOf } from './products.ts';
 import { need } from '../auth/permissions.ts';
 
 /**
@@ -47,7 +47,7 @@ export async function loadApplicationEdit(db: Db, principal: Principal, customer
   return db.tenant(principal.tenantId, async (tx) => {
     const application = await findApplication(tx, principal, customerId, loanId);
     const customer = await getCustomer(tx, customerId);
-    const product = await getProduct(tx, application.product_id);
+    const product = await productOf(tx, application);
     const edit = dryRunApplication(
       application.status,
       await applicationContext(tx, actorFromPrincipal(principal), application),

@@ -1,4 +1,5 @@
 import { AppError } from '../errors/app-error.ts';
+import { assertCollateralType } from './collateral-types.ts';
 import type { Tx } from '../db/index.ts';
 import type { CollateralsRow } from '../db/schema.generated.ts';
 import type { Actor } from './actor.ts';
@@ -21,6 +22,7 @@ export async function createCollateral(
   },
 ): Promise<CollateralRow> {
   assertUuid(input.customerId, 'customerId');
+  await assertCollateralType(tx, input.type);
   await assertPlacementInScope(tx, actor, { customerId: input.customerId });
   if (!input.type.trim()) throw new AppError('BAD_REQUEST', 'type is required', { field: 'type' });
   if (!/^\d{4}-\d{2}-\d{2}$/.test(input.valuationDate))

@@ -10,7 +10,7 @@ import { submitApplication } from './commands/submit-application.ts';
 import { dryRunOffer, transitionOffer, type OfferAction, type OfferStatus } from './lifecycle/offer.ts';
 import { assertUuid, isUuid } from './loans.ts';
 import { parseStoredConfig, type FormDefinition, type FormField } from '../tenancy/config.ts';
-import { assertWithinProduct, getProduct } from './products.ts';
+import { assertProductActive, assertWithinProduct, getProduct } from './products.ts';
 import { assertInScope, assertPlacementInScope, isInNodes } from '../auth/data-permissions.ts';
 
 /** An `offers` row; status and the notify form are narrowed by the lifecycle that writes them. */
@@ -46,6 +46,7 @@ export async function createOffer(
   assertUuid(input.customerId, 'customerId');
   await assertPlacementInScope(tx, actor, { customerId: input.customerId });
   const product = await getProduct(tx, input.productId);
+  assertProductActive(product);
   const { minor: principal } = positiveAmount(input.principal, product.currency, 'principal');
   assertWithinProduct(product, principal, input.numberOfRepayments);
   const today = await businessDate(tx, actor.tenantId);
@@ -56,8 +57,8 @@ export async function createOffer(
   }
   const [row] = await tx.query<OfferRow>(
     `insert into offers (tenant_id, code, customer_id, product_id, currency, principal, number_of_repayments, annual_interest_rate, expires_on,
-       strategy_id, strategy_version)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) returning *`,
+       product_version, strategy_id, strategy_version)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) returning *`,
     [
       actor.tenantId,
       offerCode(),
@@ -68,6 +69,7 @@ export async function createOffer(
       input.numberOfRepayments,
       input.annualInterestRate ?? product.annual_interest_rate,
       input.expiresOn,
+      product.version,
       input.strategyId ?? null,
       input.strategyVersion ?? null,
     ],
@@ -217,6 +219,7 @@ export async function requestOfferLoan(
   const { application, loanId } = await submitApplication(tx, actor, {
     customerId: offer.customer_id,
     productId: offer.product_id,
+    productVersion: offer.product_version,
     offerId: offer.id,
     principal: toDecimalString(fromMinor(offer.principal, offer.currency)),
     numberOfRepayments: offer.number_of_repayments,

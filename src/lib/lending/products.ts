@@ -64,13 +64,12 @@ export function assertProductDigits(currency: string, digitsAfterDecimal: number
     throw validationError('digitsAfterDecimal', 'money.currencyDigits', { digits, currency: currencyCode(currency) });
 }
 
-export async function createProduct(tx: Tx, tenantId: string, p: ProductInput): Promise<ProductRow> {
-  assertProductDigits(p.currency, p.digitsAfterDecimal);
+/** Amounts positive and bounded, maximum amount and term not below their minimum (400 naming the field). */
+export function assertProductRanges(p: ProductInput): void {
   const d = p.digitsAfterDecimal;
-  for (const [field, value] of [
-    ['minPrincipal', p.minPrincipal],
-    ['maxPrincipal', p.maxPrincipal],
-  ] as const) {
+  for (const field of ['minPrincipal', 'maxPrincipal', 'defaultPrincipal'] as const) {
+    const value = p[field];
+    if (value === null || value === undefined) continue;
     if (value <= 0n) throw validationError(field, 'money.mustBePositive');
     if (value > MAX_AMOUNT_MINOR)
       throw validationError(field, 'money.tooLarge', { max: formatMinor(MAX_AMOUNT_MINOR, d) });
@@ -81,52 +80,110 @@ export async function createProduct(tx: Tx, tenantId: string, p: ProductInput): 
       max: formatMinor(MAX_AMOUNT_MINOR, d),
     });
   if (p.maxRepayments < p.minRepayments) throw validationError('maxRepayments', 'number.min', { min: p.minRepayments });
+}
+
+/** The columns a product's terms are stored in, in the order productColumns answers them. */
+export const PRODUCT_COLUMNS = [
+  'tenant_id',
+  'code',
+  'name',
+  'description',
+  'currency',
+  'digits_after_decimal',
+  'currency_in_multiples_of',
+  'installment_amount_in_multiples_of',
+  'rounding_mode',
+  'min_principal',
+  'max_principal',
+  'default_principal',
+  'min_repayments',
+  'max_repayments',
+  'default_repayments',
+  'annual_interest_rate',
+  'repayment_every',
+  'repayment_frequency',
+  'schedule_type',
+  'interest_method',
+  'amortization',
+  'interest_calculation_period',
+  'allow_partial_period_interest',
+  'days_in_year',
+  'days_in_month',
+  'grace_on_principal_periods',
+  'grace_on_interest_payment_periods',
+  'interest_free_periods',
+  'grace_on_arrears_ageing',
+  'down_payment_percent',
+  'fees',
+  'penalties',
+  'allocation_strategy',
+  'delinquency_bucket_set_id',
+  'allow_overpayment',
+] as const;
+
+/** ProductInput → its column values, with Fineract's usual product settings as defaults (tenant_id left empty). */
+export function productColumns(p: ProductInput): Record<(typeof PRODUCT_COLUMNS)[number], unknown> {
+  return {
+    tenant_id: '',
+    code: p.code,
+    name: p.name,
+    description: p.description ?? '',
+    currency: p.currency.toUpperCase(),
+    digits_after_decimal: p.digitsAfterDecimal,
+    currency_in_multiples_of: p.currencyInMultiplesOf ?? 0,
+    installment_amount_in_multiples_of: p.installmentAmountInMultiplesOf ?? 0,
+    rounding_mode: p.roundingMode ?? 'HALF_EVEN',
+    min_principal: p.minPrincipal,
+    max_principal: p.maxPrincipal,
+    default_principal: p.defaultPrincipal ?? null,
+    min_repayments: p.minRepayments,
+    max_repayments: p.maxRepayments,
+    default_repayments: p.defaultRepayments ?? null,
+    annual_interest_rate: String(Number(p.annualInterestRate)),
+    repayment_every: p.repaymentEvery ?? 1,
+    repayment_frequency: p.repaymentFrequency,
+    schedule_type: p.scheduleType ?? 'CUMULATIVE',
+    interest_method: p.interestMethod ?? 'DECLINING_BALANCE',
+    amortization: p.amortization ?? 'EQUAL_INSTALLMENTS',
+    interest_calculation_period: p.interestCalculationPeriod ?? 'DAILY',
+    allow_partial_period_interest: p.allowPartialPeriodInterest ?? false,
+    days_in_year: p.daysInYear ?? 'ACTUAL',
+    days_in_month: p.daysInMonth ?? 'ACTUAL',
+    grace_on_principal_periods: p.graceOnPrincipalPeriods ?? 0,
+    grace_on_interest_payment_periods: p.graceOnInterestPaymentPeriods ?? 0,
+    interest_free_periods: p.interestFreePeriods ?? 0,
+    grace_on_arrears_ageing: p.graceOnArrearsAgeing ?? 0,
+    down_payment_percent: p.downPaymentPercent == null ? null : String(Number(p.downPaymentPercent)),
+    fees: p.fees ?? [],
+    penalties: p.penalties ?? [],
+    allocation_strategy: p.allocationStrategy ?? 'mifos-standard-strategy',
+    delinquency_bucket_set_id: p.delinquencyBucketSetId ?? null,
+    allow_overpayment: p.allowOverpayment ?? false,
+  };
+}
+
+/**
+ * Inserts a product (version 1; the trigger of migration 0610 keeps its snapshot). The checks here
+ * are the minimum the schema needs; writers from outside go through product-admin.ts, which checks
+ * every rule first.
+ */
+export async function createProduct(
+  tx: Tx,
+  tenantId: string,
+  p: ProductInput,
+  createdBy?: string,
+): Promise<ProductRow> {
+  assertProductDigits(p.currency, p.digitsAfterDecimal);
+  assertProductRanges(p);
+  const values = { ...productColumns(p), tenant_id: tenantId };
+  const params = PRODUCT_COLUMNS.map((c) =>
+    c === 'fees' || c === 'penalties' ? JSON.stringify(values[c]) : values[c],
+  );
+  const placeholders = PRODUCT_COLUMNS.map((c, k) => `$${k + 1}${c === 'fees' || c === 'penalties' ? '::jsonb' : ''}`);
   const rows = await tx.query<ProductRow>(
-    `insert into loan_products (tenant_id, code, name, description, currency, digits_after_decimal, currency_in_multiples_of,
-       installment_amount_in_multiples_of, rounding_mode, min_principal, max_principal, default_principal, min_repayments,
-       max_repayments, default_repayments, annual_interest_rate, repayment_every, repayment_frequency, schedule_type,
-       interest_method, amortization, interest_calculation_period, allow_partial_period_interest, days_in_year, days_in_month,
-       grace_on_principal_periods, grace_on_interest_payment_periods, interest_free_periods, grace_on_arrears_ageing,
-       down_payment_percent, fees, penalties, allocation_strategy, delinquency_bucket_set_id, allow_overpayment)
-     values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28,$29,$30,$31::jsonb,$32::jsonb,$33,$34,$35)
+    `insert into loan_products (${PRODUCT_COLUMNS.join(', ')}, updated_by) values (${placeholders.join(', ')}, $${PRODUCT_COLUMNS.length + 1})
      returning *`,
-    [
-      tenantId,
-      p.code,
-      p.name,
-      p.description ?? '',
-      p.currency.toUpperCase(),
-      p.digitsAfterDecimal,
-      p.currencyInMultiplesOf ?? 0,
-      p.installmentAmountInMultiplesOf ?? 0,
-      p.roundingMode ?? 'HALF_EVEN',
-      p.minPrincipal,
-      p.maxPrincipal,
-      p.defaultPrincipal ?? null,
-      p.minRepayments,
-      p.maxRepayments,
-      p.defaultRepayments ?? null,
-      p.annualInterestRate,
-      p.repaymentEvery ?? 1,
-      p.repaymentFrequency,
-      p.scheduleType ?? 'CUMULATIVE',
-      p.interestMethod ?? 'DECLINING_BALANCE',
-      p.amortization ?? 'EQUAL_INSTALLMENTS',
-      p.interestCalculationPeriod ?? 'DAILY',
-      p.allowPartialPeriodInterest ?? false,
-      p.daysInYear ?? 'ACTUAL',
-      p.daysInMonth ?? 'ACTUAL',
-      p.graceOnPrincipalPeriods ?? 0,
-      p.graceOnInterestPaymentPeriods ?? 0,
-      p.interestFreePeriods ?? 0,
-      p.graceOnArrearsAgeing ?? 0,
-      p.downPaymentPercent ?? null,
-      JSON.stringify(p.fees ?? []),
-      JSON.stringify(p.penalties ?? []),
-      p.allocationStrategy ?? 'mifos-standard-strategy',
-      p.delinquencyBucketSetId ?? null,
-      p.allowOverpayment ?? false,
-    ],
+    [...params, createdBy ?? null],
   );
   return normalise(rows[0]);
 }
@@ -142,8 +199,47 @@ export async function getProduct(tx: Tx, productId: string): Promise<ProductRow>
   return normalise(rows[0]);
 }
 
+/**
+ * The product as it was at `version` (the snapshot of migration 0610): what every existing offer,
+ * application and loan reads its conventions from, so a later change to the product never alters it.
+ */
+export async function getProductVersion(tx: Tx, productId: string, version: number): Promise<ProductRow> {
+  assertUuid(productId, 'productId');
+  const rows = await tx.query<ProductRow>(
+    `select (jsonb_populate_record(null::loan_products, snapshot)).* from loan_product_versions where product_id = $1 and version = $2`,
+    [productId, version],
+  );
+  if (!rows[0]) throw new AppError('NOT_FOUND', 'Loan product version not found', { field: 'productId' });
+  return normalise(rows[0]);
+}
+
+/** The product version an offer, application or loan was made with. */
+export function productOf(tx: Tx, row: { product_id: string; product_version: number }): Promise<ProductRow> {
+  return getProductVersion(tx, row.product_id, row.product_version);
+}
+
+/** The product version of an offer, application or loan by its id (pages that hold only the id). */
+export async function productOfRecord(
+  tx: Tx,
+  table: 'offers' | 'loan_applications' | 'loans',
+  id: string,
+): Promise<ProductRow> {
+  const [row] = await tx.query<{ product_id: string; product_version: number }>(
+    `select product_id, product_version from ${table} where id = $1`,
+    [id],
+  );
+  if (!row) throw new AppError('NOT_FOUND', 'Loan product not found', { field: 'productId' });
+  return productOf(tx, row);
+}
+
 export async function listProducts(tx: Tx): Promise<ProductRow[]> {
   return (await tx.query<ProductRow>(`select * from loan_products order by name, id`)).map(normalise);
+}
+
+/** New offers and applications only for an active product: a 409 naming productId otherwise. */
+export function assertProductActive(product: ProductRow): void {
+  if (!product.is_active)
+    throw new AppError('CONFLICT', 'This loan product is no longer offered', { field: 'productId' });
 }
 
 /** Checks amount and term against the product's ranges; errors name the field. */
@@ -293,5 +389,7 @@ export function productJson(p: ProductRow) {
     delinquencyBucketSetId: p.delinquency_bucket_set_id,
     isActive: p.is_active,
     allowOverpayment: p.allow_overpayment,
+    version: p.version,
+    updatedAt: p.updated_at ? new Date(p.updated_at).toISOString() : null,
   };
 }

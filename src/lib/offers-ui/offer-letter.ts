@@ -4,7 +4,7 @@ import type { Db } from '../db/index.ts';
 import { AppError } from '../errors/app-error.ts';
 import { isCustomerInScope, getCustomer } from '../lending/customers.ts';
 import { getOffer } from '../lending/offers.ts';
-import { getProduct } from '../lending/products.ts';
+import { productOf } from '../lending/products.ts';
 import { formatDate } from '../i18n/format.ts';
 import type { Language } from '../i18n/index.ts';
 import { resolveScopeNodes } from '../tenancy/scope.ts';
@@ -23,7 +23,7 @@ export async function offerLetter(db: Db, principal: Principal, offerId: string,
       throw new AppError('NOT_FOUND', 'Offer not found', { field: 'offerId' });
     }
     const customer = await getCustomer(tx, offer.customer_id);
-    const product = await getProduct(tx, offer.product_id);
+    const product = await productOf(tx, offer);
     const today = await businessDate(tx, principal.tenantId);
     const offered = fromMinor(offer.principal, offer.currency);
     const amount = `${toDecimalString(offered)} ${offered.currency}`;

@@ -9,7 +9,7 @@ import { getCustomer } from '../lending/customers.ts';
 import { getLoanView, isUuid } from '../lending/loans.ts';
 import { getOffer, offerActions, offerJson } from '../lending/offers.ts';
 import { listDecisions } from '../decisioning/decisions.ts';
-import { getProduct, listProducts, loadCalendar, termsFor } from '../lending/products.ts';
+import { listProducts, loadCalendar, productOf, productOfRecord, termsFor } from '../lending/products.ts';
 import { fromDecimalString, fromMinor, isZero, toDecimalString } from '../money/money.ts';
 import { businessDate } from '../tenancy/tenant.ts';
 import type {
@@ -37,7 +37,7 @@ export async function loadOfferPage(db: Db, principal: Principal, customerId: st
     if (!isUuid(offerId)) throw new AppError('NOT_FOUND', 'Offer not found', { field: 'offerId' });
     const row = await getOffer(tx, offerId);
     if (row.customer_id !== customerId) throw new AppError('NOT_FOUND', 'Offer not found', { field: 'offerId' });
-    const product = await getProduct(tx, row.product_id);
+    const product = await productOf(tx, row);
     const today = await businessDate(tx, principal.tenantId);
     const dryRun = (await offerActions(tx, principal.tenantId, row)).map((e) => ({
       action: e.action,
@@ -100,7 +100,7 @@ export async function loadApplicationPage(db: Db, principal: Principal, customer
     if (!row || row.customer_id !== customerId)
       throw new AppError('NOT_FOUND', 'Loan application not found', { field: 'loanId' });
     const application = await getApplicationView(tx, actorFromPrincipal(principal), row.id);
-    const product = await getProduct(tx, application.productId);
+    const product = await productOfRecord(tx, 'loan_applications', application.id);
     const names = await tx.query<Pick<UsersRow, 'id' | 'display_name'>>(
       `select id, display_name from users where id = any($1::uuid[])`,
       [[application.submittedBy, application.decidedBy].filter((v): v is string => Boolean(v))],
@@ -143,7 +143,7 @@ export async function loadLoanPage(db: Db, principal: Principal, customerId: str
     await assertInScope(tx, principal, 'loan', loanId);
     const loan = await getLoanView(tx, loanId);
     if (loan.customerId !== customerId) throw new AppError('NOT_FOUND', 'Loan not found', { field: 'loanId' });
-    const product = await getProduct(tx, loan.productId);
+    const product = await productOfRecord(tx, 'loans', loanId);
     const collaterals = await tx.query<
       Pick<CollateralsRow, 'id' | 'type' | 'description' | 'value' | 'currency' | 'valuation_date'>
     >(

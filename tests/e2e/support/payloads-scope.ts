@@ -139,6 +139,12 @@ export const SCOPE_FREE: Record<string, string> = {
   'POST /v1/error-reports': 'the caller’s own error report, no branch data',
   'POST /v1/translations/:lng/:ns': 'reports missing translation keys, no branch data',
   'POST /v1/products': 'administrators only: the tenant’s product catalogue is not placed in a branch',
+  'PATCH /v1/products/:id': 'administrators only: the tenant’s product catalogue is not placed in a branch',
+  'POST /v1/collateral-types': 'administrators only: the tenant’s collateral types are not placed in a branch',
+  'PATCH /v1/collateral-types/:code': 'administrators only: the tenant’s collateral types are not placed in a branch',
+  'POST /admin/business/collateral': 'administrators only: the tenant’s collateral types are not placed in a branch',
+  'POST /admin/business/loan-products/:id':
+    'administrators only: activates or deactivates a product of the tenant’s catalogue, not placed in a branch',
   // Administration, security (issue 11): tenant-wide settings, guarded by the admin.* keys, no branch data.
   'POST /v1/ip-restrictions': 'admin.ip_restriction.edit: the tenant’s IP rules, no branch data',
   'PATCH /v1/ip-restrictions/:id': 'admin.ip_restriction.edit: the tenant’s IP rules, no branch data',

@@ -14,7 +14,7 @@ import { recordAudit } from '#lib/audit/record-audit.ts';
 import type { Actor } from '../actor.ts';
 import { loadInstallments, loanOutstanding, type InstallmentRow } from '../installments.ts';
 import { loadTransactions, lockLoan, type LoanRow, type TransactionRow } from '../loans.ts';
-import { getProduct, type ProductRow } from '../products.ts';
+import { productOf, type ProductRow } from '../products.ts';
 import { assertInScope } from '#lib/auth/data-permissions.ts';
 import type { LoanStatus } from '../lifecycle/loan.ts';
 import type { LoanTransactionType } from '../transaction-types.ts';
@@ -35,7 +35,7 @@ export async function openLoanForCommand(tx: Tx, actor: Actor, loanId: string): 
   await assertInScope(tx, actor, 'loan', loanId);
   const loan = await lockLoan(tx, loanId);
   // Sequential: a transaction is one connection, and pg refuses overlapping queries on it.
-  const product = await getProduct(tx, loan.product_id);
+  const product = await productOf(tx, loan); // the version the loan was made with
   const installments = await loadInstallments(tx, loan.id);
   const transactions = await loadTransactions(tx, loan.id);
   const today = await businessDate(tx, actor.tenantId);

@@ -3,7 +3,7 @@ import { AppError } from '#lib/errors/app-error.ts';
 import type { Actor } from '../actor.ts';
 import { dryRunApplication } from '../lifecycle/application.ts';
 import { assertUuid, lockLoan } from '../loans.ts';
-import { assertWithinProduct, getProduct, termsFor } from '../products.ts';
+import { assertWithinProduct, productOf, termsFor } from '../products.ts';
 import { auditSuccess, positiveAmount } from './common.ts';
 import { applicationContext } from './decide-application.ts';
 import { expectedDisbursementDate, lockApplication, type ApplicationRow } from './submit-application.ts';
@@ -58,7 +58,7 @@ export async function editApplication(
       field: 'version',
     });
   }
-  const product = await getProduct(tx, application.product_id);
+  const product = await productOf(tx, application);
   const { minor: principal } = positiveAmount(input.principal, product.currency, 'principal');
   assertWithinProduct(product, principal, input.numberOfRepayments);
   const expected =

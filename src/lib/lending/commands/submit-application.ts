@@ -7,7 +7,7 @@ import { parseDateInput } from '#lib/dates/parse-date.ts';
 import { validationError } from '#lib/errors/messages.ts';
 import type { Actor } from '../actor.ts';
 import { assertUuid } from '../loans.ts';
-import { assertWithinProduct, getProduct, termsFor } from '../products.ts';
+import { assertProductActive, assertWithinProduct, getProduct, getProductVersion, termsFor } from '../products.ts';
 import { auditSuccess, positiveAmount } from './common.ts';
 import { assertInScope, assertPlacementInScope } from '#lib/auth/data-permissions.ts';
 import { currencyCode } from '#lib/money/money.ts';
@@ -18,6 +18,8 @@ import { decideApplication } from './decide-application.ts';
 export type SubmitApplicationInput = {
   customerId: string;
   productId: string;
+  /** The product version of the offer the application comes from (internal; the API does not take it). */
+  productVersion?: number;
   offerId?: string | null;
   /** Decimal string ("5000.00") or minor units. */
   principal: string | bigint;
@@ -52,9 +54,12 @@ export async function submitApplication(
   assertUuid(input.customerId, 'customerId');
   await assertPlacementInScope(tx, actor, { customerId: input.customerId });
   if (input.offerId) await assertInScope(tx, actor, 'offer', input.offerId);
-  const product = await getProduct(tx, input.productId);
-  if (!product.is_active)
-    throw new AppError('CONFLICT', 'This loan product is no longer offered', { field: 'productId' });
+  assertProductActive(await getProduct(tx, input.productId));
+  // An application from an offer keeps the product version of the offer; otherwise the current one.
+  const product =
+    input.productVersion === undefined
+      ? await getProduct(tx, input.productId)
+      : await getProductVersion(tx, input.productId, input.productVersion);
   const { minor: principal } = positiveAmount(input.principal, product.currency, 'principal');
   assertWithinProduct(product, principal, input.numberOfRepayments);
   const rate = input.annualInterestRate ?? product.annual_interest_rate;
@@ -72,8 +77,8 @@ export async function submitApplication(
 
   const [application] = await tx.query<ApplicationRow>(
     `insert into loan_applications (tenant_id, customer_id, product_id, offer_id, currency, principal, number_of_repayments,
-       annual_interest_rate, expected_disbursement_date, submitted_by, form_data)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb) returning *`,
+       annual_interest_rate, expected_disbursement_date, submitted_by, form_data, product_version)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12) returning *`,
     [
       actor.tenantId,
       input.customerId,
@@ -86,6 +91,7 @@ export async function submitApplication(
       expected,
       actor.userId,
       JSON.stringify(input.formData ?? {}),
+      product.version,
     ],
   );
   const terms = termsFor(product, {
@@ -97,8 +103,8 @@ export async function submitApplication(
   const accountNo = `L${crypto.randomBytes(5).toString('hex').toUpperCase()}`;
   const [loan] = await tx.query<Pick<LoansRow, 'id'>>(
     `insert into loans (tenant_id, account_no, customer_id, product_id, application_id, offer_id, status, currency, principal,
-       number_of_repayments, annual_interest_rate, terms, expected_disbursement_date, submitted_on, officer_id)
-     values ($1, $2, $3, $4, $5, $6, 'SUBMITTED_AND_PENDING_APPROVAL', $7, $8, $9, $10, $11::jsonb, $12, $13, $14) returning id`,
+       number_of_repayments, annual_interest_rate, terms, expected_disbursement_date, submitted_on, officer_id, product_version)
+     values ($1, $2, $3, $4, $5, $6, 'SUBMITTED_AND_PENDING_APPROVAL', $7, $8, $9, $10, $11::jsonb, $12, $13, $14, $15) returning id`,
     [
       actor.tenantId,
       accountNo,
@@ -114,6 +120,7 @@ export async function submitApplication(
       expected,
       today,
       customer[0].officer_id,
+      product.version,
     ],
   );
   await tx.query(`update loan_applications set loan_id = $2 where id = $1`, [application.id, loan.id]);
