@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { updateProductVersioned } from '#lib/lending/product-admin.ts';
 import { createTestDb, testDbKinds } from '#lib/db/testing.ts';
 import type { Db, Tx } from '#lib/db/index.ts';
 import type { Principal } from '#lib/auth/principal.ts';
@@ -224,10 +225,10 @@ describe.each(testDbKinds())('origination from live strategies on %s', (kind) =>
     expect((await originate(db, f.admin, { businessDate: '2026-03-19' })).created).toBe(0);
     await t((tx) => tx.query(`update strategies set status = 'live' where id = $1`, [strategyId]));
     // An inactive product offers nothing either.
-    await t((tx) => tx.query(`update loan_products set is_active = false where id = $1`, [f.productId]));
+    await t((tx) => updateProductVersioned(tx, f.admin, { productId: f.productId, active: false }));
     expect((await originate(db, f.admin, { businessDate: '2026-03-19' })).created).toBe(0);
     expect(await offersOf(fresh)).toHaveLength(0);
-    await t((tx) => tx.query(`update loan_products set is_active = true where id = $1`, [f.productId]));
+    await t((tx) => updateProductVersioned(tx, f.admin, { productId: f.productId, active: true }));
   });
 
   test('the daily close originates once at the new business date, audited as the system', async () => {
