@@ -3,7 +3,7 @@ import type { Db, Tx } from '../db/index.ts';
 import { mapOutcome } from '../decisioning/decisions.ts';
 import { decisionInputsPage, type DecisionInput } from '../decisioning/inputs.ts';
 import { getVersion } from '../decisioning/models.ts';
-import { evaluateJdm, type JdmContent } from '../decisioning/zen.ts';
+import { evaluateJdmResult, type JdmContent } from '../decisioning/zen.ts';
 import { PermanentJobError, registerJobHandler } from '../jobs/worker.ts';
 import { getProduct, type ProductRow } from '../lending/products.ts';
 import { formatMinorPlain } from '../money/parse.ts';
@@ -22,7 +22,8 @@ import { offerFor, type OfferDecision, type StrategyTerms } from './terms.ts';
  * (loans and loan_delinquency); a class without disbursed loans takes the portfolio's rate.
  *
  * Speed: customers are read in keyset pages of `decisionInputsPage` (one set-based query a page), each
- * page's evaluations run concurrently (the compiled model is cached by version id and content), and
+ * page's evaluations run concurrently, without traces (the compiled model is cached by version id and
+ * content), and
  * the changed customers of a page go in with one insert.
  */
 
@@ -186,7 +187,7 @@ export async function runSimulation(
     const answers = await Promise.all(
       page.map(async (input) => {
         const byKey = new Map<string, Record<string, unknown>>();
-        for (const e of evaluators.values()) byKey.set(e.key, (await evaluateJdm(e.content, input, e.key)).result);
+        for (const e of evaluators.values()) byKey.set(e.key, await evaluateJdmResult(e.content, input, e.key));
         return byKey;
       }),
     );

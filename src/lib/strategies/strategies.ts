@@ -260,3 +260,14 @@ export function detailJson(d: StrategyDetail) {
     actions: d.actions.map((a) => ({ action: a.action, allowed: a.allowed, reason: a.reason?.code ?? null })),
   };
 }
+
+/** Display names of the users who acted (ids that are not users, e.g. 'system', stay as they are). */
+export async function userNames(tx: Tx, ids: readonly (string | null)[]): Promise<Map<string, string>> {
+  const wanted = [...new Set(ids.filter((id): id is string => isUuid(id)))];
+  if (wanted.length === 0) return new Map();
+  const rows = await tx.query<{ id: string; display_name: string }>(
+    `select id::text as id, display_name from users where id = any($1::uuid[])`,
+    [wanted],
+  );
+  return new Map(rows.map((r) => [r.id, r.display_name]));
+}
