@@ -247,96 +247,69 @@ export const generateSimulationCommand = defineCommand({
 // ---------------------------------------------------------------------------------------------
 // validations, implementation, live validation, deactivation, reactivation
 
-export const validateDraftProviderCommand = defineCommand({
-  action: 'strategy.validate_provider',
-  objectType: 'strategy',
-  permission: need(ACTION_PERMISSION.validate_provider),
-  input: strategyId,
-  run: (tx, actor, input) => sign(tx, actor, input.strategyId, 'provider'),
-});
+/** A lifecycle step on one strategy (input `{ strategyId }`), with the step's own permission and audit action. */
+function stepCommand(
+  action: StrategyAction,
+  change: (tx: Tx, actor: Actor, state: StrategyState, open: StrategyVersionRow | null) => Promise<void>,
+) {
+  return defineCommand({
+    action: `strategy.${action}`,
+    objectType: 'strategy',
+    permission: need(ACTION_PERMISSION[action]),
+    input: strategyId,
+    run: (tx, actor, input): Promise<StrategyDetail> =>
+      step(tx, actor, input.strategyId, action, (state, open) => change(tx, actor, state, open)),
+  });
+}
 
-export const validateDraftClientCommand = defineCommand({
-  action: 'strategy.validate_client',
-  objectType: 'strategy',
-  permission: need(ACTION_PERMISSION.validate_client),
-  input: strategyId,
-  run: (tx, actor, input) => sign(tx, actor, input.strategyId, 'client'),
-});
-
-function sign(tx: Tx, actor: Actor, id: string, side: 'provider' | 'client'): Promise<StrategyDetail> {
-  return step(tx, actor, id, side === 'provider' ? 'validate_provider' : 'validate_client', async (_s, open) => {
+/** A signature of the open draft; with both, the draft is validated. */
+function sign(side: 'provider' | 'client') {
+  return async (tx: Tx, actor: Actor, _state: StrategyState, open: StrategyVersionRow | null) => {
     const column = side === 'provider' ? 'provider_validated' : 'client_validated';
     await tx.query(`update strategy_versions set ${column}_by = $2, ${column}_at = now() where id = $1`, [
       open!.id,
       actor.userId,
     ]);
-    // Both signatures there: the draft is validated.
     await tx.query(
       `update strategy_versions set stage = 'validated'
         where id = $1 and provider_validated_by is not null and client_validated_by is not null`,
       [open!.id],
     );
-  });
+  };
 }
 
-export const implementStrategyCommand = defineCommand({
-  action: 'strategy.implement',
-  objectType: 'strategy',
-  permission: need(ACTION_PERMISSION.implement),
-  input: strategyId,
-  run: (tx, actor, input): Promise<StrategyDetail> =>
-    step(tx, actor, input.strategyId, 'implement', async ({ strategy }, open) => {
-      const terms = open!.terms!;
-      await checkTerms(tx, terms);
-      await tx.query(
-        `update strategy_versions set stage = 'superseded' where strategy_id = $1 and stage = 'implemented'`,
-        [strategy.id],
-      );
-      await tx.query(
-        `update strategy_versions set stage = 'implemented', implemented_by = $2, implemented_at = now() where id = $1`,
-        [open!.id, actor.userId],
-      );
-      await tx.query(`update strategies set status = 'live', live_version = $2 where id = $1`, [
-        strategy.id,
-        open!.version,
-      ]);
-      await markVersionUsed(tx, terms.modelVersionId);
-    }),
+export const validateDraftProviderCommand = stepCommand('validate_provider', sign('provider'));
+export const validateDraftClientCommand = stepCommand('validate_client', sign('client'));
+
+export const implementStrategyCommand = stepCommand('implement', async (tx, actor, { strategy }, open) => {
+  const terms = open!.terms!;
+  await checkTerms(tx, terms);
+  await tx.query(`update strategy_versions set stage = 'superseded' where strategy_id = $1 and stage = 'implemented'`, [
+    strategy.id,
+  ]);
+  await tx.query(
+    `update strategy_versions set stage = 'implemented', implemented_by = $2, implemented_at = now() where id = $1`,
+    [open!.id, actor.userId],
+  );
+  await tx.query(`update strategies set status = 'live', live_version = $2 where id = $1`, [
+    strategy.id,
+    open!.version,
+  ]);
+  await markVersionUsed(tx, terms.modelVersionId);
 });
 
-export const validateLiveCommand = defineCommand({
-  action: 'strategy.validate_live',
-  objectType: 'strategy',
-  permission: need(ACTION_PERMISSION.validate_live),
-  input: strategyId,
-  run: (tx, actor, input): Promise<StrategyDetail> =>
-    step(tx, actor, input.strategyId, 'validate_live', async ({ strategy, versions }) => {
-      const live = liveVersionOf(strategy, versions)!;
-      await tx.query(`update strategy_versions set live_validated_by = $2, live_validated_at = now() where id = $1`, [
-        live.id,
-        actor.userId,
-      ]);
-    }),
+export const validateLiveCommand = stepCommand('validate_live', async (tx, actor, { strategy, versions }) => {
+  const live = liveVersionOf(strategy, versions)!;
+  await tx.query(`update strategy_versions set live_validated_by = $2, live_validated_at = now() where id = $1`, [
+    live.id,
+    actor.userId,
+  ]);
 });
 
-export const deactivateStrategyCommand = defineCommand({
-  action: 'strategy.deactivate',
-  objectType: 'strategy',
-  permission: need(ACTION_PERMISSION.deactivate),
-  input: strategyId,
-  run: (tx, actor, input): Promise<StrategyDetail> =>
-    step(tx, actor, input.strategyId, 'deactivate', async ({ strategy }) => {
-      await tx.query(`update strategies set status = 'inactive' where id = $1`, [strategy.id]);
-    }),
+export const deactivateStrategyCommand = stepCommand('deactivate', async (tx, _actor, { strategy }) => {
+  await tx.query(`update strategies set status = 'inactive' where id = $1`, [strategy.id]);
 });
 
-export const reactivateStrategyCommand = defineCommand({
-  action: 'strategy.reactivate',
-  objectType: 'strategy',
-  permission: need(ACTION_PERMISSION.reactivate),
-  input: strategyId,
-  run: (tx, actor, input): Promise<StrategyDetail> =>
-    step(tx, actor, input.strategyId, 'reactivate', async ({ strategy }) => {
-      await tx.query(`update strategies set status = 'live' where id = $1`, [strategy.id]);
-    }),
+export const reactivateStrategyCommand = stepCommand('reactivate', async (tx, _actor, { strategy }) => {
+  await tx.query(`update strategies set status = 'live' where id = $1`, [strategy.id]);
 });

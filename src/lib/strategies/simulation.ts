@@ -173,16 +173,18 @@ export async function runSimulation(
   const tallies = { draft: new Tally(), live: new Tally(), withDraft: new Tally() };
   let customers = 0;
   let changed = 0;
-  let afterId: string | null = null;
   const businessDate = String(sim.business_date).slice(0, 10);
 
+  const load = (after: string | null): Promise<DecisionInput[]> =>
+    db.tenant(tenantId, (tx) => decisionInputsPage(tx, businessDate, { afterId: after, limit: pageSize }));
+  // The next page is read while this one is evaluated (on Postgres the pool runs both at once).
+  let next: Promise<DecisionInput[]> = load(null);
   for (;;) {
     if (options.signal?.aborted) throw new Error('Simulation stopped');
-    const page: DecisionInput[] = await db.tenant(tenantId, (tx) =>
-      decisionInputsPage(tx, businessDate, { afterId, limit: pageSize }),
-    );
+    const page = await next;
     if (page.length === 0) break;
-    afterId = page[page.length - 1].customer.id;
+    next = page.length < pageSize ? Promise.resolve([]) : load(page[page.length - 1].customer.id);
+    next.catch(() => undefined); // a failure surfaces at the next await; never as an unhandled rejection
     // Every distinct model once per customer, all of the page at once.
     const answers = await Promise.all(
       page.map(async (input) => {
@@ -254,7 +256,6 @@ export async function runSimulation(
         [sim.id, customers],
       );
     });
-    if (page.length < pageSize) break;
   }
 
   const results: SimulationResults = {
