@@ -675,6 +675,54 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
     audit: audited('decision_model', { PATCH: 'decision_model.version_update' }),
   },
   { pattern: '/v1/decision-models/:id/evaluate', methods: { POST: need('admin.decision_models.view') } },
+  // Lending strategies (issue 12): one endpoint per lifecycle step, each with its own permission.
+  {
+    pattern: '/v1/strategies',
+    methods: { GET: need('strategies.strategies.view'), POST: need('strategies.strategies.request') },
+    audit: audited('strategy', { POST: 'strategy.request' }),
+  },
+  { pattern: '/v1/strategies/:id', methods: { GET: need('strategies.strategies.view') } },
+  {
+    pattern: '/v1/strategies/:id/draft',
+    methods: { PUT: need('strategies.strategies.encode_draft') },
+    audit: audited('strategy', { PUT: 'strategy.encode' }),
+  },
+  {
+    pattern: '/v1/strategies/:id/simulations',
+    methods: { POST: need('strategies.strategies.generate_simulation') },
+    audit: audited('strategy', { POST: 'strategy.simulate' }),
+  },
+  { pattern: '/v1/strategies/:id/simulations/:simulationId', methods: { GET: need('strategies.strategies.view') } },
+  {
+    pattern: '/v1/strategies/:id/provider-validation',
+    methods: { POST: need('strategies.strategies.validate_draft_provider') },
+    audit: audited('strategy', { POST: 'strategy.validate_provider' }),
+  },
+  {
+    pattern: '/v1/strategies/:id/client-validation',
+    methods: { POST: need('strategies.strategies.validate_draft_client') },
+    audit: audited('strategy', { POST: 'strategy.validate_client' }),
+  },
+  {
+    pattern: '/v1/strategies/:id/implementation',
+    methods: { POST: need('strategies.strategies.implement') },
+    audit: audited('strategy', { POST: 'strategy.implement' }),
+  },
+  {
+    pattern: '/v1/strategies/:id/live-validation',
+    methods: { POST: need('strategies.strategies.validate_live') },
+    audit: audited('strategy', { POST: 'strategy.validate_live' }),
+  },
+  {
+    pattern: '/v1/strategies/:id/deactivation',
+    methods: { POST: need('strategies.strategies.deactivate_live') },
+    audit: audited('strategy', { POST: 'strategy.deactivate' }),
+  },
+  {
+    pattern: '/v1/strategies/:id/reactivation',
+    methods: { POST: need('strategies.strategies.reactivate_inactive') },
+    audit: audited('strategy', { POST: 'strategy.reactivate' }),
+  },
 ];
 
 const COMPILED_API = compile(API_ROUTES);

@@ -48,6 +48,13 @@ export async function startJobRuntime(
   } catch (error) {
     logger.warn('list export jobs not registered at boot', { error });
   }
+  // Strategy simulations (issue 12): registered at boot too, so a simulation queued before a restart resumes.
+  try {
+    const { registerSimulationJob } = await import('../strategies/simulation.ts');
+    registerSimulationJob();
+  } catch (error) {
+    logger.warn('strategy simulation jobs not registered at boot', { error });
+  }
   const worker = startWorker(db, options);
   const scheduler = startScheduler(db, {
     intervalMs: options.schedulerIntervalMs,
