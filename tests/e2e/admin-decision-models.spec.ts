@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { appOrigin, expect, signIn, test } from './support/fixtures.ts';
+import { appOrigin, expect, islandsHydrated, signIn, test } from './support/fixtures.ts';
 
 /**
  * [ADMIN-DECISION-MODELS]: the administrator creates a decision table, adds a rule and a test case,
@@ -10,14 +10,6 @@ import { appOrigin, expect, signIn, test } from './support/fixtures.ts';
  */
 
 const unique = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4)}`;
-
-/** Waits until the editor island is hydrated, so a click reaches React and not the server's markup. */
-async function hydrated(page: Page): Promise<void> {
-  await page.waitForLoadState('load');
-  await page.waitForFunction(() =>
-    [...document.querySelectorAll('astro-island')].every((island) => !island.hasAttribute('ssr')),
-  );
-}
 
 async function setLanguage(page: Page, locale: 'fr-FR' | 'en-US') {
   await page.goto('/admin/user/profile');
@@ -35,7 +27,7 @@ async function createTableModel(page: Page, name: string) {
   await expect(page).toHaveURL(/\/admin\/business\/decision-models\/[0-9a-f-]{36}\?done=created$/);
   await expect(page.getByRole('status').filter({ hasText: `The model ${name} was created.` })).toBeVisible();
   await expect(page.getByTestId('rules-table')).toBeVisible();
-  await hydrated(page);
+  await islandsHydrated(page);
 }
 
 const late = {
@@ -110,7 +102,7 @@ test.describe('[ADMIN-DECISION-MODELS]: decision models in the browser', () => {
     await signIn(page, 'admin@demo.test');
     await page.goto('/admin/business/decision-models?q=E2E+policy+in+use');
     await page.getByRole('link', { name: 'E2E policy in use' }).click();
-    await hydrated(page);
+    await islandsHydrated(page);
     await expect(page.getByTestId('latest-status')).toContainText('In use (immutable)');
     await expect(page.getByRole('note')).toHaveText('Version 1 is in use: saving will create version 2.');
     await page.getByLabel('Rule 1, Why (description)').fill('Late more than 30 days (reviewed)');
@@ -161,7 +153,7 @@ test.describe('[ADMIN-DECISION-MODELS]: decision models in the browser', () => {
       await page.getByLabel('Type').selectOption('scorecard');
       await page.getByRole('button', { name: 'Créer le modèle' }).click();
       await expect(page.getByRole('heading', { level: 1, name })).toBeVisible();
-      await hydrated(page);
+      await islandsHydrated(page);
       await expect(page.getByRole('heading', { name: 'Cas de test' })).toBeVisible();
       await expect(page.getByLabel('Score de base')).toHaveValue('500');
       await expect(page.getByRole('button', { name: 'Enregistrer' })).toBeVisible();

@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { appOrigin, expect, signIn, test } from './support/fixtures.ts';
+import { appOrigin, expect, islandsHydrated, signIn, test } from './support/fixtures.ts';
 
 /**
  * [ADMIN-PRODUCTS]: the administrator creates a loan product with the engine's schedule preview,
@@ -25,6 +25,7 @@ test.describe('[ADMIN-PRODUCTS]: loan products and collateral types', () => {
     await expect(page.getByRole('heading', { level: 1, name: 'Loan products' })).toBeVisible();
     await page.getByRole('link', { name: 'Add a loan product' }).click();
     await expect(page).toHaveURL(/loan-products\/add$/);
+    await islandsHydrated(page);
     await page.getByLabel('Code').fill(code);
     await page.getByLabel('Name', { exact: true }).fill('E2E cash loan');
     // The engine's schedule for the sample loan shows, and follows the sample term.
@@ -40,6 +41,7 @@ test.describe('[ADMIN-PRODUCTS]: loan products and collateral types', () => {
     await page.getByRole('button', { name: 'Create the product' }).click();
     await expect(page).toHaveURL(/loan-products\/[0-9a-f-]{36}\?done=created/);
     await expect(page.getByTestId('product-version')).toHaveText('Version 1');
+    await islandsHydrated(page);
 
     await page.getByLabel('Nominal interest rate (% per year)').fill('15');
     await page.getByRole('button', { name: 'Save as a new version' }).click();

@@ -72,3 +72,11 @@ export const test = base.extend<Fixtures>({
 });
 
 export { expect };
+
+/** Waits until every island of the page is hydrated, so a click reaches React and not the server's markup. */
+export async function islandsHydrated(page: import('@playwright/test').Page): Promise<void> {
+  await page.waitForLoadState('load');
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll('astro-island')].every((island) => !island.hasAttribute('ssr')),
+  );
+}
