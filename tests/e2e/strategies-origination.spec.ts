@@ -66,8 +66,9 @@ test.describe('[STRATEGIES-ORIGINATION]: offers from the live strategy, and forc
     browser,
     baseURL,
   }) => {
+    const core = await coreStrategyId(browser, baseURL!);
     const admin = await signedIn(browser, baseURL!, 'admin@demo.test');
-    const withOffer = new Set((await strategyOffers(admin)).map((o) => o.customerId));
+    const withOffer = new Set((await strategyOffers(admin, core)).map((o) => o.customerId));
     const officer = await signedIn(browser, baseURL!, 'officer@demo.test');
     const officerCustomers = (await (await officer.request.get('/v1/customers?limit=200')).json()).items as Customer[];
     const refused = officerCustomers.find((c) => !withOffer.has(c.id));
