@@ -4,10 +4,11 @@ import type { Db, Tx } from '#lib/db/index.ts';
 import { listAudit } from '#lib/audit/record-audit.ts';
 import type { Principal } from '#lib/auth/principal.ts';
 import type { PermissionKey } from '#lib/auth/permissions.ts';
-import { createModel, getVersion } from '#lib/decisioning/models.ts';
+import { createModel, getVersion, saveModel, updateVersion } from '#lib/decisioning/models.ts';
 import type { JdmContent } from '#lib/decisioning/zen.ts';
 import { runCommand, type Command } from '#lib/http/command.ts';
 import { actorFromPrincipal } from '#lib/lending/actor.ts';
+import { updateProductVersioned } from '#lib/lending/product-admin.ts';
 import { createProduct } from '#lib/lending/products.ts';
 import {
   deactivateStrategyCommand,
@@ -158,7 +159,7 @@ describe.each(testDbKinds())('lending strategies on %s', (kind) => {
         interestCalculationPeriod: 'SAME_AS_REPAYMENT_PERIOD',
       });
       inactiveProductId = inactive.id;
-      await tx.query(`update loan_products set is_active = false where id = $1`, [inactive.id]);
+      await updateProductVersioned(tx, f.admin, { productId: inactive.id, active: false });
       for (const [key, cls] of [
         ['a1', 'A'],
         ['a2', 'A'],
@@ -237,8 +238,15 @@ describe.each(testDbKinds())('lending strategies on %s', (kind) => {
     expect((await refused(run(provider, encodeDraftCommand, { strategyId: 'nope', terms: v1 }))).status).toBe(404);
     await run(provider, encodeDraftCommand, { strategyId: id, terms: v1 });
     expect((await detail(id)).open?.stage).toBe('encoded');
-    // encoding marks nothing used
-    expect((await t((tx) => getVersion(tx, versionId))).used_at).toBeNull();
+    // encoding marks the pinned version used: what is simulated and signed cannot change under the
+    // strategy; editing the model makes a new version, which is not the pinned one
+    expect((await t((tx) => getVersion(tx, versionId))).used_at).not.toBeNull();
+    expect((await refused(t((tx) => updateVersion(tx, f.admin, versionId, { content: classModel() })))).status).toBe(
+      409,
+    );
+    const edited = await t((tx) => saveModel(tx, f.admin, modelId, { content: classModel() }));
+    expect(edited.id).not.toBe(versionId);
+    expect((await detail(id)).open?.terms?.modelVersionId).toBe(versionId);
 
     // nothing to validate or implement before a simulation
     expect((await refused(run(provider, validateDraftProviderCommand, { strategyId: id }))).details?.reason).toBe(
