@@ -359,6 +359,10 @@ describe.each(testDbKinds())('lending strategies on %s', (kind) => {
     expect((await refused(run(client, deactivateStrategyCommand, { strategyId: id }))).details?.reason).toBe(
       'wrong_state',
     );
+    // an inactive strategy is not made live by implementing a draft: reactivate comes first
+    const inactiveActions = Object.fromEntries((await detail(id, client)).actions.map((a) => [a.action, a]));
+    expect(inactiveActions.implement.reason?.code).toBe('inactive');
+    expect((await refused(run(client, implementStrategyCommand, { strategyId: id }))).details?.reason).toBe('inactive');
     const back = await run(client, reactivateStrategyCommand, { strategyId: id });
     expect(back.strategy).toMatchObject({ status: 'live', live_version: 1 });
 
