@@ -5,6 +5,7 @@ import type { Db, Tx } from '#lib/db/index.ts';
 import type { Principal } from '#lib/auth/principal.ts';
 import { createCustomer } from '#lib/lending/customers.ts';
 import { runDailyClose } from '#lib/close/daily-close.ts';
+import { getVersion } from '#lib/decisioning/models.ts';
 import { originate } from '#lib/strategies/origination.ts';
 import { originationEndpoint } from '#lib/strategies/origination-api.ts';
 import { commandEndpoint } from '#lib/lending/api.ts';
@@ -48,6 +49,8 @@ describe.each(testDbKinds())('origination from live strategies on %s', (kind) =>
         signers: { strategist: 'strategist-1', provider: 'provider-1' },
         businessDate: DAY,
       });
+      // A seeded live strategy pins an immutable model version, as implementing one does.
+      expect((await getVersion(tx, version.id)).used_at).not.toBeNull();
       return { strong, poor, optedOut, strategyId };
     }));
   });
