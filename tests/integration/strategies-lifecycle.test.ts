@@ -22,7 +22,12 @@ import {
   validateLiveCommand,
 } from '#lib/strategies/commands.ts';
 import { runSimulation } from '#lib/strategies/simulation.ts';
-import { simulationChanges, strategyDetail, type StrategyDetail } from '#lib/strategies/strategies.ts';
+import {
+  simulationChanges,
+  simulationChangesOutsideScope,
+  strategyDetail,
+  type StrategyDetail,
+} from '#lib/strategies/strategies.ts';
 import type { StrategyTerms } from '#lib/strategies/terms.ts';
 import { createLendingFixture, type LendingFixture } from '../support/lending-fixtures.ts';
 import { refused } from '../support/refused.ts';
@@ -274,7 +279,7 @@ describe.each(testDbKinds())('lending strategies on %s', (kind) => {
     expect(first.results.withDraft.offers).toBe(3);
     expect(first.results.changed).toBe(3);
     expect(first.results.portfolioRate).toEqual({ disbursed: 3, defaulted: 1 });
-    const changes = await t((tx) => simulationChanges(tx, first.simulationId, { limit: 10 }));
+    const changes = await t((tx) => simulationChanges(tx, first.simulationId, both, { limit: 10 }));
     expect(changes.map((x) => [x.customer_id, x.live_outcome, x.draft_outcome, String(x.draft_amount)]).sort()).toEqual(
       [
         [c.a1, 'none', 'offer', '300000'],
@@ -341,12 +346,25 @@ describe.each(testDbKinds())('lending strategies on %s', (kind) => {
     expect(second.results.live).toMatchObject({ offers: 3, amount: '8000.00', expectedLoss: '3666.66' });
     expect(second.results.withDraft).toMatchObject({ offers: 2, amount: '2000.00', expectedLoss: '1000.00' });
     expect(second.results.liveStrategies).toEqual([{ id, name: 'Payday', version: 1 }]);
-    const changed = await t((tx) => simulationChanges(tx, second.simulationId, { limit: 10 }));
+    const changed = await t((tx) => simulationChanges(tx, second.simulationId, both, { limit: 10 }));
     const byCustomer = Object.fromEntries(changed.map((x) => [x.customer_id, x]));
     expect(Object.keys(byCustomer).sort()).toEqual([c.a1, c.a2, c.b1].sort());
     expect(byCustomer[c.b1]).toMatchObject({ live_outcome: 'offer', draft_outcome: 'none', reason: 'risk_class' });
     expect(String(byCustomer[c.a1].live_amount)).toBe('300000');
     expect(String(byCustomer[c.a1].draft_amount)).toBe('100000');
+    // a strategist limited to one branch sees only that branch's customers, and how many are not listed
+    await t(async (tx) => {
+      const [branch] = await tx.query<{ id: string }>(
+        `insert into hierarchy_nodes (tenant_id, level, code, name) values ($1, 'branch', 'SIM-A', 'Sim A') returning id`,
+        [f.tenantId],
+      );
+      await tx.query(`update customers set branch_id = $2 where id = $1`, [c.a1, branch.id]);
+    });
+    const branchOnly = { ...both, dataPermissions: [{ field: 'branch', value: 'SIM-A' }] };
+    const scoped = await t((tx) => simulationChanges(tx, second.simulationId, branchOnly, { limit: 10 }));
+    expect(scoped.map((x) => x.customer_id)).toEqual([c.a1]);
+    expect(await t((tx) => simulationChangesOutsideScope(tx, second.simulationId, branchOnly))).toBe(2);
+    expect(await t((tx) => simulationChangesOutsideScope(tx, second.simulationId, both))).toBe(0);
 
     // post-go-live check, deactivation, reactivation
     expect((await refused(run(client, validateLiveCommand, { strategyId: id }))).status).toBe(403);
