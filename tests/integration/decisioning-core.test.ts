@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { randomUUID } from 'node:crypto';
 import { createTestDb, testDbKinds } from '#lib/db/testing.ts';
 import type { Db, Tx } from '#lib/db/index.ts';
 import {
@@ -14,6 +15,8 @@ import { listDecisions, mapOutcome, recordDecision } from '#lib/decisioning/deci
 import { decisionInput } from '#lib/decisioning/inputs.ts';
 import { demoPolicyModel, demoPolicyTestCases } from '#lib/decisioning/samples.ts';
 import { assertJdm } from '#lib/decisioning/zen.ts';
+import { getProduct } from '#lib/lending/products.ts';
+import { offerFor, strategyTermsSchema } from '#lib/strategies/terms.ts';
 import { createLendingFixture, type LendingFixture } from '../support/lending-fixtures.ts';
 import { refused } from '../support/refused.ts';
 
@@ -118,5 +121,35 @@ describe.each(testDbKinds())('decisioning core on %s', (kind) => {
     expect(mapOutcome({ decision: 'whatever' }).outcome).toBe('refer');
     expect(mapOutcome({ decision: false }).outcome).toBe('reject');
     expect(mapOutcome({ decision: 'approve', limit: -3 }).limit).toBeNull();
+  });
+
+  test('a model limit or rate no offer can hold is no limit or no rate; offers stay convertible', async () => {
+    expect(mapOutcome({ decision: 'approve', limit: 1e21 }).limit).toBeNull();
+    expect(mapOutcome({ decision: 'approve', limit: 1e300 }).limit).toBeNull();
+    expect(mapOutcome({ decision: 'approve', limit: 5000 }).limit).toBe(5000);
+    expect(mapOutcome({ decision: 'approve', rate: 1000 }).rate).toBeNull();
+    expect(mapOutcome({ decision: 'approve', rate: 12.12345678 }).rate).toBe(12.123457);
+
+    const product = await t((tx) => getProduct(tx, f.productId));
+    const terms = strategyTermsSchema.parse({
+      modelId: randomUUID(),
+      modelVersionId: randomUUID(),
+      productId: f.productId,
+      offerValidityDays: 30,
+      classes: [{ riskClass: '*', maxPrincipal: '1000', numberOfRepayments: 12, annualInterestRate: null }],
+    });
+    const customer = { riskClass: null, segment: null, optedIn: true };
+    const huge = offerFor(terms, product, customer, mapOutcome({ decision: 'approve', limit: 1e21, rate: 1e6 }));
+    expect(huge).toMatchObject({ offer: true, principal: 100000n, annualInterestRate: product.annual_interest_rate });
+    // Even unmapped, a limit of 10^21 does not reach decodeMinor as "1e+21".
+    const raw = offerFor(terms, product, customer, { outcome: 'approve', limit: 1e21, rate: 12.5 });
+    expect(raw).toMatchObject({ offer: true, principal: 100000n, annualInterestRate: '12.500000' });
+
+    // A class rate is a rate offers can store.
+    const bad = strategyTermsSchema.safeParse({
+      ...terms,
+      classes: [{ riskClass: '*', maxPrincipal: '1000', numberOfRepayments: 12, annualInterestRate: '1234567890123' }],
+    });
+    expect(bad.success).toBe(false);
   });
 });

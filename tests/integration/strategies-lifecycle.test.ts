@@ -4,10 +4,11 @@ import type { Db, Tx } from '#lib/db/index.ts';
 import { listAudit } from '#lib/audit/record-audit.ts';
 import type { Principal } from '#lib/auth/principal.ts';
 import type { PermissionKey } from '#lib/auth/permissions.ts';
-import { createModel, getVersion } from '#lib/decisioning/models.ts';
+import { createModel, getVersion, saveModel, updateVersion } from '#lib/decisioning/models.ts';
 import type { JdmContent } from '#lib/decisioning/zen.ts';
 import { runCommand, type Command } from '#lib/http/command.ts';
 import { actorFromPrincipal } from '#lib/lending/actor.ts';
+import { updateProductVersioned } from '#lib/lending/product-admin.ts';
 import { createProduct } from '#lib/lending/products.ts';
 import {
   deactivateStrategyCommand,
@@ -21,7 +22,12 @@ import {
   validateLiveCommand,
 } from '#lib/strategies/commands.ts';
 import { runSimulation } from '#lib/strategies/simulation.ts';
-import { simulationChanges, strategyDetail, type StrategyDetail } from '#lib/strategies/strategies.ts';
+import {
+  simulationChanges,
+  simulationChangesOutsideScope,
+  strategyDetail,
+  type StrategyDetail,
+} from '#lib/strategies/strategies.ts';
 import type { StrategyTerms } from '#lib/strategies/terms.ts';
 import { createLendingFixture, type LendingFixture } from '../support/lending-fixtures.ts';
 import { refused } from '../support/refused.ts';
@@ -158,7 +164,7 @@ describe.each(testDbKinds())('lending strategies on %s', (kind) => {
         interestCalculationPeriod: 'SAME_AS_REPAYMENT_PERIOD',
       });
       inactiveProductId = inactive.id;
-      await tx.query(`update loan_products set is_active = false where id = $1`, [inactive.id]);
+      await updateProductVersioned(tx, f.admin, { productId: inactive.id, active: false });
       for (const [key, cls] of [
         ['a1', 'A'],
         ['a2', 'A'],
@@ -237,8 +243,15 @@ describe.each(testDbKinds())('lending strategies on %s', (kind) => {
     expect((await refused(run(provider, encodeDraftCommand, { strategyId: 'nope', terms: v1 }))).status).toBe(404);
     await run(provider, encodeDraftCommand, { strategyId: id, terms: v1 });
     expect((await detail(id)).open?.stage).toBe('encoded');
-    // encoding marks nothing used
-    expect((await t((tx) => getVersion(tx, versionId))).used_at).toBeNull();
+    // encoding marks the pinned version used: what is simulated and signed cannot change under the
+    // strategy; editing the model makes a new version, which is not the pinned one
+    expect((await t((tx) => getVersion(tx, versionId))).used_at).not.toBeNull();
+    expect((await refused(t((tx) => updateVersion(tx, f.admin, versionId, { content: classModel() })))).status).toBe(
+      409,
+    );
+    const edited = await t((tx) => saveModel(tx, f.admin, modelId, { content: classModel() }));
+    expect(edited.id).not.toBe(versionId);
+    expect((await detail(id)).open?.terms?.modelVersionId).toBe(versionId);
 
     // nothing to validate or implement before a simulation
     expect((await refused(run(provider, validateDraftProviderCommand, { strategyId: id }))).details?.reason).toBe(
@@ -266,7 +279,7 @@ describe.each(testDbKinds())('lending strategies on %s', (kind) => {
     expect(first.results.withDraft.offers).toBe(3);
     expect(first.results.changed).toBe(3);
     expect(first.results.portfolioRate).toEqual({ disbursed: 3, defaulted: 1 });
-    const changes = await t((tx) => simulationChanges(tx, first.simulationId, { limit: 10 }));
+    const changes = await t((tx) => simulationChanges(tx, first.simulationId, both, { limit: 10 }));
     expect(changes.map((x) => [x.customer_id, x.live_outcome, x.draft_outcome, String(x.draft_amount)]).sort()).toEqual(
       [
         [c.a1, 'none', 'offer', '300000'],
@@ -333,12 +346,25 @@ describe.each(testDbKinds())('lending strategies on %s', (kind) => {
     expect(second.results.live).toMatchObject({ offers: 3, amount: '8000.00', expectedLoss: '3666.66' });
     expect(second.results.withDraft).toMatchObject({ offers: 2, amount: '2000.00', expectedLoss: '1000.00' });
     expect(second.results.liveStrategies).toEqual([{ id, name: 'Payday', version: 1 }]);
-    const changed = await t((tx) => simulationChanges(tx, second.simulationId, { limit: 10 }));
+    const changed = await t((tx) => simulationChanges(tx, second.simulationId, both, { limit: 10 }));
     const byCustomer = Object.fromEntries(changed.map((x) => [x.customer_id, x]));
     expect(Object.keys(byCustomer).sort()).toEqual([c.a1, c.a2, c.b1].sort());
     expect(byCustomer[c.b1]).toMatchObject({ live_outcome: 'offer', draft_outcome: 'none', reason: 'risk_class' });
     expect(String(byCustomer[c.a1].live_amount)).toBe('300000');
     expect(String(byCustomer[c.a1].draft_amount)).toBe('100000');
+    // a strategist limited to one branch sees only that branch's customers, and how many are not listed
+    await t(async (tx) => {
+      const [branch] = await tx.query<{ id: string }>(
+        `insert into hierarchy_nodes (tenant_id, level, code, name) values ($1, 'branch', 'SIM-A', 'Sim A') returning id`,
+        [f.tenantId],
+      );
+      await tx.query(`update customers set branch_id = $2 where id = $1`, [c.a1, branch.id]);
+    });
+    const branchOnly = { ...both, dataPermissions: [{ field: 'branch', value: 'SIM-A' }] };
+    const scoped = await t((tx) => simulationChanges(tx, second.simulationId, branchOnly, { limit: 10 }));
+    expect(scoped.map((x) => x.customer_id)).toEqual([c.a1]);
+    expect(await t((tx) => simulationChangesOutsideScope(tx, second.simulationId, branchOnly))).toBe(2);
+    expect(await t((tx) => simulationChangesOutsideScope(tx, second.simulationId, both))).toBe(0);
 
     // post-go-live check, deactivation, reactivation
     expect((await refused(run(client, validateLiveCommand, { strategyId: id }))).status).toBe(403);
@@ -351,6 +377,10 @@ describe.each(testDbKinds())('lending strategies on %s', (kind) => {
     expect((await refused(run(client, deactivateStrategyCommand, { strategyId: id }))).details?.reason).toBe(
       'wrong_state',
     );
+    // an inactive strategy is not made live by implementing a draft: reactivate comes first
+    const inactiveActions = Object.fromEntries((await detail(id, client)).actions.map((a) => [a.action, a]));
+    expect(inactiveActions.implement.reason?.code).toBe('inactive');
+    expect((await refused(run(client, implementStrategyCommand, { strategyId: id }))).details?.reason).toBe('inactive');
     const back = await run(client, reactivateStrategyCommand, { strategyId: id });
     expect(back.strategy).toMatchObject({ status: 'live', live_version: 1 });
 

@@ -5,6 +5,7 @@ import type { Db, Tx } from '#lib/db/index.ts';
 import type { Principal } from '#lib/auth/principal.ts';
 import { createCustomer } from '#lib/lending/customers.ts';
 import { runDailyClose } from '#lib/close/daily-close.ts';
+import { getVersion } from '#lib/decisioning/models.ts';
 import { originate } from '#lib/strategies/origination.ts';
 import { originationEndpoint } from '#lib/strategies/origination-api.ts';
 import { commandEndpoint } from '#lib/lending/api.ts';
@@ -48,6 +49,8 @@ describe.each(testDbKinds())('origination from live strategies on %s', (kind) =>
         signers: { strategist: 'strategist-1', provider: 'provider-1' },
         businessDate: DAY,
       });
+      // A seeded live strategy pins an immutable model version, as implementing one does.
+      expect((await getVersion(tx, version.id)).used_at).not.toBeNull();
       return { strong, poor, optedOut, strategyId };
     }));
   });
@@ -248,5 +251,54 @@ describe.each(testDbKinds())('origination from live strategies on %s', (kind) =>
       tx.query(`select 1 from strategy_originations where business_date = '2026-03-21' and outcome = 'offer'`),
     );
     expect(rows).toHaveLength(1);
+  });
+
+  test('one broken strategy fails on its own: audited with the reason, the other strategies still originate', async () => {
+    const day = '2026-03-22';
+    const customer = async (last: string) =>
+      t(async (tx) => {
+        const c = await createCustomer(tx, f.maker, { firstName: 'Fresh', lastName: last, phone: '+33100000003' });
+        await tx.query(
+          `insert into customer_transaction_metrics (tenant_id, customer_id, month, currency, inflow, outflow, net_flow, closing_balance, min_balance, transaction_count)
+           values ($1, $2, '2026-02-01', 'USD', 500000, 100000, 400000, 100000, 1000, 20)`,
+          [f.tenantId, c.id],
+        );
+        return c.id;
+      });
+    const broken = await t(async (tx) => {
+      const [live] = await tx.query<{ terms: { modelId: string; modelVersionId: string } }>(
+        `select terms from strategy_versions where strategy_id = $1`,
+        [strategyId],
+      );
+      // Its product does not exist (as if removed): every page of it fails. Named to run first.
+      return seedLiveStrategyRows(tx, f.tenantId, {
+        name: 'A broken policy',
+        terms: demoTerms(live.terms.modelId, live.terms.modelVersionId, '00000000-0000-4000-8000-0000000000ff'),
+        signers: { strategist: 'strategist-1', provider: 'provider-1' },
+        businessDate: day,
+      });
+    });
+    const first = await customer('One');
+    const result = await originate(db, f.admin, { businessDate: day, customerIds: [first] });
+    const entry = (id: string) => result.strategies.find((x) => x.strategyId === id);
+    expect(entry(broken)).toMatchObject({ outcome: 'failed', counts: { created: 0 } });
+    expect(entry(broken)?.error).toMatch(/product/i);
+    expect(entry(strategyId)).toMatchObject({ outcome: 'success', counts: { created: 1 } });
+    expect(result.created).toBe(1);
+    expect(await offersOf(first)).toHaveLength(1);
+    const audit = await t((tx) =>
+      tx.query<{ outcome: string; reason: string | null }>(
+        `select outcome, reason from audit_log where action = 'strategy.originate' and object_id = $1`,
+        [broken],
+      ),
+    );
+    expect(audit).toEqual([{ outcome: 'failed', reason: expect.stringMatching(/product/i) }]);
+
+    // In a caller's transaction too: the failed strategy is undone to its savepoint, the others go on.
+    const second = await customer('Two');
+    const inTx = await t((tx) => originate(tx, f.admin, { businessDate: day, customerIds: [second] }));
+    expect(inTx.strategies.map((x) => x.outcome).sort()).toEqual(['failed', 'success']);
+    expect(await offersOf(second)).toHaveLength(1);
+    await t((tx) => tx.query(`update strategies set status = 'inactive' where id = $1`, [broken]));
   });
 });

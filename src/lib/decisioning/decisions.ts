@@ -2,6 +2,7 @@ import type { Tx } from '../db/index.ts';
 import type { DecisionsRow } from '../db/schema.generated.ts';
 import { AppError } from '../errors/app-error.ts';
 import type { Actor } from '../lending/actor.ts';
+import { MAX_AMOUNT_MINOR } from '../money/money.ts';
 import { markVersionUsed } from './models.ts';
 import type { Evaluation, TraceStep } from './zen.ts';
 
@@ -48,6 +49,15 @@ export function pick(result: Record<string, unknown>, path: string): unknown {
 
 export type MappedOutcome = { outcome: Outcome; limit: number | null; rate: number | null };
 
+/**
+ * The largest model limit taken as a limit (major units): above the largest amount any currency can
+ * hold ({@link MAX_AMOUNT_MINOR} read at 0 decimals) it caps nothing, so it reads as no limit. This also
+ * keeps `limit.toFixed(digits)` a plain decimal (it writes "1e+21" from 10^21 up) wherever a limit is converted.
+ */
+export const MAX_MODEL_LIMIT = Number(MAX_AMOUNT_MINOR);
+/** Rates are stored as numeric(9, 6): a model rate of 1000 % or more is no rate (the product's applies). */
+export const MAX_MODEL_RATE_EXCLUSIVE = 1000;
+
 export function mapOutcome(result: Record<string, unknown>, mapping: OutcomeMapping = DEFAULT_MAPPING): MappedOutcome {
   const raw = pick(result, mapping.outcomeField);
   const value =
@@ -66,7 +76,14 @@ export function mapOutcome(result: Record<string, unknown>, mapping: OutcomeMapp
     const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
     return Number.isFinite(n) && n >= 0 ? n : null;
   };
-  return { outcome, limit: num(mapping.limitField), rate: num(mapping.rateField) };
+  const limit = num(mapping.limitField);
+  const rate = num(mapping.rateField);
+  return {
+    outcome,
+    limit: limit !== null && limit <= MAX_MODEL_LIMIT ? limit : null,
+    // Rounded to the 6 decimals a rate keeps; 1000 % or more is not a rate.
+    rate: rate !== null && rate < MAX_MODEL_RATE_EXCLUSIVE ? Math.round(rate * 1e6) / 1e6 : null,
+  };
 }
 
 /** One fired rule in words: the node, the rule's description (or its conditions) and what it set. */

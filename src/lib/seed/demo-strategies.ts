@@ -1,5 +1,5 @@
 import type { Db, Tx } from '../db/index.ts';
-import { createModel } from '../decisioning/models.ts';
+import { createModel, markVersionUsed } from '../decisioning/models.ts';
 import { demoPolicyModel, demoPolicyTestCases } from '../decisioning/samples.ts';
 import type { Actor } from '../lending/actor.ts';
 import { originate } from '../strategies/origination.ts';
@@ -65,6 +65,8 @@ export async function seedLiveStrategyRows(
      values ($1, $2, 1, 'implemented', 'Seeded demo strategy', $3::jsonb, $4, now(), $5, $4, now(), $6, now(), $6, now(), $4, now())`,
     [tenantId, strategy.id, JSON.stringify(input.terms), provider, simulation.id, strategist],
   );
+  // As encoding and implementing do: the live strategy's model version is immutable from now on.
+  await markVersionUsed(tx, input.terms.modelVersionId);
   return strategy.id;
 }
 
@@ -83,6 +85,7 @@ export async function seedDraftStrategyRows(
      values ($1, $2, 1, 'encoded', 'Seeded draft: waiting for its simulation', $3::jsonb, $4, now())`,
     [tenantId, strategy.id, JSON.stringify(input.terms), input.signers.provider],
   );
+  await markVersionUsed(tx, input.terms.modelVersionId); // encoded terms pin their version, as encoding does
   return strategy.id;
 }
 

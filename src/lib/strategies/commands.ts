@@ -195,6 +195,11 @@ export const encodeDraftCommand = defineCommand({
   run: async (tx, actor, input): Promise<StrategyDetail> => {
     await checkTerms(tx, input.terms);
     return step(tx, actor, input.strategyId, 'encode', async (_state, open) => {
+      // The pinned model version becomes immutable now, so what is simulated and signed is what goes
+      // live: editing the model from here on makes a new version, which the strategist must encode to
+      // use. Lock order: the strategy row (step), then the version row; model edits lock only the latter.
+      await getVersion(tx, input.terms.modelVersionId, { lock: true });
+      await markVersionUsed(tx, input.terms.modelVersionId);
       // New terms: the simulation and both signatures were of the old ones.
       await tx.query(
         `update strategy_versions set terms = $2::jsonb, stage = 'encoded', encoded_by = $3, encoded_at = now(),
@@ -295,7 +300,7 @@ export const implementStrategyCommand = stepCommand('implement', async (tx, acto
     strategy.id,
     open!.version,
   ]);
-  await markVersionUsed(tx, terms.modelVersionId);
+  await markVersionUsed(tx, terms.modelVersionId); // already marked at encode; idempotent
 });
 
 export const validateLiveCommand = stepCommand('validate_live', async (tx, actor, { strategy, versions }) => {

@@ -91,7 +91,12 @@ export const strategyMachine: Machine<StrategyStatus, StrategyAction, StrategyCo
     implement: {
       from: ALL,
       to: 'live',
+      // An inactive strategy goes live again only through reactivate (its own permission); a new
+      // version of it is implemented once it is live again.
       guard: (c) =>
+        (c.status === 'inactive'
+          ? conflict('inactive', 'This strategy is inactive; reactivate it before implementing a new version')
+          : null) ??
         needSimulated(c) ??
         (c.providerValidatedBy && c.clientValidatedBy
           ? null

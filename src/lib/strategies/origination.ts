@@ -9,6 +9,7 @@ import type { Actor } from '../lending/actor.ts';
 import { assertUuid } from '../lending/loans.ts';
 import { createOffer } from '../lending/offers.ts';
 import { getProduct, type ProductRow } from '../lending/products.ts';
+import { logger } from '../observability/log.ts';
 import { addDays } from '../schedule/dates.ts';
 import { classRow, offerFor, strategyTermsSchema, type OfferDecision, type StrategyTerms } from './terms.ts';
 
@@ -40,9 +41,26 @@ const PAGE = 500;
 const OPEN_OFFER = `('to_propose', 'pending', 'requested')`;
 
 export type OriginationCounts = { created: number; refused: number; skipped: number; forced: number };
-export type OriginationResult = OriginationCounts & {
-  strategies: { strategyId: string; version: number; counts: OriginationCounts }[];
+/**
+ * One strategy's run: `success`, `stopped` (it stopped being live at this version while running; the
+ * pages already committed stay) or `failed` (`error` says why; audited as failed, the others went on).
+ */
+export type StrategyOrigination = {
+  strategyId: string;
+  version: number;
+  counts: OriginationCounts;
+  outcome: 'success' | 'stopped' | 'failed';
+  error?: string;
 };
+export type OriginationResult = OriginationCounts & { strategies: StrategyOrigination[] };
+
+const zeroCounts = (): OriginationCounts => ({ created: 0, refused: 0, skipped: 0, forced: 0 });
+function addCounts(into: OriginationCounts, from: OriginationCounts): void {
+  into.created += from.created;
+  into.refused += from.refused;
+  into.skipped += from.skipped;
+  into.forced += from.forced;
+}
 
 type LiveStrategy = { id: string; name: string; status: string; live_version: number | null; terms: unknown };
 
@@ -108,6 +126,11 @@ export function forcedOfferFor(
  * customer or only `customerIds`. Given a Db it commits each page on its own; given a Tx everything
  * happens in it (seeds, tests, a caller's own transaction). Refuses (404/409) a named strategy that
  * does not exist or is not live.
+ *
+ * One strategy failing (broken terms, a product gone, a model error) does not stop the others: its
+ * failure is audited (`strategy.originate`, outcome failed, with the reason), returned in its
+ * `strategies[]` entry, and the run goes on. Given a Db, the pages it committed before failing stay
+ * (their customers are done for the day); given a Tx, a savepoint undoes the failed strategy's work.
  */
 export async function originate(
   dbOrTx: Db | Tx,
@@ -123,18 +146,55 @@ export async function originate(
     if (options.strategyId) await assertLiveStrategy(tx, options.strategyId);
     return liveStrategies(tx, options.strategyId);
   });
-  const result: OriginationResult = { created: 0, refused: 0, skipped: 0, forced: 0, strategies: [] };
+  const result: OriginationResult = { ...zeroCounts(), strategies: [] };
+  const tx = isDb(dbOrTx) ? null : dbOrTx;
   for (const strategy of strategies) {
-    const counts: OriginationCounts = { created: 0, refused: 0, skipped: 0, forced: 0 };
-    const terms = strategyTermsSchema.parse(strategy.terms);
+    const counts = zeroCounts();
     const version = strategy.live_version as number;
-    let afterId: string | null = null;
-    for (;;) {
-      const page: { last: string | null } = await inTx((tx) =>
-        originatePage(tx, actor, { strategy: strategy.id, version, terms }, options, afterId, counts),
+    let outcome: StrategyOrigination['outcome'] = 'success';
+    try {
+      if (tx) await tx.query(`savepoint originate_strategy`);
+      const terms = strategyTermsSchema.parse(strategy.terms);
+      let afterId: string | null = null;
+      for (;;) {
+        const page: PageResult = await inTx((tx) =>
+          originatePage(tx, actor, { strategy: strategy.id, version, terms }, options, afterId),
+        );
+        // Counted once the page committed (a retried transaction counts again from zero).
+        addCounts(counts, page.counts);
+        if (page.stopped) {
+          outcome = 'stopped';
+          break;
+        }
+        if (!page.last) break;
+        afterId = page.last;
+      }
+      if (tx) await tx.query(`release savepoint originate_strategy`);
+    } catch (error) {
+      const message = (error instanceof Error ? error.message : String(error)).slice(0, 500);
+      if (tx) {
+        await tx.query(`rollback to savepoint originate_strategy`);
+        Object.assign(counts, zeroCounts()); // undone with the savepoint
+      }
+      logger.error('origination of a strategy failed', {
+        tenant: actor.tenantId,
+        strategy: strategy.id,
+        error: message,
+      });
+      await inTx((tx) =>
+        recordAudit(tx, {
+          ...auditActor(actor),
+          action: 'strategy.originate',
+          outcome: 'failed',
+          reason: message,
+          objectType: 'strategy',
+          objectId: strategy.id,
+          after: { version, businessDate: options.businessDate, ...counts },
+        }),
       );
-      if (!page.last) break;
-      afterId = page.last;
+      result.strategies.push({ strategyId: strategy.id, version, counts, outcome: 'failed', error: message });
+      addCounts(result, counts);
+      continue;
     }
     await inTx((tx) =>
       recordAudit(tx, {
@@ -143,36 +203,47 @@ export async function originate(
         outcome: 'success',
         objectType: 'strategy',
         objectId: strategy.id,
-        after: { version, businessDate: options.businessDate, ...counts },
+        after: {
+          version,
+          businessDate: options.businessDate,
+          ...counts,
+          ...(outcome === 'stopped' ? { stopped: 'no_longer_live' } : {}),
+        },
       }),
     );
-    result.strategies.push({ strategyId: strategy.id, version, counts });
-    result.created += counts.created;
-    result.refused += counts.refused;
-    result.skipped += counts.skipped;
-    result.forced += counts.forced;
+    result.strategies.push({ strategyId: strategy.id, version, counts, outcome });
+    addCounts(result, counts);
   }
   return result;
 }
 
-/** One page of customers for one strategy, in one transaction. Returns the last customer id read (null at the end). */
+/** A page's outcome: the last customer id read (null at the end), its own counts, and whether the strategy stopped being live. */
+type PageResult = { last: string | null; counts: OriginationCounts; stopped?: boolean };
+
+/** One page of customers for one strategy, in one transaction. */
 async function originatePage(
   tx: Tx,
   actor: Actor,
   s: { strategy: string; version: number; terms: StrategyTerms },
   options: { businessDate: string; customerIds?: string[] },
   afterId: string | null,
-  counts: OriginationCounts,
-): Promise<{ last: string | null }> {
+): Promise<PageResult> {
+  // This page's counts, returned to be added once its transaction committed.
+  const counts = zeroCounts();
   const inputs = await decisionInputsPage(tx, options.businessDate, {
     afterId,
     limit: PAGE,
     customerIds: options.customerIds ?? null,
   });
-  if (!inputs.length) return { last: null };
+  if (!inputs.length) return { last: null, counts };
   // Two runs of one strategy at once (the close and the button) take turns page by page; the second
-  // then finds the first's customers done.
-  await tx.query(`select id from strategies where id = $1 for update`, [s.strategy]);
+  // then finds the first's customers done. Deactivated or replaced by a new version meanwhile: stop.
+  const [locked] = await tx.query<{ status: string; live_version: number | null }>(
+    `select status, live_version from strategies where id = $1 for update`,
+    [s.strategy],
+  );
+  if (!locked || locked.status !== 'live' || locked.live_version !== s.version)
+    return { last: null, counts, stopped: true };
   const ids = inputs.map((i) => i.customer.id);
   // Who is already done today, who has an open offer of this strategy, who has an open override.
   const done = await tx.query<{ customer_id: string }>(
@@ -321,5 +392,5 @@ async function originatePage(
         rows.map((r) => r.reason),
       ],
     );
-  return { last: inputs.length < PAGE ? null : ids[ids.length - 1] };
+  return { last: inputs.length < PAGE ? null : ids[ids.length - 1], counts };
 }

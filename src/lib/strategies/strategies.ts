@@ -1,5 +1,6 @@
 import type { Tx } from '../db/index.ts';
 import type { StrategiesRow, StrategySimulationsRow, StrategyVersionsRow } from '../db/schema.generated.ts';
+import { scopeNodesFor, type ScopeHolder } from '../auth/data-permissions.ts';
 import { AppError } from '../errors/app-error.ts';
 import { formatMinorPlain } from '../money/parse.ts';
 import {
@@ -148,10 +149,18 @@ export type SimulationChange = {
   reason: string;
 };
 
-/** A page of the customers whose outcome the draft changes, in customer id order after `afterId`. */
+/** The viewer's customers: those of a branch or officer in their data-permission scope (null nodes: all). */
+const IN_SCOPE = `($2::uuid[] is null or cu.branch_id = any($2::uuid[]) or cu.officer_id = any($2::uuid[]))`;
+
+/**
+ * A page of the customers whose outcome the draft changes, in customer id order after `afterId`:
+ * only the viewer's customers (their data permissions), like every customer list. The simulation's
+ * totals still cover the whole tenant; `simulationChangesOutsideScope` says how many are not listed.
+ */
 export async function simulationChanges(
   tx: Tx,
   simulationId: string,
+  viewer: ScopeHolder,
   opts: { afterId?: string | null; limit: number },
 ): Promise<SimulationChange[]> {
   return tx.query<SimulationChange>(
@@ -159,11 +168,29 @@ export async function simulationChanges(
             c.live_outcome, c.draft_outcome, c.live_amount, c.draft_amount, c.risk_class, c.reason
        from strategy_simulation_changes c
        left join customers cu on cu.id = c.customer_id
-      where c.simulation_id = $1 and ($2::uuid is null or c.customer_id > $2::uuid)
+      where c.simulation_id = $1 and ${IN_SCOPE} and ($3::uuid is null or c.customer_id > $3::uuid)
       order by c.customer_id
-      limit $3`,
-    [simulationId, isUuid(opts.afterId) ? opts.afterId : null, opts.limit],
+      limit $4`,
+    [simulationId, await scopeNodesFor(tx, viewer), isUuid(opts.afterId) ? opts.afterId : null, opts.limit],
   );
+}
+
+/** How many changed customers of the simulation lie outside the viewer's scope (not listed to them). */
+export async function simulationChangesOutsideScope(
+  tx: Tx,
+  simulationId: string,
+  viewer: ScopeHolder,
+): Promise<number> {
+  const nodes = await scopeNodesFor(tx, viewer);
+  if (nodes === null) return 0;
+  const [row] = await tx.query<{ n: number }>(
+    `select count(*)::int as n
+       from strategy_simulation_changes c
+       left join customers cu on cu.id = c.customer_id
+      where c.simulation_id = $1 and not coalesce(${IN_SCOPE}, false)`,
+    [simulationId, nodes],
+  );
+  return row?.n ?? 0;
 }
 
 export function strategyJson(s: StrategyRow) {

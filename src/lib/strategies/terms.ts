@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { MappedOutcome, OutcomeMapping } from '../decisioning/decisions.ts';
-import { DEFAULT_MAPPING } from '../decisioning/decisions.ts';
+import { DEFAULT_MAPPING, MAX_MODEL_LIMIT, MAX_MODEL_RATE_EXCLUSIVE } from '../decisioning/decisions.ts';
 import type { ProductRow } from '../lending/products.ts';
 import { decodeMinor } from '../money/money.ts';
 
@@ -11,6 +11,9 @@ import { decodeMinor } from '../money/money.ts';
  */
 const decimal = z.string().regex(/^\d{1,13}(\.\d{1,6})?$/, 'a decimal number such as 5000 or 12.5');
 
+/** A rate in percent as offers store it (numeric(9, 6)): the rule of submit-application. */
+const rate = z.string().regex(/^\d{1,3}(\.\d{1,6})?$/, 'a rate in percent below 1000, such as 12.5');
+
 const classTerms = z.object({
   /** The customer's risk class this row prices ('*' = any class without its own row). */
   riskClass: z.string().trim().min(1).max(40),
@@ -18,7 +21,7 @@ const classTerms = z.object({
   maxPrincipal: decimal,
   numberOfRepayments: z.number().int().min(1).max(600),
   /** Annual rate in percent; null = the model's rate, else the product's. */
-  annualInterestRate: decimal.nullable(),
+  annualInterestRate: rate.nullable(),
   /** Refuse this class outright. */
   excluded: z.boolean().default(false),
 });
@@ -65,6 +68,9 @@ export function classRow(terms: StrategyTerms, riskClass: string | null): ClassT
  * gives an offer; the amount is the least of the model's limit, the class maximum and the product
  * maximum, rounded down to whole currency units, and must reach the product's minimum; the rate is
  * the class rate, else the model's, else the product's; the term is the class term within the product's range.
+ * The model's limit and rate come through `mapOutcome`, which already dropped a limit no currency can
+ * hold (no limit: the class and product maxima cap) and a rate of 1000 % or more (the product's rate
+ * applies), and rounded the rate to 6 decimals, so both convert safely here.
  */
 export function offerFor(
   terms: StrategyTerms,
@@ -80,7 +86,7 @@ export function offerFor(
   if (mapped.outcome !== 'approve') return { offer: false, reason: `model_${mapped.outcome}` };
   const digits = product.digits_after_decimal;
   let cap = decodeMinor(row.maxPrincipal, digits);
-  if (mapped.limit !== null) {
+  if (mapped.limit !== null && mapped.limit <= MAX_MODEL_LIMIT) {
     const modelLimit = decodeMinor(mapped.limit.toFixed(digits), digits);
     if (modelLimit < cap) cap = modelLimit;
   }
@@ -88,7 +94,11 @@ export function offerFor(
   const unit = 10n ** BigInt(digits);
   cap -= cap % unit; // whole currency units: an offer of 5234.57 reads as a computation, not a limit
   if (cap < product.min_principal) return { offer: false, reason: 'limit_below_minimum' };
-  const rate = row.annualInterestRate ?? (mapped.rate !== null ? String(mapped.rate) : product.annual_interest_rate);
+  const rate =
+    row.annualInterestRate ??
+    (mapped.rate !== null && mapped.rate < MAX_MODEL_RATE_EXCLUSIVE
+      ? mapped.rate.toFixed(6)
+      : product.annual_interest_rate);
   const n = Math.min(Math.max(row.numberOfRepayments, product.min_repayments), product.max_repayments);
   return { offer: true, principal: cap, numberOfRepayments: n, annualInterestRate: String(rate), reason: 'approved' };
 }

@@ -6,6 +6,7 @@ import {
   findSimulation,
   getStrategy,
   simulationChanges,
+  simulationChangesOutsideScope,
   simulationJson,
 } from '#lib/strategies/strategies.ts';
 
@@ -13,15 +14,16 @@ const PAGE = 50;
 
 /**
  * GET /v1/strategies/{id}/simulations/{simulationId}?after={customerId}&limit=50 → the simulation
- * (status, progress, results) and a page of the customers whose outcome changes: { simulation, changes, next }.
+ * (status, progress, results) and a page of the customers whose outcome changes, only those in the
+ * caller's data-permission scope: { simulation, changes, next, outsideScope } (outsideScope: how many are not listed).
  */
 export const GET: APIRoute = (context) =>
-  query(apiContext(context), async (tx, _actor, url) => {
+  query(apiContext(context), async (tx, actor, url) => {
     const strategy = await getStrategy(tx, context.params.id ?? '');
     const simulation = await findSimulation(tx, strategy.id, context.params.simulationId ?? '');
     if (!simulation) throw new AppError('NOT_FOUND', 'Simulation not found');
     const limit = Math.min(Math.max(Number(url.searchParams.get('limit')) || PAGE, 1), 500);
-    const rows = await simulationChanges(tx, simulation.id, {
+    const rows = await simulationChanges(tx, simulation.id, actor, {
       afterId: url.searchParams.get('after'),
       limit: limit + 1,
     });
@@ -30,5 +32,6 @@ export const GET: APIRoute = (context) =>
       simulation: simulationJson(simulation),
       changes: rows.slice(0, limit).map((c) => changeJson(c, digits)),
       next: rows.length > limit ? rows[limit - 1].customer_id : null,
+      outsideScope: await simulationChangesOutsideScope(tx, simulation.id, actor),
     };
   });
