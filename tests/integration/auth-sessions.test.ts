@@ -48,6 +48,7 @@ describe.each(testDbKinds())('sign-in and sessions on %s', (kind) => {
       'analyst@demo.test',
       'collector@demo.test',
       'officer@demo.test',
+      'provider@demo.test',
       'strategist@demo.test',
     ]);
     expect(users.find((u) => u.email === 'agent.fr@demo.test')?.language).toBe('fr-FR');

@@ -161,7 +161,7 @@ describe.each(testDbKinds())('offers, customers, days off on %s', (kind) => {
           t((tx) =>
             createCollateral(tx, f.maker, {
               customerId: f.customerId,
-              type: 'x',
+              type: 'vehicle',
               currency: 'USD',
               value: '-1',
               valuationDate: '2026-01-10',
