@@ -170,7 +170,7 @@ describe.each(testDbKinds())('tenant isolation through the API on %s', (kind) =>
     );
     expect(tables.length).toBeGreaterThan(5);
     // Global by design (documented in their migrations): they map something to a tenant before one is bound.
-    const GLOBAL = new Set(['jobs', 'oidc_auth_requests', 'sign_in_directory']);
+    const GLOBAL = new Set(['jobs', 'oidc_auth_requests', 'public_form_links', 'sign_in_directory']);
     const secured = tables.filter((t) => !GLOBAL.has(t.table_name));
     for (const t of secured)
       expect({ table: t.table_name, rls: t.rls, forced: t.forced }).toEqual({

@@ -31,6 +31,33 @@ export type ApiTokensRow = {
   revoked_at: Date | null;
 };
 
+/** The `application_form_versions` table. */
+export type ApplicationFormVersionsRow = {
+  tenant_id: string;
+  form_id: string;
+  version: number;
+  document: unknown;
+  product_ids: string[];
+  published_by: string;
+  published_at: Date;
+};
+
+/** The `application_forms` table. */
+export type ApplicationFormsRow = {
+  tenant_id: string;
+  id: string;
+  slug: string;
+  name: string;
+  description: string;
+  draft: unknown;
+  product_ids: string[];
+  published_version: number | null;
+  revision: number;
+  created_by: string;
+  created_at: Date;
+  updated_at: Date;
+};
+
 /** The `audit_log` table. */
 export type AuditLogRow = {
   tenant_id: string;
@@ -112,6 +139,7 @@ export type CollateralsRow = {
   created_at: Date;
   customer_branch_id: string | null;
   customer_officer_id: string | null;
+  custom_fields: unknown;
 };
 
 /** The `contract_signatories` table. */
@@ -143,6 +171,16 @@ export type ContractsRow = {
   document_uploaded_at: Date | null;
   created_by: string;
   created_at: Date;
+  updated_at: Date;
+};
+
+/** The `custom_field_forms` table. */
+export type CustomFieldFormsRow = {
+  tenant_id: string;
+  entity: string;
+  document: unknown;
+  revision: number;
+  updated_by: string;
   updated_at: Date;
 };
 
@@ -262,6 +300,7 @@ export type CustomersRow = {
   updated_at: Date;
   version: number;
   active_loans: number;
+  custom_fields: unknown;
 };
 
 /** The `days_off` table. */
@@ -399,6 +438,44 @@ export type ErrorReportsRow = {
   created_at: Date;
 };
 
+/** The `form_submission_files` table. */
+export type FormSubmissionFilesRow = {
+  tenant_id: string;
+  id: string;
+  submission_id: string | null;
+  field: string;
+  file_name: string;
+  content_type: string;
+  size_bytes: number;
+  sha256: string;
+  storage_key: string;
+  customer_file_id: string | null;
+  created_at: Date;
+};
+
+/** The `form_submissions` table. */
+export type FormSubmissionsRow = {
+  tenant_id: string;
+  id: string;
+  form_id: string;
+  form_version: number;
+  reference: string;
+  status: string;
+  answers: unknown;
+  language: string;
+  customer_id: string | null;
+  customer_match: string | null;
+  customer_differences: unknown;
+  application_id: string | null;
+  decision_id: string | null;
+  outcome: string | null;
+  error: string | null;
+  client_hash: string | null;
+  receipt_email: string | null;
+  created_at: Date;
+  processed_at: Date | null;
+};
+
 /** The `hierarchy_nodes` table. */
 export type HierarchyNodesRow = {
   tenant_id: string;
@@ -531,6 +608,7 @@ export type LoanApplicationsRow = {
   customer_officer_id: string | null;
   product_version: number;
   manual_review_reason: string | null;
+  custom_fields: unknown;
 };
 
 /** The `loan_collaterals` table. */
@@ -899,6 +977,14 @@ export type PricingUsageRow = {
   updated_at: Date;
 };
 
+/** The `public_form_links` table. */
+export type PublicFormLinksRow = {
+  slug: string;
+  tenant_id: string;
+  form_id: string;
+  version: number;
+};
+
 /** The `roles` table. */
 export type RolesRow = {
   tenant_id: string;
@@ -1111,6 +1197,8 @@ export type UsersRow = {
 export type Tables = {
   analytics_events: AnalyticsEventsRow;
   api_tokens: ApiTokensRow;
+  application_form_versions: ApplicationFormVersionsRow;
+  application_forms: ApplicationFormsRow;
   audit_log: AuditLogRow;
   bank_statement_imports: BankStatementImportsRow;
   close_penalties: ClosePenaltiesRow;
@@ -1119,6 +1207,7 @@ export type Tables = {
   collaterals: CollateralsRow;
   contract_signatories: ContractSignatoriesRow;
   contracts: ContractsRow;
+  custom_field_forms: CustomFieldFormsRow;
   custom_views: CustomViewsRow;
   customer_bank_transactions: CustomerBankTransactionsRow;
   customer_eligibility_overrides: CustomerEligibilityOverridesRow;
@@ -1136,6 +1225,8 @@ export type Tables = {
   delinquency_ranges: DelinquencyRangesRow;
   downloads: DownloadsRow;
   error_reports: ErrorReportsRow;
+  form_submission_files: FormSubmissionFilesRow;
+  form_submissions: FormSubmissionsRow;
   hierarchy_nodes: HierarchyNodesRow;
   idempotency_keys: IdempotencyKeysRow;
   ip_restriction_roles: IpRestrictionRolesRow;
@@ -1168,6 +1259,7 @@ export type Tables = {
   pricing_features: PricingFeaturesRow;
   pricing_plans: PricingPlansRow;
   pricing_usage: PricingUsageRow;
+  public_form_links: PublicFormLinksRow;
   roles: RolesRow;
   sessions: SessionsRow;
   sign_in_directory: SignInDirectoryRow;

@@ -41,6 +41,18 @@ import frDecisions from './locales/fr/decisions.json' with { type: 'json' };
 import enStrategies from './locales/en/strategies.json' with { type: 'json' };
 import frStrategies from './locales/fr/strategies.json' with { type: 'json' };
 
+// Application forms (issue 13).
+import enForms from './locales/en/forms.json' with { type: 'json' };
+import frForms from './locales/fr/forms.json' with { type: 'json' };
+import enAppforms from './locales/en/appforms.json' with { type: 'json' };
+import frAppforms from './locales/fr/appforms.json' with { type: 'json' };
+import enApply from './locales/en/apply.json' with { type: 'json' };
+import frApply from './locales/fr/apply.json' with { type: 'json' };
+import enSubmissions from './locales/en/submissions.json' with { type: 'json' };
+import frSubmissions from './locales/fr/submissions.json' with { type: 'json' };
+import enCustomfields from './locales/en/customfields.json' with { type: 'json' };
+import frCustomfields from './locales/fr/customfields.json' with { type: 'json' };
+
 export type Resource = { [key: string]: string | Resource };
 
 export const RESOURCES = {
@@ -63,6 +75,11 @@ export const RESOURCES = {
     models: enModels,
     decisions: enDecisions,
     strategies: enStrategies,
+    forms: enForms,
+    appforms: enAppforms,
+    apply: enApply,
+    submissions: enSubmissions,
+    customfields: enCustomfields,
   },
   fr: {
     common: frCommon,
@@ -83,6 +100,11 @@ export const RESOURCES = {
     models: frModels,
     decisions: frDecisions,
     strategies: frStrategies,
+    forms: frForms,
+    appforms: frAppforms,
+    apply: frApply,
+    submissions: frSubmissions,
+    customfields: frCustomfields,
   },
 } satisfies Record<string, Record<string, Resource>>;
 
