@@ -675,6 +675,34 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
     audit: audited('decision_model', { PATCH: 'decision_model.version_update' }),
   },
   { pattern: '/v1/decision-models/:id/evaluate', methods: { POST: need('admin.decision_models.view') } },
+  // Administration › business: the application form builder and customized forms (issue 13, builder part).
+  {
+    pattern: '/v1/application-forms',
+    methods: { GET: ADMIN, POST: ADMIN },
+    audit: audited('application_form', { POST: 'application_form.create' }),
+  },
+  {
+    pattern: '/v1/application-forms/:id',
+    methods: { GET: ADMIN, PUT: ADMIN, DELETE: ADMIN },
+    audit: audited('application_form', { PUT: 'application_form.update', DELETE: 'application_form.delete' }),
+  },
+  {
+    pattern: '/v1/application-forms/:id/publish',
+    methods: { POST: ADMIN },
+    audit: audited('application_form', { POST: 'application_form.publish' }),
+  },
+  {
+    pattern: '/v1/application-forms/:id/unpublish',
+    methods: { POST: ADMIN },
+    audit: audited('application_form', { POST: 'application_form.unpublish' }),
+  },
+  { pattern: '/v1/application-forms/:id/versions', methods: { GET: ADMIN } },
+  { pattern: '/v1/application-forms/:id/versions/:version', methods: { GET: ADMIN } },
+  {
+    pattern: '/v1/customized-forms/:entity',
+    methods: { GET: ADMIN, PUT: ADMIN },
+    audit: audited('customized_form', { PUT: 'customized_form.update' }),
+  },
   // Lending strategies (issue 12): one endpoint per lifecycle step, each with its own permission.
   {
     pattern: '/v1/strategies',

@@ -184,6 +184,14 @@ export const SCOPE_FREE: Record<string, string> = {
   'PATCH /v1/decision-models/:id/versions/:version': 'decision_models.edit: the tenant’s models, no branch data',
   'POST /v1/decision-models/:id/evaluate': 'decision_models.view: a test run of the tenant’s model, no branch data',
   'POST /admin/business/decision-models': 'decision_models.edit: the tenant’s models, no branch data',
+  // Application form builder and customized forms (issue 13, builder part).
+  'POST /v1/application-forms': 'administrators only: the tenant’s application forms, no branch data',
+  'PUT /v1/application-forms/:id': 'administrators only: the tenant’s application forms, no branch data',
+  'DELETE /v1/application-forms/:id': 'administrators only: the tenant’s application forms, no branch data',
+  'POST /v1/application-forms/:id/publish': 'administrators only: the tenant’s application forms, no branch data',
+  'POST /v1/application-forms/:id/unpublish': 'administrators only: the tenant’s application forms, no branch data',
+  'PUT /v1/customized-forms/:entity': 'administrators only: the tenant’s customized fields, no branch data',
+  'POST /admin/business/application-form': 'administrators only: the tenant’s application forms, no branch data',
   // Decision engine (issue 12): administrators only; a binding is the tenant's, placed in no branch.
   'POST /v1/decision-bindings': 'administrators only: the tenant’s decision-engine configuration, no branch data',
   'PATCH /v1/decision-bindings/:id': 'administrators only: the tenant’s decision-engine configuration, no branch data',
