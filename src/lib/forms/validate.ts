@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FormDocument } from './document.ts';
@@ -6,7 +5,7 @@ import { keptAnswers, type Answers } from './fields.ts';
 
 /**
  * Answers are checked against the form's JSON Schema by Ajv, on the server, for every kind of form.
- * One Ajv instance; compiled validators are kept by the schema's hash (at most CACHE_SIZE, the oldest
+ * One Ajv instance; compiled validators are kept by the schema's JSON text (at most CACHE_SIZE, the oldest
  * dropped and removed from Ajv, so a server that sees many form versions does not grow without end).
  */
 
@@ -78,7 +77,8 @@ export function formsAjv(): Ajv {
 
 /** A validator for a form's schema (compiled once per distinct schema). Throws when the schema does not compile. */
 export function validatorFor(doc: FormDocument): ValidateFunction {
-  const key = crypto.createHash('sha256').update(JSON.stringify(doc.schema)).digest('hex');
+  // The text itself is the key (no node:crypto, so the module also loads in the builder island).
+  const key = JSON.stringify(doc.schema);
   const hit = cache.get(key);
   if (hit) {
     cache.delete(key);
