@@ -65,6 +65,12 @@ function TextPair({
   );
 }
 
+/** A binding's words (its key has dots, so it is read directly rather than as a path). */
+export function bindingLabel(labels: Labels, binding: string): string {
+  const node = (labels.bindings as Labels | undefined)?.[binding];
+  return typeof node === 'string' ? node : binding;
+}
+
 /** The properties of one field: name, texts, required, options, rules, visibility, binding, file limits. */
 export function FieldPanel({ doc, name, bindings, labels, language, onChange, onRename }: Props) {
   const l = (key: string, vars: Record<string, string | number> = {}) => label(labels, key, vars);
@@ -388,7 +394,7 @@ export function FieldPanel({ doc, name, bindings, labels, language, onChange, on
               <option value="">{l('field.noBinding')}</option>
               {BINDINGS.map((b) => (
                 <option key={b} value={b}>
-                  {l(`bindings.${b}`)}
+                  {bindingLabel(labels, b)}
                 </option>
               ))}
             </NativeSelect.Field>

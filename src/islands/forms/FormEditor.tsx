@@ -14,7 +14,7 @@ import {
 } from '@chakra-ui/react';
 import { ArrowDown, ArrowUp, Copy, Pencil, Plus, Save, Send, Trash2, Undo2 } from 'lucide-react';
 import type { TFunction } from 'i18next';
-import { lazy, Suspense, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
+import { lazy, memo, Suspense, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
 import type { FormProblem } from '#lib/forms/check.ts';
 import { textOf, WIDGETS, type FormDocument, type Widget } from '#lib/forms/document.ts';
 import { isRequired } from '#lib/forms/fields.ts';
@@ -35,9 +35,9 @@ import {
   setStepTitle,
   withText,
 } from './doc-edit.ts';
-import { FieldPanel } from './FieldPanel.tsx';
+import { bindingLabel, FieldPanel } from './FieldPanel.tsx';
 
-const FormPreview = lazy(() => import('./FormPreview.tsx'));
+const FormPreview = lazy(() => import('./FormPreview.tsx').then((m) => ({ default: memo(m.default) })));
 const api = createApi({ module: 'FormEditor' });
 
 /** The application form as /v1/application-forms/{id} answers it. */
@@ -454,7 +454,9 @@ function Editor(props: Props) {
                           {isRequired(doc, field) ? <Badge>{l('requiredBadge')}</Badge> : null}
                           {ui?.visibleWhen ? <Badge colorPalette="purple">{l('conditionalBadge')}</Badge> : null}
                           {ui?.bind ? (
-                            <Badge colorPalette="blue">{l('boundBadge', { bind: l(`bindings.${ui.bind}`) })}</Badge>
+                            <Badge colorPalette="blue">
+                              {l('boundBadge', { bind: bindingLabel(labels, ui.bind) })}
+                            </Badge>
                           ) : null}
                           <Button
                             size="sm"
