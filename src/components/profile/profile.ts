@@ -15,7 +15,7 @@ import { getCustomer, type CustomerRow } from '#lib/lending/customers.ts';
 import { optInCustomerCommand, optOutCustomerCommand } from '#lib/lending/customer-commands.ts';
 import { formCommand } from '../pages/form-command.ts';
 import { updateCustomerCustomFieldsCommand } from '#lib/forms/custom-field-commands.ts';
-import { CUSTOM_FIELD_PREFIX } from '#lib/forms/custom-fields.ts';
+import { unprefixed } from '#lib/forms/custom-fields.ts';
 import { forceEligibilityCommand } from '#lib/strategies/eligibility.ts';
 import { resolveScopeNodes } from '#lib/tenancy/scope.ts';
 import { assertCustomerVisible, deleteCustomerFile, FILE_RULES, storeCustomerFile } from '#lib/customer-files/files.ts';
@@ -149,7 +149,7 @@ export async function handleProfilePost(Astro: AstroGlobal, ctx: ProfileContext,
           input: (v) => ({
             customerId: ctx.customer.id,
             version: v.version ?? '',
-            posted: Object.fromEntries(Object.entries(v).filter(([k]) => k.startsWith(CUSTOM_FIELD_PREFIX))),
+            posted: unprefixed(v),
           }),
           redirect: () => back('saved').redirect,
         });

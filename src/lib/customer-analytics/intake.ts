@@ -7,7 +7,7 @@ import type { Actor } from '../lending/actor.ts';
 import { createCustomer, setCustomerOptIn, type CustomerRow } from '../lending/customers.ts';
 import { findDuplicateCustomers, type DuplicateMatch } from './duplicates.ts';
 import { need } from '../auth/permissions.ts';
-import { checkCustomValues, customFieldsOf, CUSTOM_FIELD_PREFIX, postedCustomFields } from '../forms/custom-fields.ts';
+import { checkCustomValues, customFieldsOf, CUSTOM_FIELD_PREFIX, coerceCustomPosted } from '../forms/custom-fields.ts';
 
 /** The add-customer form (/loans/customers/add), as posted. */
 export type NewCustomerForm = {
@@ -70,7 +70,7 @@ async function addCustomerIn(tx: Tx, actor: Actor, form: NewCustomerForm): Promi
     const { businessDate } = await tenantMoneyDay(tx, actor.tenantId);
     validateNewCustomer(form, businessDate);
     const doc = await customFieldsOf(tx, 'customer');
-    const customFields = checkCustomValues(doc, doc ? postedCustomFields(doc, form.customFields ?? {}) : {}, null);
+    const customFields = checkCustomValues(doc, doc ? coerceCustomPosted(doc, form.customFields ?? {}) : {}, null);
     const matches = await findDuplicateCustomers(tx, { phone: form.phone, nationalId: form.nationalId });
     if (matches.some((m) => m.field === 'nationalId')) {
       throw new AppError('ALREADY_EXISTS', 'A customer with this national ID already exists', {

@@ -7,7 +7,7 @@ import { need } from '../auth/permissions.ts';
 import { assertInScope } from '../auth/data-permissions.ts';
 import type { Actor } from '../lending/actor.ts';
 import { getCustomer, type CustomerRow } from '../lending/customers.ts';
-import { prepareCustomValues, postedCustomFields, customFieldsOf } from './custom-fields.ts';
+import { checkCustomValues, prepareCustomValues, coerceCustomPosted, customFieldsOf } from './custom-fields.ts';
 
 /**
  * Editing a customer's customized fields on their own (the customer record has no other edit form):
@@ -56,7 +56,7 @@ export const updateCustomerCustomFieldsCommand = defineCommand({
   }),
   run: async (tx, actor, input) => {
     const doc = await customFieldsOf(tx, 'customer');
-    const values = doc ? postedCustomFields(doc, input.posted) : {};
+    const values = doc ? coerceCustomPosted(doc, input.posted) : {};
     const expected = /^\d{1,12}$/.test(input.version) ? Number(input.version) : null;
     return updateCustomerCustomFields(tx, actor, input.customerId, values, { expectedVersion: expected });
   },
@@ -78,3 +78,36 @@ export const patchCustomerCustomFieldsCommand = defineCommand({
       expectedVersion: input.version ?? null,
     }),
 });
+
+/**
+ * A collateral's customized fields from its edit form (posted strings), after its own fields were
+ * saved in the same transaction; audited when they change.
+ */
+export async function updateCollateralCustomFields(
+  tx: Tx,
+  actor: Actor,
+  collateralId: string,
+  posted: Record<string, string>,
+): Promise<void> {
+  const doc = await customFieldsOf(tx, 'collateral');
+  if (!doc) return;
+  const [row] = await tx.query<{ custom_fields: unknown }>('select custom_fields from collaterals where id = $1', [
+    collateralId,
+  ]);
+  if (!row) throw new AppError('NOT_FOUND', 'Collateral not found', { field: 'collateralId' });
+  const next = checkCustomValues(doc, coerceCustomPosted(doc, posted), row.custom_fields);
+  if (JSON.stringify(next) === JSON.stringify(row.custom_fields)) return;
+  await tx.query('update collaterals set custom_fields = $2::jsonb where id = $1', [
+    collateralId,
+    JSON.stringify(next),
+  ]);
+  await recordAudit(tx, {
+    ...auditActor(actor),
+    action: 'collateral.update_custom_fields',
+    objectType: 'collateral',
+    objectId: collateralId,
+    before: { customFields: row.custom_fields },
+    after: { customFields: next },
+    outcome: 'success',
+  });
+}

@@ -62,6 +62,20 @@ export function postedCustomFields(doc: FormDocument, data: FormData | Record<st
   return coercePosted(doc, posted, customFieldNames(doc));
 }
 
+/** Posted strings by field name (without the `cf.` prefix), typed as the schema wants (`coercePosted`). */
+export function coerceCustomPosted(doc: FormDocument, posted: Record<string, string>): Answers {
+  return coercePosted(doc, posted, customFieldNames(doc));
+}
+
+/** A form's values with the `cf.` prefix, without it (what the commands take). */
+export function unprefixed(values: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(values)
+      .filter(([key]) => key.startsWith(CUSTOM_FIELD_PREFIX))
+      .map(([key, value]) => [key.slice(CUSTOM_FIELD_PREFIX.length), value]),
+  );
+}
+
 /** The values as a form shows them: the stored ones of the current fields (removed fields are not shown). */
 export function formValues(doc: FormDocument | null, raw: unknown): Answers {
   if (!doc) return {};
