@@ -12,6 +12,7 @@ import {
 import { deleteCustomViewCommand, saveCustomViewCommand } from '#lib/lists/custom-view-commands.ts';
 import { formCommand } from '../pages/form-command.ts';
 import { findList, type ListEntry } from '#lib/lists/registry.ts';
+import { withCustomColumns } from '#lib/lists/custom-columns.ts';
 import { parseListState } from '#lib/lists/url-state.ts';
 
 /**
@@ -75,15 +76,20 @@ export async function loadCustomViewPage(
   listName: string,
   viewId: string | null,
 ): Promise<CustomViewPageResult> {
-  const entry = findList(listName);
+  const registered = findList(listName);
   // Refusals are thrown from the page's frontmatter: the client-errors middleware step answers the
   // section's 404 / 403 page with that status (a status set while the page streams would be lost).
-  if (!entry || !entry.hasCustomViews) throw new AppError('NOT_FOUND', 'This list has no custom views.');
-  const { principal, tenant } = Astro.locals;
+  if (!registered || !registered.hasCustomViews) throw new AppError('NOT_FOUND', 'This list has no custom views.');
+  const { principal, tenant, language } = Astro.locals;
   if (!principal || !tenant)
     return { kind: 'redirect', location: `/user/login?redirect=${encodeURIComponent(Astro.url.pathname)}` };
   // The route manifest gives these pages the custom-views edit permission: the guard has decided.
   const db = await pageDb();
+  // The column picker offers the tenant's customized-field columns too (issue 13).
+  const entry: ListEntry = {
+    ...registered,
+    def: await db.tenant(tenant.id, (tx) => withCustomColumns(tx, registered.def, language)),
+  };
   const actor = { tenantId: tenant.id, userId: principal.userId, requestId: Astro.locals.requestId };
   let view: CustomView | null = null;
   if (viewId) {

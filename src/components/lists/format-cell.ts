@@ -1,5 +1,5 @@
 import type { TFunction } from 'i18next';
-import type { ColumnDef } from '#lib/lists/definition.ts';
+import { optionLabel, type ColumnDef } from '#lib/lists/definition.ts';
 import type { ListRow } from '#lib/lists/query.ts';
 import { formatDate, formatDateTime, formatNumber } from '#lib/i18n/format.ts';
 import type { Language } from '#lib/i18n/index.ts';
@@ -28,7 +28,7 @@ export function formatCell(
     case 'boolean':
       return ctx.t(value ? 'lists:common.yes' : 'lists:common.no');
     case 'enum':
-      return column.optionLabelPrefix ? ctx.t(`${column.optionLabelPrefix}.${String(value)}`) : String(value);
+      return optionLabel(ctx.t, column, String(value));
     case 'text':
       return String(value);
   }

@@ -75,6 +75,7 @@ export async function loadListPage(Astro: AstroGlobal, listName: string): Promis
         isAdmin: principal.isAdmin,
         dataPermissions: principal.dataPermissions,
         currency: tenant.currency,
+        language,
       },
       entry,
       Astro.url.searchParams,

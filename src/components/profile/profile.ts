@@ -14,6 +14,8 @@ import { actorFromPrincipal, type Actor } from '#lib/lending/actor.ts';
 import { getCustomer, type CustomerRow } from '#lib/lending/customers.ts';
 import { optInCustomerCommand, optOutCustomerCommand } from '#lib/lending/customer-commands.ts';
 import { formCommand } from '../pages/form-command.ts';
+import { updateCustomerCustomFieldsCommand } from '#lib/forms/custom-field-commands.ts';
+import { unprefixed } from '#lib/forms/custom-fields.ts';
 import { forceEligibilityCommand } from '#lib/strategies/eligibility.ts';
 import { resolveScopeNodes } from '#lib/tenancy/scope.ts';
 import { assertCustomerVisible, deleteCustomerFile, FILE_RULES, storeCustomerFile } from '#lib/customer-files/files.ts';
@@ -108,7 +110,15 @@ export function inTenant<T>(ctx: ProfileContext, fn: (tx: Tx) => Promise<T>): Pr
 
 export type PostOutcome = {
   redirect?: string;
-  error?: { field?: string; message: string; rows?: { row: number; field: string; message: string }[] };
+  error?: {
+    field?: string;
+    message: string;
+    rows?: { row: number; field: string; message: string }[];
+    /** A refusal's details (the customized fields' errors, issue 13). */
+    details?: Record<string, unknown>;
+  };
+  /** The values posted by a refused form, shown again (the customized fields' form). */
+  posted?: Record<string, string>;
 };
 
 /** What the profile's pages can offer on a customer (src/lib/auth/allowed-actions.ts). */
@@ -131,6 +141,22 @@ export async function handleProfilePost(Astro: AstroGlobal, ctx: ProfileContext,
   try {
     if (tab === 'resume') {
       const form = await Astro.request.formData();
+      // Customized fields (issue 13): the same command as PATCH /v1/customers/{id}.
+      if (form.get('_action') === 'custom-fields') {
+        const outcome = await formCommand(Astro, updateCustomerCustomFieldsCommand, {
+          form,
+          objectId: ctx.customer.id,
+          input: (v) => ({
+            customerId: ctx.customer.id,
+            version: v.version ?? '',
+            posted: unprefixed(v),
+          }),
+          redirect: () => back('saved').redirect,
+        });
+        return outcome.kind === 'redirect'
+          ? { redirect: outcome.location }
+          : { error: { ...outcome.error, details: outcome.details }, posted: outcome.values };
+      }
       const status = String(form.get('status') ?? '');
       if (status !== 'opted_in' && status !== 'opted_out')
         throw new AppError('BAD_REQUEST', 'status must be opted_in or opted_out', { field: 'status' });

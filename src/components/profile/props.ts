@@ -4,7 +4,13 @@ import { formatMoney, fromMinor } from '#lib/money/money.ts';
 import type { ProfileContext, PostOutcome } from './profile.ts';
 
 /** What every profile subpage component receives from the shell. */
-export type ViewProps = { ctx: ProfileContext; t: TFunction; language: Language; error?: PostOutcome['error'] };
+export type ViewProps = {
+  ctx: ProfileContext;
+  t: TFunction;
+  language: Language;
+  error?: PostOutcome['error'];
+  posted?: PostOutcome['posted'];
+};
 
 export function moneyOf(ctx: ProfileContext, language: Language) {
   return (minor: bigint | null | undefined, currency = ctx.currency) =>

@@ -1,5 +1,5 @@
 import { Box, Button, Field, Input, NativeSelect, Stack, Textarea } from '@chakra-ui/react';
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import type { Language } from '#lib/i18n/index.ts';
 import { api, errorMessageOf } from '../lib/api.ts';
 import { ErrorAlert } from '../ui/error-alert.tsx';
@@ -10,6 +10,8 @@ import { currencyDigits } from '#lib/money/money.ts';
 import { amountMessage, amountSchema } from '#lib/money/schema.ts';
 import { parseDateInput } from '#lib/dates/parse-date.ts';
 import { validationMessage } from '#lib/errors/messages.ts';
+import { orderedFieldNames, type FormDocument } from '#lib/forms/document.ts';
+import { coercePosted } from '#lib/forms/fields.ts';
 
 export type ProductChoice = {
   id: string;
@@ -27,6 +29,13 @@ type Props = {
   businessDate: string;
   products: ProductChoice[];
   labels: Labels;
+  /**
+   * The tenant's customized fields of loan applications (issue 13), rendered by the page as plain
+   * controls named `cf.<name>` (the children); their values are typed with the same coercePosted
+   * the server uses for form posts and sent as `customFields`.
+   */
+  customDoc?: FormDocument | null;
+  children?: ReactNode;
 };
 
 /**
@@ -61,8 +70,9 @@ function Form(props: Props) {
     if (!purpose.trim()) found.purpose = label(labels, 'common.required', { field: label(labels, 'offer.purpose') });
     return found;
   };
-  const submit = async (event: FormEvent) => {
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
+    const customFields = customValuesOf(props.customDoc ?? null, event.currentTarget);
     const found = check();
     setErrors(found);
     if (Object.keys(found).length || !product || busy) return;
@@ -78,6 +88,7 @@ function Form(props: Props) {
             numberOfRepayments: Number(repayments),
             expectedDisbursementDate: date,
             formData: { purpose: purpose.trim() },
+            ...(customFields ? { customFields } : {}),
           },
         })
         .json<{ loanId: string }>();
@@ -156,6 +167,7 @@ function Form(props: Props) {
             <Textarea rows={3} maxLength={500} value={purpose} onChange={(e) => setPurpose(e.target.value)} />
             {required('purpose')}
           </Field.Root>
+          {props.children}
           {failure ? (
             <ErrorAlert
               status={failure.status}
@@ -173,6 +185,15 @@ function Form(props: Props) {
       </form>
     </Box>
   );
+}
+
+/** The customized fields of the form, typed as the schema wants (null when the tenant has none). */
+function customValuesOf(doc: FormDocument | null, form: HTMLFormElement): Record<string, unknown> | null {
+  if (!doc) return null;
+  const posted: Record<string, string> = {};
+  for (const [key, value] of new FormData(form).entries())
+    if (key.startsWith('cf.') && typeof value === 'string') posted[key.slice(3)] = value;
+  return coercePosted(doc, posted, orderedFieldNames(doc));
 }
 
 export default function NewApplicationForm(props: Props) {

@@ -594,7 +594,12 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
     methods: { GET: need('loans.customers.view'), POST: need('loans.customers.view') },
     audit: audited('customer', { POST: 'customer.create' }),
   },
-  { pattern: '/v1/customers/:id', methods: { GET: need('loans.customers.view') } },
+  // Issue 13 (customized fields): PATCH edits a customer's customized fields.
+  {
+    pattern: '/v1/customers/:id',
+    methods: { GET: need('loans.customers.view'), PATCH: need('loans.customers.view') },
+    audit: audited('customer', { PATCH: 'customer.update_custom_fields' }),
+  },
   {
     pattern: '/v1/customers/:id/opt-in',
     methods: { POST: need('loans.customers.opt_in') },

@@ -23,11 +23,13 @@ export type CollateralSummary = {
   secured_principal: bigint;
   /** Loan-to-value: secured principal over the collateral's value, basis points; null when the value is 0. */
   ltv_bp: number | null;
+  /** Customized values (issue 13, src/lib/forms/custom-fields.ts). */
+  custom_fields: unknown;
 };
 
 const SELECT = `
   select c.id, c.customer_id, c.type, c.description, trim(c.currency) as currency, c.value, to_char(c.valuation_date, 'YYYY-MM-DD') as valuation_date,
-         c.created_at, count(distinct lc.loan_id)::int as linked_loans,
+         c.created_at, c.custom_fields, count(distinct lc.loan_id)::int as linked_loans,
          coalesce(sum(o.outstanding), 0)::int8 as secured_principal
     from collaterals c
     left join loan_collaterals lc on lc.tenant_id = c.tenant_id and lc.collateral_id = c.id

@@ -7,6 +7,7 @@ import type { Actor } from '../lending/actor.ts';
 import { createCustomer, setCustomerOptIn, type CustomerRow } from '../lending/customers.ts';
 import { findDuplicateCustomers, type DuplicateMatch } from './duplicates.ts';
 import { need } from '../auth/permissions.ts';
+import { checkCustomValues, customFieldsOf, CUSTOM_FIELD_PREFIX, coerceCustomPosted } from '../forms/custom-fields.ts';
 
 /** The add-customer form (/loans/customers/add), as posted. */
 export type NewCustomerForm = {
@@ -21,6 +22,8 @@ export type NewCustomerForm = {
   optOutReason: string;
   /** The user saw the possible duplicates and says this is another person (phone matches only). */
   isDuplicateConfirmed: boolean;
+  /** The customized fields as posted (`cf.<name>` inputs, without the prefix). */
+  customFields?: Record<string, string>;
 };
 
 export type AddCustomerResult =
@@ -66,6 +69,8 @@ async function addCustomerIn(tx: Tx, actor: Actor, form: NewCustomerForm): Promi
   {
     const { businessDate } = await tenantMoneyDay(tx, actor.tenantId);
     validateNewCustomer(form, businessDate);
+    const doc = await customFieldsOf(tx, 'customer');
+    const customFields = checkCustomValues(doc, doc ? coerceCustomPosted(doc, form.customFields ?? {}) : {}, null);
     const matches = await findDuplicateCustomers(tx, { phone: form.phone, nationalId: form.nationalId });
     if (matches.some((m) => m.field === 'nationalId')) {
       throw new AppError('ALREADY_EXISTS', 'A customer with this national ID already exists', {
@@ -85,6 +90,7 @@ async function addCustomerIn(tx: Tx, actor: Actor, form: NewCustomerForm): Promi
         email: text(form.email),
         dateOfBirth: text(form.dateOfBirth),
         segment: text(form.segment),
+        customFields,
       });
     } catch (error) {
       if (pgCode(error) === '23505')
@@ -111,6 +117,7 @@ const newCustomerFormSchema = z.object({
   isOptedOut: z.boolean(),
   optOutReason: formText,
   isDuplicateConfirmed: z.boolean(),
+  customFields: z.record(z.string().max(80), formText).default({}),
 });
 
 /**
@@ -138,5 +145,10 @@ export function formFromData(data: FormData): NewCustomerForm {
     isOptedOut: data.get('optOut') === 'on',
     optOutReason: s('optOutReason'),
     isDuplicateConfirmed: data.get('confirmDuplicate') === 'on',
+    customFields: Object.fromEntries(
+      [...data.entries()]
+        .filter(([key, value]) => key.startsWith(CUSTOM_FIELD_PREFIX) && typeof value === 'string')
+        .map(([key, value]) => [key.slice(CUSTOM_FIELD_PREFIX.length), String(value)]),
+    ),
   };
 }

@@ -1,5 +1,5 @@
 import { fromMinor, toDecimalString } from '../money/money.ts';
-import type { ColumnDef } from '../lists/definition.ts';
+import { optionLabel, type ColumnDef } from '../lists/definition.ts';
 import type { ListRow } from '../lists/query.ts';
 
 /**
@@ -53,7 +53,7 @@ export function toCell(column: ColumnDef, row: ListRow, tenantCurrency: string, 
     case 'boolean':
       return { kind: 'text', text: t(value ? 'lists:common.yes' : 'lists:common.no') };
     case 'enum': {
-      const label = column.optionLabelPrefix ? t(`${column.optionLabelPrefix}.${String(value)}`) : String(value);
+      const label = optionLabel(t, column, String(value));
       return { kind: 'text', text: neutralise(label) };
     }
     case 'text':

@@ -21,6 +21,7 @@ import { businessDate } from '../tenancy/tenant.ts';
 import type { ListDef } from '../lists/definition.ts';
 import { loadScopeSubject, resolveRowScope } from '../lists/row-scope.ts';
 import { parseListState } from '../lists/url-state.ts';
+import { withCustomColumns } from '../lists/custom-columns.ts';
 import { assertScopeParamInScope } from '../auth/data-permissions.ts';
 import { CONTENT_TYPES, EXPORT_FORMATS, writeListExport, type ExportFormat } from './write-list-export.ts';
 import type { TenantsRow } from '../db/schema.generated.ts';
@@ -62,10 +63,12 @@ export async function requestListExport(
   // Validate the state now, so a bad link fails the request rather than the job.
   const raw = checkQueryString(args.query);
   if (raw) throw new AppError('BAD_REQUEST', `query: ${raw.param}: ${raw.message}`, { field: 'query' });
-  const { state, issues } = parseListState(args.def, new URLSearchParams(args.query));
-  if (issues.length)
-    throw new AppError('BAD_REQUEST', `${issues[0]!.param}: ${issues[0]!.message}`, { field: issues[0]!.param });
   await db.tenant(args.tenantId, async (tx) => {
+    // With the tenant's customized-field columns (issue 13), which a query may name.
+    const def = await withCustomColumns(tx, args.def, args.language);
+    const { state, issues } = parseListState(def, new URLSearchParams(args.query));
+    if (issues.length)
+      throw new AppError('BAD_REQUEST', `${issues[0]!.param}: ${issues[0]!.message}`, { field: issues[0]!.param });
     // A scope naming another branch is refused now (403 on 'scope'), not turned into an empty file.
     await assertScopeParamInScope(
       tx,
@@ -131,15 +134,19 @@ export function listExportHandler(options: {
     const tmpDir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'list-export-'));
     const filePath = path.join(tmpDir, `export.${payload.format}`);
     try {
-      const def = options.resolveList(payload.list);
-      if (!def) throw new PermanentJobError(`unknown list ${payload.list}`);
-      const { state } = parseListState(def, new URLSearchParams(payload.query));
-      const { rowScope, date, currency } = await db.tenant(tenantId, async (tx) => {
+      const registered = options.resolveList(payload.list);
+      if (!registered) throw new PermanentJobError(`unknown list ${payload.list}`);
+      const { rowScope, date, currency, def, state } = await db.tenant(tenantId, async (tx) => {
+        // The tenant's customized-field columns, headed in the exporter's language (issue 13).
+        const def = await withCustomColumns(tx, registered, languageOf(payload.language));
+        const { state } = parseListState(def, new URLSearchParams(payload.query));
         const subject = await loadScopeSubject(tx, payload.userId);
         const [tenant] = await tx.query<Pick<TenantsRow, 'currency'>>('select currency from tenants where id = $1', [
           tenantId,
         ]);
         return {
+          def,
+          state,
           rowScope: await resolveRowScope(tx, subject, state.scope),
           date: await businessDate(tx, tenantId),
           currency: (tenant?.currency ?? 'EUR').trim(),

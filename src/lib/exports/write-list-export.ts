@@ -1,5 +1,5 @@
 import { countRows, iterateRows, type ListQueryOptions, type RunInTx } from '../lists/query.ts';
-import { visibleColumns, type ListDef } from '../lists/definition.ts';
+import { columnLabel, visibleColumns, type ListDef } from '../lists/definition.ts';
 import type { ListState } from '../lists/url-state.ts';
 import { toCell, type Translate } from './cells.ts';
 import { openCsvWriter } from './csv-writer.ts';
@@ -40,7 +40,7 @@ export async function writeListExport(input: WriteListExportInput): Promise<{ ro
   const writer = input.format === 'csv' ? openCsvWriter(input.filePath) : openXlsxWriter(input.filePath, input.title);
   let rows = 0;
   try {
-    await writer.writeHeader(columns.map((c) => input.t(c.label)));
+    await writer.writeHeader(columns.map((c) => columnLabel(input.t, c)));
     await input.onProgress?.(0, total);
     for await (const batch of iterateRows(
       input.run,

@@ -1,5 +1,6 @@
 import type { Principal } from '../auth/principal.ts';
 import { z } from 'zod';
+import { coerceCustomPosted, customFieldsOf } from '../forms/custom-fields.ts';
 import type { Db, Tx } from '../db/index.ts';
 import { defineCommand } from '../http/command.ts';
 import { AppError } from '../errors/app-error.ts';
@@ -90,6 +91,8 @@ export type ApplicationEditInput = {
   expectedVersion: string;
   expectedDisbursementDate?: string;
   fields: Record<string, string>;
+  /** The customized fields as posted (`cf.<name>` without the prefix; issue 13). */
+  customFields?: Record<string, string>;
 };
 
 export async function saveApplicationEdit(
@@ -131,7 +134,9 @@ async function saveApplicationEditIn(
   for (const [key, value] of Object.entries(input.fields)) {
     if (editableFormFields(application.form_data).includes(key)) formData[key] = value.trim().slice(0, 2000);
   }
+  const doc = await customFieldsOf(tx, 'loan_application');
   return editApplication(tx, actor, loanId, {
+    customFields: doc ? { values: coerceCustomPosted(doc, input.customFields ?? {}) } : undefined,
     principal: amount.text,
     numberOfRepayments: repayments,
     formData,
@@ -157,6 +162,7 @@ export const editApplicationFromFormCommand = defineCommand({
     expectedVersion: z.string().max(10_000),
     expectedDisbursementDate: z.string().max(10_000).optional(),
     fields: z.record(z.string(), z.string().max(10_000)),
+    customFields: z.record(z.string().max(80), z.string().max(10_000)).optional(),
   }),
   run: (tx, actor, { customerId, loanId, ...input }, request) =>
     saveApplicationEditIn(tx, actor, customerId, loanId, input, request.language),

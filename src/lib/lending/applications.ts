@@ -1,3 +1,4 @@
+import { storedValues } from '../forms/custom-fields.ts';
 import { AppError } from '../errors/app-error.ts';
 import type { Tx } from '../db/index.ts';
 import { fromMinor, toDecimalString } from '../money/money.ts';
@@ -28,6 +29,7 @@ export function applicationJson(row: ApplicationRow) {
     decidedAt: row.decided_at,
     decisionNote: row.decision_note,
     formData: row.form_data,
+    customFields: storedValues(row.custom_fields),
     version: row.version,
   };
 }

@@ -5,6 +5,8 @@ import { tenantMoneyDay } from '../tenancy/tenant.ts';
 import { deleteCollateral, parseCollateralEdit, updateCollateral } from '../customer-analytics/collaterals.ts';
 import { createCollateral, linkCollateral } from './collaterals.ts';
 import { need } from '../auth/permissions.ts';
+import { checkCustomValues, customFieldsOf, coerceCustomPosted } from '../forms/custom-fields.ts';
+import { updateCollateralCustomFields } from '../forms/custom-field-commands.ts';
 
 /**
  * The collateral writes as commands (src/lib/http/command.ts): the collateral pages post their forms
@@ -12,7 +14,14 @@ import { need } from '../auth/permissions.ts';
  * parseCollateralEdit (the one money parser, the business-date rule), in the writer's language.
  */
 const text = z.string().max(10_000);
-const fields = { type: text, description: text.default(''), value: text, valuationDate: text };
+const fields = {
+  type: text,
+  description: text.default(''),
+  value: text,
+  valuationDate: text,
+  /** The customized fields as posted (`cf.<name>` without the prefix; issue 13). */
+  customFields: z.record(z.string().max(80), text).default({}),
+};
 
 /** Records a collateral for a customer in the caller's scope, in the tenant's currency. */
 export const createCollateralCommand = defineCommand({
@@ -23,7 +32,10 @@ export const createCollateralCommand = defineCommand({
   run: async (tx, actor, input, request) => {
     const { currency, businessDate } = await tenantMoneyDay(tx, actor.tenantId);
     const parsed = parseCollateralEdit(input, currency, businessDate, request.language);
+    const doc = await customFieldsOf(tx, 'collateral');
+    const customFields = checkCustomValues(doc, doc ? coerceCustomPosted(doc, input.customFields) : {}, null);
     return createCollateral(tx, actor, {
+      customFields,
       customerId: input.customerId,
       type: parsed.type,
       description: parsed.description,
@@ -40,9 +52,10 @@ export const updateCollateralCommand = defineCommand({
   objectType: 'collateral',
   permission: need('loans.collaterals.edit'),
   input: z.object({ collateralId: text, ...fields }),
-  run: async (tx, actor, { collateralId, ...edit }, request) => {
+  run: async (tx, actor, { collateralId, customFields, ...edit }, request) => {
     const { businessDate } = await tenantMoneyDay(tx, actor.tenantId);
     await updateCollateral(tx, actor, collateralId, edit, businessDate, request.language);
+    await updateCollateralCustomFields(tx, actor, collateralId, customFields);
     return { id: collateralId };
   },
 });

@@ -19,6 +19,8 @@ export async function createCollateral(
     currency: string;
     value: string | bigint;
     valuationDate: string;
+    /** Customized values, already checked (src/lib/forms/custom-fields.ts). */
+    customFields?: Record<string, unknown>;
   },
 ): Promise<CollateralRow> {
   assertUuid(input.customerId, 'customerId');
@@ -29,7 +31,8 @@ export async function createCollateral(
     throw new AppError('BAD_REQUEST', 'valuationDate must be a date YYYY-MM-DD', { field: 'valuationDate' });
   const { minor: value, currency } = positiveAmount(input.value, input.currency, 'value');
   const [row] = await tx.query<CollateralRow>(
-    `insert into collaterals (tenant_id, customer_id, type, description, currency, value, valuation_date) values ($1, $2, $3, $4, $5, $6, $7) returning *`,
+    `insert into collaterals (tenant_id, customer_id, type, description, currency, value, valuation_date, custom_fields)
+     values ($1, $2, $3, $4, $5, $6, $7, $8::jsonb) returning *`,
     [
       actor.tenantId,
       input.customerId,
@@ -38,9 +41,15 @@ export async function createCollateral(
       currency,
       value,
       input.valuationDate,
+      JSON.stringify(input.customFields ?? {}),
     ],
   );
-  await auditSuccess(tx, actor, 'collateral.create', 'collateral', row.id, null, { type: row.type, value, currency });
+  await auditSuccess(tx, actor, 'collateral.create', 'collateral', row.id, null, {
+    type: row.type,
+    value,
+    currency,
+    customFields: input.customFields ?? {},
+  });
   return row;
 }
 

@@ -4,6 +4,7 @@ import type { CustomersRow, HierarchyNodesRow } from '../db/schema.generated.ts'
 import { recordAudit } from '../audit/record-audit.ts';
 import type { Actor } from './actor.ts';
 import { assertUuid, isUuid } from './loans.ts';
+import { storedValues } from '../forms/custom-fields.ts';
 import { assertInScope, assertPlacementInScope, isInNodes } from '../auth/data-permissions.ts';
 
 /** A `customers` row; the opt-in check constraint narrows its status. */
@@ -22,6 +23,8 @@ export type CustomerInput = {
   segment?: string | null;
   riskClass?: string | null;
   optInStatus?: 'opted_in' | 'opted_out';
+  /** Customized values, already checked by the caller (src/lib/forms/custom-fields.ts). */
+  customFields?: Record<string, unknown>;
 };
 
 function required(value: string | undefined, field: string): string {
@@ -55,8 +58,8 @@ export async function createCustomer(tx: Tx, actor: Actor, input: CustomerInput)
   await assertPlacementInScope(tx, actor, { branchId, officerId }, { mustLand: true });
   const [row] = await tx.query<CustomerRow>(
     `insert into customers (tenant_id, external_id, first_name, last_name, national_id, phone, email, date_of_birth, branch_id, officer_id,
-       segment, opt_in_status, risk_class)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) returning *`,
+       segment, opt_in_status, risk_class, custom_fields)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb) returning *`,
     [
       actor.tenantId,
       input.externalId ?? null,
@@ -71,6 +74,7 @@ export async function createCustomer(tx: Tx, actor: Actor, input: CustomerInput)
       input.segment ?? null,
       input.optInStatus ?? 'opted_in',
       input.riskClass ?? null,
+      JSON.stringify(input.customFields ?? {}),
     ],
   );
   await tx.query(
@@ -90,7 +94,7 @@ export async function createCustomer(tx: Tx, actor: Actor, input: CustomerInput)
     action: 'customer.create',
     objectType: 'customer',
     objectId: row.id,
-    after: { firstName, lastName, nationalId: row.national_id },
+    after: { firstName, lastName, nationalId: row.national_id, customFields: row.custom_fields },
     ip: actor.ip,
     requestId: actor.requestId,
     outcome: 'success',
@@ -222,6 +226,7 @@ export function customerJson(c: CustomerRow) {
     segment: c.segment,
     optInStatus: c.opt_in_status,
     riskClass: c.risk_class,
+    customFields: storedValues(c.custom_fields),
     createdAt: c.created_at,
     updatedAt: c.updated_at,
     version: c.version,

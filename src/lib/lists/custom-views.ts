@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { withCustomColumns } from './custom-columns.ts';
 import type { Tx } from '../db/index.ts';
 import { AppError } from '../errors/app-error.ts';
 import { recordAudit } from '../audit/record-audit.ts';
@@ -128,7 +129,14 @@ function duplicate(error: unknown): never {
   throw error;
 }
 
-export async function createCustomView(tx: Tx, actor: Actor, def: ListDef, raw: CustomViewInput): Promise<CustomView> {
+export async function createCustomView(
+  tx: Tx,
+  actor: Actor,
+  registered: ListDef,
+  raw: CustomViewInput,
+): Promise<CustomView> {
+  // A view may show and filter the tenant's customized-field columns (issue 13).
+  const def = await withCustomColumns(tx, registered, 'en');
   const input = validateCustomView(def, raw);
   const rows = await tx
     .query<Row>(
@@ -203,7 +211,7 @@ export async function updateCustomView(
   raw: CustomViewInput,
 ): Promise<CustomView> {
   const before = await ownView(tx, actor, def.name, id, 'update');
-  const input = validateCustomView(def, raw);
+  const input = validateCustomView(await withCustomColumns(tx, def, 'en'), raw);
   const rows = await tx
     .query<Row>(
       `update custom_views set name = $2, columns = $3::text[], filters = $4::jsonb, sort = $5, tab = $6, is_shared = $7, updated_at = now()

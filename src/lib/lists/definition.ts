@@ -63,6 +63,12 @@ export type ColumnDef = {
   isDefault?: boolean;
   /** Always shown (the column that opens the row); cannot be hidden. */
   isRequired?: boolean;
+  /**
+   * A customized field's column (issue 13, ./custom-columns.ts): its header and option labels are
+   * the tenant's own texts, already in the viewer's language, instead of i18n keys.
+   */
+  labelText?: string;
+  optionLabels?: Readonly<Record<string, string>>;
 };
 
 /** Builds parameter placeholders: every value from input goes through here, never into SQL text. */
@@ -146,6 +152,11 @@ export type ListDef = {
   scopeSql: readonly string[];
   /** SQL giving the path of a row's page (e.g. the customer profile); null for rows without one. */
   hrefSql?: string;
+  /**
+   * The row's customized fields (issue 13): which entity's form, and the SQL of its `custom_fields`
+   * column. ./custom-columns.ts adds a column per field for the tenant of the request.
+   */
+  customFields?: { entity: 'customer' | 'loan_application' | 'collateral'; sql: string };
 };
 
 const KEY = /^[a-z][a-z0-9_]*$/;
@@ -170,6 +181,17 @@ export function defineList<const T extends ListDef>(def: T): T {
     throw new Error(`list ${def.name}: default tab ${def.defaultTab} is not a tab`);
   if (!def.columns.some((c) => c.isDefault || c.isRequired)) throw new Error(`list ${def.name}: no default column`);
   return def;
+}
+
+/** A column's header in the viewer's language. */
+export function columnLabel(t: (key: string) => string, column: ColumnDef): string {
+  return column.labelText ?? t(column.label);
+}
+
+/** An enum value's label in the viewer's language. */
+export function optionLabel(t: (key: string) => string, column: ColumnDef, value: string): string {
+  if (column.optionLabels) return column.optionLabels[value] ?? value;
+  return column.optionLabelPrefix ? t(`${column.optionLabelPrefix}.${value}`) : value;
 }
 
 export function columnOf(def: ListDef, key: string): ColumnDef | undefined {

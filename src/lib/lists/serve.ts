@@ -4,13 +4,23 @@ import { currencyDigits } from '../money/money.ts';
 import { businessDate } from '../tenancy/tenant.ts';
 import { listCustomViews, getCustomView, type CustomView } from './custom-views.ts';
 import type { ListEntry } from './registry.ts';
+import type { ListDef } from './definition.ts';
+import { withCustomColumns } from './custom-columns.ts';
 import { loadList, type ListPage, type TabCounts } from './query.ts';
 import { resolveRowScope, type ScopeSubject } from './row-scope.ts';
 import { parseListState, type ListState, type ScopeParam, type StateIssue } from './url-state.ts';
 
-export type ListViewer = ScopeSubject & { tenantId: string; userId: string; currency: string };
+export type ListViewer = ScopeSubject & {
+  tenantId: string;
+  userId: string;
+  currency: string;
+  /** Language of the customized-field columns' headers (default English). */
+  language?: string;
+};
 
 export type ServedList = {
+  /** The list as served: the registry's definition with the tenant's customized-field columns. */
+  def: ListDef;
   state: ListState;
   issues: StateIssue[];
   page: ListPage;
@@ -38,10 +48,11 @@ export async function serveList(
   params: URLSearchParams,
   options: { isStrict?: boolean; countCap?: number } = {},
 ): Promise<ServedList> {
-  const { state, issues } = parseListState(entry.def, params);
-  if (options.isStrict && issues.length)
-    throw new AppError('BAD_REQUEST', `${issues[0]!.param}: ${issues[0]!.message}`, { field: issues[0]!.param });
   return db.tenant(viewer.tenantId, async (tx) => {
+    const def = await withCustomColumns(tx, entry.def, viewer.language ?? 'en');
+    const { state, issues } = parseListState(def, params);
+    if (options.isStrict && issues.length)
+      throw new AppError('BAD_REQUEST', `${issues[0]!.param}: ${issues[0]!.message}`, { field: issues[0]!.param });
     const date = await businessDate(tx, viewer.tenantId);
     if (options.isStrict && state.scope && !(await scopeNodeExists(tx, state.scope))) {
       // Another tenant's branch, or none: named as not found rather than answered with an empty page.
@@ -50,7 +61,7 @@ export async function serveList(
       });
     }
     const rowScope = await resolveRowScope(tx, viewer, state.scope);
-    const { page, counts, cappedTabs } = await loadList(tx, entry.def, state, {
+    const { page, counts, cappedTabs } = await loadList(tx, def, state, {
       businessDate: date,
       currencyDigits: currencyDigits(viewer.currency),
       rowScope,
@@ -63,6 +74,7 @@ export async function serveList(
         (await getCustomView(tx, actor, entry.def.name, state.view).catch(() => null)))
       : null;
     return {
+      def,
       state,
       issues,
       page,

@@ -6,6 +6,7 @@ import { assertPasswordAllowed, DEFAULT_PASSWORD_POLICY, hashPassword } from '..
 import { DEMO_PLANS, seedDemoPlans, setTenantPlan } from '../plans/plans.ts';
 import { seedDemoHistory } from '../simulator/demo-history.ts';
 import { seedDemoOffers } from './demo-offers.ts';
+import { seedDemoCustomFields } from './demo-custom-fields.ts';
 import { seedDemoStrategies } from './demo-strategies.ts';
 import type { HierarchyNodesRow, RolesRow, UsersRow } from '../db/schema.generated.ts';
 
@@ -213,6 +214,8 @@ export async function seedDemo(db: Db, options: DemoOptions): Promise<boolean> {
   await seedDemoOffers(db, DEMO_TENANTS.demo, { branchCode: 'PAR-01', count: 3 });
   // The demo credit policy, a live strategy (and its first offers, with their why) and a draft strategy.
   await seedDemoStrategies(db, DEMO_TENANTS.demo);
+  // Customized fields (issue 13): a few fields with values on some demo rows.
+  await seedDemoCustomFields(db, DEMO_TENANTS.demo);
   return true;
 }
 

@@ -338,6 +338,14 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
       json: { reason: 'probe' },
       expect: [404],
     })),
+  // Customized fields (issue 13): another branch's customer is not found.
+  'PATCH /v1/customers/:id': (ids) =>
+    idSpellings(ids.customerId).map((id) => ({
+      method: 'PATCH',
+      path: `/v1/customers/${id}`,
+      json: { customFields: {} },
+      expect: [404],
+    })),
   'POST /v1/customers/:id/opt-in': (ids) =>
     idSpellings(ids.customerId).map((id) => ({
       method: 'POST',

@@ -11,6 +11,7 @@ import { assertInScope } from '#lib/auth/data-permissions.ts';
 import { businessDate } from '#lib/tenancy/tenant.ts';
 import type { LoanApplicationsRow } from '#lib/db/schema.generated.ts';
 import { currencyCode } from '#lib/money/money.ts';
+import { prepareCustomValues } from '#lib/forms/custom-fields.ts';
 
 export type EditApplicationInput = {
   /** Decimal string ("5000.00") or minor units. */
@@ -22,6 +23,8 @@ export type EditApplicationInput = {
   expectedVersion?: number;
   /** A real calendar date, not before the business date; unchanged when absent. */
   expectedDisbursementDate?: string;
+  /** Customized field values (issue 13), checked against the tenant's form; unchanged when absent. */
+  customFields?: { values: unknown; isApi?: boolean };
 };
 
 /**
@@ -66,10 +69,24 @@ export async function editApplication(
       ? application.expected_disbursement_date
       : expectedDisbursementDate(input.expectedDisbursementDate, await businessDate(tx, actor.tenantId));
   const formData = input.formData ?? application.form_data;
+  const customFields =
+    input.customFields === undefined
+      ? application.custom_fields
+      : await prepareCustomValues(tx, 'loan_application', input.customFields.values, application.custom_fields, {
+          isApi: input.customFields.isApi,
+        });
   const [updated] = await tx.query<ApplicationRow>(
-    `update loan_applications set principal = $2, number_of_repayments = $3, form_data = $4::jsonb, expected_disbursement_date = $5, version = version + 1
+    `update loan_applications set principal = $2, number_of_repayments = $3, form_data = $4::jsonb, expected_disbursement_date = $5,
+       custom_fields = $6::jsonb, version = version + 1
       where id = $1 returning *`,
-    [application.id, principal, input.numberOfRepayments, JSON.stringify(formData), expected],
+    [
+      application.id,
+      principal,
+      input.numberOfRepayments,
+      JSON.stringify(formData),
+      expected,
+      JSON.stringify(customFields),
+    ],
   );
   const loan = await lockLoan(tx, loanId);
   if (loan.status !== 'SUBMITTED_AND_PENDING_APPROVAL') {
@@ -99,8 +116,15 @@ export async function editApplication(
       numberOfRepayments: application.number_of_repayments,
       formData: application.form_data,
       expectedDisbursementDate: application.expected_disbursement_date,
+      customFields: application.custom_fields,
     },
-    { principal, numberOfRepayments: input.numberOfRepayments, formData, expectedDisbursementDate: expected },
+    {
+      principal,
+      numberOfRepayments: input.numberOfRepayments,
+      formData,
+      expectedDisbursementDate: expected,
+      customFields,
+    },
   );
   return { ...updated, currency: currencyCode(updated.currency) };
 }

@@ -14,6 +14,7 @@ import { currencyCode } from '#lib/money/money.ts';
 import { decideSubmittedApplication, DECISION_ENGINE_USER } from '#lib/decisioning/bindings.ts';
 import type { DecisionRow } from '#lib/decisioning/decisions.ts';
 import { decideApplication } from './decide-application.ts';
+import { prepareCustomValues } from '#lib/forms/custom-fields.ts';
 
 export type SubmitApplicationInput = {
   customerId: string;
@@ -29,6 +30,12 @@ export type SubmitApplicationInput = {
   /** Defaults to the business date. */
   expectedDisbursementDate?: string;
   formData?: Record<string, unknown>;
+  /**
+   * Customized field values (issue 13), checked against the tenant's form (required ones included):
+   * typed values, `isApi` refusing names the form does not have. Absent: none are stored (flows
+   * that do not ask them: offers' requests, public submissions, the simulator).
+   */
+  customFields?: { values: unknown; isApi?: boolean };
 };
 
 /** A `loan_applications` row; the status check constraint and the submitted form narrow two columns. */
@@ -75,10 +82,16 @@ export async function submitApplication(
   );
   if (!customer[0]) throw new AppError('NOT_FOUND', 'Customer not found', { field: 'customerId' });
 
+  const customFields =
+    input.customFields === undefined
+      ? {}
+      : await prepareCustomValues(tx, 'loan_application', input.customFields.values, null, {
+          isApi: input.customFields.isApi,
+        });
   const [application] = await tx.query<ApplicationRow>(
     `insert into loan_applications (tenant_id, customer_id, product_id, offer_id, currency, principal, number_of_repayments,
-       annual_interest_rate, expected_disbursement_date, submitted_by, form_data, product_version)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12) returning *`,
+       annual_interest_rate, expected_disbursement_date, submitted_by, form_data, product_version, custom_fields)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13::jsonb) returning *`,
     [
       actor.tenantId,
       input.customerId,
@@ -92,6 +105,7 @@ export async function submitApplication(
       actor.userId,
       JSON.stringify(input.formData ?? {}),
       product.version,
+      JSON.stringify(customFields),
     ],
   );
   const terms = termsFor(product, {

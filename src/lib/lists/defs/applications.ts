@@ -133,5 +133,7 @@ export const applicationsList = defineList({
     { sql: 'c.first_name', mode: 'contains', isOnCustomer: true },
     { sql: 'c.phone', mode: 'prefix', isOnCustomer: true },
   ],
+  // Customized fields (issue 13): a column each for the tenant of the request (../custom-columns.ts).
+  customFields: { entity: 'loan_application', sql: 'a.custom_fields' },
   scopeSql: ['a.customer_branch_id', 'a.customer_officer_id'],
 });

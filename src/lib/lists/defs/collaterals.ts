@@ -147,5 +147,7 @@ export const collateralsList = defineList({
     { sql: 'k.description', mode: 'contains' },
     { sql: 'c.phone', mode: 'prefix', isOnCustomer: true },
   ],
+  // Customized fields (issue 13): a column each for the tenant of the request (../custom-columns.ts).
+  customFields: { entity: 'collateral', sql: 'k.custom_fields' },
   scopeSql: ['k.customer_branch_id', 'k.customer_officer_id'],
 });

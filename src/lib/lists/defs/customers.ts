@@ -134,5 +134,7 @@ export const customersList = defineList({
   ],
   // The platform scope (tenancy/scope.ts) expands regions down to their branches and officers, so
   // the row's own branch and officer nodes are enough.
+  // Customized fields (issue 13): a column each for the tenant of the request (../custom-columns.ts).
+  customFields: { entity: 'customer', sql: 'c.custom_fields' },
   scopeSql: ['c.branch_id', 'c.officer_id'],
 });

@@ -22,6 +22,8 @@ const Body = z.object({
   annualInterestRate: z.string().optional(),
   expectedDisbursementDate: dateField.optional(),
   formData: z.record(z.string(), z.unknown()).optional(),
+  /** Customized fields by name (issue 13): checked against the tenant's form, unknown names refused. */
+  customFields: z.record(z.string().max(200), z.unknown()).optional(),
 });
 
 /** POST /v1/applications → 201 the submitted application (the maker's step). */
@@ -32,7 +34,10 @@ export const POST: APIRoute = (context) =>
     objectId: '',
     schema: Body,
     run: async (tx, actor, body) => {
-      const { application } = await submitApplication(tx, actor, body);
+      const { application } = await submitApplication(tx, actor, {
+        ...body,
+        customFields: { values: body.customFields ?? {}, isApi: true },
+      });
       return { status: 201, body: applicationJson(application) };
     },
   });

@@ -2,6 +2,7 @@ import type { APIRoute } from 'astro';
 import { z } from 'zod';
 import { apiContext, dateField, mutation, query, scopeNodesOf } from '#lib/lending/api.ts';
 import { createCustomer, customerJson, listCustomers } from '#lib/lending/customers.ts';
+import { prepareCustomValues } from '#lib/forms/custom-fields.ts';
 import { QueryReader } from '#lib/http/query-params.ts';
 
 /** GET /v1/customers?search=…&limit=N → { items }. */
@@ -26,6 +27,8 @@ const Body = z.object({
   officerId: z.string().uuid().optional(),
   segment: z.string().max(100).optional(),
   riskClass: z.string().max(50).optional(),
+  /** Customized fields by name (src/lib/forms/custom-fields.ts): checked against the tenant's form. */
+  customFields: z.record(z.string().max(200), z.unknown()).optional(),
 });
 
 /** POST /v1/customers → 201 the customer. */
@@ -35,5 +38,8 @@ export const POST: APIRoute = (context) =>
     objectType: 'customer',
     objectId: '',
     schema: Body,
-    run: async (tx, actor, body) => ({ status: 201, body: customerJson(await createCustomer(tx, actor, body)) }),
+    run: async (tx, actor, body) => {
+      const customFields = await prepareCustomValues(tx, 'customer', body.customFields ?? {}, null, { isApi: true });
+      return { status: 201, body: customerJson(await createCustomer(tx, actor, { ...body, customFields })) };
+    },
   });

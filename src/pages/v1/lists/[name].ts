@@ -30,6 +30,7 @@ export const GET: APIRoute = ({ locals, params, url }) =>
         isAdmin: principal.isAdmin,
         dataPermissions: principal.dataPermissions,
         currency: locals.tenant.currency,
+        language: locals.language,
       },
       entry,
       url.searchParams,
@@ -38,7 +39,7 @@ export const GET: APIRoute = ({ locals, params, url }) =>
     const { page } = served;
     return json({
       list: entry.def.name,
-      state: listQuery(entry.def, served.state),
+      state: listQuery(served.def, served.state),
       mode: page.mode,
       page: page.page,
       limit: page.limit,
@@ -46,7 +47,7 @@ export const GET: APIRoute = ({ locals, params, url }) =>
       has_prev: page.hasPrev,
       next_cursor: page.nextCursor,
       prev_cursor: page.prevCursor,
-      columns: page.columns.map((c) => ({ key: c.key, type: c.type })),
+      columns: page.columns.map((c) => ({ key: c.key, type: c.type, ...(c.labelText ? { label: c.labelText } : {}) })),
       rows: page.rows,
       counts: served.counts,
       capped_tabs: served.cappedTabs,

@@ -14,6 +14,8 @@ const Body = z.object({
   principal: amountField,
   numberOfRepayments: z.number().int(),
   formData: z.record(z.string(), z.unknown()).optional(),
+  /** Customized fields by name (issue 13): checked against the tenant's form, unknown names refused. */
+  customFields: z.record(z.string().max(200), z.unknown()).optional(),
   expectedVersion: z.number().int().optional(),
   expectedDisbursementDate: dateField.optional(),
 });
@@ -29,7 +31,12 @@ export const PATCH: APIRoute = (context) => {
     schema: Body,
     run: async (tx, actor, body) => ({
       status: 200,
-      body: applicationJson(await editApplicationById(tx, actor, applicationId, body)),
+      body: applicationJson(
+        await editApplicationById(tx, actor, applicationId, {
+          ...body,
+          customFields: body.customFields === undefined ? undefined : { values: body.customFields, isApi: true },
+        }),
+      ),
     }),
   });
 };

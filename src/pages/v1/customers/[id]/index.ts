@@ -1,5 +1,6 @@
 import type { APIRoute } from 'astro';
-import { apiContext, query, scopeNodesOf } from '#lib/lending/api.ts';
+import { apiContext, commandEndpoint, query, scopeNodesOf } from '#lib/lending/api.ts';
+import { patchCustomerCustomFieldsCommand } from '#lib/forms/custom-field-commands.ts';
 import { customerJson, getCustomer, isCustomerInScope } from '#lib/lending/customers.ts';
 import { AppError } from '#lib/errors/app-error.ts';
 
@@ -10,4 +11,15 @@ export const GET: APIRoute = (context) =>
     if (!(await isCustomerInScope(tx, customer.id, await scopeNodesOf(tx, principal))))
       throw new AppError('NOT_FOUND', 'Customer not found', { field: 'customerId' });
     return customerJson(customer);
+  });
+
+/**
+ * PATCH /v1/customers/{id} { customFields, version? } → the customer. Only the customized fields are
+ * edited here (names the tenant's form does not have are a 400 naming them; `version` guards a stale edit, 409).
+ */
+export const PATCH: APIRoute = (context) =>
+  commandEndpoint(apiContext(context), patchCustomerCustomFieldsCommand, {
+    objectId: context.params.id ?? null,
+    input: (body) => ({ ...(body as object), customerId: context.params.id ?? '' }),
+    answer: (row) => ({ status: 200, body: customerJson(row) }),
   });
