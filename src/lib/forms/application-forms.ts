@@ -3,7 +3,7 @@ import { auditActor, recordAudit } from '../audit/record-audit.ts';
 import { ADMIN } from '../auth/permissions.ts';
 import type { Tx } from '../db/index.ts';
 import { AppError } from '../errors/app-error.ts';
-import { defineCommand } from '../http/command.ts';
+import { defineCommand, type Command } from '../http/command.ts';
 import type { Actor } from '../lending/actor.ts';
 import { isUuid } from '../lending/loans.ts';
 import { emptyForm } from './build.ts';
@@ -365,90 +365,85 @@ export const updateFormCommand = defineCommand({
 
 const onForm = z.object({ id: idField, expectedRevision: revisionField.optional() }).strict();
 
-export const publishFormCommand = defineCommand({
-  action: 'application_form.publish',
-  objectType: 'application_form',
-  permission: ADMIN,
-  input: onForm,
-  run: async (tx, actor, input): Promise<ApplicationForm> => {
-    const before = await formRow(tx, input.id, true);
-    assertRevision(before, input.expectedRevision);
-    const fields = Object.keys(before.draft?.schema?.properties ?? {});
-    if (fields.length === 0)
-      throw new AppError('CONFLICT', 'Nothing to publish: the form has no field yet', {
-        field: 'document',
-        details: { code: 'nothing_to_publish' },
-      });
-    if (before.published_version !== null && !before.changed)
-      throw new AppError('CONFLICT', `Nothing to publish: version ${before.published_version} is the same`, {
-        details: { code: 'nothing_to_publish' },
-      });
-    const document = parseFormDocument(before.draft);
-    const bindsProduct = Object.values(document.ui.fields).some((f) => f.bind === 'application.productId');
-    if (bindsProduct && before.product_ids.length === 0)
-      throw new AppError('UNPROCESSABLE', 'Choose the loan products the form applies for', { field: 'productIds' });
-    // Products may have been withdrawn since the draft was saved.
-    await checkedProductIds(tx, before.product_ids);
-    const [{ next }] = await tx.query<{ next: number }>(
-      'select coalesce(max(version), 0)::int + 1 as next from application_form_versions where form_id = $1',
-      [input.id],
-    );
-    await tx.query(
-      `insert into application_form_versions (tenant_id, form_id, version, document, product_ids, published_by)
-       values ($1, $2, $3, $4::jsonb, $5::uuid[], $6)`,
-      [actor.tenantId, input.id, next, JSON.stringify(document), before.product_ids, actor.userId],
-    );
-    await tx.query(
-      `update application_forms set published_version = $2, revision = revision + 1, updated_at = now() where id = $1`,
-      [input.id, next],
-    );
-    const after = await formRow(tx, input.id);
-    await audit(tx, actor, 'application_form.publish', input.id, before, after, { version: next });
-    return getApplicationForm(tx, input.id);
-  },
-});
+/**
+ * A command on one form with an optional `expectedRevision`: the form locked and checked, `change`
+ * done (it returns what the audit adds to `after`, or `deleted`), then audited with before and after.
+ */
+function formChange(
+  action: string,
+  change: (tx: Tx, actor: Actor, before: FormRow) => Promise<Record<string, unknown> | 'deleted'>,
+) {
+  return defineCommand({
+    action,
+    objectType: 'application_form',
+    permission: ADMIN,
+    input: onForm,
+    run: async (tx, actor, input): Promise<ApplicationForm | { id: string }> => {
+      const before = await formRow(tx, input.id, true);
+      assertRevision(before, input.expectedRevision);
+      const extra = await change(tx, actor, before);
+      if (extra === 'deleted') {
+        await audit(tx, actor, action, input.id, before, null);
+        return { id: input.id };
+      }
+      await audit(tx, actor, action, input.id, before, await formRow(tx, input.id), extra);
+      return getApplicationForm(tx, input.id);
+    },
+  });
+}
 
-export const unpublishFormCommand = defineCommand({
-  action: 'application_form.unpublish',
-  objectType: 'application_form',
-  permission: ADMIN,
-  input: onForm,
-  run: async (tx, actor, input): Promise<ApplicationForm> => {
-    const before = await formRow(tx, input.id, true);
-    assertRevision(before, input.expectedRevision);
-    if (before.published_version === null)
-      throw new AppError('CONFLICT', 'This form is not published', { details: { code: 'not_published' } });
-    await tx.query(
-      'update application_forms set published_version = null, revision = revision + 1, updated_at = now() where id = $1',
-      [input.id],
-    );
-    const after = await formRow(tx, input.id);
-    await audit(tx, actor, 'application_form.unpublish', input.id, before, after);
-    return getApplicationForm(tx, input.id);
-  },
-});
+export const publishFormCommand = formChange('application_form.publish', async (tx, actor, before) => {
+  const fields = Object.keys(before.draft?.schema?.properties ?? {});
+  if (fields.length === 0)
+    throw new AppError('CONFLICT', 'Nothing to publish: the form has no field yet', {
+      field: 'document',
+      details: { code: 'nothing_to_publish' },
+    });
+  if (before.published_version !== null && !before.changed)
+    throw new AppError('CONFLICT', `Nothing to publish: version ${before.published_version} is the same`, {
+      details: { code: 'nothing_to_publish' },
+    });
+  const document = parseFormDocument(before.draft);
+  const bindsProduct = Object.values(document.ui.fields).some((f) => f.bind === 'application.productId');
+  if (bindsProduct && before.product_ids.length === 0)
+    throw new AppError('UNPROCESSABLE', 'Choose the loan products the form applies for', { field: 'productIds' });
+  // Products may have been withdrawn since the draft was saved.
+  await checkedProductIds(tx, before.product_ids);
+  const [{ next }] = await tx.query<{ next: number }>(
+    'select coalesce(max(version), 0)::int + 1 as next from application_form_versions where form_id = $1',
+    [before.id],
+  );
+  await tx.query(
+    `insert into application_form_versions (tenant_id, form_id, version, document, product_ids, published_by)
+     values ($1, $2, $3, $4::jsonb, $5::uuid[], $6)`,
+    [actor.tenantId, before.id, next, JSON.stringify(document), before.product_ids, actor.userId],
+  );
+  await tx.query(
+    `update application_forms set published_version = $2, revision = revision + 1, updated_at = now() where id = $1`,
+    [before.id, next],
+  );
+  return { version: next };
+}) as Command<z.infer<typeof onForm>, ApplicationForm>;
 
-export const deleteFormCommand = defineCommand({
-  action: 'application_form.delete',
-  objectType: 'application_form',
-  permission: ADMIN,
-  input: onForm,
-  run: async (tx, actor, input): Promise<{ id: string }> => {
-    const before = await formRow(tx, input.id, true);
-    assertRevision(before, input.expectedRevision);
-    if (before.versions > 0)
-      throw new AppError(
-        'CONFLICT',
-        'A form that was published keeps its versions and cannot be deleted; unpublish it',
-        {
-          details: { code: 'was_published' },
-        },
-      );
-    await tx.query('delete from application_forms where id = $1', [input.id]);
-    await audit(tx, actor, 'application_form.delete', input.id, before, null);
-    return { id: input.id };
-  },
-});
+export const unpublishFormCommand = formChange('application_form.unpublish', async (tx, _actor, before) => {
+  if (before.published_version === null)
+    throw new AppError('CONFLICT', 'This form is not published', { details: { code: 'not_published' } });
+  await tx.query(
+    'update application_forms set published_version = null, revision = revision + 1, updated_at = now() where id = $1',
+    [before.id],
+  );
+  return {};
+}) as Command<z.infer<typeof onForm>, ApplicationForm>;
+
+/** Only a form that was never published: a published one keeps its versions (submissions point at them). */
+export const deleteFormCommand = formChange('application_form.delete', async (tx, _actor, before) => {
+  if (before.versions > 0)
+    throw new AppError('CONFLICT', 'A form that was published keeps its versions and cannot be deleted; unpublish it', {
+      details: { code: 'was_published' },
+    });
+  await tx.query('delete from application_forms where id = $1', [before.id]);
+  return 'deleted';
+}) as Command<z.infer<typeof onForm>, { id: string }>;
 
 /** The input of a command on one form: the JSON body's fields and the form id of the path. */
 export function withFormId(id: string) {
