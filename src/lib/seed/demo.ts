@@ -7,6 +7,8 @@ import { DEMO_PLANS, seedDemoPlans, setTenantPlan } from '../plans/plans.ts';
 import { seedDemoHistory } from '../simulator/demo-history.ts';
 import { seedDemoOffers } from './demo-offers.ts';
 import { seedDemoStrategies } from './demo-strategies.ts';
+// Issue 13, public application page: the demo's published application form.
+import { seedDemoApplicationForm } from './demo-application-form.ts';
 import type { HierarchyNodesRow, RolesRow, UsersRow } from '../db/schema.generated.ts';
 
 export type DemoOptions = { password: string };
@@ -213,6 +215,8 @@ export async function seedDemo(db: Db, options: DemoOptions): Promise<boolean> {
   await seedDemoOffers(db, DEMO_TENANTS.demo, { branchCode: 'PAR-01', count: 3 });
   // The demo credit policy, a live strategy (and its first offers, with their why) and a draft strategy.
   await seedDemoStrategies(db, DEMO_TENANTS.demo);
+  // Issue 13, public application page: /application/demo-personal-loan (EN/FR), the demo's personal loan.
+  await seedDemoApplicationForm(db, DEMO_TENANTS.demo, 'demo-personal-loan');
   return true;
 }
 
