@@ -79,10 +79,11 @@ export function pickLanguage(chosen: string | null | undefined, acceptLanguage: 
   return first?.tag.startsWith('fr') ? 'fr' : 'en';
 }
 
-export function pageUrl(slug: string, params: { lang?: Language; d?: string } = {}): string {
+export function pageUrl(slug: string, params: { lang?: Language; d?: string; step?: number } = {}): string {
   const query = new URLSearchParams();
   if (params.lang) query.set('lang', params.lang);
   if (params.d) query.set('d', params.d);
+  if (params.d && params.step !== undefined) query.set('s', String(params.step));
   const text = query.toString();
   return `/application/${encodeURIComponent(slug)}${text ? `?${text}` : ''}`;
 }
@@ -223,6 +224,11 @@ async function refused(
   };
 }
 
+function stepAsked(value: string | null, furthest: number): number {
+  const asked = /^\d{1,2}$/.test(value ?? '') ? Number(value) : furthest;
+  return Math.min(asked, furthest);
+}
+
 /** GET /application/:slug (?lang=, ?d= a draft: its current step, or its confirmation once submitted). */
 export async function showPage(db: Db, slug: string, url: URL, headers: Headers): Promise<PageView> {
   const form = await findPublishedForm(db, slug);
@@ -238,7 +244,8 @@ export async function showPage(db: Db, slug: string, url: URL, headers: Headers)
       document: await documentOf(db, form, draft),
       language,
       token,
-      step: draft.step,
+      // The step the applicant was on (the language link says it), never past the furthest reached.
+      step: stepAsked(url.searchParams.get('s'), draft.step),
       values: draft.answers,
       fileNames: namesOf(files),
     });
