@@ -16,6 +16,19 @@ import { bodyLimit, readBody } from '#lib/intake/uploads.ts';
 import { demoApplicationForm } from '#lib/seed/demo-application-form.ts';
 import { createLendingFixture, type LendingFixture } from '../support/lending-fixtures.ts';
 
+// The mailer's outbox (no SMTP_URL): receipts land in DATA_DIR/outbox.
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'intake-data-'));
+process.env.DATA_DIR = dataDir;
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+const mailsTo = (to: string) => {
+  const outbox = path.join(dataDir, 'outbox');
+  if (!fs.existsSync(outbox)) return [];
+  return fs
+    .readdirSync(outbox)
+    .map((file) => fs.readFileSync(path.join(outbox, file), 'utf8'))
+    .filter((text) => text.includes(`To: ${to}`));
+};
+
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
 let ipCounter = 0;
 const nextIp = () => `198.51.100.${++ipCounter}`;
@@ -166,11 +179,13 @@ describe.each(testDbKinds())('public application pipeline on %s', (kind) => {
   }
 
   test('a new applicant: customer created, application made, files linked, confirmation with the reference', async () => {
+    const email = `grace-${kind}@example.test`;
     const { token, review } = await fill({
       firstName: 'Grace',
       lastName: 'Hopper',
       nationalId: 'GH-1906-12',
       phone: '+1 555 0100 01',
+      email,
     });
     expect(review.summary.map((s) => s.value)).toContain('id.pdf');
     const started = performance.now();
@@ -204,6 +219,10 @@ describe.each(testDbKinds())('public application pipeline on %s', (kind) => {
     expect(files).toHaveLength(1);
     expect(files[0]).toMatchObject({ kind: 'document', file_name: 'id.pdf' });
     expect(fs.readFileSync(path.join(root, files[0]!.storage_key)).equals(PDF)).toBe(true);
+    // The receipt went to the address given, with the reference; nobody else got one.
+    const mails = mailsTo(email);
+    expect(mails).toHaveLength(1);
+    expect(mails[0]).toContain(done.reference);
     // Measured: the submit (store, customer, application, files) answers well under 300 ms here.
     console.info(`[intake] submit answered in ${took.toFixed(0)} ms on ${kind}`);
   });
