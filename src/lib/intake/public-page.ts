@@ -343,7 +343,9 @@ export async function postPage(db: Db, slug: string, request: Request, ip: strin
             : t('apply:errors.fileType');
       }
     }
+    // A file field's answer is the id of the file received, never a posted text.
     if (files[name]) coerced[name] = files[name].id;
+    else delete coerced[name];
   }
   const answers: Answers = { ...current.answers };
   for (const name of names) delete answers[name];
