@@ -438,6 +438,28 @@ export type ErrorReportsRow = {
   created_at: Date;
 };
 
+/** The `form_drafts` table. */
+export type FormDraftsRow = {
+  tenant_id: string;
+  id: string;
+  token_hash: string;
+  form_id: string;
+  form_version: number;
+  language: string;
+  step: number;
+  answers: unknown;
+  submission_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+  expires_at: Date;
+};
+
+/** The `form_pow_spent` table. */
+export type FormPowSpentRow = {
+  signature: string;
+  expires_at: Date;
+};
+
 /** The `form_submission_files` table. */
 export type FormSubmissionFilesRow = {
   tenant_id: string;
@@ -451,6 +473,7 @@ export type FormSubmissionFilesRow = {
   storage_key: string;
   customer_file_id: string | null;
   created_at: Date;
+  draft_id: string | null;
 };
 
 /** The `form_submissions` table. */
@@ -1225,6 +1248,8 @@ export type Tables = {
   delinquency_ranges: DelinquencyRangesRow;
   downloads: DownloadsRow;
   error_reports: ErrorReportsRow;
+  form_drafts: FormDraftsRow;
+  form_pow_spent: FormPowSpentRow;
   form_submission_files: FormSubmissionFilesRow;
   form_submissions: FormSubmissionsRow;
   hierarchy_nodes: HierarchyNodesRow;

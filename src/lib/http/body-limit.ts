@@ -3,6 +3,7 @@ import { AppError } from '../errors/app-error.ts';
 import { FILE_RULES, isFileKind } from '../customer-files/files.ts';
 import { FORM_OVERHEAD } from '../customer-files/form-upload.ts';
 import { stringify } from './respond.ts';
+import { MAX_UPLOAD_BYTES } from '../forms/document.ts';
 
 /**
  * Request body limits, enforced by the HTTP server (scripts/server.mjs) before the app sees a byte:
@@ -21,6 +22,7 @@ const FILES_API = /^\/v1\/customers\/[^/]+\/files\/?$/;
 const STATEMENTS_API = /^\/v1\/customers\/[^/]+\/bank-statements\/?$/;
 /** Admin platform uploads: translation imports (XLSX up to 1 MB) and contract documents (PDF up to 10 MB). */
 const TRANSLATIONS_IMPORT = /^\/(v1\/translation-overrides\/import|admin\/platform\/translations)\/?$/;
+const PUBLIC_APPLICATION = /^\/application\/[^/]+\/?$/;
 const CONTRACT_DOCUMENT = /^\/(v1\/contracts\/[^/]+\/document|admin\/plan-contracts\/contracts)\/?$/;
 
 /**
@@ -47,6 +49,9 @@ export function bodyLimitFor(url: string): number {
   // The tenant logo (up to 256 KB) posted by the general-settings page's form or to the API.
   if (path === '/admin/platform/general-settings' || path === '/v1/tenant-settings/logo')
     return DEFAULT_BODY_LIMIT + FORM_OVERHEAD;
+  // Issue 13, public application page: a step may post a file; the page refuses above its own form's
+  // limit before reading (src/lib/intake/uploads.ts), this is the most any form may set.
+  if (PUBLIC_APPLICATION.test(path)) return MAX_UPLOAD_BYTES + FORM_OVERHEAD;
   if (path.startsWith('/v1/auth/') || path.startsWith('/user/')) return AUTH_BODY_LIMIT;
   return DEFAULT_BODY_LIMIT;
 }

@@ -8,6 +8,8 @@ import { seedDemoHistory } from '../simulator/demo-history.ts';
 import { seedDemoOffers } from './demo-offers.ts';
 import { seedDemoCustomFields } from './demo-custom-fields.ts';
 import { seedDemoStrategies } from './demo-strategies.ts';
+// Issue 13, public application page: the demo's published application form.
+import { seedDemoApplicationForm } from './demo-application-form.ts';
 import type { HierarchyNodesRow, RolesRow, UsersRow } from '../db/schema.generated.ts';
 
 export type DemoOptions = { password: string };
@@ -216,6 +218,8 @@ export async function seedDemo(db: Db, options: DemoOptions): Promise<boolean> {
   await seedDemoStrategies(db, DEMO_TENANTS.demo);
   // Customized fields (issue 13): a few fields with values on some demo rows.
   await seedDemoCustomFields(db, DEMO_TENANTS.demo);
+  // Issue 13, public application page: /application/demo-personal-loan (EN/FR), the demo's personal loan.
+  await seedDemoApplicationForm(db, DEMO_TENANTS.demo, 'demo-personal-loan');
   return true;
 }
 

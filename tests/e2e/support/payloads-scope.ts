@@ -133,6 +133,9 @@ export const SCOPE_FREE: Record<string, string> = {
   'POST /v1/auth/password': 'the caller’s own password',
   'POST /v1/auth/password-reset': 'public: asks for a reset mail for an address',
   'POST /v1/auth/password-reset/complete': 'public: completes a reset with its token',
+  // Issue 13, public application page.
+  'POST /application/:id':
+    'public: an applicant’s own draft and submission; customers and applications are made by the system, never by a branch user',
   'POST /v1/auth/api-tokens': 'administrators only (guard): tokens of the tenant, no branch data',
   'DELETE /v1/auth/api-tokens/:id': 'administrators only (guard): tokens of the tenant, no branch data',
   'POST /v1/auth/users/:id/end-sessions': 'administrators only: user management, no branch data',
