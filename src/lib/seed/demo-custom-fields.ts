@@ -109,7 +109,7 @@ export async function seedDemoCustomFields(db: Db, tenantId: string): Promise<vo
       ]);
     }
     const applications = await tx.query<{ id: string }>(
-      `select id from loan_applications order by created_at, id limit 40`,
+      `select id from loan_applications order by submitted_at, id limit 40`,
     );
     for (const [i, a] of applications.entries()) {
       if (i % 2 !== 0) continue;
