@@ -111,7 +111,8 @@ function Editor(props: Props) {
   }, []);
   const checked = useDeferredValue(doc);
   const problems = useMemo(() => (checker ? checker(checked) : null), [checker, checked]);
-  const blocking = (problems ?? []).filter((p) => !(application && UNFINISHED.has(p.key)));
+  // An application draft may be unfinished; customized fields may be emptied again (saved at once).
+  const blocking = (problems ?? []).filter((p) => !UNFINISHED.has(p.key));
   const unfinished = application ? (problems ?? []).filter((p) => UNFINISHED.has(p.key)) : [];
 
   // Unsaved changes are not lost silently.

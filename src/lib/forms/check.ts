@@ -236,8 +236,15 @@ export function formProblems(raw: unknown, options: { compile?: boolean } = {}):
 }
 
 /** A valid form document, or 422 listing the problems (details.problems). */
-export function parseFormDocument(raw: unknown, field = 'document'): FormDocument {
-  const problems = formProblems(raw);
+export function parseFormDocument(
+  raw: unknown,
+  field = 'document',
+  options: { allowEmpty?: boolean } = {},
+): FormDocument {
+  // An entity's customized fields may be emptied again (its one step then has no field).
+  const problems = formProblems(raw).filter(
+    (p) => !(options.allowEmpty && (p.key === 'noFields' || p.key === 'emptyStep')),
+  );
   if (problems.length) {
     const first = problems[0];
     throw new AppError('UNPROCESSABLE', `The form is not valid: ${first.path} (${first.key})`, {

@@ -97,7 +97,7 @@ export async function saveCustomFieldForm(
   raw: unknown,
   expectedRevision: number | null,
 ): Promise<{ document: FormDocument; revision: number }> {
-  const document = parseFormDocument(raw);
+  const document = parseFormDocument(raw, 'document', { allowEmpty: true });
   for (const [name, field] of Object.entries(document.ui.fields)) {
     if (field.widget === 'file' || field.widget === 'consent' || field.bind)
       throw new AppError(
