@@ -1,5 +1,5 @@
-import type { Locator, Page } from '@playwright/test';
 import { appOrigin, expect, islandsHydrated, signIn, test } from './support/fixtures.ts';
+import { addField, unique } from './support/form-builder.ts';
 
 /**
  * [FORMS-BUILDER]: the administrator creates an application form (plain form post), adds a radio
@@ -8,16 +8,6 @@ import { appOrigin, expect, islandsHydrated, signIn, test } from './support/fixt
  * unchanged); edits the customers' customized form (adds a text field, saved at once). A loan officer
  * gets the 403 page and the API refuses; unknown ids are 404. Forms are the test's own (unique slugs).
  */
-
-const unique = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4)}`;
-
-async function addField(page: Page, step: Locator, widget: string): Promise<Locator> {
-  await step.getByLabel('Kind of field').selectOption(widget);
-  await step.getByRole('button', { name: 'Add a field' }).click();
-  const panel = page.locator('[data-testid^="field-panel-"]');
-  await expect(panel).toHaveCount(1);
-  return panel;
-}
 
 test.describe('[FORMS-BUILDER]: application and customized forms in the browser', () => {
   test('build a form with a conditional field and a required consent, publish version 1 then 2', async ({ page }) => {
