@@ -1,4 +1,4 @@
-import { DEFAULT_NOTIFY_FORM } from './config.ts';
+import { DEFAULT_NOTIFY_FORM } from '../forms/notify.ts';
 
 /**
  * The general-settings page's plain forms, one per section, as the partial update that
