@@ -18,6 +18,7 @@ import { getCustomer, isCustomerInScope } from './customers.ts';
 import { dryRunApplication } from './lifecycle/application.ts';
 import { isUuid } from './loans.ts';
 import { productOf } from './products.ts';
+import { postedStaffAnswers } from '../forms/staff-form.ts';
 import { need } from '../auth/permissions.ts';
 
 /**
@@ -90,6 +91,8 @@ export type ApplicationEditInput = {
   expectedVersion: string;
   expectedDisbursementDate?: string;
   fields: Record<string, string>;
+  /** Issue 13: the staff application form's posted answers ('form.' inputs, without the prefix). */
+  staffForm?: Record<string, string>;
 };
 
 export async function saveApplicationEdit(
@@ -131,6 +134,8 @@ async function saveApplicationEditIn(
   for (const [key, value] of Object.entries(input.fields)) {
     if (editableFormFields(application.form_data).includes(key)) formData[key] = value.trim().slice(0, 2000);
   }
+  if (input.staffForm)
+    Object.assign(formData, await postedStaffAnswers(tx, actor.tenantId, input.staffForm, application.form_data));
   return editApplication(tx, actor, loanId, {
     principal: amount.text,
     numberOfRepayments: repayments,
@@ -157,6 +162,7 @@ export const editApplicationFromFormCommand = defineCommand({
     expectedVersion: z.string().max(10_000),
     expectedDisbursementDate: z.string().max(10_000).optional(),
     fields: z.record(z.string(), z.string().max(10_000)),
+    staffForm: z.record(z.string(), z.string().max(10_000)).optional(),
   }),
   run: (tx, actor, { customerId, loanId, ...input }, request) =>
     saveApplicationEditIn(tx, actor, customerId, loanId, input, request.language),

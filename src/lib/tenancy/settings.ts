@@ -15,6 +15,7 @@ import { featureAccess } from '../plans/plans.ts';
 import enForms from '../i18n/locales/en/forms.json' with { type: 'json' };
 import frForms from '../i18n/locales/fr/forms.json' with { type: 'json' };
 import { formProblems } from '../forms/check.ts';
+import { isPublishedForm } from '../forms/staff-form.ts';
 import { parseStoredConfig, type StoredConfig } from './config.ts';
 
 /**
@@ -262,7 +263,10 @@ async function checkRules(
   if (new Set(next.languages).size !== next.languages.length) throw refuse(language, 'languages', 'languagesUnique');
   if (!next.languages.includes(next.defaultLanguage))
     throw refuse(language, patch.default_language ? 'default_language' : 'languages', 'defaultLanguage');
-  if (patch.config?.cbs?.application_form) throw refuse(language, 'config.cbs.application_form', 'applicationFormNone');
+  // The staff application form: a published application form of this tenant, or null (the built-in form).
+  const applicationForm = patch.config?.cbs?.application_form;
+  if (applicationForm && !(await isPublishedForm(tx, applicationForm)))
+    throw refuse(language, 'config.cbs.application_form', 'applicationFormUnknown');
   // The provider decides who signs in as whom (a verified e-mail links an account), and SSO roles are
   // given without an administrator's choice per person: sign-in settings are administrators' only,
   // even for a role that holds admin.basic_settings.edit.
