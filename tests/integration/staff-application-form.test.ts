@@ -152,7 +152,7 @@ describe.each(testDbKinds())('staff application form (cbs.application_form) on %
       {
         principal: '1100.00',
         numberOfRepayments: 6,
-        formData: { purpose: 'car', form: { housing: 'tenant', rent: 750 } },
+        formData: { purpose: 'car', form: { housing: 'tenant', rent: '750' } },
       },
       { id },
     );

@@ -1,5 +1,5 @@
 import { Box, Button, Field, Input, NativeSelect, Stack, Textarea } from '@chakra-ui/react';
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import type { Language } from '#lib/i18n/index.ts';
 import { api, errorMessageOf } from '../lib/api.ts';
 import { ErrorAlert } from '../ui/error-alert.tsx';
@@ -21,6 +21,8 @@ export type ProductChoice = {
   maxRepayments: number;
 };
 type Props = {
+  /** Issue 13: the staff application form's questions, rendered by the page (StaffFormFields). */
+  children?: ReactNode;
   language: Language;
   customerId: string;
   customerBase: string;
@@ -61,6 +63,24 @@ function Form(props: Props) {
     if (!purpose.trim()) found.purpose = label(labels, 'common.required', { field: label(labels, 'offer.purpose') });
     return found;
   };
+  /**
+   * Issue 13: the staff application form's answers ('form.' inputs rendered by the page with
+   * StaffFormFields, outside the island), as posted text; the server types and checks them.
+   */
+  const staffFormAnswers = (): { form?: Record<string, string | boolean> } => {
+    const box = document.querySelector('[data-testid="staff-form"]');
+    if (!box) return {};
+    const form: Record<string, string | boolean> = {};
+    for (const input of box.querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>(
+      '[name^="form."]',
+    )) {
+      const name = input.name.slice('form.'.length);
+      if (input instanceof HTMLInputElement && (input.type === 'checkbox' || input.type === 'radio')) {
+        if (input.checked) form[name] = input.type === 'checkbox' ? true : input.value;
+      } else if (input.value.trim()) form[name] = input.value;
+    }
+    return { form };
+  };
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     const found = check();
@@ -77,7 +97,7 @@ function Form(props: Props) {
             principal: principal.trim().replace(',', '.'),
             numberOfRepayments: Number(repayments),
             expectedDisbursementDate: date,
-            formData: { purpose: purpose.trim() },
+            formData: { purpose: purpose.trim(), ...staffFormAnswers() },
           },
         })
         .json<{ loanId: string }>();
@@ -156,6 +176,7 @@ function Form(props: Props) {
             <Textarea rows={3} maxLength={500} value={purpose} onChange={(e) => setPurpose(e.target.value)} />
             {required('purpose')}
           </Field.Root>
+          {props.children}
           {failure ? (
             <ErrorAlert
               status={failure.status}

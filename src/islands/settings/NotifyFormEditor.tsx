@@ -26,7 +26,7 @@ import { IslandProvider } from '../ui/provider.tsx';
  * form format (src/lib/forms); the editor shows it as a list of fields (name, type, question in
  * English and French, required, options, rows, "shown when <earlier field> is one of …"), rebuilds
  * the document with `formOf` on every change, checks it with the server's own `formProblems`, shows a
- * live preview, and saves it (PATCH /v1/tenant-settings). Words come from the page (`settings:editor`,
+ * live preview, and saves it (the server also compiles the schema) (PATCH /v1/tenant-settings). Words come from the page (`settings:editor`,
  * `settings:errors` and `forms:problems`).
  */
 export const NOTIFY_WIDGETS = ['icon_radio', 'radio', 'select', 'text', 'textarea'] as const;
@@ -226,7 +226,8 @@ function Editor(props: Props) {
     const own = rowProblems(rows);
     if (own.length) return { problems: own, document: null };
     const doc = documentOf(rows, title);
-    const found = formProblems(doc);
+    // Without compiling (the page's CSP refuses Ajv's generated code); the server checks fully on save.
+    const found = formProblems(doc, { compile: false });
     return { problems: found, document: found.length ? null : doc };
   }, [rows, title]);
   const problemAt = (path: string): FormProblem | undefined => problems.find((p) => p.path === path);

@@ -105,7 +105,13 @@ function propertyProblems(name: string, property: PropertySchema, widget: Widget
   return problems;
 }
 
-export function formProblems(raw: unknown): FormProblem[] {
+/**
+ * `compile: false` skips the two checks that compile with Ajv (the schema against the meta-schema,
+ * and the schema itself): Ajv generates code, which a page's Content-Security-Policy refuses
+ * ('unsafe-eval'), so an island checks with it off and the server makes the full check.
+ */
+export function formProblems(raw: unknown, options: { compile?: boolean } = {}): FormProblem[] {
+  const compile = options.compile !== false;
   const problems: FormProblem[] = [];
   if (!raw || typeof raw !== 'object') return [{ path: '', key: 'invalid' }];
   if (JSON.stringify(raw).length > LIMITS.bytes) return [{ path: '', key: 'tooLarge' }];
@@ -128,7 +134,7 @@ export function formProblems(raw: unknown): FormProblem[] {
   for (const key of Object.keys(schema))
     if (!['type', 'properties', 'required', 'allOf', 'additionalProperties', 'title'].includes(key))
       problems.push({ path: `schema.${key}`, key: 'keyword', params: { keyword: key } });
-  if (!formsAjv().validateSchema(schema)) problems.push({ path: 'schema', key: 'schemaShape' });
+  if (compile && !formsAjv().validateSchema(schema)) problems.push({ path: 'schema', key: 'schemaShape' });
 
   const names = Object.keys(schema.properties);
   if (names.length === 0) problems.push({ path: 'schema.properties', key: 'noFields' });
@@ -220,7 +226,7 @@ export function formProblems(raw: unknown): FormProblem[] {
     }
     if (!target.length) problems.push({ path: at, key: 'conditionalRule', params: { name: '' } });
   }
-  if (problems.length) return problems;
+  if (problems.length || !compile) return problems;
   try {
     validatorFor(doc);
   } catch (error) {

@@ -131,7 +131,14 @@ export async function withStaffFormAnswers(
   if (answers === undefined && !options.required) return formData;
   if (answers !== undefined && (typeof answers !== 'object' || answers === null || Array.isArray(answers)))
     throw new AppError('BAD_REQUEST', 'form must be an object of answers', { field: at });
-  const result = validateAnswers(staff.document, (answers ?? {}) as Record<string, unknown>);
+  // Numbers and booleans may come as posted text (a page's inputs): typed as the schema wants.
+  const given = { ...((answers ?? {}) as Record<string, unknown>) };
+  for (const [name, value] of Object.entries(given)) {
+    const type = staff.document.schema.properties[name]?.type;
+    if (typeof value === 'string' && type && type !== 'string')
+      Object.assign(given, coercePosted(staff.document, { [name]: value }, [name]));
+  }
+  const result = validateAnswers(staff.document, given);
   if (!result.ok) {
     const [error] = result.errors;
     throw new AppError('BAD_REQUEST', `${error.field} is not valid (${error.key})`, {
