@@ -27,7 +27,7 @@ type Settings = {
   config: {
     auto_logout: { timeout: number };
     offer: { requestLoan: boolean };
-    notify_customer_modal_config: { form: { fields: { name: string; options?: { value: string }[] }[] } };
+    notify_customer_modal_config: { form: { ui: { fields: Record<string, { options?: { value: string }[] }> } } };
     login: { password: boolean; sso: { client_secret_set: boolean } | null };
   };
   logo: unknown;
@@ -101,21 +101,22 @@ test.describe('[ADMIN]: general settings', () => {
       const option = first.getByTestId('notify-option-0-4');
       await expect(page.getByTestId('notify-problems')).toBeVisible();
       await option.getByLabel('Value').fill('Email');
-      await option.getByLabel('Label').fill('By e-mail');
+      await option.getByLabel('Label (English)').fill('By e-mail');
+      await option.getByLabel('Label (French)').fill('Par courriel');
       await expect(page.getByTestId('notify-problems')).toBeHidden();
       await expect(page.getByTestId('notify-preview').getByLabel('By e-mail')).toBeVisible();
       await editor.getByRole('button', { name: 'Save form' }).click();
       await expect(page.getByTestId('notify-saved')).toBeVisible();
       const config = await (await page.request.get('/v1/tenant-config')).json();
       expect(
-        config.notify_customer_modal_config.form.fields[0].options.map((o: { value: string }) => o.value),
+        config.notify_customer_modal_config.form.ui.fields.Channel.options.map((o: { value: string }) => o.value),
       ).toContain('Email');
       // Reset to the default form (a plain form post).
       await page.reload();
       await page.getByRole('button', { name: 'Reset to the default form' }).click();
       await expect(page).toHaveURL(/saved=notify/);
       const reset = await (await page.request.get('/v1/tenant-config')).json();
-      expect(reset.notify_customer_modal_config.form.fields[0].options).toHaveLength(4);
+      expect(reset.notify_customer_modal_config.form.ui.fields.Channel.options).toHaveLength(4);
 
       // Logo: SVG refused; a PNG shows in the header; then removed.
       await page.getByLabel('Image file').setInputFiles({ name: 'logo.svg', mimeType: 'image/svg+xml', buffer: SVG });

@@ -5,7 +5,7 @@ import { signInWithPassword } from '#lib/auth/sign-in.ts';
 import { setDb, type Db } from '#lib/db/index.ts';
 import { createTestDb, testDbKinds } from '#lib/db/testing.ts';
 import { DEMO_TENANTS, seedDemo } from '#lib/seed/demo.ts';
-import { DEFAULT_NOTIFY_FORM } from '#lib/tenancy/config.ts';
+import { DEFAULT_NOTIFY_FORM } from '#lib/forms/notify.ts';
 import { ssoTestResultPath } from '#lib/tenancy/settings.ts';
 import { findTenant } from '#lib/tenancy/tenant.ts';
 import { currentUser } from '#lib/tenancy/users.ts';
@@ -160,13 +160,14 @@ describe.each(testDbKinds())('general settings (GET/PATCH /v1/tenant-settings) o
     expect(audit).toMatchObject({ object_id: A, before: { name: 'Demo Lending' }, after: { name: 'Demo Lending SA' } });
     // The notify form alone: the timeout stays.
     const form = structuredClone(DEFAULT_NOTIFY_FORM);
-    form.fields[0].options!.push({ value: 'Email', label: 'E-mail', icon: 'message' });
+    form.ui.fields.Channel.options!.push({ value: 'Email', label: { en: 'E-mail', fr: 'Courriel' }, icon: 'message' });
+    form.schema.properties.Channel.enum!.push('Email');
     const saved = await call(settingsApi.PATCH, db, admin, {
       body: { config: { notify_customer_modal_config: { form } } },
     });
     expect(saved.status).toBe(200);
     expect(saved.body.config.auto_logout.timeout).toBe(900);
-    expect(saved.body.config.notify_customer_modal_config.form.fields[0].options).toHaveLength(5);
+    expect(saved.body.config.notify_customer_modal_config.form.ui.fields.Channel.options).toHaveLength(5);
   });
 
   it.each([
@@ -185,41 +186,6 @@ describe.each(testDbKinds())('general settings (GET/PATCH /v1/tenant-settings) o
       },
       'config.login.sso.roles[0]',
     ],
-    [
-      {
-        config: {
-          notify_customer_modal_config: {
-            form: { fields: [...DEFAULT_NOTIFY_FORM.fields, { ...DEFAULT_NOTIFY_FORM.fields[2] }] },
-          },
-        },
-      },
-      'config.notify_customer_modal_config.form.fields[3].name',
-    ],
-    [
-      {
-        config: {
-          notify_customer_modal_config: {
-            form: {
-              fields: [
-                DEFAULT_NOTIFY_FORM.fields[0],
-                { ...DEFAULT_NOTIFY_FORM.fields[2], visibleWhen: { field: 'Channel', in: ['Fax'] } },
-              ],
-            },
-          },
-        },
-      },
-      'config.notify_customer_modal_config.form.fields[1].visibleWhen.in',
-    ],
-    [
-      {
-        config: {
-          notify_customer_modal_config: {
-            form: { fields: [{ name: 'Pick', type: 'select', label: 'Pick one', required: true }] },
-          },
-        },
-      },
-      'config.notify_customer_modal_config.form.fields[0].options',
-    ],
   ])('refuses %j with a 400 naming %s, and changes nothing', async (body, field) => {
     const before = await rawConfig(A);
     const refused = await call(settingsApi.PATCH, db, admin, { body });
@@ -227,6 +193,48 @@ describe.each(testDbKinds())('general settings (GET/PATCH /v1/tenant-settings) o
     expect(refused.body.error.field).toBe(field);
     expect(refused.body.error.message).toBeTruthy();
     expect(await rawConfig(A)).toEqual(before);
+  });
+
+  it.each([
+    [
+      'an option value taken twice',
+      (form: typeof DEFAULT_NOTIFY_FORM) => {
+        form.ui.fields.Channel.options!.push({ value: 'Message', label: { en: 'Again' } });
+      },
+      'config.notify_customer_modal_config.form.ui.fields.Channel.options',
+    ],
+    [
+      'a rule on a value the controlling field does not offer',
+      (form: typeof DEFAULT_NOTIFY_FORM) => {
+        form.ui.fields.Comment.visibleWhen = { field: 'Channel', in: ['Fax'] };
+      },
+      'config.notify_customer_modal_config.form.ui.fields.Comment.visibleWhen.in',
+    ],
+    [
+      'a choice without options',
+      (form: typeof DEFAULT_NOTIFY_FORM) => {
+        form.ui.fields.Channel.options = [];
+      },
+      'config.notify_customer_modal_config.form.ui.fields.Channel.options',
+    ],
+  ])('refuses a notify form with %s: 422 naming the path, nothing changed', async (_, change, field) => {
+    const before = await rawConfig(A);
+    const form = structuredClone(DEFAULT_NOTIFY_FORM);
+    change(form);
+    const refused = await call(settingsApi.PATCH, db, admin, {
+      body: { config: { notify_customer_modal_config: { form } } },
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.field).toMatch(/^config\.notify_customer_modal_config\.form\./);
+    const problems = refused.body.error.problems as { path: string }[];
+    expect(problems.map((p) => `config.notify_customer_modal_config.form.${p.path}`)).toContain(field);
+    expect(refused.body.error.message).toBeTruthy();
+    expect(await rawConfig(A)).toEqual(before);
+    // The old format is not accepted as a new value (a stored one is upgraded when read).
+    const legacy = await call(settingsApi.PATCH, db, admin, {
+      body: { config: { notify_customer_modal_config: { form: { fields: [] } } } },
+    });
+    expect(legacy.status).toBe(422);
   });
 
   it('words the cross-field refusals in the request language', async () => {

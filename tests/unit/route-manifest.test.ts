@@ -164,6 +164,7 @@ const ADDED_ROUTES = [
   '/plan-required', // "not in your plan", shown by the guard with 403 for a feature the plan lacks
   '/400', // the page a client mistake (bad query parameter, unsupported method) answers with
   '/admin/business/loan-products/:id', // a loan product's page: terms, versions, edit form, activation (issue 12)
+  '/admin/business/application-form/:id/submissions/:submissionId', // one submission of a form (issue 13)
 ];
 
 /** The all_permissions routes: administrators only. */
@@ -188,6 +189,7 @@ const ADMIN_ONLY = [
   '/admin/business/customized-form',
   '/admin/business/customized-form/:id',
   '/admin/platform/error-reports',
+  '/admin/business/application-form/:id/submissions/:submissionId',
 ];
 
 describe('route manifest', () => {

@@ -35,6 +35,7 @@ type Props = {
    * the server uses for form posts and sent as `customFields`.
    */
   customDoc?: FormDocument | null;
+  /** Rendered by the page (issue 13): the customized fields, then the staff application form's questions (StaffFormFields). */
   children?: ReactNode;
 };
 
@@ -70,6 +71,24 @@ function Form(props: Props) {
     if (!purpose.trim()) found.purpose = label(labels, 'common.required', { field: label(labels, 'offer.purpose') });
     return found;
   };
+  /**
+   * Issue 13: the staff application form's answers ('form.' inputs rendered by the page with
+   * StaffFormFields, outside the island), as posted text; the server types and checks them.
+   */
+  const staffFormAnswers = (): { form?: Record<string, string | boolean> } => {
+    const box = document.querySelector('[data-testid="staff-form"]');
+    if (!box) return {};
+    const form: Record<string, string | boolean> = {};
+    for (const input of box.querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>(
+      '[name^="form."]',
+    )) {
+      const name = input.name.slice('form.'.length);
+      if (input instanceof HTMLInputElement && (input.type === 'checkbox' || input.type === 'radio')) {
+        if (input.checked) form[name] = input.type === 'checkbox' ? true : input.value;
+      } else if (input.value.trim()) form[name] = input.value;
+    }
+    return { form };
+  };
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const customFields = customValuesOf(props.customDoc ?? null, event.currentTarget);
@@ -87,7 +106,7 @@ function Form(props: Props) {
             principal: principal.trim().replace(',', '.'),
             numberOfRepayments: Number(repayments),
             expectedDisbursementDate: date,
-            formData: { purpose: purpose.trim() },
+            formData: { purpose: purpose.trim(), ...staffFormAnswers() },
             ...(customFields ? { customFields } : {}),
           },
         })

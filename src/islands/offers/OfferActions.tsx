@@ -1,7 +1,7 @@
 import { Button, HStack, Stack, Text } from '@chakra-ui/react';
 import { lazy, Suspense, useState } from 'react';
 import type { Language } from '#lib/i18n/index.ts';
-import type { FormDefinition } from '#lib/tenancy/config.ts';
+import type { FormDocument } from '#lib/forms/document.ts';
 import { IslandProvider } from '../ui/provider.tsx';
 import { label, type Labels } from '../loans/labels.ts';
 
@@ -11,7 +11,8 @@ export type OfferActionsProps = {
   code: string;
   /** Actions shown: permission held AND allowed by the offer's lifecycle now. */
   can: { notify: boolean; reject: boolean; request: boolean; simulate: boolean; copyCode: boolean; print: boolean };
-  form: FormDefinition;
+  /** The tenant's notify form (a form document; labels in EN/FR from it). */
+  form: FormDocument;
   limits: {
     currency: string;
     minPrincipal: string;
@@ -90,7 +91,13 @@ function Actions(props: OfferActionsProps) {
       <Suspense fallback={null}>{showSimulation ? <Simulation props={props} /> : null}</Suspense>
       <Suspense fallback={null}>
         {dialog === 'notify' ? (
-          <NotifyDialog offerId={props.offerId} form={props.form} labels={labels} onClose={() => setDialog(null)} />
+          <NotifyDialog
+            offerId={props.offerId}
+            form={props.form}
+            language={props.language}
+            labels={labels}
+            onClose={() => setDialog(null)}
+          />
         ) : null}
         {dialog === 'reject' ? (
           <RejectDialog offerId={props.offerId} labels={labels} onClose={() => setDialog(null)} />

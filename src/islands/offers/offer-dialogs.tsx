@@ -1,8 +1,10 @@
 import { Button, Dialog, Field, HStack, Input, Portal, RadioGroup, Stack, Textarea } from '@chakra-ui/react';
 import { useState, type FormEvent } from 'react';
 import { CircleHelp, Ellipsis, Frown, Mail, Meh, Phone, Smile, Users, type LucideIcon } from 'lucide-react';
-import type { FormDefinition } from '#lib/tenancy/config.ts';
-import { missingFields, submittedValues, visibleFields, type FormValues } from '#lib/offers-ui/notify-form.ts';
+import type { Language } from '#lib/i18n/index.ts';
+import { textOf, type FormDocument } from '#lib/forms/document.ts';
+import { isRequired } from '#lib/forms/fields.ts';
+import { missingFields, shownFields, submittedValues, type FormValues } from '#lib/offers-ui/notify-form.ts';
 import { api, errorMessageOf } from '../lib/api.ts';
 import { ErrorAlert } from '../ui/error-alert.tsx';
 import { label, type Labels } from '../loans/labels.ts';
@@ -34,11 +36,13 @@ function OptionIcon({ name }: { name: string }) {
 export function NotifyDialog({
   offerId,
   form,
+  language,
   labels,
   onClose,
 }: {
   offerId: string;
-  form: FormDefinition;
+  form: FormDocument;
+  language: Language;
   labels: Labels;
   onClose: () => void;
 }) {
@@ -46,14 +50,6 @@ export function NotifyDialog({
   const [missing, setMissing] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<Failure | null>(null);
-  const fieldLabel = (name: string, fallback: string) => {
-    const text = label(labels, `notifyForm.${name}`);
-    return text === `notifyForm.${name}` ? fallback : text;
-  };
-  const optionLabel = (value: string, fallback: string) => {
-    const text = label(labels, `notifyForm.options.${value}`);
-    return text.startsWith('notifyForm.') ? fallback : text;
-  };
   const set = (name: string, value: string) => {
     const next = { ...values, [name]: value };
     setValues(next);
@@ -92,30 +88,33 @@ export function NotifyDialog({
               </Dialog.Header>
               <Dialog.Body>
                 <Stack gap="4">
-                  {visibleFields(form, values).map((field) => {
-                    const text = fieldLabel(field.name, field.label);
-                    const isMissing = missing.includes(field.name);
+                  {shownFields(form, values).map((name) => {
+                    const field = form.ui.fields[name];
+                    const text = textOf(field.label, language);
+                    const required = isRequired(form, name);
+                    const maxLength = form.schema.properties[name]?.maxLength;
+                    const isMissing = missing.includes(name);
                     const error = isMissing ? (
                       <Field.ErrorText>{label(labels, 'common.required', { field: text })}</Field.ErrorText>
                     ) : null;
-                    if (field.type === 'textarea' || field.type === 'text') {
+                    if (field.widget === 'textarea' || field.widget === 'text') {
                       return (
-                        <Field.Root key={field.name} required={field.required} invalid={isMissing}>
+                        <Field.Root key={name} required={required} invalid={isMissing}>
                           <Field.Label>{text}</Field.Label>
-                          {field.type === 'textarea' ? (
+                          {field.widget === 'textarea' ? (
                             <Textarea
-                              name={field.name}
+                              name={name}
                               rows={field.rows ?? 4}
-                              maxLength={2000}
-                              value={values[field.name] ?? ''}
-                              onChange={(e) => set(field.name, e.target.value)}
+                              maxLength={maxLength ?? 2000}
+                              value={values[name] ?? ''}
+                              onChange={(e) => set(name, e.target.value)}
                             />
                           ) : (
                             <Input
-                              name={field.name}
-                              maxLength={500}
-                              value={values[field.name] ?? ''}
-                              onChange={(e) => set(field.name, e.target.value)}
+                              name={name}
+                              maxLength={maxLength ?? 500}
+                              value={values[name] ?? ''}
+                              onChange={(e) => set(name, e.target.value)}
                             />
                           )}
                           {error}
@@ -123,13 +122,13 @@ export function NotifyDialog({
                       );
                     }
                     return (
-                      <Field.Root key={field.name} required={field.required} invalid={isMissing}>
-                        <Field.Label id={`notify-${field.name}`}>{text}</Field.Label>
+                      <Field.Root key={name} required={required} invalid={isMissing}>
+                        <Field.Label id={`notify-${name}`}>{text}</Field.Label>
                         <RadioGroup.Root
-                          name={field.name}
-                          value={values[field.name] ?? null}
-                          onValueChange={(e) => set(field.name, e.value ?? '')}
-                          aria-labelledby={`notify-${field.name}`}
+                          name={name}
+                          value={values[name] ?? null}
+                          onValueChange={(e) => set(name, e.value ?? '')}
+                          aria-labelledby={`notify-${name}`}
                         >
                           <HStack gap="3" wrap="wrap">
                             {(field.options ?? []).map((option) => (
@@ -148,7 +147,7 @@ export function NotifyDialog({
                                 <RadioGroup.ItemHiddenInput />
                                 <RadioGroup.ItemIndicator />
                                 {option.icon ? <OptionIcon name={option.icon} /> : null}
-                                <RadioGroup.ItemText>{optionLabel(option.value, option.label)}</RadioGroup.ItemText>
+                                <RadioGroup.ItemText>{textOf(option.label, language)}</RadioGroup.ItemText>
                               </RadioGroup.Item>
                             ))}
                           </HStack>

@@ -1,23 +1,56 @@
 import { Box, Button, Field, HStack, Heading, Input, NativeSelect, Stack, Text, Textarea } from '@chakra-ui/react';
 import { useMemo, useState } from 'react';
 import type { Language } from '#lib/i18n/index.ts';
-import type { FormDefinition, FormField, FormFieldType } from '#lib/tenancy/config.ts';
-import { formProblems, TYPES_WITH_OPTIONS, type FormProblem } from '#lib/tenancy/notify-form-rules.ts';
+import { formOf, type FieldSpec } from '#lib/forms/build.ts';
+import { formProblems, type FormProblem } from '#lib/forms/check.ts';
+import {
+  CHOICE_WIDGETS,
+  FIELD_NAME,
+  OPTION_ICONS,
+  orderedFieldNames,
+  textOf,
+  type FormDocument,
+  type FormOption,
+  type Localized,
+  type PropertySchema,
+  type VisibleWhen,
+  type Widget,
+} from '#lib/forms/document.ts';
+import { isRequired, visibleNames } from '#lib/forms/fields.ts';
 import { createApi, errorMessageOf } from '../lib/api.ts';
 import { ErrorAlert } from '../ui/error-alert.tsx';
 import { IslandProvider } from '../ui/provider.tsx';
 
 /**
- * The notify-customer form editor of the general-settings page: the fields as a list (name, type,
- * question, required, options, rows, "shown when <earlier field> is one of …"), checked while typing
- * by the same rules as the server (src/lib/tenancy/notify-form-rules.ts), a live preview, and Save
- * (PATCH /v1/tenant-settings). Words come from the page (`settings:editor` and `settings:errors`).
+ * The notify-customer form editor of the general-settings page. The form is a document of the one
+ * form format (src/lib/forms); the editor shows it as a list of fields (name, type, question in
+ * English and French, required, options, rows, "shown when <earlier field> is one of …"), rebuilds
+ * the document with `formOf` on every change, checks it with the server's own `formProblems`, shows a
+ * live preview, and saves it (the server also compiles the schema) (PATCH /v1/tenant-settings). Words come from the page (`settings:editor`,
+ * `settings:errors` and `forms:problems`).
  */
+export const NOTIFY_WIDGETS = ['icon_radio', 'radio', 'select', 'text', 'textarea'] as const;
+type NotifyWidget = (typeof NOTIFY_WIDGETS)[number];
+
 type Labels = {
-  editor: Record<string, string> & { types: Record<FormFieldType, string> };
+  editor: Record<string, string> & { types: Record<NotifyWidget, string> };
   errors: Record<string, string>;
+  problems: Record<string, string>;
 };
-type Props = { language: Language; form: FormDefinition; types: readonly FormFieldType[]; labels: Labels };
+type Props = { language: Language; form: FormDocument; labels: Labels };
+
+/** One field as the editor holds it (the document is rebuilt from these). */
+type Row = {
+  name: string;
+  type: NotifyWidget;
+  label: Localized;
+  required: boolean;
+  options: FormOption[];
+  rows?: number;
+  visibleWhen?: VisibleWhen;
+  /** The stored schema's own limits (lengths), kept while the type is unchanged. */
+  schema?: Partial<PropertySchema>;
+};
 
 const api = createApi({ module: 'NotifyFormEditor' });
 
@@ -25,20 +58,95 @@ function fill(template: string | undefined, params: Record<string, string | numb
   return (template ?? '').replace(/\{\{(\w+)\}\}/g, (_, name: string) => String(params[name] ?? ''));
 }
 
-/** The field as saved: no options where the type has none, no rows except on a text area. */
-function tidy(field: FormField): FormField {
-  const next: FormField = { name: field.name.trim(), type: field.type, label: field.label, required: field.required };
-  if (TYPES_WITH_OPTIONS.includes(field.type)) next.options = field.options ?? [];
-  if (field.type === 'textarea' && field.rows !== undefined) next.rows = field.rows;
-  if (field.visibleWhen) next.visibleWhen = field.visibleWhen;
-  return next;
+const hasOptions = (type: Widget) => CHOICE_WIDGETS.includes(type);
+
+function rowsOf(doc: FormDocument): Row[] {
+  return orderedFieldNames(doc)
+    .filter((name) => doc.ui.fields[name] && doc.schema.properties[name])
+    .map((name) => {
+      const ui = doc.ui.fields[name];
+      const property = doc.schema.properties[name];
+      const type = ((NOTIFY_WIDGETS as readonly string[]).includes(ui.widget) ? ui.widget : 'text') as NotifyWidget;
+      const limits: Partial<PropertySchema> = {};
+      if (property.maxLength !== undefined) limits.maxLength = property.maxLength;
+      if (property.minLength !== undefined) limits.minLength = property.minLength;
+      return {
+        name,
+        type,
+        label: ui.label,
+        required: isRequired(doc, name),
+        options: ui.options ?? [],
+        rows: ui.rows,
+        visibleWhen: ui.visibleWhen,
+        schema: hasOptions(type) ? undefined : limits,
+      };
+    });
 }
 
-function Preview({ form, labels }: { form: FormDefinition; labels: Labels }) {
+/** Problems the document cannot express (a name missing, malformed or taken; an empty text). */
+function rowProblems(rows: Row[]): FormProblem[] {
+  const problems: FormProblem[] = [];
+  if (rows.length === 0) problems.push({ path: 'fields', key: 'noFields' });
+  const seen = new Set<string>();
+  rows.forEach((row, index) => {
+    const at = `fields[${index}]`;
+    const name = row.name.trim();
+    if (!name) problems.push({ path: `${at}.name`, key: 'required' });
+    else if (!FIELD_NAME.test(name)) problems.push({ path: `${at}.name`, key: 'nameFormat' });
+    else if (seen.has(name)) problems.push({ path: `${at}.name`, key: 'nameTaken', params: { name } });
+    seen.add(name);
+    if (!row.label.en.trim()) problems.push({ path: `${at}.label`, key: 'required' });
+    if (hasOptions(row.type)) {
+      if (row.options.length === 0) problems.push({ path: `${at}.options`, key: 'optionsRequired' });
+      row.options.forEach((option, o) => {
+        if (!option.value.trim()) problems.push({ path: `${at}.options[${o}].value`, key: 'required' });
+        if (!option.label.en.trim()) problems.push({ path: `${at}.options[${o}].label`, key: 'required' });
+      });
+    }
+    if (row.visibleWhen && row.visibleWhen.in.length === 0)
+      problems.push({ path: `${at}.visibleWhen.in`, key: 'visibleWhenEmpty' });
+  });
+  return problems;
+}
+
+const localized = (text: Localized): Localized =>
+  text.fr?.trim() ? { en: text.en.trim(), fr: text.fr.trim() } : { en: text.en.trim() };
+
+/** The document the rows make (step title kept from the stored form). */
+function documentOf(rows: Row[], title: Localized): FormDocument {
+  const fields: FieldSpec[] = rows.map((row) => ({
+    name: row.name.trim(),
+    widget: row.type,
+    label: localized(row.label),
+    required: row.required,
+    ...(row.schema && !hasOptions(row.type) ? { schema: row.schema } : {}),
+    ui: {
+      ...(hasOptions(row.type)
+        ? {
+            options: row.options.map((o) => ({
+              value: o.value.trim(),
+              label: localized(o.label),
+              ...(o.icon && row.type === 'icon_radio' ? { icon: o.icon } : {}),
+            })),
+          }
+        : {}),
+      ...(row.type === 'textarea' && row.rows !== undefined ? { rows: row.rows } : {}),
+      ...(row.visibleWhen ? { visibleWhen: row.visibleWhen } : {}),
+    },
+  }));
+  return formOf([{ id: 'notify', title, fields }]);
+}
+
+/** Which field (index) a problem of the built document is about, from its path. */
+function rowOfProblem(rows: Row[], problem: FormProblem): number {
+  const match = /^(?:ui\.fields|schema\.properties)\.([^.[]+)/.exec(problem.path);
+  const name = match?.[1] ?? (typeof problem.params?.name === 'string' ? problem.params.name : '');
+  return rows.findIndex((row) => row.name.trim() === name);
+}
+
+function Preview({ form, language, labels }: { form: FormDocument | null; language: Language; labels: Labels }) {
   const [answers, setAnswers] = useState<Record<string, string>>({});
-  const visible = form.fields.filter(
-    (f) => !f.visibleWhen || f.visibleWhen.in.includes(answers[f.visibleWhen.field] ?? ''),
-  );
+  const visible = form ? orderedFieldNames(form).filter((name) => visibleNames(form, answers).has(name)) : [];
   const set = (name: string, value: string) => setAnswers((a) => ({ ...a, [name]: value }));
   return (
     <Box borderWidth="1px" borderRadius="md" p="4" data-testid="notify-preview" aria-live="polite">
@@ -50,96 +158,111 @@ function Preview({ form, labels }: { form: FormDefinition; labels: Labels }) {
       </Text>
       {visible.length === 0 ? <Text>{labels.editor.previewEmpty}</Text> : null}
       <Stack gap="3">
-        {visible.map((field, index) => {
-          const id = `preview-${index}-${field.name}`;
-          const title = `${field.label}${field.required ? ' *' : ''}`;
-          if (field.type === 'icon_radio' || field.type === 'radio')
-            return (
-              <fieldset key={id}>
-                <legend>{title}</legend>
-                <HStack gap="3" wrap="wrap">
-                  {(field.options ?? []).map((option) => (
-                    <label key={option.value}>
-                      <input
-                        type="radio"
-                        name={id}
-                        value={option.value}
-                        checked={answers[field.name] === option.value}
-                        onChange={() => set(field.name, option.value)}
-                      />{' '}
-                      {option.label}
-                    </label>
-                  ))}
-                </HStack>
-              </fieldset>
-            );
-          return (
-            <Field.Root key={id}>
-              <Field.Label htmlFor={id}>{title}</Field.Label>
-              {field.type === 'select' ? (
-                <NativeSelect.Root>
-                  <NativeSelect.Field
-                    id={id}
-                    value={answers[field.name] ?? ''}
-                    onChange={(e) => set(field.name, e.target.value)}
-                  >
-                    <option value="">{labels.editor.choose}</option>
-                    {(field.options ?? []).map((option) => (
-                      <option key={option.value} value={option.value}>
-                        {option.label}
-                      </option>
-                    ))}
-                  </NativeSelect.Field>
-                </NativeSelect.Root>
-              ) : field.type === 'textarea' ? (
-                <Textarea id={id} rows={field.rows ?? 3} />
-              ) : (
-                <Input id={id} />
-              )}
-            </Field.Root>
-          );
-        })}
+        {form
+          ? visible.map((name, index) => {
+              const field = form.ui.fields[name];
+              const id = `preview-${index}-${name}`;
+              const title = `${textOf(field.label, language)}${isRequired(form, name) ? ' *' : ''}`;
+              if (field.widget === 'icon_radio' || field.widget === 'radio')
+                return (
+                  <fieldset key={id}>
+                    <legend>{title}</legend>
+                    <HStack gap="3" wrap="wrap">
+                      {(field.options ?? []).map((option) => (
+                        <label key={option.value}>
+                          <input
+                            type="radio"
+                            name={id}
+                            value={option.value}
+                            checked={answers[name] === option.value}
+                            onChange={() => set(name, option.value)}
+                          />{' '}
+                          {textOf(option.label, language)}
+                        </label>
+                      ))}
+                    </HStack>
+                  </fieldset>
+                );
+              return (
+                <Field.Root key={id}>
+                  <Field.Label htmlFor={id}>{title}</Field.Label>
+                  {field.widget === 'select' ? (
+                    <NativeSelect.Root>
+                      <NativeSelect.Field
+                        id={id}
+                        value={answers[name] ?? ''}
+                        onChange={(e) => set(name, e.target.value)}
+                      >
+                        <option value="">{labels.editor.choose}</option>
+                        {(field.options ?? []).map((option) => (
+                          <option key={option.value} value={option.value}>
+                            {textOf(option.label, language)}
+                          </option>
+                        ))}
+                      </NativeSelect.Field>
+                    </NativeSelect.Root>
+                  ) : field.widget === 'textarea' ? (
+                    <Textarea id={id} rows={field.rows ?? 4} />
+                  ) : (
+                    <Input id={id} />
+                  )}
+                </Field.Root>
+              );
+            })
+          : null}
       </Stack>
     </Box>
   );
 }
 
 function Editor(props: Props) {
-  const { labels } = props;
-  const [form, setForm] = useState<FormDefinition>(props.form);
+  const { labels, language } = props;
+  const title = props.form.ui.steps[0]?.title ?? { en: 'Notify the customer', fr: 'Notifier le client' };
+  const [rows, setRows] = useState<Row[]>(() => rowsOf(props.form));
   const [saving, setSaving] = useState(false);
   const [saved, setSaved] = useState(false);
   const [failure, setFailure] = useState<{ status: number; message: string; error: unknown } | null>(null);
-  const problems = useMemo(() => formProblems({ fields: form.fields.map(tidy) }), [form]);
+  const { problems, document } = useMemo(() => {
+    const own = rowProblems(rows);
+    if (own.length) return { problems: own, document: null };
+    const doc = documentOf(rows, title);
+    // Without compiling (the page's CSP refuses Ajv's generated code); the server checks fully on save.
+    const found = formProblems(doc, { compile: false });
+    return { problems: found, document: found.length ? null : doc };
+  }, [rows, title]);
   const problemAt = (path: string): FormProblem | undefined => problems.find((p) => p.path === path);
   const say = (problem: FormProblem | undefined) =>
-    problem ? fill(labels.errors[problem.key] ?? problem.key, problem.params) : undefined;
+    problem
+      ? fill(labels.errors[problem.key] ?? labels.problems[problem.key] ?? problem.key, problem.params)
+      : undefined;
+  /** The built document's problems about a field, in words. */
+  const documentProblems = (index: number) =>
+    problems.filter((p) => !p.path.startsWith('fields') && rowOfProblem(rows, p) === index).map(say);
 
-  const update = (index: number, change: Partial<FormField>) => {
+  const update = (index: number, change: Partial<Row>) => {
     setSaved(false);
-    setForm((f) => ({ fields: f.fields.map((field, i) => (i === index ? { ...field, ...change } : field)) }));
+    setRows((all) => all.map((row, i) => (i === index ? { ...row, ...change } : row)));
   };
   const move = (index: number, by: -1 | 1) =>
-    setForm((f) => {
-      const fields = [...f.fields];
-      const [taken] = fields.splice(index, 1);
-      fields.splice(index + by, 0, taken);
-      return { fields };
+    setRows((all) => {
+      const next = [...all];
+      const [taken] = next.splice(index, 1);
+      next.splice(index + by, 0, taken);
+      return next;
     });
-  const remove = (index: number) => setForm((f) => ({ fields: f.fields.filter((_, i) => i !== index) }));
+  const remove = (index: number) => setRows((all) => all.filter((_, i) => i !== index));
   const add = () =>
-    setForm((f) => ({
-      fields: [
-        ...f.fields,
-        { name: `Field_${f.fields.length + 1}`, type: 'text', label: '', required: false } satisfies FormField,
-      ],
-    }));
+    setRows((all) => [
+      ...all,
+      { name: `Field_${all.length + 1}`, type: 'text', label: { en: '' }, required: false, options: [] },
+    ]);
 
   const save = async () => {
+    if (!document) return;
     setSaving(true);
     setFailure(null);
     try {
-      const body = { config: { notify_customer_modal_config: { form: { fields: form.fields.map(tidy) } } } };
+      const body = { config: { notify_customer_modal_config: { form: document } } };
       await api.patch('tenant-settings', { json: body }).json();
       setSaved(true);
     } catch (error) {
@@ -148,15 +271,14 @@ function Editor(props: Props) {
       setSaving(false);
     }
   };
-
   return (
     <Stack gap="4" data-testid="notify-editor">
       <HStack align="start" gap="6" wrap="wrap">
         <Stack gap="3" flex="3 1 520px" minW="0">
-          {form.fields.map((field, index) => {
+          {rows.map((field, index) => {
             const at = `fields[${index}]`;
-            const hasOptions = TYPES_WITH_OPTIONS.includes(field.type);
-            const earlier = form.fields.slice(0, index).filter((f) => TYPES_WITH_OPTIONS.includes(f.type));
+            const withOptions = hasOptions(field.type);
+            const earlier = rows.slice(0, index).filter((f) => hasOptions(f.type));
             const condition = field.visibleWhen;
             const conditionField = earlier.find((f) => f.name === condition?.field);
             return (
@@ -180,7 +302,7 @@ function Editor(props: Props) {
                     <Button
                       size="xs"
                       variant="outline"
-                      disabled={index === form.fields.length - 1}
+                      disabled={index === rows.length - 1}
                       onClick={() => move(index, 1)}
                     >
                       {labels.editor.moveDown}
@@ -201,9 +323,9 @@ function Editor(props: Props) {
                     <NativeSelect.Root>
                       <NativeSelect.Field
                         value={field.type}
-                        onChange={(e) => update(index, { type: e.target.value as FormFieldType })}
+                        onChange={(e) => update(index, { type: e.target.value as NotifyWidget, schema: undefined })}
                       >
-                        {props.types.map((type) => (
+                        {NOTIFY_WIDGETS.map((type) => (
                           <option key={type} value={type}>
                             {labels.editor.types[type]}
                           </option>
@@ -212,9 +334,21 @@ function Editor(props: Props) {
                     </NativeSelect.Root>
                   </Field.Root>
                   <Field.Root invalid={Boolean(problemAt(`${at}.label`))} flex="2 1 220px">
-                    <Field.Label>{labels.editor.label}</Field.Label>
-                    <Input value={field.label} onChange={(e) => update(index, { label: e.target.value })} />
+                    <Field.Label>{labels.editor.labelEn}</Field.Label>
+                    <Input
+                      value={field.label.en}
+                      maxLength={4000}
+                      onChange={(e) => update(index, { label: { ...field.label, en: e.target.value } })}
+                    />
                     <Field.ErrorText>{say(problemAt(`${at}.label`))}</Field.ErrorText>
+                  </Field.Root>
+                  <Field.Root flex="2 1 220px">
+                    <Field.Label>{labels.editor.labelFr}</Field.Label>
+                    <Input
+                      value={field.label.fr ?? ''}
+                      maxLength={4000}
+                      onChange={(e) => update(index, { label: { ...field.label, fr: e.target.value } })}
+                    />
                   </Field.Root>
                 </HStack>
                 <HStack gap="4" mt="2" wrap="wrap">
@@ -242,7 +376,7 @@ function Editor(props: Props) {
                     </Field.Root>
                   ) : null}
                 </HStack>
-                {hasOptions ? (
+                {withOptions ? (
                   <Box mt="3">
                     <Text fontWeight="semibold">{labels.editor.options}</Text>
                     {problemAt(`${at}.options`) ? (
@@ -251,10 +385,10 @@ function Editor(props: Props) {
                       </Text>
                     ) : null}
                     <Stack gap="2" mt="1">
-                      {(field.options ?? []).map((option, o) => {
+                      {field.options.map((option, o) => {
                         const setOption = (change: Partial<typeof option>) =>
                           update(index, {
-                            options: (field.options ?? []).map((x, i) => (i === o ? { ...x, ...change } : x)),
+                            options: field.options.map((x, i) => (i === o ? { ...x, ...change } : x)),
                           });
                         const valueProblem = problemAt(`${at}.options[${o}].value`);
                         const labelProblem = problemAt(`${at}.options[${o}].label`);
@@ -266,26 +400,45 @@ function Editor(props: Props) {
                               <Field.ErrorText>{say(valueProblem)}</Field.ErrorText>
                             </Field.Root>
                             <Field.Root invalid={Boolean(labelProblem)} flex="2 1 160px">
-                              <Field.Label>{labels.editor.optionLabel}</Field.Label>
-                              <Input value={option.label} onChange={(e) => setOption({ label: e.target.value })} />
+                              <Field.Label>{labels.editor.optionLabelEn}</Field.Label>
+                              <Input
+                                value={option.label.en}
+                                onChange={(e) => setOption({ label: { ...option.label, en: e.target.value } })}
+                              />
                               <Field.ErrorText>{say(labelProblem)}</Field.ErrorText>
                             </Field.Root>
+                            <Field.Root flex="2 1 160px">
+                              <Field.Label>{labels.editor.optionLabelFr}</Field.Label>
+                              <Input
+                                value={option.label.fr ?? ''}
+                                onChange={(e) => setOption({ label: { ...option.label, fr: e.target.value } })}
+                              />
+                            </Field.Root>
                             {field.type === 'icon_radio' ? (
-                              <Field.Root flex="1 1 100px">
+                              <Field.Root flex="1 1 120px">
                                 <Field.Label>{labels.editor.optionIcon}</Field.Label>
-                                <Input
-                                  value={option.icon ?? ''}
-                                  onChange={(e) => setOption({ icon: e.target.value || undefined })}
-                                />
+                                <NativeSelect.Root>
+                                  <NativeSelect.Field
+                                    value={option.icon ?? ''}
+                                    onChange={(e) =>
+                                      setOption({ icon: (e.target.value || undefined) as FormOption['icon'] })
+                                    }
+                                  >
+                                    <option value="">{labels.editor.noIcon}</option>
+                                    {OPTION_ICONS.map((icon) => (
+                                      <option key={icon} value={icon}>
+                                        {icon}
+                                      </option>
+                                    ))}
+                                  </NativeSelect.Field>
+                                </NativeSelect.Root>
                               </Field.Root>
                             ) : null}
                             <Button
                               size="sm"
                               variant="outline"
                               colorPalette="red"
-                              onClick={() =>
-                                update(index, { options: (field.options ?? []).filter((_, i) => i !== o) })
-                              }
+                              onClick={() => update(index, { options: field.options.filter((_, i) => i !== o) })}
                             >
                               {labels.editor.removeOption}
                             </Button>
@@ -297,7 +450,7 @@ function Editor(props: Props) {
                       mt="2"
                       size="sm"
                       variant="outline"
-                      onClick={() => update(index, { options: [...(field.options ?? []), { value: '', label: '' }] })}
+                      onClick={() => update(index, { options: [...field.options, { value: '', label: { en: '' } }] })}
                     >
                       {labels.editor.addOption}
                     </Button>
@@ -316,7 +469,7 @@ function Editor(props: Props) {
                         <option value="">{labels.editor.always}</option>
                         {earlier.map((f) => (
                           <option key={f.name} value={f.name}>
-                            {fill(labels.editor.whenField, { field: f.label || f.name })}
+                            {fill(labels.editor.whenField, { field: textOf(f.label, language) || f.name })}
                           </option>
                         ))}
                         {condition && !conditionField ? (
@@ -328,7 +481,7 @@ function Editor(props: Props) {
                   </Field.Root>
                   {condition && conditionField ? (
                     <HStack gap="3" mt="1" wrap="wrap" role="group" aria-label={labels.editor.visibleWhen}>
-                      {(conditionField.options ?? []).map((option) => (
+                      {conditionField.options.map((option) => (
                         <label key={option.value}>
                           <input
                             type="checkbox"
@@ -344,7 +497,7 @@ function Editor(props: Props) {
                               })
                             }
                           />{' '}
-                          {option.label || option.value}
+                          {textOf(option.label, language) || option.value}
                         </label>
                       ))}
                     </HStack>
@@ -355,6 +508,11 @@ function Editor(props: Props) {
                     </Text>
                   ) : null}
                 </Box>
+                {documentProblems(index).map((message, p) => (
+                  <Text key={p} color="fg.error" role="alert">
+                    {message}
+                  </Text>
+                ))}
               </Box>
             );
           })}
@@ -365,7 +523,7 @@ function Editor(props: Props) {
           </Box>
         </Stack>
         <Box flex="2 1 320px" minW="0">
-          <Preview form={{ fields: form.fields.map(tidy) }} labels={labels} />
+          <Preview form={document} language={language} labels={labels} />
         </Box>
       </HStack>
       {problems.length > 0 ? (
@@ -374,7 +532,7 @@ function Editor(props: Props) {
         </Text>
       ) : null}
       <HStack gap="3">
-        <Button colorPalette="brand" loading={saving} disabled={problems.length > 0} onClick={save}>
+        <Button colorPalette="brand" loading={saving} disabled={!document} onClick={save}>
           {labels.editor.save}
         </Button>
         {saved ? (

@@ -210,6 +210,8 @@ const PAGE_DEFS: Def[] = [
   ['/admin/business/application-form', ADMIN],
   ['/admin/business/application-form/:id', ADMIN],
   ['/admin/business/application-form/:id/submissions', ADMIN],
+  // Issue 13, submissions: one submission of a form (answers, files, customer, application, decision).
+  ['/admin/business/application-form/:id/submissions/:submissionId', ADMIN],
   ['/admin/business/decision-engine', ADMIN],
   ['/admin/business/decision-engine/:id', ADMIN],
   ['/admin/application/decision-engine', ADMIN],
@@ -657,6 +659,11 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
     audit: audited('role', { PATCH: 'role.update', DELETE: 'role.delete' }),
   },
   { pattern: '/v1/permissions', methods: { GET: need('admin.roles.view') } },
+  // Issue 13, submissions of application forms (administrators): the list (and its CSV/XLSX export
+  // with ?format=), one submission, and its uploaded files (each download audited). Reads only.
+  { pattern: '/v1/application-forms/:id/submissions', methods: { GET: ADMIN } },
+  { pattern: '/v1/application-forms/:id/submissions/:submissionId', methods: { GET: ADMIN } },
+  { pattern: '/v1/application-forms/:id/submissions/:submissionId/files/:fileId', methods: { GET: ADMIN } },
   // Administration › business: decision models (issue 12). Reads and test runs (evaluate) need
   // decision_models.view, saves decision_models.edit (src/lib/decisioning/commands.ts).
   {

@@ -106,12 +106,12 @@ function propertyProblems(name: string, property: PropertySchema, widget: Widget
 }
 
 /**
- * `compile: false` skips the two checks that compile with Ajv (the schema against the meta-schema, and
- * the schema itself): the builder island runs under a CSP without 'unsafe-eval', where Ajv cannot
- * compile; the server always runs them.
+ * `compile: false` skips the two checks that compile with Ajv (the schema against the meta-schema,
+ * and the schema itself): Ajv generates code, which a page's Content-Security-Policy refuses
+ * ('unsafe-eval'), so an island checks with it off and the server makes the full check.
  */
 export function formProblems(raw: unknown, options: { compile?: boolean } = {}): FormProblem[] {
-  const compile = options.compile ?? true;
+  const compile = options.compile !== false;
   const problems: FormProblem[] = [];
   if (!raw || typeof raw !== 'object') return [{ path: '', key: 'invalid' }];
   if (JSON.stringify(raw).length > LIMITS.bytes) return [{ path: '', key: 'tooLarge' }];

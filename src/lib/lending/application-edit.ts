@@ -19,6 +19,7 @@ import { getCustomer, isCustomerInScope } from './customers.ts';
 import { dryRunApplication } from './lifecycle/application.ts';
 import { isUuid } from './loans.ts';
 import { productOf } from './products.ts';
+import { postedStaffAnswers } from '../forms/staff-form.ts';
 import { need } from '../auth/permissions.ts';
 
 /**
@@ -93,6 +94,8 @@ export type ApplicationEditInput = {
   fields: Record<string, string>;
   /** The customized fields as posted (`cf.<name>` without the prefix; issue 13). */
   customFields?: Record<string, string>;
+  /** Issue 13: the staff application form's posted answers ('form.' inputs, without the prefix). */
+  staffForm?: Record<string, string>;
 };
 
 export async function saveApplicationEdit(
@@ -135,6 +138,8 @@ async function saveApplicationEditIn(
     if (editableFormFields(application.form_data).includes(key)) formData[key] = value.trim().slice(0, 2000);
   }
   const doc = await customFieldsOf(tx, 'loan_application');
+  if (input.staffForm)
+    Object.assign(formData, await postedStaffAnswers(tx, actor.tenantId, input.staffForm, application.form_data));
   return editApplication(tx, actor, loanId, {
     customFields: doc ? { values: coerceCustomPosted(doc, input.customFields ?? {}) } : undefined,
     principal: amount.text,
@@ -163,6 +168,7 @@ export const editApplicationFromFormCommand = defineCommand({
     expectedDisbursementDate: z.string().max(10_000).optional(),
     fields: z.record(z.string(), z.string().max(10_000)),
     customFields: z.record(z.string().max(80), z.string().max(10_000)).optional(),
+    staffForm: z.record(z.string(), z.string().max(10_000)).optional(),
   }),
   run: (tx, actor, { customerId, loanId, ...input }, request) =>
     saveApplicationEditIn(tx, actor, customerId, loanId, input, request.language),

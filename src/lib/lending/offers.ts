@@ -9,7 +9,9 @@ import { auditSuccess, positiveAmount } from './commands/common.ts';
 import { submitApplication } from './commands/submit-application.ts';
 import { dryRunOffer, transitionOffer, type OfferAction, type OfferStatus } from './lifecycle/offer.ts';
 import { assertUuid, isUuid } from './loans.ts';
-import { parseStoredConfig, type FormDefinition, type FormField } from '../tenancy/config.ts';
+import type { FormDocument } from '../forms/document.ts';
+import { validateAnswers, type FieldErrorKey } from '../forms/validate.ts';
+import { parseStoredConfig } from '../tenancy/config.ts';
 import { assertProductActive, assertWithinProduct, getProduct } from './products.ts';
 import { assertInScope, assertPlacementInScope, isInNodes } from '../auth/data-permissions.ts';
 
@@ -108,38 +110,31 @@ export async function tenantConfigIn(tx: Tx, tenantId: string) {
 
 export type NotifyValues = Record<string, string | null | undefined>;
 
-function isVisible(field: FormField, values: NotifyValues): boolean {
-  return !field.visibleWhen || field.visibleWhen.in.includes((values[field.visibleWhen.field] ?? '').trim());
+/**
+ * Checks submitted values against the notification form (the tenant's notify_customer_modal_config.form,
+ * a form document): values are trimmed, a hidden field's value is dropped, then the form's schema
+ * decides (src/lib/forms validateAnswers). Returns the kept values (visible, non-empty, trimmed).
+ * Throws BAD_REQUEST naming the first failing field.
+ */
+export function validateNotifyForm(form: FormDocument, values: NotifyValues): Record<string, string> {
+  const trimmed: Record<string, string> = {};
+  for (const [name, value] of Object.entries(values)) if (typeof value === 'string') trimmed[name] = value.trim();
+  const result = validateAnswers(form, trimmed);
+  if (!result.ok) {
+    const [error] = result.errors;
+    throw new AppError('BAD_REQUEST', `${error.field} ${NOTIFY_ERRORS[error.key] ?? 'is not valid'}`, {
+      field: error.field,
+    });
+  }
+  return result.answers as Record<string, string>;
 }
 
-/**
- * Checks submitted values against a notification form definition (the tenant's
- * notify_customer_modal_config.form): a field hidden by its `visibleWhen` rule is dropped, a visible
- * required field must have a value, a field with options must hold one of them. Returns the kept
- * values (visible, non-empty, trimmed). Throws BAD_REQUEST naming the first failing field.
- */
-export function validateNotifyForm(form: FormDefinition, values: NotifyValues): Record<string, string> {
-  const kept: Record<string, string> = {};
-  for (const field of form.fields) {
-    if (!isVisible(field, values)) continue;
-    const value = (values[field.name] ?? '').trim();
-    if (!value) {
-      if (field.required) throw new AppError('BAD_REQUEST', `${field.name} is required`, { field: field.name });
-      continue;
-    }
-    if (field.options && !field.options.some((o) => o.value === value)) {
-      throw new AppError(
-        'BAD_REQUEST',
-        `${field.name} must be one of ${field.options.map((o) => o.value).join(', ')}`,
-        { field: field.name },
-      );
-    }
-    if (value.length > 2000)
-      throw new AppError('BAD_REQUEST', `${field.name} must be at most 2000 characters`, { field: field.name });
-    kept[field.name] = value;
-  }
-  return kept;
-}
+const NOTIFY_ERRORS: Partial<Record<FieldErrorKey, string>> = {
+  required: 'is required',
+  choice: 'must be one of the offered options',
+  maxLength: 'is too long',
+  minLength: 'is too short',
+};
 
 /**
  * Records that the customer was told about the offer through the tenant's notification form

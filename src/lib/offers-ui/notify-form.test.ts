@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_NOTIFY_FORM } from '../tenancy/config.ts';
-import { missingFields, submittedValues, visibleFields } from './notify-form.ts';
+import { textOf } from '../forms/document.ts';
+import { DEFAULT_NOTIFY_FORM, upgradeLegacyForm } from '../forms/notify.ts';
+import { missingFields, shownFields, submittedValues } from './notify-form.ts';
 
-const names = (values: Record<string, string>) => visibleFields(DEFAULT_NOTIFY_FORM, values).map((f) => f.name);
+const names = (values: Record<string, string>) => shownFields(DEFAULT_NOTIFY_FORM, values);
 
 describe('notify form (default form)', () => {
   it('shows only Channel until a channel other than Message is chosen', () => {
@@ -36,5 +37,42 @@ describe('notify form (default form)', () => {
         Comment: ' Call back in May ',
       }),
     ).toEqual({ Channel: 'Other', Client_Feedback: 'Neutral', Comment: 'Call back in May' });
+  });
+
+  it('gives the labels in the page language from the document, and the comment 4 rows', () => {
+    expect(textOf(DEFAULT_NOTIFY_FORM.ui.fields.Channel.label, 'fr')).toBe(
+      'Comment avez-vous proposé l’offre au client ?',
+    );
+    expect(textOf(DEFAULT_NOTIFY_FORM.ui.fields.Channel.label, 'en')).toBe(
+      'How did you propose the offer to your customer?',
+    );
+    expect(DEFAULT_NOTIFY_FORM.ui.fields.Comment).toMatchObject({ widget: 'textarea', rows: 4 });
+  });
+
+  it('runs a stored form of the old format the same way once upgraded', () => {
+    const legacy = upgradeLegacyForm({
+      fields: [
+        {
+          name: 'Channel',
+          type: 'radio',
+          label: 'Channel',
+          required: true,
+          options: [
+            { value: 'PhoneCall', label: 'Phone' },
+            { value: 'Message', label: 'Message' },
+          ],
+        },
+        {
+          name: 'Note',
+          type: 'text',
+          label: 'Note',
+          required: true,
+          visibleWhen: { field: 'Channel', in: ['PhoneCall'] },
+        },
+      ],
+    });
+    expect(shownFields(legacy, { Channel: 'Message' })).toEqual(['Channel']);
+    expect(missingFields(legacy, { Channel: 'PhoneCall' })).toEqual(['Note']);
+    expect(submittedValues(legacy, { Channel: 'Message', Note: 'x' })).toEqual({ Channel: 'Message' });
   });
 });

@@ -1,35 +1,28 @@
-import type { FormDefinition, FormField } from '../tenancy/config.ts';
+import { orderedFieldNames, type FormDocument } from '../forms/document.ts';
+import { isRequired, keptAnswers, visibleNames } from '../forms/fields.ts';
 
 /**
- * The tenant's notification form (notify_customer_modal_config.form) as the offer page's modal runs
- * it: which fields show for the values chosen so far, and which required ones are still missing.
- * Pure, so the island and its tests agree on the rules (a field hidden by `visibleWhen` is neither
- * shown, required nor sent).
+ * The tenant's notification form (notify_customer_modal_config.form, a form document of src/lib/forms)
+ * as the offer page's dialog runs it: which fields show for the values chosen so far, which required
+ * ones are still missing, and what is sent. Pure, on the forms core's rules, so the island, the server
+ * (validateAnswers) and the tests agree (a field hidden by `visibleWhen` is neither shown, required
+ * nor sent).
  */
 export type FormValues = Record<string, string>;
 
-export function isFieldVisible(field: FormField, values: FormValues): boolean {
-  if (!field.visibleWhen) return true;
-  return field.visibleWhen.in.includes(values[field.visibleWhen.field] ?? '');
-}
-
-export function visibleFields(form: FormDefinition, values: FormValues): FormField[] {
-  return form.fields.filter((f) => isFieldVisible(f, values));
+/** The names of the visible fields for the values so far, in form order. */
+export function shownFields(form: FormDocument, values: FormValues): string[] {
+  const visible = visibleNames(form, values);
+  return orderedFieldNames(form).filter((name) => visible.has(name) && form.ui.fields[name]);
 }
 
 /** Names of the visible required fields without a value (trimmed), in form order. */
-export function missingFields(form: FormDefinition, values: FormValues): string[] {
-  return visibleFields(form, values)
-    .filter((f) => f.required && !(values[f.name] ?? '').trim())
-    .map((f) => f.name);
+export function missingFields(form: FormDocument, values: FormValues): string[] {
+  return shownFields(form, values).filter((name) => isRequired(form, name) && !(values[name] ?? '').trim());
 }
 
-/** The body to send: only visible fields with a value (a hidden field's stale value is dropped). */
-export function submittedValues(form: FormDefinition, values: FormValues): FormValues {
-  const out: FormValues = {};
-  for (const field of visibleFields(form, values)) {
-    const value = (values[field.name] ?? '').trim();
-    if (value) out[field.name] = value;
-  }
-  return out;
+/** The body to send: visible fields with a value, trimmed (a hidden field's stale value is dropped). */
+export function submittedValues(form: FormDocument, values: FormValues): FormValues {
+  const trimmed = Object.fromEntries(Object.entries(values).map(([name, value]) => [name, value.trim()]));
+  return keptAnswers(form, trimmed) as FormValues;
 }

@@ -1,6 +1,7 @@
 import type { Db, Tx } from '../db/index.ts';
 import { seedE2eDecisionModel } from './e2e-decision-model.ts';
 import { seedE2eAmountRulesModel } from './e2e-decisioning.ts';
+import { seedE2eSubmissions } from './e2e-submissions.ts';
 import { DEMO_ROLES, type DemoRole } from '../auth/permissions.ts';
 import { assertPasswordAllowed, DEFAULT_PASSWORD_POLICY, hashPassword } from '../auth/passwords.ts';
 import { DEMO_PLANS, seedDemoPlans, setTenantPlan } from '../plans/plans.ts';
@@ -209,6 +210,8 @@ export async function seedDemo(db: Db, options: DemoOptions): Promise<boolean> {
       await seedE2eFixtures(tx, passwordHash);
       await seedE2eDecisionModel(tx, DEMO_TENANTS.demo);
       await seedE2eAmountRulesModel(tx, DEMO_TENANTS.demo);
+      // Issue 13, submissions: a published form with submissions and a file.
+      await seedE2eSubmissions(tx, DEMO_TENANTS.demo);
     }
   });
   await seedDemoHistory(db, [DEMO_TENANTS.demo, DEMO_TENANTS.acme]);

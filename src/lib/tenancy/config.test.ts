@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_NOTIFY_FORM, projectIdOf, publicTenantConfig, readTenantConfig } from './config.ts';
+import { isRequired, visibleNames } from '../forms/fields.ts';
+import { DEFAULT_NOTIFY_FORM } from '../forms/notify.ts';
+import { projectIdOf, publicTenantConfig, readTenantConfig } from './config.ts';
 
 const tenant = (config: Record<string, unknown>) => ({
   id: 'demo-eu1',
@@ -29,32 +31,68 @@ describe('tenant configuration', () => {
     });
   });
 
-  it('holds the default notification form exactly', () => {
-    const [channel, feedback, comment] = DEFAULT_NOTIFY_FORM.fields;
-    expect(channel).toMatchObject({
-      name: 'Channel',
-      type: 'icon_radio',
-      required: true,
-      label: 'How did you propose the offer to your customer?',
+  it('holds the default notification form exactly (one form format)', () => {
+    const { schema, ui } = DEFAULT_NOTIFY_FORM;
+    expect(ui.steps.flatMap((step) => step.fields)).toEqual(['Channel', 'Client_Feedback', 'Comment']);
+    expect(ui.fields.Channel).toMatchObject({
+      widget: 'icon_radio',
+      label: { en: 'How did you propose the offer to your customer?' },
     });
-    expect(channel.options?.map((o) => o.value)).toEqual(['Message', 'PhoneCall', 'InPerson', 'Other']);
-    expect(channel.visibleWhen).toBeUndefined();
-    expect(feedback).toMatchObject({
-      name: 'Client_Feedback',
-      type: 'icon_radio',
-      required: true,
-      label: 'What was their level of interest?',
+    expect(ui.fields.Channel.options?.map((o) => o.value)).toEqual(['Message', 'PhoneCall', 'InPerson', 'Other']);
+    expect(ui.fields.Channel.visibleWhen).toBeUndefined();
+    expect(ui.fields.Client_Feedback).toMatchObject({
+      widget: 'icon_radio',
+      label: { en: 'What was their level of interest?' },
       visibleWhen: { field: 'Channel', in: ['PhoneCall', 'InPerson', 'Other'] },
     });
-    expect(feedback.options?.map((o) => o.value)).toEqual(['Uninterested', 'Neutral', 'Interested', 'Unknown']);
-    expect(comment).toEqual({
-      name: 'Comment',
-      type: 'textarea',
-      label: 'Customer comments (optional)',
-      required: false,
+    expect(schema.properties.Client_Feedback.enum).toEqual(['Uninterested', 'Neutral', 'Interested', 'Unknown']);
+    expect(ui.fields.Comment).toMatchObject({
+      widget: 'textarea',
+      label: { en: 'Customer comments (optional)' },
       rows: 4,
       visibleWhen: { field: 'Channel', in: ['PhoneCall', 'InPerson', 'Other'] },
     });
+    expect(isRequired(DEFAULT_NOTIFY_FORM, 'Channel')).toBe(true);
+    expect(isRequired(DEFAULT_NOTIFY_FORM, 'Client_Feedback')).toBe(true);
+    expect(isRequired(DEFAULT_NOTIFY_FORM, 'Comment')).toBe(false);
+  });
+
+  it('upgrades a stored notify form of the old format when read, and refuses a broken document by name', () => {
+    const config = readTenantConfig(
+      tenant({
+        notify_customer_modal_config: {
+          form: {
+            fields: [
+              {
+                name: 'Channel',
+                type: 'radio',
+                label: 'Channel',
+                required: true,
+                options: [
+                  { value: 'PhoneCall', label: 'Phone' },
+                  { value: 'Message', label: 'Message' },
+                ],
+              },
+              {
+                name: 'Note',
+                type: 'textarea',
+                label: 'Note',
+                required: false,
+                rows: 3,
+                visibleWhen: { field: 'Channel', in: ['PhoneCall'] },
+              },
+            ],
+          },
+        },
+      }),
+    );
+    const form = config.notify_customer_modal_config.form;
+    expect(form.ui.fields.Note).toMatchObject({ widget: 'textarea', rows: 3, label: { en: 'Note' } });
+    expect([...visibleNames(form, { Channel: 'PhoneCall' })]).toEqual(['Channel', 'Note']);
+    expect([...visibleNames(form, { Channel: 'Message' })]).toEqual(['Channel']);
+    expect(() => readTenantConfig(tenant({ notify_customer_modal_config: { form: { schema: {}, ui: {} } } }))).toThrow(
+      /notify_customer_modal_config/,
+    );
   });
 
   it('keeps stored values and names the field of a bad one', () => {

@@ -6,72 +6,20 @@
  */
 import { z } from 'zod';
 import { AppError } from '../errors/app-error.ts';
+import { formProblems } from '../forms/check.ts';
+import type { FormDocument } from '../forms/document.ts';
+import { DEFAULT_NOTIFY_FORM, isLegacyForm, upgradeLegacyForm } from '../forms/notify.ts';
 import type { Tenant } from './tenant.ts';
 
-/** One option of a form field (the icon names the UI's icon for an icon radio). */
-const formOptionSchema = z.object({ value: z.string().min(1), label: z.string().min(1), icon: z.string().optional() });
-
-/** Shows a field only when another field holds one of the listed values. */
-const visibilitySchema = z.object({ field: z.string().min(1), in: z.array(z.string()).min(1) });
-
-/** The kinds of field a tenant form may have. */
-export const FORM_FIELD_TYPES = ['icon_radio', 'radio', 'select', 'text', 'textarea'] as const;
-export type FormFieldType = (typeof FORM_FIELD_TYPES)[number];
-
-const formFieldSchema = z.object({
-  name: z.string().min(1),
-  type: z.enum(FORM_FIELD_TYPES),
-  label: z.string().min(1),
-  required: z.boolean(),
-  options: z.array(formOptionSchema).optional(),
-  rows: z.number().int().positive().optional(),
-  visibleWhen: visibilitySchema.optional(),
-});
-export type FormField = z.infer<typeof formFieldSchema>;
-
-export const formDefinitionSchema = z.object({ fields: z.array(formFieldSchema).min(1) });
-export type FormDefinition = z.infer<typeof formDefinitionSchema>;
-
-const FEEDBACK_VISIBLE_WHEN = { field: 'Channel', in: ['PhoneCall', 'InPerson', 'Other'] };
-
-/** The default customer-notification form, exactly. */
-export const DEFAULT_NOTIFY_FORM: FormDefinition = {
-  fields: [
-    {
-      name: 'Channel',
-      type: 'icon_radio',
-      label: 'How did you propose the offer to your customer?',
-      required: true,
-      options: [
-        { value: 'Message', label: 'Message', icon: 'message' },
-        { value: 'PhoneCall', label: 'Phone call', icon: 'phone-call' },
-        { value: 'InPerson', label: 'In person', icon: 'in-person' },
-        { value: 'Other', label: 'Other', icon: 'other' },
-      ],
-    },
-    {
-      name: 'Client_Feedback',
-      type: 'icon_radio',
-      label: 'What was their level of interest?',
-      required: true,
-      options: [
-        { value: 'Uninterested', label: 'Uninterested', icon: 'uninterested' },
-        { value: 'Neutral', label: 'Neutral', icon: 'neutral' },
-        { value: 'Interested', label: 'Interested', icon: 'interested' },
-        { value: 'Unknown', label: 'Unknown', icon: 'unknown' },
-      ],
-      visibleWhen: FEEDBACK_VISIBLE_WHEN,
-    },
-    {
-      name: 'Comment',
-      type: 'textarea',
-      label: 'Customer comments (optional)',
-      required: false,
-      rows: 4,
-      visibleWhen: FEEDBACK_VISIBLE_WHEN,
-    },
-  ],
-};
+/**
+ * The notify-customer form (notify_customer_modal_config.form) is a form document of the one form
+ * format (src/lib/forms). A form stored in the format from before issue 13 (`{ fields: [...] }`) is
+ * upgraded when read, so an untouched tenant keeps working; an invalid document is refused by name.
+ */
+const notifyFormSchema = z.preprocess(
+  (raw) => (isLegacyForm(raw) ? upgradeLegacyForm(raw) : raw),
+  z.custom<FormDocument>((raw) => formProblems(raw).length === 0, 'not a valid form document'),
+);
 
 const languageOptionSchema = z.object({
   value: z.string().regex(/^[a-z]{2}(-[A-Z]{2})?$/, 'a locale such as en-US'),
@@ -107,7 +55,7 @@ const storedConfigSchema = z.object({
     ]),
   offer: z.object({ requestLoan: z.boolean().default(true) }).default({ requestLoan: true }),
   notify_customer_modal_config: z
-    .object({ form: formDefinitionSchema.default(DEFAULT_NOTIFY_FORM) })
+    .object({ form: notifyFormSchema.default(DEFAULT_NOTIFY_FORM) })
     .default({ form: DEFAULT_NOTIFY_FORM }),
   cbs: z
     .object({

@@ -1,4 +1,4 @@
-import { DEFAULT_NOTIFY_FORM } from './config.ts';
+import { DEFAULT_NOTIFY_FORM } from '../forms/notify.ts';
 
 /**
  * The general-settings page's plain forms, one per section, as the partial update that
@@ -41,7 +41,7 @@ export function patchFromForm(section: SettingsSection, values: Values, form: Fo
     case 'notify_reset':
       return { config: { notify_customer_modal_config: { form: DEFAULT_NOTIFY_FORM } } };
     case 'cbs':
-      return { config: { cbs: { name: values.cbs_name ?? '' } } };
+      return { config: { cbs: { name: values.cbs_name ?? '', application_form: values.application_form || null } } };
     case 'sso':
       return {
         config: {

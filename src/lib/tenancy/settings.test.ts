@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openSecret } from '../auth/secret-box.ts';
-import { DEFAULT_NOTIFY_FORM } from './config.ts';
+import { DEFAULT_NOTIFY_FORM } from '../forms/notify.ts';
 import { patchFromForm } from './settings-form.ts';
 import { mergeConfig, settingsPatchSchema, sniffLogo } from './settings.ts';
 

@@ -12,8 +12,11 @@ import { defineCommand } from '../http/command.ts';
 import { LANGUAGES, type Language } from '../i18n/index.ts';
 import type { Actor } from '../lending/actor.ts';
 import { featureAccess } from '../plans/plans.ts';
-import { formDefinitionSchema, parseStoredConfig, type StoredConfig } from './config.ts';
-import { formProblems } from './notify-form-rules.ts';
+import enForms from '../i18n/locales/en/forms.json' with { type: 'json' };
+import frForms from '../i18n/locales/fr/forms.json' with { type: 'json' };
+import { formProblems } from '../forms/check.ts';
+import { isPublishedForm } from '../forms/staff-form.ts';
+import { parseStoredConfig, type StoredConfig } from './config.ts';
 
 /**
  * The tenant's general settings (admin › platform › general settings, GET/PATCH /v1/tenant-settings):
@@ -153,7 +156,11 @@ export const settingsPatchSchema = z
           .strict()
           .optional(),
         offer: z.object({ requestLoan: z.boolean() }).strict().optional(),
-        notify_customer_modal_config: z.object({ form: formDefinitionSchema }).strict().optional(),
+        // A form document (src/lib/forms), checked by formProblems in checkRules (422 naming the problem).
+        notify_customer_modal_config: z
+          .object({ form: z.record(z.string(), z.unknown()) })
+          .strict()
+          .optional(),
         cbs: z
           .object({
             name: z.string().trim().min(1).max(60).optional(),
@@ -227,6 +234,25 @@ function validateStored(raw: Raw): StoredConfig {
   }
 }
 
+/** A notify form that is not a valid form document: 422 naming the first problem's path, all in details.problems. */
+function checkNotifyForm(patch: SettingsPatch, language: Language): void {
+  const form = patch.config?.notify_customer_modal_config?.form;
+  if (form) {
+    const problems = formProblems(form);
+    if (problems.length) {
+      const [first] = problems;
+      const bundle = (language === 'fr' ? frForms : enForms) as { problems?: Record<string, string> };
+      const template =
+        bundle.problems?.[first.key] ?? enForms.problems?.[first.key as keyof typeof enForms.problems] ?? first.key;
+      const message = template.replace(/\{\{(\w+)\}\}/g, (_, name: string) => String(first.params?.[name] ?? ''));
+      throw new AppError('UNPROCESSABLE', message, {
+        field: `config.notify_customer_modal_config.form.${first.path}`,
+        details: { problems },
+      });
+    }
+  }
+}
+
 async function checkRules(
   tx: Tx,
   actor: Actor,
@@ -237,18 +263,10 @@ async function checkRules(
   if (new Set(next.languages).size !== next.languages.length) throw refuse(language, 'languages', 'languagesUnique');
   if (!next.languages.includes(next.defaultLanguage))
     throw refuse(language, patch.default_language ? 'default_language' : 'languages', 'defaultLanguage');
-  const form = patch.config?.notify_customer_modal_config?.form;
-  if (form) {
-    const [problem] = formProblems(form);
-    if (problem)
-      throw refuse(
-        language,
-        `config.notify_customer_modal_config.form.${problem.path}`,
-        problem.key,
-        problem.params ?? {},
-      );
-  }
-  if (patch.config?.cbs?.application_form) throw refuse(language, 'config.cbs.application_form', 'applicationFormNone');
+  // The staff application form: a published application form of this tenant, or null (the built-in form).
+  const applicationForm = patch.config?.cbs?.application_form;
+  if (applicationForm && !(await isPublishedForm(tx, applicationForm)))
+    throw refuse(language, 'config.cbs.application_form', 'applicationFormUnknown');
   // The provider decides who signs in as whom (a verified e-mail links an account), and SSO roles are
   // given without an administrator's choice per person: sign-in settings are administrators' only,
   // even for a role that holds admin.basic_settings.edit.
@@ -307,6 +325,7 @@ export async function updateTenantSettings(
   const row = await loadRow(tx, actor.tenantId, true);
   const before = viewOf(row);
   const raw = patch.config ? mergeConfig(row.config, patch.config) : row.config;
+  checkNotifyForm(patch, language);
   const config = validateStored(raw);
   const next = {
     name: patch.name ?? row.name,

@@ -4,6 +4,7 @@ import { amountField, apiContext, dateField, mutation, query, scopeNodesOf } fro
 import { applicationJson, listApplications } from '#lib/lending/applications.ts';
 import { submitApplication } from '#lib/lending/commands/submit-application.ts';
 import { QueryReader } from '#lib/http/query-params.ts';
+import { staffFormDataOfBody } from '#lib/forms/staff-form.ts';
 
 /** GET /v1/applications?status=submitted&limit=N → { items }. */
 export const GET: APIRoute = (context) =>
@@ -34,8 +35,11 @@ export const POST: APIRoute = (context) =>
     objectId: '',
     schema: Body,
     run: async (tx, actor, body) => {
+      // Issue 13: formData.form holds the answers of the staff application form (cbs.application_form).
+      const formData = await staffFormDataOfBody(tx, actor.tenantId, body.formData);
       const { application } = await submitApplication(tx, actor, {
         ...body,
+        formData,
         customFields: { values: body.customFields ?? {}, isApi: true },
       });
       return { status: 201, body: applicationJson(application) };

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { amountField, apiContext, dateField, mutation, query } from '#lib/lending/api.ts';
 import { applicationJson, getApplicationView } from '#lib/lending/applications.ts';
 import { editApplicationById } from '#lib/lending/commands/edit-application.ts';
+import { staffFormDataOfBody } from '#lib/forms/staff-form.ts';
 
 /** GET /v1/applications/{id} → the application with the actions the caller may take. */
 export const GET: APIRoute = (context) =>
@@ -29,14 +30,19 @@ export const PATCH: APIRoute = (context) => {
     objectId: applicationId,
     applicationId,
     schema: Body,
-    run: async (tx, actor, body) => ({
-      status: 200,
-      body: applicationJson(
-        await editApplicationById(tx, actor, applicationId, {
-          ...body,
-          customFields: body.customFields === undefined ? undefined : { values: body.customFields, isApi: true },
-        }),
-      ),
-    }),
+    run: async (tx, actor, body) => {
+      // Issue 13: formData.form holds the answers of the staff application form (cbs.application_form).
+      const formData = await staffFormDataOfBody(tx, actor.tenantId, body.formData, applicationId);
+      return {
+        status: 200,
+        body: applicationJson(
+          await editApplicationById(tx, actor, applicationId, {
+            ...body,
+            formData,
+            customFields: body.customFields === undefined ? undefined : { values: body.customFields, isApi: true },
+          }),
+        ),
+      };
+    },
   });
 };
