@@ -165,21 +165,11 @@ describe.each(testDbKinds())('customized fields on %s', (kind) => {
 
   it('lists offer the fields as columns, search their text values, and exports include them with labels', async () => {
     const entry = LISTS.customers!;
-    const served = await serveList(
-      db,
-      viewer(a),
-      entry,
-      new URLSearchParams('cols=cf_employer,cf_housing&q=quokka'),
-    );
+    const served = await serveList(db, viewer(a), entry, new URLSearchParams('cols=cf_employer,cf_housing&q=quokka'));
     expect(served.def.columns.map((c) => c.key)).toEqual(expect.arrayContaining(['cf_employer', 'cf_housing']));
     expect(served.page.rows).toHaveLength(1);
     expect(served.page.rows[0]!.values).toMatchObject({ cf_employer: `Quokka ${XSS}`, cf_housing: 'owner' });
-    const filtered = await serveList(
-      db,
-      viewer(a),
-      entry,
-      new URLSearchParams('f.cf_housing=owner&cols=cf_housing'),
-    );
+    const filtered = await serveList(db, viewer(a), entry, new URLSearchParams('f.cf_housing=owner&cols=cf_housing'));
     expect(filtered.page.rows.every((r) => r.values.cf_housing === 'owner')).toBe(true);
     const sorted = await serveList(db, viewer(a), entry, new URLSearchParams('sort=-cf_employer'));
     expect(sorted.state.sort).toEqual({ key: 'cf_employer', dir: 'desc' });
