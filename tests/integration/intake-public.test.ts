@@ -9,10 +9,11 @@ import { createModel } from '#lib/decisioning/models.ts';
 import { createBinding, createBindingInput } from '#lib/decisioning/bindings.ts';
 import { e2eAmountRules } from '#lib/seed/e2e-decisioning.ts';
 import type { FormDocument } from '#lib/forms/document.ts';
-import { checkPow, INTAKE_LIMITS, newChallenge, spendBudget, clientHash } from '#lib/intake/abuse.ts';
+import { checkPow, draftBinding, INTAKE_LIMITS, newChallenge, spendBudget, clientHash } from '#lib/intake/abuse.ts';
 import { encodePayload, solvePow, type PowChallenge } from '#lib/intake/pow-solver.ts';
 import { postPage, showPage, type PageView, type StepView } from '#lib/intake/public-page.ts';
-import { bodyLimit, readBody } from '#lib/intake/uploads.ts';
+import { bodyLimit, HARD_BODY_LIMIT, readBody, stepFileBytes } from '#lib/intake/uploads.ts';
+import { MAX_UPLOAD_BYTES } from '#lib/forms/document.ts';
 import { demoApplicationForm } from '#lib/seed/demo-application-form.ts';
 import { createLendingFixture, type LendingFixture } from '../support/lending-fixtures.ts';
 
@@ -173,7 +174,12 @@ describe.each(testDbKinds())('public application pipeline on %s', (kind) => {
     );
 
   async function referenceOf(token: string) {
-    const done = await showPage(db, slug, new URL(`http://localhost/application/${slug}?d=${token}`), new Headers());
+    const done = await showPage(
+      db,
+      slug,
+      new URL(`http://localhost/application/${slug}`),
+      new Headers({ cookie: `other=1; apply-draft=${token}` }),
+    );
     if (done.kind !== 'done') throw new Error(`expected done, got ${done.kind}`);
     return done;
   }
@@ -310,7 +316,12 @@ describe.each(testDbKinds())('public application pipeline on %s', (kind) => {
       { slug: at },
     );
     expect((await submit(token, ip, at)).kind).toBe('redirect');
-    const done = await showPage(db, at, new URL(`http://localhost/application/${at}?d=${token}`), new Headers());
+    const done = await showPage(
+      db,
+      at,
+      new URL(`http://localhost/application/${at}`),
+      new Headers({ cookie: `apply-draft=${token}` }),
+    );
     expect(done.kind).toBe('done');
     if (done.kind !== 'done') return;
     const row = await submissionOf(done.reference);
@@ -447,6 +458,15 @@ describe.each(testDbKinds())('public application pipeline on %s', (kind) => {
     expect(await checkPow(db, payload)).toBe('replayed');
     const other = (await newChallenge()) as unknown as PowChallenge;
     expect(await checkPow(db, encodePayload(other, { ...solution, counter: solution.counter + 1 }))).toBe('invalid');
+    // Bound to a draft: valid for that draft only.
+    const bound = (await newChallenge({ draft: 'draft-a' })) as unknown as PowChallenge;
+    const boundPayload = encodePayload(bound, (await solvePow(bound))!);
+    expect(await checkPow(db, boundPayload, { draft: 'draft-b' })).toBe('invalid');
+    expect(await checkPow(db, boundPayload, { draft: 'draft-a' })).toBe('ok');
+    const tampered = { ...bound, parameters: { ...bound.parameters, data: { draft: draftBinding('draft-b') } } };
+    expect(
+      await checkPow(db, encodePayload(tampered as PowChallenge, (await solvePow(bound))!), { draft: 'draft-b' }),
+    ).toBe('invalid');
     const { deriveKey } = await import('altcha-lib/algorithms/sha');
     const forged = (await createChallenge({
       algorithm: 'SHA-256',
@@ -505,6 +525,12 @@ describe.each(testDbKinds())('public application pipeline on %s', (kind) => {
     expect(gif.errors.idDocument).toBeDefined();
     const big = await upload(Buffer.concat([PDF, Buffer.alloc(5 * 1024 * 1024)]), 'application/pdf', 'big.pdf');
     expect(big.errors.idDocument).toMatch(/5 MB/);
+    // Far above the field's limit but within the page's cap: a field error on the same step, draft kept.
+    const huge = await upload(Buffer.concat([PDF, Buffer.alloc(8 * 1024 * 1024)]), 'application/pdf', 'huge.pdf');
+    expect(huge.step).toBe(2);
+    expect(huge.token).toBe(token);
+    expect(huge.errors.idDocument).toMatch(/5 MB/);
+    expect(huge.values).toMatchObject({ purpose: 'other', firstName: 'U' });
     const ok = await upload(PDF, 'application/pdf', 'payslip.pdf');
     expect(ok.step).toBe(3);
     const back = asStep(await postPage(db, slug, request(slug, { _d: token, _step: '3', _nav: 'back' }), ip));
@@ -525,6 +551,21 @@ describe.each(testDbKinds())('public application pipeline on %s', (kind) => {
       }),
     );
     expect(limit).toBe(5 * 1024 * 1024 + 64 * 1024);
+    // One step's files together never above the server's cap.
+    expect(HARD_BODY_LIMIT).toBe(MAX_UPLOAD_BYTES + 64 * 1024);
+    const heavy = demoApplicationForm({
+      min_principal: 1n,
+      max_principal: 2n,
+      digits_after_decimal: 2,
+      min_repayments: 1,
+      max_repayments: 2,
+    });
+    const fileStep = heavy.ui.steps.findIndex((s) => s.fields.includes('idDocument'));
+    heavy.ui.fields.idDocument = { ...heavy.ui.fields.idDocument!, maxBytes: MAX_UPLOAD_BYTES };
+    heavy.ui.fields.extraDocument = { ...heavy.ui.fields.idDocument!, maxBytes: MAX_UPLOAD_BYTES };
+    heavy.ui.steps[fileStep]!.fields.push('extraDocument');
+    expect(stepFileBytes(heavy, fileStep)).toBe(MAX_UPLOAD_BYTES);
+    expect(bodyLimit(heavy)).toBe(HARD_BODY_LIMIT);
     let pulled = 0;
     const endless = () =>
       new ReadableStream<Uint8Array>({
@@ -552,8 +593,8 @@ describe.each(testDbKinds())('public application pipeline on %s', (kind) => {
     await expect(readBody(lying, limit)).rejects.toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
     expect(pulled).toBeGreaterThan(limit);
     expect(pulled).toBeLessThan(limit + 4 * 64 * 1024);
-    // Through the page: the same refusal is a 413 page.
-    const page = await postPage(db, slug, streamed(limit + 10, slug), nextIp());
+    // Through the page: a body above the page's hard cap is a 413 page.
+    const page = await postPage(db, slug, streamed(HARD_BODY_LIMIT + 10, slug), nextIp());
     expect(page).toMatchObject({ kind: 'refused', status: 413 });
   });
 

@@ -71,13 +71,41 @@ function tooLarge(limit: number): AppError {
 const LINGER_MS = 2000;
 const LINGER_BYTES = 32 * 1024 * KB;
 
-/** 413 in the one error shape, then the lingering close above. */
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/**
+ * The public application page's 413 (issue 13): a plain page in both languages whose link goes back to
+ * the form; the draft lives in a path-scoped cookie, so the applicant is back on their step, answers kept.
+ */
+function applicationTooLarge(url: URL, limit: number): string {
+  const lang = url.searchParams.get('lang') === 'fr' ? 'fr' : url.searchParams.get('lang') === 'en' ? 'en' : null;
+  const href = escapeHtml(`${url.pathname}${lang ? `?lang=${lang}` : ''}`);
+  const size = `${Math.round(limit / (1024 * KB))} MB`;
+  return (
+    '<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width">' +
+    `<title>File too large</title><h1>The files sent are too large</h1><p>Together they may not exceed ${size}. ` +
+    `Your answers are kept.</p><p><a href="${href}">Back to the form</a></p>` +
+    `<h1 lang="fr">Les fichiers envoyés sont trop volumineux</h1><p lang="fr">Ensemble, ils ne peuvent dépasser ${size}. ` +
+    `Vos réponses sont conservées.</p><p lang="fr"><a href="${href}">Retour au formulaire</a></p></html>`
+  );
+}
+
+/** 413 in the one error shape (a plain page for the public application page), then the lingering close above. */
 function refuse(req: IncomingMessage, res: ServerResponse, limit: number): void {
-  const body = stringify(tooLarge(limit).toJSON());
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const isApplication = PUBLIC_APPLICATION.test(url.pathname);
+  const body = isApplication ? applicationTooLarge(url, limit) : stringify(tooLarge(limit).toJSON());
   res.writeHead(413, {
-    'content-type': 'application/json; charset=utf-8',
+    'content-type': isApplication ? 'text/html; charset=utf-8' : 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(body),
-    'cache-control': 'no-store',
+    'cache-control': 'no-store, private',
+    ...(isApplication
+      ? {
+          'x-content-type-options': 'nosniff',
+          'content-security-policy': "default-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+        }
+      : {}),
   });
   res.end(body);
   let dropped = 0;

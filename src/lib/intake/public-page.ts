@@ -7,10 +7,10 @@ import { findPublishedForm, formVersion, type PublishedForm } from '../forms/sto
 import { validateAnswers, type FieldError } from '../forms/validate.ts';
 import { getT } from '../i18n/index.ts';
 import { checkPow, clientHash, honeypotFilled, newChallenge, POW_FIELD, spendBudget } from './abuse.ts';
-import { draftFiles, findDraft, saveDraft, startDraft, type Draft } from './drafts.ts';
+import { DRAFT_TTL_MS, draftFiles, findDraft, saveDraft, startDraft, type Draft } from './drafts.ts';
 import { sendReceipt } from './receipt.ts';
 import { getSubmission, submitDraft, termProblems, type Outcome, type TermProblem } from './submit.ts';
-import { bodyLimit, checkFile, parsePosted, readBody, storeDraftFile, type PostedForm } from './uploads.ts';
+import { HARD_BODY_LIMIT, checkFile, parsePosted, readBody, storeDraftFile, type PostedForm } from './uploads.ts';
 
 /**
  * What the public page /application/:id shows for a request: the page (src/pages/application/[id].astro)
@@ -61,7 +61,8 @@ export type RefusedView = {
   retryAfter: number | null;
 };
 export type NotFoundView = { kind: 'not-found'; status: 404; language: Language };
-export type RedirectView = { kind: 'redirect'; status: 303; location: string };
+/** A redirect after a post; `token` is the draft the cookie keeps. */
+export type RedirectView = { kind: 'redirect'; status: 303; location: string; token: string };
 export type PageView = StepView | DoneView | RefusedView | NotFoundView | RedirectView;
 
 /** ?lang= (or the posted one) first, then the browser's first language: French for fr*, else English. */
@@ -79,13 +80,48 @@ export function pickLanguage(chosen: string | null | undefined, acceptLanguage: 
   return first?.tag.startsWith('fr') ? 'fr' : 'en';
 }
 
-export function pageUrl(slug: string, params: { lang?: Language; d?: string; step?: number } = {}): string {
+/**
+ * A page address: the language and the step shown, never the draft's token (it lives in a cookie and in
+ * POST bodies only, so it is not in the history, the Referer or a shared link).
+ */
+export function pageUrl(slug: string, params: { lang?: Language; step?: number; fresh?: boolean } = {}): string {
   const query = new URLSearchParams();
   if (params.lang) query.set('lang', params.lang);
-  if (params.d) query.set('d', params.d);
-  if (params.d && params.step !== undefined) query.set('s', String(params.step));
+  if (params.fresh) query.set('new', '1');
+  if (params.step !== undefined) query.set('s', String(params.step));
   const text = query.toString();
   return `/application/${encodeURIComponent(slug)}${text ? `?${text}` : ''}`;
+}
+
+/**
+ * The cookie keeping the draft's token between requests: HttpOnly, SameSite=Lax, scoped to the form's
+ * path, lasting as long as a draft; `__Secure-` and Secure in production (https), a plain name on
+ * http://localhost in development and tests (browsers refuse `__Secure-` without Secure).
+ */
+export function draftCookieName(secure: boolean): string {
+  return secure ? '__Secure-apply-draft' : 'apply-draft';
+}
+
+export function draftCookie(slug: string, token: string, secure: boolean): string {
+  return [
+    `${draftCookieName(secure)}=${token}`,
+    `Path=/application/${encodeURIComponent(slug)}`,
+    `Max-Age=${Math.floor(DRAFT_TTL_MS / 1000)}`,
+    'HttpOnly',
+    'SameSite=Lax',
+    ...(secure ? ['Secure'] : []),
+  ].join('; ');
+}
+
+/** The draft token of the request's cookie (either name), or null. */
+export function draftTokenOf(headers: Headers): string | null {
+  for (const part of (headers.get('cookie') ?? '').split(';')) {
+    const at = part.indexOf('=');
+    if (at < 0) continue;
+    const name = part.slice(0, at).trim();
+    if (name === draftCookieName(true) || name === draftCookieName(false)) return part.slice(at + 1).trim() || null;
+  }
+  return null;
 }
 
 async function documentOf(db: Db, form: PublishedForm, draft: Draft | null): Promise<FormDocument> {
@@ -158,7 +194,7 @@ async function stepView(input: StepInput): Promise<StepView> {
       label: textOf(doc.ui.fields[name]?.label, language),
       value: displayValue(t, doc, name, value, input.fileNames, language),
     }));
-    challenge = JSON.stringify(await newChallenge());
+    challenge = JSON.stringify(await newChallenge({ draft: input.token ?? undefined }));
   }
   return {
     kind: 'step',
@@ -190,8 +226,11 @@ async function doneView(
   draft: Draft,
   token: string,
   language: Language,
-): Promise<DoneView> {
+  now = new Date(),
+): Promise<DoneView | null> {
   const submission = await db.tenant(form.tenantId, (tx) => getSubmission(tx, draft.submissionId!));
+  // The confirmation lapses with the draft: a day after the submit it is a fresh first step again.
+  if (!submission || new Date(submission.created_at).getTime() + DRAFT_TTL_MS < now.getTime()) return null;
   return {
     kind: 'done',
     status: 200,
@@ -229,15 +268,23 @@ function stepAsked(value: string | null, furthest: number): number {
   return Math.min(asked, furthest);
 }
 
-/** GET /application/:slug (?lang=, ?d= a draft: its current step, or its confirmation once submitted). */
-export async function showPage(db: Db, slug: string, url: URL, headers: Headers): Promise<PageView> {
+/**
+ * GET /application/:slug (?lang=, ?s= the step; the draft from its cookie: its current step, or its
+ * confirmation once submitted, for as long as a draft lives).
+ */
+export async function showPage(db: Db, slug: string, url: URL, headers: Headers, now = new Date()): Promise<PageView> {
   const form = await findPublishedForm(db, slug);
   const language = pickLanguage(url.searchParams.get('lang'), headers.get('accept-language'));
   if (!form) return { kind: 'not-found', status: 404, language };
-  const token = url.searchParams.get('d');
+  // ?new: a fresh start (the confirmation's "start again"), whatever the cookie holds.
+  const token = url.searchParams.has('new') ? null : draftTokenOf(headers);
   const draft = token ? await db.tenant(form.tenantId, (tx) => findDraft(tx, form.formId, token)) : null;
   if (draft && token) {
-    if (draft.submissionId) return doneView(db, form, draft, token, language);
+    if (draft.submissionId) {
+      const done = await doneView(db, form, draft, token, language, now);
+      if (done) return done;
+      return stepView({ form, document: form.document, language, token: null, step: 0, values: {}, fileNames: {} });
+    }
     const files = await db.tenant(form.tenantId, (tx) => draftFiles(tx, draft.id));
     return stepView({
       form,
@@ -264,10 +311,7 @@ export async function postPage(db: Db, slug: string, request: Request, ip: strin
   }
   let posted: PostedForm;
   try {
-    posted = await parsePosted(
-      request.headers.get('content-type') ?? '',
-      await readBody(request, bodyLimit(form.document)),
-    );
+    posted = await parsePosted(request.headers.get('content-type') ?? '', await readBody(request, HARD_BODY_LIMIT));
   } catch (error) {
     if (error instanceof AppError && error.code === 'PAYLOAD_TOO_LARGE')
       return refused(form, slug, headerLanguage, 413, 'tooLarge');
@@ -280,7 +324,8 @@ export async function postPage(db: Db, slug: string, request: Request, ip: strin
   if (honeypotFilled(fields)) return refused(form, slug, language, 400, 'generic');
   const client = clientHash(ip);
 
-  let token = fields._d ?? null;
+  // The draft is the one the page posted (never the cookie's: a fresh start after a submit posts none).
+  let token = fields._d || null;
   let draft = token ? await db.tenant(form.tenantId, (tx) => findDraft(tx, form.formId, token)) : null;
   let formError: string | null = null;
   if (token && !draft) {
@@ -297,7 +342,7 @@ export async function postPage(db: Db, slug: string, request: Request, ip: strin
     draft = started.draft;
   }
   if (draft.submissionId)
-    return { kind: 'redirect', status: 303, location: pageUrl(slug, { lang: language, d: token! }) };
+    return { kind: 'redirect', status: 303, location: pageUrl(slug, { lang: language }), token: token! };
   const current = draft;
   const doc = await documentOf(db, form, current);
   const stepCount = doc.ui.steps.length;
@@ -398,7 +443,7 @@ async function submitFromReview(
   }
   const retry = await spendBudget(db, 'submit', client);
   if (retry > 0) return refused(form, form.slug, language, 429, 'tooMany', retry);
-  const pow = await checkPow(db, fields[POW_FIELD]);
+  const pow = await checkPow(db, fields[POW_FIELD], { draft: token });
   if (pow === 'invalid' || pow === 'replayed')
     return stepView({ ...base, step: doc.ui.steps.length, formError: t('apply:powFailed'), status: 400 });
   if (pow === 'none') {
@@ -433,5 +478,5 @@ async function submitFromReview(
       reference: result.submission.reference,
       outcome: result.submission.outcome ?? 'received',
     });
-  return { kind: 'redirect', status: 303, location: pageUrl(form.slug, { lang: language, d: token }) };
+  return { kind: 'redirect', status: 303, location: pageUrl(form.slug, { lang: language }), token };
 }

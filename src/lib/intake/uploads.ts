@@ -5,11 +5,11 @@ import type { Db } from '../db/index.ts';
 import { AppError } from '../errors/app-error.ts';
 import { cleanFileName, filesRoot, readLimited } from '../customer-files/files.ts';
 import { FORM_OVERHEAD } from '../customer-files/form-upload.ts';
-import type { FieldUi, FormDocument } from '../forms/document.ts';
+import { MAX_UPLOAD_BYTES, type FieldUi, type FormDocument } from '../forms/document.ts';
 
 /**
  * Uploads on the public page. The step posts multipart; the body is refused before it is buffered
- * when its declared length is above the form's limit (413 at once), and read with a hard cap otherwise
+ * when its declared length is above the page's hard cap (413 at once), and read with that cap otherwise
  * (a body longer than it says is cut off at the cap: never more than the cap in memory). A file is
  * kept only when its declared type AND its first bytes (PDF `%PDF-`, JPEG `FF D8 FF`, PNG
  * `89 50 4E 47`) are one of the field's accepted types, within its size; it is stored like customer
@@ -19,16 +19,29 @@ import type { FieldUi, FormDocument } from '../forms/document.ts';
 /** The most a plain step without files may post (answers only). */
 export const ANSWERS_BODY_LIMIT = 64 * 1024;
 
-/** The most one post of this form may send: its heaviest step's files plus room for boundaries and answers. */
+/**
+ * The most any post to the public page may send, whatever the form: the server's own cap for the page
+ * (src/lib/http/body-limit.ts). A post within it is read whole, so a file above its field's limit is
+ * answered on its step as a field error with the other answers kept; only a body above it is a 413.
+ */
+export const HARD_BODY_LIMIT = MAX_UPLOAD_BYTES + FORM_OVERHEAD;
+
+/** The files one step of the form may post together, capped at MAX_UPLOAD_BYTES (the server's cap). */
+export function stepFileBytes(doc: FormDocument, step: number): number {
+  const total = (doc.ui.steps[step]?.fields ?? [])
+    .map((name) => doc.ui.fields[name])
+    .filter((ui): ui is FieldUi => ui?.widget === 'file')
+    .reduce((sum, ui) => sum + (ui.maxBytes ?? 0), 0);
+  return Math.min(total, MAX_UPLOAD_BYTES);
+}
+
+/**
+ * The most one post of this form may send: its heaviest step's files (never above MAX_UPLOAD_BYTES
+ * together, the server's cap) plus room for boundaries and answers.
+ */
 export function bodyLimit(doc: FormDocument): number {
   let heaviest = 0;
-  for (const step of doc.ui.steps) {
-    const files = step.fields
-      .map((name) => doc.ui.fields[name])
-      .filter((ui): ui is FieldUi => ui?.widget === 'file')
-      .reduce((sum, ui) => sum + (ui.maxBytes ?? 0), 0);
-    heaviest = Math.max(heaviest, files);
-  }
+  for (let step = 0; step < doc.ui.steps.length; step++) heaviest = Math.max(heaviest, stepFileBytes(doc, step));
   return heaviest > 0 ? heaviest + FORM_OVERHEAD : ANSWERS_BODY_LIMIT;
 }
 
