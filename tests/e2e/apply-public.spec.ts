@@ -143,11 +143,84 @@ test.describe('public application page without JavaScript, on a phone', () => {
     await expect(page.getByRole('heading', { level: 1, name: 'Vous concernant' })).toBeVisible();
     await page.getByRole('link', { name: 'English' }).click();
     await expect(page.getByRole('heading', { level: 1, name: 'About you' })).toBeVisible();
+    // The draft travels in a cookie, never in the address.
+    expect(new URL(page.url()).searchParams.has('d')).toBe(false);
     await page.getByRole('button', { name: 'Back' }).click();
     await expect(page.getByRole('heading', { level: 1, name: 'Your loan' })).toBeVisible();
     await expect(page.getByLabel('Amount')).toHaveValue('2000');
     await page.getByRole('link', { name: 'Français' }).click();
     await expect(page.getByRole('heading', { level: 1, name: 'Votre prêt' })).toBeVisible();
+  });
+});
+
+test.describe('public application page: oversize files and caching', () => {
+  test('a file above its field’s limit is an error on the same step, the draft and answers kept; answers are never cached', async ({
+    browser,
+  }) => {
+    const page = await applicant(browser);
+    const first = await page.goto(FORM);
+    expect(first?.headers()['cache-control']).toBe('no-store, private');
+    await page.getByLabel('Amount').fill('1500');
+    await page.getByLabel('Number of monthly repayments').fill('12');
+    await page.getByRole('radio', { name: 'Car' }).check();
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByLabel('First name').fill('Oscar');
+    await page.getByLabel('Last name').fill('Size');
+    await page.getByLabel('National ID number').fill(`E2E-BIG-${crypto.randomBytes(3).toString('hex')}`);
+    await page.getByLabel('Date of birth').fill('1990-04-02');
+    await page.getByLabel('Mobile phone').fill('+33 6 12 34 56 70');
+    await page.getByRole('button', { name: 'Next' }).click();
+    await expect(page.getByRole('heading', { level: 1, name: 'Documents' })).toBeVisible();
+    // 7 MB: above the field's 5 MB, within the page's 10 MB cap.
+    await page
+      .getByLabel('Identity document or payslip')
+      .setInputFiles({
+        name: 'big.pdf',
+        mimeType: 'application/pdf',
+        buffer: Buffer.concat([PDF, Buffer.alloc(7 * 1024 * 1024)]),
+      });
+    const [posted] = await Promise.all([
+      page.waitForResponse((response) => response.request().method() === 'POST'),
+      page.getByRole('button', { name: 'Next' }).click(),
+    ]);
+    expect(posted.status()).toBe(200);
+    expect(posted.headers()['cache-control']).toBe('no-store, private');
+    await expect(page.getByRole('heading', { level: 1, name: 'Documents' })).toBeVisible();
+    await expect(page.getByText(/5 MB/).first()).toBeVisible();
+    await page.getByRole('button', { name: 'Back' }).click();
+    await expect(page.getByLabel('First name')).toHaveValue('Oscar');
+    expect(new URL(page.url()).searchParams.has('d')).toBe(false);
+  });
+
+  test('with JavaScript a file above the limit is said before posting', async ({ browser }) => {
+    const page = await applicant(browser, { javaScriptEnabled: true });
+    await page.goto(FORM);
+    await page.getByLabel('Amount').fill('1500');
+    await page.getByLabel('Number of monthly repayments').fill('12');
+    await page.getByRole('radio', { name: 'Car' }).check();
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByLabel('First name').fill('Ines');
+    await page.getByLabel('Last name').fill('Size');
+    await page.getByLabel('National ID number').fill(`E2E-BIGJS-${crypto.randomBytes(3).toString('hex')}`);
+    await page.getByLabel('Date of birth').fill('1990-04-02');
+    await page.getByLabel('Mobile phone').fill('+33 6 12 34 56 71');
+    await page.getByRole('button', { name: 'Next' }).click();
+    await expect(page.getByRole('heading', { level: 1, name: 'Documents' })).toBeVisible();
+    const posts: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST') posts.push(request.url());
+    });
+    await page
+      .getByLabel('Identity document or payslip')
+      .setInputFiles({
+        name: 'big.pdf',
+        mimeType: 'application/pdf',
+        buffer: Buffer.concat([PDF, Buffer.alloc(6 * 1024 * 1024)]),
+      });
+    await page.getByRole('button', { name: 'Next' }).click();
+    await expect(page.getByRole('alert').filter({ hasText: '5 MB' })).toBeVisible();
+    await expect(page.getByLabel('Identity document or payslip')).toHaveAttribute('aria-invalid', 'true');
+    expect(posts).toEqual([]);
   });
 });
 
