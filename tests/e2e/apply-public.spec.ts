@@ -183,7 +183,7 @@ test.describe('public application page: oversize files and caching', () => {
       page.waitForResponse((response) => response.request().method() === 'POST'),
       page.getByRole('button', { name: 'Next' }).click(),
     ]);
-    expect(posted.status()).toBe(200);
+    expect(posted.status()).toBe(422);
     expect(posted.headers()['cache-control']).toBe('no-store, private');
     await expect(page.getByRole('heading', { level: 1, name: 'Documents' })).toBeVisible();
     await expect(page.getByText(/5 MB/).first()).toBeVisible();
