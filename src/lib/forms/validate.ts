@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { RE2JS } from 're2js';
 import type { FormDocument } from './document.ts';
 import { keptAnswers, type Answers } from './fields.ts';
 
@@ -45,8 +46,53 @@ export function amountCents(text: string): bigint | null {
 type AddFormats = (ajv: Ajv, options: { formats: string[]; keywords: boolean }) => Ajv;
 const addFormats = addFormatsModule as unknown as AddFormats;
 
+/**
+ * JSON Schema `pattern`s run on RE2 (re2js, a linear-time engine), not on the JavaScript engine:
+ * an administrator writes the pattern and strangers write the answers, and a backtracking engine
+ * lets one answer hold the server for seconds ("^(\\w|\\d)+$" on 26 characters). RE2 has no
+ * backreferences or lookarounds; a pattern using them does not compile and the form is refused.
+ */
+const compiledPatterns = new Map<string, RE2JS>();
+function linearPattern(pattern: string): RE2JS {
+  let compiled = compiledPatterns.get(pattern);
+  if (!compiled) {
+    compiled = RE2JS.compile(pattern);
+    if (compiledPatterns.size >= 1000) compiledPatterns.clear();
+    compiledPatterns.set(pattern, compiled);
+  }
+  return compiled;
+}
+const linearRegExp = Object.assign(
+  (pattern: string, flags: string) => {
+    const compiled = linearPattern(pattern);
+    return {
+      // JSON Schema patterns are not anchored: a match anywhere in the answer.
+      test: (text: string) => compiled.matcher(text).find(),
+      // Ajv shares compiled patterns by this text: it must name the pattern.
+      toString: () => `/${pattern}/${flags}`,
+    };
+  },
+  { code: 'linearRegExp' },
+);
+
+/** Whether a pattern compiles on the engine that runs it (RE2 syntax). */
+export function patternCompiles(pattern: string): boolean {
+  try {
+    linearPattern(pattern);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function makeAjv(): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: false });
+  const ajv = new Ajv({
+    allErrors: true,
+    strict: true,
+    strictRequired: false,
+    allowUnionTypes: false,
+    code: { regExp: linearRegExp },
+  });
   addFormats(ajv, { formats: ['email', 'date'], keywords: true });
   for (const [keyword, holds] of [
     ['minAmount', (value: bigint, limit: bigint) => value >= limit],
