@@ -13,6 +13,7 @@ import { checkPow, INTAKE_LIMITS, newChallenge, spendBudget, clientHash } from '
 import { encodePayload, solvePow, type PowChallenge } from '#lib/intake/pow-solver.ts';
 import { postPage, showPage, type PageView, type StepView } from '#lib/intake/public-page.ts';
 import { bodyLimit, readBody } from '#lib/intake/uploads.ts';
+import { hashToken } from '#lib/intake/drafts.ts';
 import { demoApplicationForm } from '#lib/seed/demo-application-form.ts';
 import { createLendingFixture, type LendingFixture } from '../support/lending-fixtures.ts';
 
@@ -259,9 +260,94 @@ describe.each(testDbKinds())('public application pipeline on %s', (kind) => {
       tx.query<{ first_name: string; last_name: string }>('select * from customers where id = $1', [a.customer_id]),
     );
     expect(customer).toMatchObject({ first_name: 'Katherine', last_name: 'Johnson' });
+    // Held for a person: nothing attached to the customer on file (no application, decision or file).
+    expect(b).toMatchObject({ status: 'processed', application_id: null, decision_id: null, outcome: 'received' });
+    const files = await t((tx) =>
+      tx.query<{ n: number }>('select count(*)::int as n from customer_files where customer_id = $1', [a.customer_id]),
+    );
+    expect(files[0]!.n).toBe(1);
   });
 
-  test('same phone (another spelling), no national id on file → the same customer', async () => {
+  test('the applicant is told the same whether or not their details matched a customer (page and receipt)', async () => {
+    const held = `mary-held-${kind}@example.test`;
+    const fresh = `mary-new-${kind}@example.test`;
+    const one = await fill({
+      firstName: 'Dorothy',
+      lastName: 'Vaughan',
+      nationalId: 'DV-1910',
+      phone: '+1 555 0300 03',
+    });
+    await submit(one.token, one.ip);
+    // Dorothy's national id with another name: review. The same name with a new national id: a new customer.
+    const two = await fill({
+      firstName: 'Mary',
+      lastName: 'Jackson',
+      nationalId: 'DV-1910',
+      phone: '+1 555 0300 04',
+      email: held,
+    });
+    await submit(two.token, two.ip);
+    const three = await fill({
+      firstName: 'Mary',
+      lastName: 'Jackson',
+      nationalId: 'MJ-1921',
+      phone: '+1 555 0300 05',
+      email: fresh,
+    });
+    await submit(three.token, three.ip);
+    const heldDone = await referenceOf(two.token);
+    const freshDone = await referenceOf(three.token);
+    expect((await submissionOf(heldDone.reference)).customer_match).toBe('review');
+    expect((await submissionOf(freshDone.reference)).customer_match).toBe('created');
+    const { reference: r1, token: t1, ...heldView } = heldDone;
+    const { reference: r2, token: t2, ...freshView } = freshDone;
+    expect(r1).not.toBe(r2);
+    expect(t1).not.toBe(t2);
+    expect(heldView).toEqual(freshView);
+    const body = (text: string, reference: string, to: string) =>
+      text.slice(text.indexOf('\n\n')).replaceAll(reference, 'REF').replaceAll(to, 'TO');
+    const [heldMail] = mailsTo(held);
+    const [freshMail] = mailsTo(fresh);
+    expect(heldMail).toBeDefined();
+    expect(body(heldMail!, r1, held)).toBe(body(freshMail!, r2, fresh));
+  });
+
+  test('a phone on file with another national id does not attach: a new customer', async () => {
+    const one = await fill({ firstName: 'Mae', lastName: 'Jemison', nationalId: 'MJ-1956', phone: '+1 555 0400 04' });
+    await submit(one.token, one.ip);
+    const a = await submissionOf((await referenceOf(one.token)).reference);
+    const two = await fill({ firstName: 'Mae', lastName: 'Jemison', nationalId: 'XX-0000', phone: '001 555 0400 04' });
+    await submit(two.token, two.ip);
+    const b = await submissionOf((await referenceOf(two.token)).reference);
+    expect(b.customer_id).not.toBe(a.customer_id);
+    expect(b.customer_match).toBe('created');
+  });
+
+  test('expired drafts: their file rows and stored files go with them', async () => {
+    const { token } = await fill({ firstName: 'Old', lastName: 'Draft', nationalId: 'OD-1', phone: '+1 555 0500 05' });
+    const [file] = await t((tx) =>
+      tx.query<{ storage_key: string }>(
+        `select f.storage_key from form_submission_files f join form_drafts d on d.id = f.draft_id
+          where d.token_hash = $1`,
+        [hashToken(token)],
+      ),
+    );
+    expect(fs.existsSync(path.join(root, file!.storage_key))).toBe(true);
+    await t((tx) =>
+      tx.query(`update form_drafts set expires_at = now() - interval '1 minute' where token_hash = $1`, [
+        hashToken(token),
+      ]),
+    );
+    // A new draft sweeps the expired ones.
+    await fill({ firstName: 'New', lastName: 'Draft', nationalId: 'ND-1', phone: '+1 555 0500 06' });
+    const left = await t((tx) =>
+      tx.query('select 1 from form_submission_files where storage_key = $1', [file!.storage_key]),
+    );
+    expect(left).toHaveLength(0);
+    expect(fs.existsSync(path.join(root, file!.storage_key))).toBe(false);
+  });
+
+  test('same phone (another spelling) as a customer with another national id → not attached, a new customer', async () => {
     // The fixture's customer: Ada Lovelace, +33100000000, national id NID-<tenant>.
     const { token, ip } = await fill({
       firstName: 'Ada',
@@ -271,10 +357,8 @@ describe.each(testDbKinds())('public application pipeline on %s', (kind) => {
     });
     await submit(token, ip);
     const row = await submissionOf((await referenceOf(token)).reference);
-    expect(row.customer_id).toBe(f.customerId);
-    // Found by phone; the national id differs from the one on file, so a person checks it.
-    expect(row.customer_match).toBe('review');
-    expect(row.customer_differences.map((d) => d.field)).toEqual(['nationalId']);
+    expect(row.customer_id).not.toBe(f.customerId);
+    expect(row.customer_match).toBe('created');
   });
 
   test('an amount outside the product is a field error on its step, and nothing is stored', async () => {

@@ -11,6 +11,7 @@ import { createCustomer } from '../lending/customers.ts';
 import { assertProductActive, assertWithinProduct, getProduct } from '../lending/products.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import { logger } from '../observability/log.ts';
+import { filesRoot, removeStoredFile } from '../customer-files/files.ts';
 
 /**
  * The submission pipeline of the public application page (README.md). `submitDraft` stores the
@@ -158,6 +159,8 @@ export type SubmitInput = {
   productIds: readonly string[];
   language: 'en' | 'fr';
   clientHash: string | null;
+  /** Where uploaded files are stored (tests); filesRoot() by default. */
+  filesRoot?: string;
 };
 
 export type SubmitResult =
@@ -202,10 +205,16 @@ export async function submitDraft(db: Db, input: SubmitInput): Promise<SubmitRes
       ],
     );
     await tx.query('update form_drafts set submission_id = $2 where id = $1', [input.draftId, submission.id]);
-    await tx.query('update form_submission_files set submission_id = $2 where draft_id = $1', [
-      input.draftId,
-      submission.id,
-    ]);
+    // Only the files of fields kept (visible) at submit go with the submission; the others are dropped.
+    const keptFields = Object.keys(answers);
+    await tx.query(
+      'update form_submission_files set submission_id = $2 where draft_id = $1 and field = any($3::text[])',
+      [input.draftId, submission.id, keptFields],
+    );
+    const dropped = await tx.query<{ storage_key: string }>(
+      'delete from form_submission_files where draft_id = $1 and submission_id is null returning storage_key',
+      [input.draftId],
+    );
     await recordAudit(tx, {
       tenantId: input.tenantId,
       actorId: INTAKE_USER,
@@ -216,9 +225,10 @@ export async function submitDraft(db: Db, input: SubmitInput): Promise<SubmitRes
       after: { reference, formId: input.formId, formVersion: input.formVersion },
       outcome: 'success',
     });
-    return { ok: true as const, submission, isNew: true };
+    return { ok: true as const, submission, isNew: true, dropped: dropped.map((row) => row.storage_key) };
   });
   if (!stored.ok || !stored.isNew) return stored;
+  await removeStoredFiles(stored.dropped ?? [], input.filesRoot);
   const submission = await processSubmission(
     db,
     input.tenantId,
@@ -278,13 +288,18 @@ export function differences(stored: CustomersRow, given: CustomerDetails): Diffe
   return out;
 }
 
-/** The customer with this national id, else this phone (normalised; the oldest when several). */
+/**
+ * The customer with this national id, else this phone (normalised; the oldest when several), through
+ * the normalised columns of migration 0711 (index lookups). A phone never finds a customer whose
+ * national id differs from the one given: when a national id is given, a phone only finds a customer
+ * with none on file.
+ */
 async function findCustomer(tx: Tx, given: CustomerDetails): Promise<CustomersRow | null> {
-  if (given.nationalId) {
+  const nationalId = given.nationalId ? normaliseNationalId(given.nationalId) : '';
+  if (nationalId) {
     const [row] = await tx.query<CustomersRow>(
-      `select * from customers where national_id is not null and regexp_replace(upper(national_id), '[^A-Z0-9]', '', 'g') = $1
-        order by created_at, id limit 1`,
-      [normaliseNationalId(given.nationalId)],
+      `select * from customers where national_id_key = $1 order by created_at, id limit 1`,
+      [nationalId],
     );
     if (row) return row;
   }
@@ -292,15 +307,51 @@ async function findCustomer(tx: Tx, given: CustomerDetails): Promise<CustomersRo
     const phone = normalisePhone(given.phone);
     if (phone.length >= 6) {
       const [row] = await tx.query<CustomersRow>(
-        `select * from customers where phone is not null
-            and regexp_replace(regexp_replace(phone, '\\D', '', 'g'), '^00', '') = $1
+        `select * from customers where phone_key = $1 and ($2 = '' or national_id_key is null)
           order by created_at, id limit 1`,
-        [phone],
+        [phone, nationalId],
       );
       if (row) return row;
     }
   }
   return null;
+}
+
+/**
+ * A submission whose details differ from the customer it matched is held for a person: nothing is
+ * attached to that customer (no application, no decision, no files) and the applicant is told
+ * 'received', exactly as any applicant without a decision. The submission keeps the matched customer
+ * and the differences for the staff's review.
+ */
+async function holdForReview(
+  tx: Tx,
+  submission: SubmissionRow,
+  customerId: string,
+  diffs: Difference[],
+): Promise<SubmissionRow> {
+  const [held] = await tx.query<SubmissionRow>(
+    `update form_submissions set status = 'processed', customer_id = $2, customer_match = 'review',
+        customer_differences = $3::jsonb, application_id = null, decision_id = null, outcome = 'received',
+        processed_at = now(), error = null
+      where id = $1 returning *`,
+    [submission.id, customerId, JSON.stringify(diffs)],
+  );
+  await recordAudit(tx, {
+    tenantId: submission.tenant_id,
+    actorId: INTAKE_USER,
+    actorKind: 'system',
+    action: 'form_submission.process',
+    objectType: 'form_submission',
+    objectId: submission.id,
+    after: { customerId, customerMatch: 'review', differences: diffs, applicationId: null, outcome: 'received' },
+    outcome: 'success',
+  });
+  return held;
+}
+
+/** Removes stored files (after their rows are gone); a file already missing is no error. */
+export async function removeStoredFiles(keys: readonly string[], root = filesRoot()): Promise<void> {
+  for (const key of keys) await removeStoredFile(root, key);
 }
 
 function outcomeOf(status: string, decision: { outcome: string } | null): Outcome {
@@ -337,6 +388,9 @@ export async function processSubmission(
       if (found) {
         customerId = found.id;
         diffs = differences(found, given);
+        // Found by phone alone while a national id is on file and none was given: a person checks it.
+        if (!given.nationalId && found.national_id)
+          diffs.push({ field: 'nationalId', stored: found.national_id, given: '' });
         match = diffs.length ? 'review' : 'matched';
       } else {
         if (!given.firstName || !given.lastName)
@@ -352,6 +406,7 @@ export async function processSubmission(
         customerId = created.id;
         match = 'created';
       }
+      if (match === 'review') return holdForReview(tx, submission, customerId, diffs);
       const productId = productOf(document, productIds, answers);
       if (!productId) throw new AppError('BAD_REQUEST', 'No loan product for this application', { field: 'productId' });
       const principal = text(boundValue(document, answers, 'application.principal'));
