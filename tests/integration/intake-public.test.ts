@@ -14,6 +14,7 @@ import { encodePayload, solvePow, type PowChallenge } from '#lib/intake/pow-solv
 import { postPage, showPage, type PageView, type StepView } from '#lib/intake/public-page.ts';
 import { bodyLimit, readBody } from '#lib/intake/uploads.ts';
 import { hashToken } from '#lib/intake/drafts.ts';
+import { retrySubmissionCommand } from '#lib/intake/submit.ts';
 import { demoApplicationForm } from '#lib/seed/demo-application-form.ts';
 import { createLendingFixture, type LendingFixture } from '../support/lending-fixtures.ts';
 
@@ -269,8 +270,8 @@ describe.each(testDbKinds())('public application pipeline on %s', (kind) => {
   });
 
   test('the applicant is told the same whether or not their details matched a customer (page and receipt)', async () => {
-    const held = `mary-held-${kind}@example.test`;
-    const fresh = `mary-new-${kind}@example.test`;
+    const held = `annie-held-${kind}@example.test`;
+    const fresh = `annie-new-${kind}@example.test`;
     const one = await fill({
       firstName: 'Dorothy',
       lastName: 'Vaughan',
@@ -278,7 +279,7 @@ describe.each(testDbKinds())('public application pipeline on %s', (kind) => {
       phone: '+1 555 0300 03',
     });
     await submit(one.token, one.ip);
-    // Dorothy's national id with another name: review. The same name with a new national id: a new customer.
+    // Evelyn's national id with another name: review. The same name with a new national id: a new customer.
     const two = await fill({
       firstName: 'Mary',
       lastName: 'Jackson',
@@ -313,10 +314,10 @@ describe.each(testDbKinds())('public application pipeline on %s', (kind) => {
   });
 
   test('a phone on file with another national id does not attach: a new customer', async () => {
-    const one = await fill({ firstName: 'Mae', lastName: 'Jemison', nationalId: 'MJ-1956', phone: '+1 555 0400 04' });
+    const one = await fill({ firstName: 'Mae', lastName: 'Jemison', nationalId: 'MJ-1956', phone: '+1 555 0600 06' });
     await submit(one.token, one.ip);
     const a = await submissionOf((await referenceOf(one.token)).reference);
-    const two = await fill({ firstName: 'Mae', lastName: 'Jemison', nationalId: 'XX-0000', phone: '001 555 0400 04' });
+    const two = await fill({ firstName: 'Mae', lastName: 'Jemison', nationalId: 'XX-0000', phone: '001 555 0600 06' });
     await submit(two.token, two.ip);
     const b = await submissionOf((await referenceOf(two.token)).reference);
     expect(b.customer_id).not.toBe(a.customer_id);
@@ -401,6 +402,58 @@ describe.each(testDbKinds())('public application pipeline on %s', (kind) => {
     expect(row.status).toBe('failed');
     expect(row.error).toMatch(/first and last name/);
     expect(row.application_id).toBeNull();
+  });
+
+  test('retry of a failed submission: failed while the cause holds, processed once it is fixed', async () => {
+    // Processing fails (the application cannot be stored), the terms being fine.
+    await db.owner((tx) =>
+      tx.query('alter table loan_applications add constraint intake_retry_block check (principal < 0) not valid'),
+    );
+    const { token, ip } = await fill({
+      firstName: 'Retry',
+      lastName: 'Me',
+      nationalId: 'RM-1',
+      phone: '+1 555 0800 08',
+    });
+    await submit(token, ip);
+    const done = await referenceOf(token);
+    expect(done.outcome).toBe('received');
+    const failed = await submissionOf(done.reference);
+    expect(failed.status).toBe('failed');
+    const [{ form_id: formId }] = await t((tx) =>
+      tx.query<{ form_id: string }>('select form_id from form_submissions where id = $1', [failed.id]),
+    );
+    const retry = () =>
+      t((tx) => retrySubmissionCommand.run(tx, f.admin, { formId, submissionId: failed.id }, { language: 'en' }));
+    // Still broken: failed again, with the new error, and nothing made.
+    const again = await retry();
+    expect(again.status).toBe('failed');
+    expect(again.error).toMatch(/intake_retry_block/);
+    expect(again.application_id).toBeNull();
+    await db.owner((tx) => tx.query('alter table loan_applications drop constraint intake_retry_block'));
+    const processed = await retry();
+    expect(processed).toMatchObject({ status: 'processed', customer_match: 'created', error: null });
+    expect(processed.application_id).not.toBeNull();
+    const files = await t((tx) =>
+      tx.query('select 1 from customer_files where customer_id = $1', [processed.customer_id]),
+    );
+    expect(files).toHaveLength(1);
+    const audits = await t((tx) =>
+      tx.query('select 1 from audit_log where action = $1 and object_id = $2', ['form_submission.retry', failed.id]),
+    );
+    expect(audits).toHaveLength(2);
+    // Only a failed one: a processed submission is a conflict, another form's id is not found.
+    await expect(retry()).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(
+      t((tx) =>
+        retrySubmissionCommand.run(
+          tx,
+          f.admin,
+          { formId: crypto.randomUUID(), submissionId: failed.id },
+          { language: 'en' },
+        ),
+      ),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
   test('a double submit of a draft answers the same submission: one application', async () => {

@@ -9,7 +9,11 @@ import { positiveAmount } from '../lending/commands/common.ts';
 import { submitApplication } from '../lending/commands/submit-application.ts';
 import { createCustomer } from '../lending/customers.ts';
 import { assertProductActive, assertWithinProduct, getProduct } from '../lending/products.ts';
-import { recordAudit } from '../audit/record-audit.ts';
+import { z } from 'zod';
+import { auditActor, recordAudit } from '../audit/record-audit.ts';
+import { ADMIN } from '../auth/permissions.ts';
+import { defineCommand } from '../http/command.ts';
+import { isUuid } from '../lending/loans.ts';
 import { logger } from '../observability/log.ts';
 import { filesRoot, removeStoredFile } from '../customer-files/files.ts';
 
@@ -371,9 +375,38 @@ export async function processSubmission(
   document: FormDocument,
   productIds: readonly string[],
 ): Promise<SubmissionRow> {
-  const actor = intakeActor(tenantId);
   try {
-    return await db.tenant(tenantId, async (tx) => {
+    return await db.tenant(tenantId, (tx) => processInTx(tx, tenantId, submissionId, document, productIds));
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    logger.warn('public application submission failed to process', {
+      tenant_id: tenantId,
+      submission_id: submissionId,
+      error: message,
+    });
+    const [failed] = await db.tenant(tenantId, (tx) => markFailed(tx, submissionId, message));
+    return failed;
+  }
+}
+
+function markFailed(tx: Tx, submissionId: string, message: string): Promise<SubmissionRow[]> {
+  return tx.query<SubmissionRow>(
+    `update form_submissions set status = 'failed', error = $2, processed_at = now() where id = $1 returning *`,
+    [submissionId, message.slice(0, 2000)],
+  );
+}
+
+/** The processing of a 'received' submission inside the caller's transaction (throws on failure). */
+async function processInTx(
+  tx: Tx,
+  tenantId: string,
+  submissionId: string,
+  document: FormDocument,
+  productIds: readonly string[],
+): Promise<SubmissionRow> {
+  const actor = intakeActor(tenantId);
+  {
+    {
       const [submission] = await tx.query<SubmissionRow>(
         `select * from form_submissions where id = $1 and status = 'received' for update`,
         [submissionId],
@@ -489,23 +522,57 @@ export async function processSubmission(
         outcome: 'success',
       });
       return processed;
-    });
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    logger.warn('public application submission failed to process', {
-      tenant_id: tenantId,
-      submission_id: submissionId,
-      error: message,
-    });
-    const [failed] = await db.tenant(tenantId, (tx) =>
-      tx.query<SubmissionRow>(
-        `update form_submissions set status = 'failed', error = $2, processed_at = now() where id = $1 returning *`,
-        [submissionId, message.slice(0, 2000)],
-      ),
-    );
-    return failed;
+    }
   }
 }
+
+/**
+ * Retry of a failed submission (administrators, from its page or `POST
+ * /v1/application-forms/:id/submissions/:submissionId/retry`): puts it back to 'received' and
+ * processes it again with its version's document and products, in the same transaction (a savepoint:
+ * a new failure is recorded on it with the new error). Audited 'form_submission.retry'.
+ */
+export const retrySubmissionCommand = defineCommand({
+  action: 'form_submission.retry',
+  objectType: 'form_submission',
+  permission: ADMIN,
+  input: z.object({ formId: z.string(), submissionId: z.string() }),
+  run: async (tx, actor, input): Promise<SubmissionRow> => {
+    if (!isUuid(input.formId) || !isUuid(input.submissionId)) throw new AppError('NOT_FOUND', 'Submission not found');
+    const [before] = await tx.query<SubmissionRow>(
+      'select * from form_submissions where id = $1 and form_id = $2 for update',
+      [input.submissionId, input.formId],
+    );
+    if (!before) throw new AppError('NOT_FOUND', 'Submission not found');
+    if (before.status !== 'failed')
+      throw new AppError('CONFLICT', 'Only a failed submission can be retried', { details: { code: 'not_failed' } });
+    const [version] = await tx.query<{ document: FormDocument; product_ids: string[] }>(
+      'select document, product_ids::text[] as product_ids from application_form_versions where form_id = $1 and version = $2',
+      [before.form_id, before.form_version],
+    );
+    if (!version) throw new AppError('NOT_FOUND', 'Submission not found');
+    await tx.query(`update form_submissions set status = 'received', error = null where id = $1`, [before.id]);
+    let after: SubmissionRow;
+    await tx.query('savepoint submission_retry');
+    try {
+      after = await processInTx(tx, actor.tenantId, before.id, version.document, version.product_ids);
+      await tx.query('release savepoint submission_retry');
+    } catch (error) {
+      await tx.query('rollback to savepoint submission_retry');
+      [after] = await markFailed(tx, before.id, error instanceof Error ? error.message : String(error));
+    }
+    await recordAudit(tx, {
+      ...auditActor(actor),
+      action: 'form_submission.retry',
+      objectType: 'form_submission',
+      objectId: before.id,
+      before: { status: before.status, error: before.error },
+      after: { status: after!.status, outcome: after!.outcome, error: after!.error },
+      outcome: 'success',
+    });
+    return after!;
+  },
+});
 
 /** A submission of the tenant by id (the confirmation page reads it through the draft). */
 export async function getSubmission(tx: Tx, submissionId: string): Promise<SubmissionRow | null> {
