@@ -664,6 +664,12 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
   { pattern: '/v1/application-forms/:id/submissions', methods: { GET: ADMIN } },
   { pattern: '/v1/application-forms/:id/submissions/:submissionId', methods: { GET: ADMIN } },
   { pattern: '/v1/application-forms/:id/submissions/:submissionId/files/:fileId', methods: { GET: ADMIN } },
+  // Issue 13, intake fixes: retry of a failed submission (src/lib/intake/submit.ts).
+  {
+    pattern: '/v1/application-forms/:id/submissions/:submissionId/retry',
+    methods: { POST: ADMIN },
+    audit: audited('form_submission', { POST: 'form_submission.retry' }),
+  },
   // Administration › business: decision models (issue 12). Reads and test runs (evaluate) need
   // decision_models.view, saves decision_models.edit (src/lib/decisioning/commands.ts).
   {

@@ -138,6 +138,11 @@ function storagePath(root: string, key: string): string {
   return full;
 }
 
+/** Removes a stored file by its key (its row already gone); a missing file is no error. */
+export async function removeStoredFile(root: string, key: string): Promise<void> {
+  await fs.rm(storagePath(root, key), { force: true });
+}
+
 /** Where the bytes go (tests); the customer is checked against the actor's data permissions. */
 export type StoreOptions = { root?: string };
 

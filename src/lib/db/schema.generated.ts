@@ -301,6 +301,8 @@ export type CustomersRow = {
   version: number;
   active_loans: number;
   custom_fields: unknown;
+  national_id_key: string | null;
+  phone_key: string | null;
 };
 
 /** The `days_off` table. */

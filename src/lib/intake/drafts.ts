@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Tx } from '../db/index.ts';
 import type { Answers } from '../forms/fields.ts';
+import { filesRoot, removeStoredFile } from '../customer-files/files.ts';
 
 /**
  * An applicant's progress on the public page, kept on the server between steps (the page works
@@ -54,6 +55,7 @@ export async function startDraft(
   tx: Tx,
   input: { tenantId: string; formId: string; formVersion: number; language: 'en' | 'fr' },
   now = new Date(),
+  root = filesRoot(),
 ): Promise<{ token: string; draft: Draft }> {
   const token = crypto.randomBytes(32).toString('base64url');
   const [row] = await tx.query<DraftRecord>(
@@ -69,12 +71,16 @@ export async function startDraft(
     ],
   );
   // Expired drafts of the tenant are of no use: removed as new ones come (their files stay with a submission only).
-  await tx.query(
+  // Their stored files go too (a file already missing is no error; should this transaction roll back,
+  // the rows of the expired drafts stay and are removed with the next draft).
+  const expired = await tx.query<{ storage_key: string }>(
     `delete from form_submission_files f using form_drafts d
-      where d.expires_at < $1 and d.submission_id is null and f.draft_id = d.id and f.submission_id is null`,
+      where d.expires_at < $1 and d.submission_id is null and f.draft_id = d.id and f.submission_id is null
+      returning f.storage_key`,
     [now],
   );
   await tx.query('delete from form_drafts where expires_at < $1 and submission_id is null', [now]);
+  for (const row of expired) await removeStoredFile(root, row.storage_key);
   return { token, draft: toDraft(row) };
 }
 

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Db, Tx } from '../db/index.ts';
 import type { CustomersRow, FormSubmissionsRow } from '../db/schema.generated.ts';
+import { enabledBinding } from '../decisioning/bindings.ts';
 import { AppError } from '../errors/app-error.ts';
 import type { Binding, FormDocument } from '../forms/document.ts';
 import { keptAnswers, type Answers } from '../forms/fields.ts';
@@ -9,8 +10,13 @@ import { positiveAmount } from '../lending/commands/common.ts';
 import { submitApplication } from '../lending/commands/submit-application.ts';
 import { createCustomer } from '../lending/customers.ts';
 import { assertProductActive, assertWithinProduct, getProduct } from '../lending/products.ts';
-import { recordAudit } from '../audit/record-audit.ts';
+import { z } from 'zod';
+import { auditActor, recordAudit } from '../audit/record-audit.ts';
+import { ADMIN } from '../auth/permissions.ts';
+import { defineCommand } from '../http/command.ts';
+import { isUuid } from '../lending/loans.ts';
 import { logger } from '../observability/log.ts';
+import { filesRoot, removeStoredFile } from '../customer-files/files.ts';
 
 /**
  * The submission pipeline of the public application page (README.md). `submitDraft` stores the
@@ -158,6 +164,8 @@ export type SubmitInput = {
   productIds: readonly string[];
   language: 'en' | 'fr';
   clientHash: string | null;
+  /** Where uploaded files are stored (tests); filesRoot() by default. */
+  filesRoot?: string;
 };
 
 export type SubmitResult =
@@ -202,10 +210,16 @@ export async function submitDraft(db: Db, input: SubmitInput): Promise<SubmitRes
       ],
     );
     await tx.query('update form_drafts set submission_id = $2 where id = $1', [input.draftId, submission.id]);
-    await tx.query('update form_submission_files set submission_id = $2 where draft_id = $1', [
-      input.draftId,
-      submission.id,
-    ]);
+    // Only the files of fields kept (visible) at submit go with the submission; the others are dropped.
+    const keptFields = Object.keys(answers);
+    await tx.query(
+      'update form_submission_files set submission_id = $2 where draft_id = $1 and field = any($3::text[])',
+      [input.draftId, submission.id, keptFields],
+    );
+    const dropped = await tx.query<{ storage_key: string }>(
+      'delete from form_submission_files where draft_id = $1 and submission_id is null returning storage_key',
+      [input.draftId],
+    );
     await recordAudit(tx, {
       tenantId: input.tenantId,
       actorId: INTAKE_USER,
@@ -216,9 +230,10 @@ export async function submitDraft(db: Db, input: SubmitInput): Promise<SubmitRes
       after: { reference, formId: input.formId, formVersion: input.formVersion },
       outcome: 'success',
     });
-    return { ok: true as const, submission, isNew: true };
+    return { ok: true as const, submission, isNew: true, dropped: dropped.map((row) => row.storage_key) };
   });
   if (!stored.ok || !stored.isNew) return stored;
+  await removeStoredFiles(stored.dropped ?? [], input.filesRoot);
   const submission = await processSubmission(
     db,
     input.tenantId,
@@ -278,13 +293,18 @@ export function differences(stored: CustomersRow, given: CustomerDetails): Diffe
   return out;
 }
 
-/** The customer with this national id, else this phone (normalised; the oldest when several). */
+/**
+ * The customer with this national id, else this phone (normalised; the oldest when several), through
+ * the normalised columns of migration 0711 (index lookups). A phone never finds a customer whose
+ * national id differs from the one given: when a national id is given, a phone only finds a customer
+ * with none on file.
+ */
 async function findCustomer(tx: Tx, given: CustomerDetails): Promise<CustomersRow | null> {
-  if (given.nationalId) {
+  const nationalId = given.nationalId ? normaliseNationalId(given.nationalId) : '';
+  if (nationalId) {
     const [row] = await tx.query<CustomersRow>(
-      `select * from customers where national_id is not null and regexp_replace(upper(national_id), '[^A-Z0-9]', '', 'g') = $1
-        order by created_at, id limit 1`,
-      [normaliseNationalId(given.nationalId)],
+      `select * from customers where national_id_key = $1 order by created_at, id limit 1`,
+      [nationalId],
     );
     if (row) return row;
   }
@@ -292,15 +312,54 @@ async function findCustomer(tx: Tx, given: CustomerDetails): Promise<CustomersRo
     const phone = normalisePhone(given.phone);
     if (phone.length >= 6) {
       const [row] = await tx.query<CustomersRow>(
-        `select * from customers where phone is not null
-            and regexp_replace(regexp_replace(phone, '\\D', '', 'g'), '^00', '') = $1
+        `select * from customers where phone_key = $1 and ($2 = '' or national_id_key is null)
           order by created_at, id limit 1`,
-        [phone],
+        [phone, nationalId],
       );
       if (row) return row;
     }
   }
   return null;
+}
+
+/**
+ * A submission whose details differ from the customer it matched is held for a person: nothing is
+ * attached to that customer (no application, no decision, no files). The applicant is told what an
+ * applicant without a match could be told, so the answer says nothing about who is a customer:
+ * 'received' when no decision engine runs on applications, and 'referred' (a person reviews it, one
+ * of the decision engine's own outcomes) when one does. The submission keeps the matched customer and
+ * the differences for the staff's review.
+ */
+async function holdForReview(
+  tx: Tx,
+  submission: SubmissionRow,
+  customerId: string,
+  diffs: Difference[],
+): Promise<SubmissionRow> {
+  const outcome: Outcome = (await enabledBinding(tx, 'application_submitted')) ? 'referred' : 'received';
+  const [held] = await tx.query<SubmissionRow>(
+    `update form_submissions set status = 'processed', customer_id = $2, customer_match = 'review',
+        customer_differences = $3::jsonb, application_id = null, decision_id = null, outcome = $4,
+        processed_at = now(), error = null
+      where id = $1 returning *`,
+    [submission.id, customerId, JSON.stringify(diffs), outcome],
+  );
+  await recordAudit(tx, {
+    tenantId: submission.tenant_id,
+    actorId: INTAKE_USER,
+    actorKind: 'system',
+    action: 'form_submission.process',
+    objectType: 'form_submission',
+    objectId: submission.id,
+    after: { customerId, customerMatch: 'review', differences: diffs, applicationId: null, outcome },
+    outcome: 'success',
+  });
+  return held;
+}
+
+/** Removes stored files (after their rows are gone); a file already missing is no error. */
+export async function removeStoredFiles(keys: readonly string[], root = filesRoot()): Promise<void> {
+  for (const key of keys) await removeStoredFile(root, key);
 }
 
 function outcomeOf(status: string, decision: { outcome: string } | null): Outcome {
@@ -320,9 +379,38 @@ export async function processSubmission(
   document: FormDocument,
   productIds: readonly string[],
 ): Promise<SubmissionRow> {
-  const actor = intakeActor(tenantId);
   try {
-    return await db.tenant(tenantId, async (tx) => {
+    return await db.tenant(tenantId, (tx) => processInTx(tx, tenantId, submissionId, document, productIds));
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    logger.warn('public application submission failed to process', {
+      tenant_id: tenantId,
+      submission_id: submissionId,
+      error: message,
+    });
+    const [failed] = await db.tenant(tenantId, (tx) => markFailed(tx, submissionId, message));
+    return failed;
+  }
+}
+
+function markFailed(tx: Tx, submissionId: string, message: string): Promise<SubmissionRow[]> {
+  return tx.query<SubmissionRow>(
+    `update form_submissions set status = 'failed', error = $2, processed_at = now() where id = $1 returning *`,
+    [submissionId, message.slice(0, 2000)],
+  );
+}
+
+/** The processing of a 'received' submission inside the caller's transaction (throws on failure). */
+async function processInTx(
+  tx: Tx,
+  tenantId: string,
+  submissionId: string,
+  document: FormDocument,
+  productIds: readonly string[],
+): Promise<SubmissionRow> {
+  const actor = intakeActor(tenantId);
+  {
+    {
       const [submission] = await tx.query<SubmissionRow>(
         `select * from form_submissions where id = $1 and status = 'received' for update`,
         [submissionId],
@@ -337,6 +425,9 @@ export async function processSubmission(
       if (found) {
         customerId = found.id;
         diffs = differences(found, given);
+        // Found by phone alone while a national id is on file and none was given: a person checks it.
+        if (!given.nationalId && found.national_id)
+          diffs.push({ field: 'nationalId', stored: found.national_id, given: '' });
         match = diffs.length ? 'review' : 'matched';
       } else {
         if (!given.firstName || !given.lastName)
@@ -352,6 +443,7 @@ export async function processSubmission(
         customerId = created.id;
         match = 'created';
       }
+      if (match === 'review') return holdForReview(tx, submission, customerId, diffs);
       const productId = productOf(document, productIds, answers);
       if (!productId) throw new AppError('BAD_REQUEST', 'No loan product for this application', { field: 'productId' });
       const principal = text(boundValue(document, answers, 'application.principal'));
@@ -434,23 +526,57 @@ export async function processSubmission(
         outcome: 'success',
       });
       return processed;
-    });
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    logger.warn('public application submission failed to process', {
-      tenant_id: tenantId,
-      submission_id: submissionId,
-      error: message,
-    });
-    const [failed] = await db.tenant(tenantId, (tx) =>
-      tx.query<SubmissionRow>(
-        `update form_submissions set status = 'failed', error = $2, processed_at = now() where id = $1 returning *`,
-        [submissionId, message.slice(0, 2000)],
-      ),
-    );
-    return failed;
+    }
   }
 }
+
+/**
+ * Retry of a failed submission (administrators, from its page or `POST
+ * /v1/application-forms/:id/submissions/:submissionId/retry`): puts it back to 'received' and
+ * processes it again with its version's document and products, in the same transaction (a savepoint:
+ * a new failure is recorded on it with the new error). Audited 'form_submission.retry'.
+ */
+export const retrySubmissionCommand = defineCommand({
+  action: 'form_submission.retry',
+  objectType: 'form_submission',
+  permission: ADMIN,
+  input: z.object({ formId: z.string(), submissionId: z.string() }),
+  run: async (tx, actor, input): Promise<SubmissionRow> => {
+    if (!isUuid(input.formId) || !isUuid(input.submissionId)) throw new AppError('NOT_FOUND', 'Submission not found');
+    const [before] = await tx.query<SubmissionRow>(
+      'select * from form_submissions where id = $1 and form_id = $2 for update',
+      [input.submissionId, input.formId],
+    );
+    if (!before) throw new AppError('NOT_FOUND', 'Submission not found');
+    if (before.status !== 'failed')
+      throw new AppError('CONFLICT', 'Only a failed submission can be retried', { details: { code: 'not_failed' } });
+    const [version] = await tx.query<{ document: FormDocument; product_ids: string[] }>(
+      'select document, product_ids::text[] as product_ids from application_form_versions where form_id = $1 and version = $2',
+      [before.form_id, before.form_version],
+    );
+    if (!version) throw new AppError('NOT_FOUND', 'Submission not found');
+    await tx.query(`update form_submissions set status = 'received', error = null where id = $1`, [before.id]);
+    let after: SubmissionRow;
+    await tx.query('savepoint submission_retry');
+    try {
+      after = await processInTx(tx, actor.tenantId, before.id, version.document, version.product_ids);
+      await tx.query('release savepoint submission_retry');
+    } catch (error) {
+      await tx.query('rollback to savepoint submission_retry');
+      [after] = await markFailed(tx, before.id, error instanceof Error ? error.message : String(error));
+    }
+    await recordAudit(tx, {
+      ...auditActor(actor),
+      action: 'form_submission.retry',
+      objectType: 'form_submission',
+      objectId: before.id,
+      before: { status: before.status, error: before.error },
+      after: { status: after!.status, outcome: after!.outcome, error: after!.error },
+      outcome: 'success',
+    });
+    return after!;
+  },
+});
 
 /** A submission of the tenant by id (the confirmation page reads it through the draft). */
 export async function getSubmission(tx: Tx, submissionId: string): Promise<SubmissionRow | null> {

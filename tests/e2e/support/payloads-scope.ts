@@ -193,6 +193,11 @@ export const SCOPE_FREE: Record<string, string> = {
   'DELETE /v1/application-forms/:id': 'administrators only: the tenant’s application forms, no branch data',
   'POST /v1/application-forms/:id/publish': 'administrators only: the tenant’s application forms, no branch data',
   'POST /v1/application-forms/:id/unpublish': 'administrators only: the tenant’s application forms, no branch data',
+  // Issue 13, intake fixes: retry of a failed submission (the API and the submission page's button).
+  'POST /v1/application-forms/:id/submissions/:submissionId/retry':
+    'administrators only: the tenant’s form submissions, no branch data',
+  'POST /admin/business/application-form/:id/submissions/:submissionId':
+    'administrators only: the tenant’s form submissions, no branch data',
   'PUT /v1/customized-forms/:entity': 'administrators only: the tenant’s customized fields, no branch data',
   'POST /admin/business/application-form': 'administrators only: the tenant’s application forms, no branch data',
   // Decision engine (issue 12): administrators only; a binding is the tenant's, placed in no branch.
