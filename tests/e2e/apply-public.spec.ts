@@ -172,13 +172,11 @@ test.describe('public application page: oversize files and caching', () => {
     await page.getByRole('button', { name: 'Next' }).click();
     await expect(page.getByRole('heading', { level: 1, name: 'Documents' })).toBeVisible();
     // 7 MB: above the field's 5 MB, within the page's 10 MB cap.
-    await page
-      .getByLabel('Identity document or payslip')
-      .setInputFiles({
-        name: 'big.pdf',
-        mimeType: 'application/pdf',
-        buffer: Buffer.concat([PDF, Buffer.alloc(7 * 1024 * 1024)]),
-      });
+    await page.getByLabel('Identity document or payslip').setInputFiles({
+      name: 'big.pdf',
+      mimeType: 'application/pdf',
+      buffer: Buffer.concat([PDF, Buffer.alloc(7 * 1024 * 1024)]),
+    });
     const [posted] = await Promise.all([
       page.waitForResponse((response) => response.request().method() === 'POST'),
       page.getByRole('button', { name: 'Next' }).click(),
@@ -210,13 +208,11 @@ test.describe('public application page: oversize files and caching', () => {
     page.on('request', (request) => {
       if (request.method() === 'POST') posts.push(request.url());
     });
-    await page
-      .getByLabel('Identity document or payslip')
-      .setInputFiles({
-        name: 'big.pdf',
-        mimeType: 'application/pdf',
-        buffer: Buffer.concat([PDF, Buffer.alloc(6 * 1024 * 1024)]),
-      });
+    await page.getByLabel('Identity document or payslip').setInputFiles({
+      name: 'big.pdf',
+      mimeType: 'application/pdf',
+      buffer: Buffer.concat([PDF, Buffer.alloc(6 * 1024 * 1024)]),
+    });
     await page.getByRole('button', { name: 'Next' }).click();
     await expect(page.getByRole('alert').filter({ hasText: '5 MB' })).toBeVisible();
     await expect(page.getByLabel('Identity document or payslip')).toHaveAttribute('aria-invalid', 'true');
