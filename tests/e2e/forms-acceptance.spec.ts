@@ -102,11 +102,12 @@ test('[FORMS-ACCEPTANCE]: build, publish, apply in French, the submission keeps 
   await applicant.getByRole('button', { name: 'Suivant' }).click();
 
   await expect(applicant.getByRole('heading', { level: 1, name: 'Consentement' })).toBeVisible();
-  await applicant.getByLabel('J’accepte', { exact: true }).check();
+  // The role's name leaves out the label's decorative required marker.
+  await applicant.getByRole('checkbox', { name: 'J’accepte', exact: true }).check();
   await applicant.getByRole('button', { name: 'Suivant' }).click();
   // The new consent is required: refused until given.
   await expect(applicant.locator('.form-field__error')).toHaveText('Ce champ est obligatoire.');
-  await applicant.getByLabel('J’accepte d’être appelé').check();
+  await applicant.getByRole('checkbox', { name: 'J’accepte d’être appelé', exact: true }).check();
   await applicant.getByRole('button', { name: 'Suivant' }).click();
 
   await expect(applicant.getByRole('heading', { level: 1, name: 'Vérifiez vos réponses' })).toBeVisible();
