@@ -98,7 +98,7 @@ export async function seedE2eSubmissions(tx: Tx, tenantId: string): Promise<void
     match: 'review',
     outcome: 'referred',
     language: 'fr',
-    differences: [{ field: 'phone', stored: '+33 1 00 00 00 00', submitted: '+33 6 11 11 11 11' }],
+    differences: [{ field: 'phone', stored: '+33 1 00 00 00 00', given: '+33 6 11 11 11 11' }],
     answers: { first: 'Zoé', last: 'Martin', amount: '2500.50', purpose: 'home', payslip: 'payslip.pdf' },
   });
   await submission('E2E-SUB-003', 1, {
