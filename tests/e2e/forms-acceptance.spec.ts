@@ -105,8 +105,10 @@ test('[FORMS-ACCEPTANCE]: build, publish, apply in French, the submission keeps 
   // The role's name leaves out the label's decorative required marker.
   await applicant.getByRole('checkbox', { name: 'J’accepte', exact: true }).check();
   await applicant.getByRole('button', { name: 'Suivant' }).click();
-  // The new consent is required: refused until given.
-  await expect(applicant.locator('.form-field__error')).toHaveText('Ce champ est obligatoire.');
+  // The new consent is required: the browser itself keeps the step until it is given (the server
+  // refuses it too: tests/integration/intake-public.test.ts).
+  await expect(applicant.getByRole('heading', { level: 1, name: 'Consentement' })).toBeVisible();
+  await expect(applicant.locator('input[name="consent_1"]:invalid')).toHaveCount(1);
   await applicant.getByRole('checkbox', { name: 'J’accepte d’être appelé', exact: true }).check();
   await applicant.getByRole('button', { name: 'Suivant' }).click();
 
