@@ -7,7 +7,7 @@ import { addField, unique } from './support/form-builder.ts';
  * demo personal-loan form, whose bound questions make the customer and the application — adds a
  * choice, a question shown only for one of its answers and a required consent, and publishes it. An
  * applicant fills it in French on a phone without JavaScript (the conditional question answered, the
- * consent given). The administrator then changes the form and publishes version 2: the submission keeps
+ * consent given); the decision engine, bound for this test, pre-approves the application. The administrator then changes the form and publishes version 2: the submission keeps
  * version 1, and its page shows the questions as version 1 asked them.
  */
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
@@ -61,85 +61,112 @@ test('[FORMS-ACCEPTANCE]: build, publish, apply in French, the submission keeps 
   await page.getByRole('button', { name: 'Publish', exact: true }).click();
   await expect(page.getByTestId('editor-notice')).toHaveText('Version 1 published.', { timeout: 15_000 });
 
-  // The applicant, in French, on a phone, without JavaScript.
-  const bytes = crypto.randomBytes(3);
-  const context = await browser.newContext({
-    viewport: { width: 360, height: 640 },
-    javaScriptEnabled: false,
-    locale: 'fr-FR',
-    extraHTTPHeaders: {
-      'accept-language': 'fr-FR,fr;q=0.9',
-      'x-forwarded-for': `10.${bytes[0]}.${bytes[1]}.${bytes[2]}`,
-    },
-  });
-  const applicant = await context.newPage();
-  expect((await applicant.goto(`/application/${slug}`))?.status()).toBe(200);
-  await expect(applicant.getByRole('heading', { level: 1, name: 'Votre prêt' })).toBeVisible();
-  await applicant.getByLabel('Montant').fill('1500');
-  await applicant.getByLabel('Nombre de mensualités').fill('12');
-  await applicant.getByRole('radio', { name: 'Voiture' }).check();
-  await applicant.getByRole('radio', { name: 'Indépendant' }).check();
-  // Without JavaScript the conditional question shows with its "only if" hint; left empty, it is required.
-  await expect(applicant.getByText('À remplir seulement si « Emploi » vaut : Indépendant.')).toBeVisible();
-  await applicant.getByRole('button', { name: 'Suivant' }).click();
-  await expect(applicant.locator('.form-field__error')).toHaveText('Ce champ est obligatoire.');
-  await applicant.getByLabel('Nom de l’entreprise').fill('Atelier Dupont');
-  await applicant.getByRole('button', { name: 'Suivant' }).click();
+  // A decision engine on submitted applications for this test (the browser tests' amount rules:
+  // anything up to 50,000 is approved), disabled again at the end so other tests stay undecided.
+  const binding = `Acceptance binding ${slug}`;
+  await page.goto('/admin/business/decision-engine/new');
+  await page.getByLabel('Name').fill(binding);
+  await page.getByLabel('Model and version').selectOption({ label: 'E2E amount rules — v1' });
+  await page.getByRole('checkbox', { name: /^Enabled/ }).check();
+  await page.getByRole('button', { name: 'Create binding' }).click();
+  await expect(page).toHaveURL(/\/admin\/business\/decision-engine\?done=created/);
+  try {
+    await applyAndCheck();
+  } finally {
+    await page.goto('/admin/business/decision-engine');
+    await page.getByRole('link', { name: binding }).first().click();
+    await page.getByRole('checkbox', { name: /^Enabled/ }).uncheck();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect(page).toHaveURL(/done=saved/);
+  }
 
-  await expect(applicant.getByRole('heading', { level: 1, name: 'Vous concernant' })).toBeVisible();
-  const nationalId = `ACC-${crypto.randomBytes(4).toString('hex').toUpperCase()}`;
-  await applicant.getByLabel('Prénom').fill('Lucie');
-  await applicant.locator('input[name="lastName"]').fill('Dupont');
-  await applicant.getByLabel('Numéro d’identité').fill(nationalId);
-  await applicant.getByLabel('Date de naissance').fill('1988-06-15');
-  await applicant.getByLabel('Téléphone mobile').fill('+33 6 98 76 54 32');
-  await applicant.getByRole('button', { name: 'Suivant' }).click();
+  async function applyAndCheck(): Promise<void> {
+    // The applicant, in French, on a phone, without JavaScript.
+    const bytes = crypto.randomBytes(3);
+    const context = await browser.newContext({
+      viewport: { width: 360, height: 640 },
+      javaScriptEnabled: false,
+      locale: 'fr-FR',
+      extraHTTPHeaders: {
+        'accept-language': 'fr-FR,fr;q=0.9',
+        'x-forwarded-for': `10.${bytes[0]}.${bytes[1]}.${bytes[2]}`,
+      },
+    });
+    const applicant = await context.newPage();
+    expect((await applicant.goto(`/application/${slug}`))?.status()).toBe(200);
+    await expect(applicant.getByRole('heading', { level: 1, name: 'Votre prêt' })).toBeVisible();
+    await applicant.getByLabel('Montant').fill('1500');
+    await applicant.getByLabel('Nombre de mensualités').fill('12');
+    await applicant.getByRole('radio', { name: 'Voiture' }).check();
+    await applicant.getByRole('radio', { name: 'Indépendant' }).check();
+    // Without JavaScript the conditional question shows with its "only if" hint; left empty, it is required.
+    await expect(applicant.getByText('À remplir seulement si « Emploi » vaut : Indépendant.')).toBeVisible();
+    await applicant.getByRole('button', { name: 'Suivant' }).click();
+    await expect(applicant.locator('.form-field__error')).toHaveText('Ce champ est obligatoire.');
+    await applicant.getByLabel('Nom de l’entreprise').fill('Atelier Dupont');
+    await applicant.getByRole('button', { name: 'Suivant' }).click();
 
-  await expect(applicant.getByRole('heading', { level: 1, name: 'Documents' })).toBeVisible();
-  await applicant
-    .getByLabel('Pièce d’identité ou bulletin de salaire')
-    .setInputFiles({ name: 'bulletin.pdf', mimeType: 'application/pdf', buffer: PDF });
-  await applicant.getByRole('button', { name: 'Suivant' }).click();
+    await expect(applicant.getByRole('heading', { level: 1, name: 'Vous concernant' })).toBeVisible();
+    const nationalId = `ACC-${crypto.randomBytes(4).toString('hex').toUpperCase()}`;
+    await applicant.getByLabel('Prénom').fill('Lucie');
+    await applicant.locator('input[name="lastName"]').fill('Dupont');
+    await applicant.getByLabel('Numéro d’identité').fill(nationalId);
+    await applicant.getByLabel('Date de naissance').fill('1988-06-15');
+    await applicant.getByLabel('Téléphone mobile').fill('+33 6 98 76 54 32');
+    await applicant.getByRole('button', { name: 'Suivant' }).click();
 
-  await expect(applicant.getByRole('heading', { level: 1, name: 'Consentement' })).toBeVisible();
-  // The role's name leaves out the label's decorative required marker.
-  await applicant.getByRole('checkbox', { name: 'J’accepte', exact: true }).check();
-  await applicant.getByRole('button', { name: 'Suivant' }).click();
-  // The new consent is required: the browser itself keeps the step until it is given (the server
-  // refuses it too: tests/integration/intake-public.test.ts).
-  await expect(applicant.getByRole('heading', { level: 1, name: 'Consentement' })).toBeVisible();
-  await expect(applicant.locator('input[name="consent_1"]:invalid')).toHaveCount(1);
-  await applicant.getByRole('checkbox', { name: 'J’accepte d’être appelé', exact: true }).check();
-  await applicant.getByRole('button', { name: 'Suivant' }).click();
+    await expect(applicant.getByRole('heading', { level: 1, name: 'Documents' })).toBeVisible();
+    await applicant
+      .getByLabel('Pièce d’identité ou bulletin de salaire')
+      .setInputFiles({ name: 'bulletin.pdf', mimeType: 'application/pdf', buffer: PDF });
+    await applicant.getByRole('button', { name: 'Suivant' }).click();
 
-  await expect(applicant.getByRole('heading', { level: 1, name: 'Vérifiez vos réponses' })).toBeVisible();
-  await expect(applicant.getByText('Atelier Dupont')).toBeVisible();
-  await applicant.getByRole('button', { name: 'Envoyer ma demande' }).click();
-  const reference = ((await applicant.locator('[data-reference]').textContent()) ?? '').trim();
-  expect(reference).toMatch(/^APP-[A-Z0-9]{6}$/);
-  await context.close();
+    await expect(applicant.getByRole('heading', { level: 1, name: 'Consentement' })).toBeVisible();
+    // The role's name leaves out the label's decorative required marker.
+    await applicant.getByRole('checkbox', { name: 'J’accepte', exact: true }).check();
+    await applicant.getByRole('button', { name: 'Suivant' }).click();
+    // The new consent is required: the browser itself keeps the step until it is given (the server
+    // refuses it too: tests/integration/intake-public.test.ts).
+    await expect(applicant.getByRole('heading', { level: 1, name: 'Consentement' })).toBeVisible();
+    await expect(applicant.locator('input[name="consent_1"]:invalid')).toHaveCount(1);
+    await applicant.getByRole('checkbox', { name: 'J’accepte d’être appelé', exact: true }).check();
+    await applicant.getByRole('button', { name: 'Suivant' }).click();
 
-  // The form changes: version 2.
-  await page.reload();
-  await islandsHydrated(page);
-  await page.getByRole('button', { name: 'Edit “Employment”' }).click();
-  await page.getByTestId('field-panel-radio_1').getByLabel('Question (English)').fill('Your work');
-  await page.getByRole('button', { name: 'Publish', exact: true }).click();
-  await expect(page.getByTestId('editor-notice')).toHaveText('Version 2 published.', { timeout: 15_000 });
+    await expect(applicant.getByRole('heading', { level: 1, name: 'Vérifiez vos réponses' })).toBeVisible();
+    await expect(applicant.getByText('Atelier Dupont')).toBeVisible();
+    await applicant.getByRole('button', { name: 'Envoyer ma demande' }).click();
+    await expect(applicant.getByText('Votre demande est pré-approuvée', { exact: true })).toBeVisible();
+    const reference = ((await applicant.locator('[data-reference]').textContent()) ?? '').trim();
+    expect(reference).toMatch(/^APP-[A-Z0-9]{6}$/);
+    await context.close();
 
-  // The submission keeps version 1, and shows the questions as version 1 asked them.
-  expect((await page.goto(`/admin/business/application-form/${formId}/submissions`))?.status()).toBe(200);
-  const row = page.getByTestId('submissions-table').locator('tbody tr', { hasText: reference });
-  await expect(row).toHaveCount(1);
-  await expect(row.locator('td.num')).toHaveText('1');
-  await expect(row).toContainText('Lucie Dupont');
-  await row.getByRole('link', { name: reference }).click();
-  await expect(page.getByText('Version 1', { exact: true })).toBeVisible();
-  const answers = page.getByTestId('submission-answers');
-  await expect(answers).toContainText('Employment');
-  await expect(answers).not.toContainText('Your work');
-  await expect(answers).toContainText('Self-employed');
-  await expect(answers).toContainText('Atelier Dupont');
-  await expect(answers).toContainText('bulletin.pdf');
-  await expect(answers).toContainText('I accept to be called');
+    // The form changes: version 2.
+    await page.goto(`/admin/business/application-form/${formId}`);
+    await islandsHydrated(page);
+    await page.getByRole('button', { name: 'Edit “Employment”' }).click();
+    await page.getByTestId('field-panel-radio_1').getByLabel('Question (English)').fill('Your work');
+    await page.getByRole('button', { name: 'Publish', exact: true }).click();
+    await expect(page.getByTestId('editor-notice')).toHaveText('Version 2 published.', { timeout: 15_000 });
+
+    // The submission keeps version 1, and shows the questions as version 1 asked them.
+    expect((await page.goto(`/admin/business/application-form/${formId}/submissions`))?.status()).toBe(200);
+    const row = page.getByTestId('submissions-table').locator('tbody tr', { hasText: reference });
+    await expect(row).toHaveCount(1);
+    await expect(row.locator('td.num')).toHaveText('1');
+    await expect(row).toContainText('Lucie Dupont');
+    await row.getByRole('link', { name: reference }).click();
+    await expect(page.getByText('Version 1', { exact: true })).toBeVisible();
+    const answers = page.getByTestId('submission-answers');
+    await expect(answers).toContainText('Employment');
+    await expect(answers).not.toContainText('Your work');
+    await expect(answers).toContainText('Self-employed');
+    await expect(answers).toContainText('Atelier Dupont');
+    await expect(answers).toContainText('bulletin.pdf');
+    await expect(answers).toContainText('I accept to be called');
+    // Its application, and the decision the engine took on it with its why.
+    await expect(page.getByTestId('submission-application')).toBeVisible();
+    const decision = page.locator('.decision-why');
+    await expect(decision).toContainText('Approve');
+    await expect(decision).toContainText('Reasonable request');
+  }
 });
