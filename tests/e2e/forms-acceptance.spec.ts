@@ -66,7 +66,10 @@ test('[FORMS-ACCEPTANCE]: build, publish, apply in French, the submission keeps 
   const binding = `Acceptance binding ${slug}`;
   await page.goto('/admin/business/decision-engine/new');
   await page.getByLabel('Name').fill(binding);
-  await page.getByLabel('Model and version').selectOption({ label: 'E2E amount rules — v1' });
+  // The option says "(in use)" once another test has bound the model: found by its start.
+  const versions = page.getByLabel('Model and version');
+  const amountRules = await versions.locator('option', { hasText: 'E2E amount rules — v1' }).getAttribute('value');
+  await versions.selectOption(amountRules!);
   await page.getByRole('checkbox', { name: /^Enabled/ }).check();
   await page.getByRole('button', { name: 'Create binding' }).click();
   await expect(page).toHaveURL(/\/admin\/business\/decision-engine\?done=created/);
