@@ -11,6 +11,7 @@ import { encodeSegment } from '#lib/http/canonical-path.ts';
 
 const NONE = '00000000-0000-4000-8000-000000000000';
 const MALFORMED = ['not-an-id', '1', "x'or'1'='1", 'ZZZZZZZZ-0000-4000-8000-000000000000'];
+const APPLY = JSON.parse(fs.readFileSync('src/lib/i18n/locales/en/apply.json', 'utf8')) as { notFoundTitle: string };
 const NAV = JSON.parse(fs.readFileSync('src/lib/i18n/locales/en/nav.json', 'utf8')) as {
   sections: Record<string, string>;
 };
@@ -40,6 +41,12 @@ async function acmeIds(
 
 /** The section's result page: its title, and for a user who may see the section, its side navigation. */
 function expectSectionPage(html: string, path: string, title: 'No Found' | 'Unauthorized') {
+  if (path.startsWith('/application/')) {
+    // The public application page has its own plain 404: no staff shell, nothing of any lender.
+    expect(html, path).toMatch(new RegExp(`<h1[^>]*>${APPLY.notFoundTitle}</h1>`));
+    expect(html, path).not.toContain('result-title');
+    return;
+  }
   expect(html, path).toContain(`<h1 id="result-title">${title}</h1>`);
   const section = sectionForPath(path);
   if (section !== 'root' && title === 'No Found')

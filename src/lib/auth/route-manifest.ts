@@ -769,6 +769,13 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
     methods: { POST: need('strategies.strategies.reactivate_inactive') },
     audit: audited('strategy', { POST: 'strategy.reactivate' }),
   },
+  // ── Issue 14, collection (worklist, collection actions, buckets, priority, workflows) ──
+
+  // ── Issue 14, tasks and notifications ──
+
+  // ── Issue 14, conversations, templates, inbound webhook ──
+
+  // ── Issue 14, boards (overview, performance) ──
 ];
 
 const COMPILED_API = compile(API_ROUTES);

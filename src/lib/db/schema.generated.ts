@@ -142,6 +142,99 @@ export type CollateralsRow = {
   custom_fields: unknown;
 };
 
+/** The `collection_activities` table. */
+export type CollectionActivitiesRow = {
+  tenant_id: string;
+  id: string;
+  loan_id: string;
+  customer_id: string;
+  kind: string;
+  channel: string | null;
+  outcome: string | null;
+  note: string;
+  promise_date: string | null;
+  promise_amount: bigint | null;
+  promise_status: string | null;
+  promise_settled_on: string | null;
+  callback_at: Date | null;
+  workflow_id: string | null;
+  task_id: string | null;
+  message_id: string | null;
+  assignee_id: string | null;
+  details: unknown;
+  business_date: string;
+  actor: string;
+  created_at: Date;
+};
+
+/** The `collection_buckets` table. */
+export type CollectionBucketsRow = {
+  tenant_id: string;
+  id: string;
+  name: string;
+  min_days: number;
+  max_days: number | null;
+  position: number;
+};
+
+/** The `collection_cases` table. */
+export type CollectionCasesRow = {
+  tenant_id: string;
+  loan_id: string;
+  customer_id: string;
+  customer_branch_id: string | null;
+  customer_officer_id: string | null;
+  bucket_id: string | null;
+  bucket_since: string | null;
+  episode_start: string;
+  past_due_days: number;
+  overdue_amount: bigint;
+  currency: string;
+  broken_promises: number;
+  open_promise_id: string | null;
+  next_callback_at: Date | null;
+  last_contact_at: Date | null;
+  collector_id: string | null;
+  priority: string;
+  updated_on: string;
+};
+
+/** The `collection_priority` table. */
+export type CollectionPriorityRow = {
+  tenant_id: string;
+  weight_amount: string;
+  weight_days: string;
+  weight_broken_promises: string;
+  revision: number;
+  updated_at: Date;
+};
+
+/** The `collection_workflow_runs` table. */
+export type CollectionWorkflowRunsRow = {
+  tenant_id: string;
+  workflow_id: string;
+  step_id: string;
+  loan_id: string;
+  episode_start: string;
+  ran_on: string;
+  result: unknown;
+  created_at: Date;
+};
+
+/** The `collection_workflows` table. */
+export type CollectionWorkflowsRow = {
+  tenant_id: string;
+  id: string;
+  name: string;
+  bucket_id: string;
+  enabled: boolean;
+  steps: unknown;
+  revision: number;
+  created_by: string;
+  created_at: Date;
+  updated_at: Date;
+};
+
 /** The `contract_signatories` table. */
 export type ContractSignatoriesRow = {
   tenant_id: string;
@@ -172,6 +265,64 @@ export type ContractsRow = {
   created_by: string;
   created_at: Date;
   updated_at: Date;
+};
+
+/** The `conversation_attachments` table. */
+export type ConversationAttachmentsRow = {
+  tenant_id: string;
+  id: string;
+  message_id: string;
+  file_name: string;
+  content_type: string;
+  size_bytes: number;
+  storage_key: string;
+  created_at: Date;
+};
+
+/** The `conversation_messages` table. */
+export type ConversationMessagesRow = {
+  tenant_id: string;
+  id: string;
+  conversation_id: string;
+  seq: bigint;
+  kind: string;
+  channel: string;
+  purpose: string;
+  subject: string;
+  body: string;
+  template_id: string | null;
+  status: string;
+  error: string | null;
+  provider_message_id: string | null;
+  author_id: string | null;
+  mentions: string[];
+  created_at: Date;
+  sent_at: Date | null;
+};
+
+/** The `conversation_reads` table. */
+export type ConversationReadsRow = {
+  tenant_id: string;
+  conversation_id: string;
+  user_id: string;
+  last_read_seq: bigint;
+};
+
+/** The `conversations` table. */
+export type ConversationsRow = {
+  tenant_id: string;
+  id: string;
+  customer_id: string;
+  loan_id: string | null;
+  customer_branch_id: string | null;
+  customer_officer_id: string | null;
+  subject: string;
+  channel: string;
+  status: string;
+  reply_token: string;
+  last_message_at: Date;
+  created_by: string;
+  created_at: Date;
 };
 
 /** The `custom_field_forms` table. */
@@ -869,6 +1020,36 @@ export type LoginFailuresRow = {
   at: Date;
 };
 
+/** The `message_templates` table. */
+export type MessageTemplatesRow = {
+  tenant_id: string;
+  id: string;
+  code: string;
+  name: string;
+  channel: string;
+  purpose: string;
+  subject_en: string;
+  body_en: string;
+  subject_fr: string;
+  body_fr: string;
+  revision: number;
+  created_at: Date;
+  updated_at: Date;
+};
+
+/** The `notifications` table. */
+export type NotificationsRow = {
+  tenant_id: string;
+  id: string;
+  user_id: string;
+  kind: string;
+  title: string;
+  link: string;
+  dedupe_key: string | null;
+  read_at: Date | null;
+  created_at: Date;
+};
+
 /** The `offers` table. */
 export type OffersRow = {
   tenant_id: string;
@@ -1128,6 +1309,34 @@ export type StrategyVersionsRow = {
   created_at: Date;
 };
 
+/** The `tasks` table. */
+export type TasksRow = {
+  tenant_id: string;
+  id: string;
+  title: string;
+  description: string;
+  assignee_user_id: string | null;
+  assignee_node_id: string | null;
+  due_date: string | null;
+  priority: string;
+  status: string;
+  customer_id: string | null;
+  loan_id: string | null;
+  application_id: string | null;
+  offer_id: string | null;
+  customer_branch_id: string | null;
+  customer_officer_id: string | null;
+  source: string;
+  source_key: string | null;
+  created_by: string;
+  created_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+  completed_by: string | null;
+  due_notified_on: string | null;
+  revision: number;
+};
+
 /** The `tenant_logos` table. */
 export type TenantLogosRow = {
   tenant_id: string;
@@ -1230,8 +1439,18 @@ export type Tables = {
   close_runs: CloseRunsRow;
   collateral_types: CollateralTypesRow;
   collaterals: CollateralsRow;
+  collection_activities: CollectionActivitiesRow;
+  collection_buckets: CollectionBucketsRow;
+  collection_cases: CollectionCasesRow;
+  collection_priority: CollectionPriorityRow;
+  collection_workflow_runs: CollectionWorkflowRunsRow;
+  collection_workflows: CollectionWorkflowsRow;
   contract_signatories: ContractSignatoriesRow;
   contracts: ContractsRow;
+  conversation_attachments: ConversationAttachmentsRow;
+  conversation_messages: ConversationMessagesRow;
+  conversation_reads: ConversationReadsRow;
+  conversations: ConversationsRow;
   custom_field_forms: CustomFieldFormsRow;
   custom_views: CustomViewsRow;
   customer_bank_transactions: CustomerBankTransactionsRow;
@@ -1275,6 +1494,8 @@ export type Tables = {
   loan_transactions_view: LoanTransactionsViewRow;
   loans: LoansRow;
   login_failures: LoginFailuresRow;
+  message_templates: MessageTemplatesRow;
+  notifications: NotificationsRow;
   offers: OffersRow;
   oidc_auth_requests: OidcAuthRequestsRow;
   oidc_links: OidcLinksRow;
@@ -1295,6 +1516,7 @@ export type Tables = {
   strategy_simulation_changes: StrategySimulationChangesRow;
   strategy_simulations: StrategySimulationsRow;
   strategy_versions: StrategyVersionsRow;
+  tasks: TasksRow;
   tenant_logos: TenantLogosRow;
   tenants: TenantsRow;
   translation_missing_keys: TranslationMissingKeysRow;

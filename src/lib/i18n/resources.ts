@@ -53,6 +53,16 @@ import frSubmissions from './locales/fr/submissions.json' with { type: 'json' };
 import enCustomfields from './locales/en/customfields.json' with { type: 'json' };
 import frCustomfields from './locales/fr/customfields.json' with { type: 'json' };
 
+// Team work (issue 14).
+import enCollection from './locales/en/collection.json' with { type: 'json' };
+import frCollection from './locales/fr/collection.json' with { type: 'json' };
+import enTasks from './locales/en/tasks.json' with { type: 'json' };
+import frTasks from './locales/fr/tasks.json' with { type: 'json' };
+import enConversations from './locales/en/conversations.json' with { type: 'json' };
+import frConversations from './locales/fr/conversations.json' with { type: 'json' };
+import enBoards from './locales/en/boards.json' with { type: 'json' };
+import frBoards from './locales/fr/boards.json' with { type: 'json' };
+
 export type Resource = { [key: string]: string | Resource };
 
 export const RESOURCES = {
@@ -80,6 +90,10 @@ export const RESOURCES = {
     apply: enApply,
     submissions: enSubmissions,
     customfields: enCustomfields,
+    collection: enCollection,
+    tasks: enTasks,
+    conversations: enConversations,
+    boards: enBoards,
   },
   fr: {
     common: frCommon,
@@ -105,6 +119,10 @@ export const RESOURCES = {
     apply: frApply,
     submissions: frSubmissions,
     customfields: frCustomfields,
+    collection: frCollection,
+    tasks: frTasks,
+    conversations: frConversations,
+    boards: frBoards,
   },
 } satisfies Record<string, Record<string, Resource>>;
 

@@ -554,6 +554,11 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
         })),
     ]),
   ),
+  // ── Issue 14, collection ──
+
+  // ── Issue 14, tasks ──
+
+  // ── Issue 14, conversations ──
 };
 
 /** The customer profile's form posts, in every section: the dispatcher loads the customer through the scope first. */
