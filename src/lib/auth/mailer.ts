@@ -4,7 +4,16 @@ import crypto from 'node:crypto';
 import nodemailer from 'nodemailer';
 import { logger } from '../observability/log.ts';
 
-export type Mail = { to: string; subject: string; text: string; html?: string };
+export type Mail = {
+  to: string;
+  subject: string;
+  text: string;
+  html?: string;
+  /** Conversation e-mails: where a reply goes (`reply+<token>@…`) and a Message-ID naming the thread. */
+  replyTo?: string;
+  messageId?: string;
+  attachments?: { filename: string; content: Buffer; contentType: string }[];
+};
 
 export type MailerConfig = { smtpUrl?: string; dataDir: string; from?: string };
 

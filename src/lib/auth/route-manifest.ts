@@ -165,6 +165,8 @@ const PAGE_DEFS: Def[] = [
   ['/loans/conversations', 'loans.customers.view'],
   ['/loans/conversations/new', 'loans.customers.view'],
   ['/loans/conversations/:conversationId', 'loans.customers.view'],
+  ['/loans/conversations/templates', ADMIN],
+  ['/loans/conversations/templates/:templateId', ADMIN],
   ...sectionCommon('loans'),
 
   // Admin
@@ -774,6 +776,35 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
   // ── Issue 14, tasks and notifications ──
 
   // ── Issue 14, conversations, templates, inbound webhook ──
+  {
+    pattern: '/v1/conversations',
+    methods: { GET: need('loans.customers.view'), POST: need('loans.customers.view') },
+    audit: audited('conversation', { POST: 'conversation.create' }),
+  },
+  // The provider's inbound SMS and e-mail replies: authenticated by their Standard Webhooks signature.
+  { pattern: '/v1/conversations/inbound', methods: { POST: PUBLIC } },
+  { pattern: '/v1/conversations/:id', methods: { GET: need('loans.customers.view') } },
+  {
+    pattern: '/v1/conversations/:id/messages',
+    methods: { GET: need('loans.customers.view'), POST: need('loans.customers.view') },
+    audit: audited('conversation', { POST: 'conversation.message' }),
+  },
+  {
+    pattern: '/v1/conversations/:id/read',
+    methods: { POST: need('loans.customers.view') },
+    audit: audited('conversation', { POST: 'conversation.read' }),
+  },
+  { pattern: '/v1/conversations/:id/attachments/:attachmentId', methods: { GET: need('loans.customers.view') } },
+  {
+    pattern: '/v1/message-templates',
+    methods: { GET: need('loans.customers.view'), POST: ADMIN },
+    audit: audited('message_template', { POST: 'message_template.create' }),
+  },
+  {
+    pattern: '/v1/message-templates/:id',
+    methods: { GET: need('loans.customers.view'), PATCH: ADMIN, DELETE: ADMIN },
+    audit: audited('message_template', { PATCH: 'message_template.update', DELETE: 'message_template.delete' }),
+  },
 
   // ── Issue 14, boards (overview, performance) ──
 ];

@@ -16,6 +16,14 @@ export type Env = {
   /** Public origin, e.g. https://lend.example.com; used for links in mail and the OIDC callback. */
   publicUrl: string | undefined;
   smtpUrl: string | undefined;
+  /** SMS provider endpoint (src/lib/conversations/sms.ts); without it SMS are written to DATA_DIR/outbox/sms. */
+  smsProviderUrl: string | undefined;
+  /** Bearer token sent to the SMS provider. */
+  smsProviderToken: string | undefined;
+  /** `whsec_…` secret of the Standard Webhooks signature on POST /v1/conversations/inbound (unset: every call is refused). */
+  inboundWebhookSecret: string | undefined;
+  /** Domain of the reply addresses `reply+<token>@…` of conversation e-mails (default: PUBLIC_URL's host, else localhost). */
+  replyDomain: string | undefined;
   seedDemo: boolean;
   demoPassword: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
@@ -40,6 +48,10 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
     sessionSecret: source.SESSION_SECRET || undefined,
     publicUrl: source.PUBLIC_URL || undefined,
     smtpUrl: source.SMTP_URL || undefined,
+    smsProviderUrl: source.SMS_PROVIDER_URL || undefined,
+    smsProviderToken: source.SMS_PROVIDER_TOKEN || undefined,
+    inboundWebhookSecret: source.INBOUND_WEBHOOK_SECRET || undefined,
+    replyDomain: source.REPLY_DOMAIN || undefined,
     seedDemo: flag(source.SEED_DEMO, true),
     demoPassword: source.DEMO_PASSWORD || DEFAULT_DEMO_PASSWORD,
     logLevel: (['debug', 'info', 'warn', 'error'].includes(level) ? level : 'info') as Env['logLevel'],

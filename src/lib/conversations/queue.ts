@@ -2,6 +2,8 @@ import type { Tx } from '../db/index.ts';
 import { AppError } from '../errors/app-error.ts';
 import { enqueueJob } from '../jobs/queue.ts';
 import type { CustomersRow, MessageTemplatesRow } from '../db/schema.generated.ts';
+import type { Language } from '../i18n/index.ts';
+import { formatMoney, fromMinor } from '../money/money.ts';
 
 /**
  * Outbound customer messages: the one way a message to a customer is written (by a user in a
@@ -62,6 +64,14 @@ export function refusal(
   return null;
 }
 
+/** Message keys (validation namespace) of the refusals, so the 422 reads in the user's language. */
+const REFUSAL_KEYS = {
+  opted_out: 'conversationOptedOutMarketing',
+  opted_out_no_loan: 'conversationOptedOutNoLoan',
+  no_email: 'conversationNoEmail',
+  no_phone: 'conversationNoPhone',
+} as const;
+
 export async function queueMessage(tx: Tx, tenantId: string, input: QueueMessageInput): Promise<QueuedMessage> {
   const [customer] = await tx.query<Recipient>(
     'select id, email, phone, opt_in_status, first_name, last_name from customers where id = $1',
@@ -80,6 +90,7 @@ export async function queueMessage(tx: Tx, tenantId: string, input: QueueMessage
   if (refused)
     throw new AppError('UNPROCESSABLE', refused.message, {
       field: refused.code === 'opted_out' ? 'purpose' : 'channel',
+      key: REFUSAL_KEYS[refused.code === 'opted_out' && input.purpose !== 'marketing' ? 'opted_out_no_loan' : refused.code],
     });
 
   let conversationId = input.conversationId ?? null;
@@ -149,6 +160,7 @@ export async function templateVariables(
   tx: Tx,
   customerId: string,
   loanId?: string | null,
+  language: Language = 'en',
 ): Promise<Record<string, string>> {
   const [c] = await tx.query<Pick<CustomersRow, 'first_name' | 'last_name'>>(
     'select first_name, last_name from customers where id = $1',
@@ -171,6 +183,11 @@ export async function templateVariables(
       vars.currency = l.currency;
       vars.daysPastDue = String(l.past_due_days ?? 0);
       vars.amountOverdueMinor = l.overdue ?? '0';
+      try {
+        vars.amountOverdue = formatMoney(fromMinor(BigInt(l.overdue ?? '0'), l.currency), language);
+      } catch {
+        vars.amountOverdue = `${l.overdue ?? '0'} ${l.currency}`;
+      }
     }
   }
   return vars;
@@ -201,7 +218,10 @@ export async function queueTemplateMessage(
   );
   if (!template) throw new AppError('NOT_FOUND', 'Message template not found.', { field: 'templateId' });
   const fr = (input.language ?? '').toLowerCase().startsWith('fr');
-  const vars = { ...(await templateVariables(tx, input.customerId, input.loanId)), ...(input.vars ?? {}) };
+  const vars = {
+    ...(await templateVariables(tx, input.customerId, input.loanId, fr ? 'fr' : 'en')),
+    ...(input.vars ?? {}),
+  };
   return queueMessage(tx, tenantId, {
     customerId: input.customerId,
     loanId: input.loanId,

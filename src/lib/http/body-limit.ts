@@ -22,6 +22,7 @@ const FILES_API = /^\/v1\/customers\/[^/]+\/files\/?$/;
 const STATEMENTS_API = /^\/v1\/customers\/[^/]+\/bank-statements\/?$/;
 /** Admin platform uploads: translation imports (XLSX up to 1 MB) and contract documents (PDF up to 10 MB). */
 const TRANSLATIONS_IMPORT = /^\/(v1\/translation-overrides\/import|admin\/platform\/translations)\/?$/;
+const CONVERSATION_POSTS = /^\/(v1\/conversations(\/[0-9a-f-]{36}\/messages)?|loans\/conversations\/(new|[0-9a-f-]{36}))\/?$/;
 const PUBLIC_APPLICATION = /^\/application\/[^/]+\/?$/;
 const CONTRACT_DOCUMENT = /^\/(v1\/contracts\/[^/]+\/document|admin\/plan-contracts\/contracts)\/?$/;
 
@@ -52,6 +53,8 @@ export function bodyLimitFor(url: string): number {
   // Issue 13, public application page: a step may post a file; the page refuses above its own form's
   // limit before reading (src/lib/intake/uploads.ts), this is the most any form may set.
   if (PUBLIC_APPLICATION.test(path)) return MAX_UPLOAD_BYTES + FORM_OVERHEAD;
+  // Issue 14, conversations: a message may carry up to 5 attachments of 10 MB each.
+  if (CONVERSATION_POSTS.test(path)) return 5 * 10 * 1024 * KB + FORM_OVERHEAD;
   if (path.startsWith('/v1/auth/') || path.startsWith('/user/')) return AUTH_BODY_LIMIT;
   return DEFAULT_BODY_LIMIT;
 }

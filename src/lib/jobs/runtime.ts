@@ -55,6 +55,13 @@ export async function startJobRuntime(
   } catch (error) {
     logger.warn('strategy simulation jobs not registered at boot', { error });
   }
+  // Conversation messages (issue 14): delivery of queued e-mails and SMS.
+  try {
+    const { registerDeliverJob } = await import('../conversations/deliver.ts');
+    registerDeliverJob();
+  } catch (error) {
+    logger.warn('conversation delivery jobs not registered at boot', { error });
+  }
   const worker = startWorker(db, options);
   const scheduler = startScheduler(db, {
     intervalMs: options.schedulerIntervalMs,
