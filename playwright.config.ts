@@ -11,6 +11,9 @@ const dataDir = (process.env.E2E_DATA_DIR ??= path.join(os.tmpdir(), `lending-e2
 // client IPs through X-Forwarded-For instead of locking out 127.0.0.1 for every other test.
 const E2E_OIDC_PORT = Number(process.env.E2E_OIDC_PORT ?? 4398);
 
+/** The Standard Webhooks secret of the inbound conversations webhook in the browser tests. */
+export const E2E_INBOUND_WEBHOOK_SECRET = 'whsec_' + Buffer.from('e2e-inbound-webhook-secret-0123456789').toString('base64');
+
 export default defineConfig({
   testDir: 'tests/e2e',
   timeout: 60_000,
@@ -47,6 +50,10 @@ export default defineConfig({
       E2E: '1',
       E2E_OIDC_ISSUER: `http://localhost:${E2E_OIDC_PORT}`,
       TRUST_PROXY: '1',
+      // Issue 14: mail goes to the test SMTP server scripts/test-e2e.ts starts (outbox when run without it),
+      // and the conversations spec signs inbound replies with this secret.
+      ...(process.env.E2E_SMTP_URL ? { SMTP_URL: process.env.E2E_SMTP_URL } : {}),
+      INBOUND_WEBHOOK_SECRET: E2E_INBOUND_WEBHOOK_SECRET,
     },
   },
 });

@@ -3,7 +3,7 @@
 // browser disbursed, repaid or reversed must leave debits equal to credits and balances equal to
 // the ledger. Arguments go to `playwright test` (a file, `-g`, …). The directory is removed when
 // everything passed and kept (its path printed) when something failed.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,7 +12,20 @@ const dataDir = process.env.E2E_DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir()
 const run = (command: string, args: string[], env: NodeJS.ProcessEnv) =>
   spawnSync(command, args, { stdio: 'inherit', env }).status ?? 1;
 
-const browser = run('playwright', ['test', ...process.argv.slice(2)], { ...process.env, E2E_DATA_DIR: dataDir });
+// The test SMTP server: the server under test sends its mail there (playwright.config.ts passes
+// E2E_SMTP_URL on as SMTP_URL), each message lands in <data dir>/smtp-received/*.eml for the specs.
+const { startSmtpSink } = await import('../tests/support/smtp-sink.ts');
+const smtp = await startSmtpSink(path.join(dataDir, 'smtp-received'));
+// Asynchronous, so this process keeps serving SMTP while Playwright runs.
+const browser = await new Promise<number>((resolve) => {
+  const child = spawn('playwright', ['test', ...process.argv.slice(2)], {
+    stdio: 'inherit',
+    env: { ...process.env, E2E_DATA_DIR: dataDir, E2E_SMTP_URL: smtp.url },
+  });
+  child.on('exit', (code) => resolve(code ?? 1));
+  child.on('error', () => resolve(1));
+});
+await smtp.stop();
 if (browser !== 0) {
   process.stderr.write(`browser tests failed; the server's data is kept in ${dataDir}\n`);
   process.exit(browser);

@@ -7,6 +7,7 @@ import { assertPasswordAllowed, DEFAULT_PASSWORD_POLICY, hashPassword } from '..
 import { DEMO_PLANS, seedDemoPlans, setTenantPlan } from '../plans/plans.ts';
 import { seedDemoHistory } from '../simulator/demo-history.ts';
 import { seedDemoOffers } from './demo-offers.ts';
+import { seedDemoTemplates } from './demo-templates.ts';
 import { seedDemoCustomFields } from './demo-custom-fields.ts';
 import { seedDemoStrategies } from './demo-strategies.ts';
 // Issue 13, public application page: the demo's published application form.
@@ -214,6 +215,8 @@ export async function seedDemo(db: Db, options: DemoOptions): Promise<boolean> {
       await seedE2eSubmissions(tx, DEMO_TENANTS.demo);
     }
   });
+  // Issue 14: message templates first, the collection workflows of the history send them.
+  await seedDemoTemplates(db, [DEMO_TENANTS.demo, DEMO_TENANTS.acme]);
   await seedDemoHistory(db, [DEMO_TENANTS.demo, DEMO_TENANTS.acme]);
   // Offers for officer@demo.test (branch PAR-01) to notify: the history notifies all of its own.
   await seedDemoOffers(db, DEMO_TENANTS.demo, { branchCode: 'PAR-01', count: 3 });
