@@ -39,7 +39,10 @@ export function sniffType(bytes: Buffer, fileName: string): string | null {
 }
 
 export function cleanName(name: string): string {
-  const base = path.basename(name.replace(/\\/g, '/')).replace(/[\u0000-\u001f\u007f"<>]/g, '').trim();
+  const base = path
+    .basename(name.replace(/\\/g, '/'))
+    .replace(/[\u0000-\u001f\u007f"<>]/g, '')
+    .trim();
   return (base || 'file').slice(0, 200);
 }
 
@@ -58,7 +61,12 @@ export function checkUploads(files: FileUpload[]): FileUpload[] {
 
 /** Writes the files and their rows (in the caller's transaction); a failed transaction leaves stray files only. */
 export function attachmentStore(dataDir: string) {
-  return async (tx: Tx, tenantId: string, messageId: string, files: FileUpload[]): Promise<ConversationAttachmentsRow[]> => {
+  return async (
+    tx: Tx,
+    tenantId: string,
+    messageId: string,
+    files: FileUpload[],
+  ): Promise<ConversationAttachmentsRow[]> => {
     const rows: ConversationAttachmentsRow[] = [];
     for (const f of files) {
       const id = crypto.randomUUID();
@@ -78,7 +86,11 @@ export function attachmentStore(dataDir: string) {
 }
 
 /** An attachment of a thread (the caller has checked the thread's scope). */
-export async function getAttachment(tx: Tx, conversationId: string, attachmentId: string): Promise<ConversationAttachmentsRow> {
+export async function getAttachment(
+  tx: Tx,
+  conversationId: string,
+  attachmentId: string,
+): Promise<ConversationAttachmentsRow> {
   const [row] = /^[0-9a-f-]{36}$/i.test(attachmentId)
     ? await tx.query<ConversationAttachmentsRow>(
         `select a.* from conversation_attachments a join conversation_messages m on m.tenant_id = a.tenant_id and m.id = a.message_id

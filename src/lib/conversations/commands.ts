@@ -29,7 +29,8 @@ export const postMessageCommand = defineCommand({
   objectType: 'conversation',
   permission: CONVERSATIONS_RULE,
   input: withFiles(postMessageInput),
-  run: (tx, actor, input) => postMessage(tx, actor, input.fields, checkUploads(input.files), attachmentStore(env().dataDir)),
+  run: (tx, actor, input) =>
+    postMessage(tx, actor, input.fields, checkUploads(input.files), attachmentStore(env().dataDir)),
 });
 
 /** Reads a JSON body or a multipart form (fields plus `file` parts) into `{ fields, files }`. */

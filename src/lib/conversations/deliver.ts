@@ -160,4 +160,3 @@ export function registerDeliverJob(): void {
 }
 
 registerDeliverJob();
-

@@ -68,12 +68,7 @@ function tokenOf(body: InboundBody): string | null {
 
 const digits = (s: string) => s.replace(/\D/g, '');
 
-async function store(
-  tx: Tx,
-  tenantId: string,
-  conversationId: string,
-  body: InboundBody,
-): Promise<InboundOutcome> {
+async function store(tx: Tx, tenantId: string, conversationId: string, body: InboundBody): Promise<InboundOutcome> {
   const providerId = `in:${body.type}:${body.messageId}`;
   const [dupe] = await tx.query('select 1 from conversation_messages where provider_message_id = $1', [providerId]);
   if (dupe) return { status: 'duplicate' };
@@ -90,7 +85,14 @@ async function store(
       returning c.subject, cu.first_name || ' ' || cu.last_name as name`,
     [conversationId],
   );
-  await notifyParticipants(tx, tenantId, conversationId, `${thread.name}: ${thread.subject}`, null, `message:${row.id}`);
+  await notifyParticipants(
+    tx,
+    tenantId,
+    conversationId,
+    `${thread.name}: ${thread.subject}`,
+    null,
+    `message:${row.id}`,
+  );
   return { status: 'stored', conversationId, messageId: row.id };
 }
 
@@ -118,7 +120,12 @@ export async function receiveInbound(db: Db, body: InboundBody, tenantSlug: stri
     return { status: 'unknown_sender' };
   }
   return db.tenant(tenant.id, async (tx) => {
-    const customers = await tx.query<{ id: string; branch_id: string | null; officer_id: string | null; first_name: string }>(
+    const customers = await tx.query<{
+      id: string;
+      branch_id: string | null;
+      officer_id: string | null;
+      first_name: string;
+    }>(
       `select id, branch_id, officer_id, first_name from customers
         where regexp_replace(coalesce(phone, ''), '\\D', '', 'g') = $1 order by created_at desc limit 1`,
       [phone],

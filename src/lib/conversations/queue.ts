@@ -90,7 +90,9 @@ export async function queueMessage(tx: Tx, tenantId: string, input: QueueMessage
   if (refused)
     throw new AppError('UNPROCESSABLE', refused.message, {
       field: refused.code === 'opted_out' ? 'purpose' : 'channel',
-      key: REFUSAL_KEYS[refused.code === 'opted_out' && input.purpose !== 'marketing' ? 'opted_out_no_loan' : refused.code],
+      key: REFUSAL_KEYS[
+        refused.code === 'opted_out' && input.purpose !== 'marketing' ? 'opted_out_no_loan' : refused.code
+      ],
     });
 
   let conversationId = input.conversationId ?? null;

@@ -42,7 +42,10 @@ export async function renderForCustomer(
 }
 
 export const templateInput = z.object({
-  code: z.string().trim().regex(/^[a-z0-9][a-z0-9_-]{1,62}$/),
+  code: z
+    .string()
+    .trim()
+    .regex(/^[a-z0-9][a-z0-9_-]{1,62}$/),
   name: z.string().trim().min(1).max(120),
   channel: z.enum(['email', 'sms']),
   purpose: z.enum(['service', 'marketing']),
@@ -54,7 +57,14 @@ export const templateInput = z.object({
 export type TemplateInput = z.infer<typeof templateInput>;
 
 async function audit(tx: Tx, actor: Parameters<typeof auditActor>[0], action: string, id: string, after: unknown) {
-  await recordAudit(tx, { ...auditActor(actor), action, objectType: 'message_template', objectId: id, after, outcome: 'success' });
+  await recordAudit(tx, {
+    ...auditActor(actor),
+    action,
+    objectType: 'message_template',
+    objectId: id,
+    after,
+    outcome: 'success',
+  });
 }
 
 export const createTemplateCommand = defineCommand({

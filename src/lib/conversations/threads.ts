@@ -68,7 +68,9 @@ export async function listThreads(tx: Tx, viewer: Viewer, filters: ThreadFilters
   const term = filters.search?.trim().toLowerCase();
   if (term) {
     const p = add(`%${term.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`);
-    where.push(`(lower(cu.first_name || ' ' || cu.last_name) like ${p} or lower(coalesce(cu.email, '')) like ${p} or coalesce(cu.phone, '') like ${p})`);
+    where.push(
+      `(lower(cu.first_name || ' ' || cu.last_name) like ${p} or lower(coalesce(cu.email, '')) like ${p} or coalesce(cu.phone, '') like ${p})`,
+    );
   }
   if (filters.unreadOnly) where.push(`${UNREAD_SQL} > 0`);
   if (filters.mine)
@@ -183,7 +185,12 @@ export type MessageItem = {
   attachments: { id: string; fileName: string; contentType: string; sizeBytes: number }[];
 };
 
-export async function listMessages(tx: Tx, viewer: ScopeHolder, conversationId: string, after = 0): Promise<MessageItem[]> {
+export async function listMessages(
+  tx: Tx,
+  viewer: ScopeHolder,
+  conversationId: string,
+  after = 0,
+): Promise<MessageItem[]> {
   await getThread(tx, viewer, conversationId);
   const rows = await tx.query<{
     id: string;
@@ -284,10 +291,18 @@ const text = (max: number) => z.string().trim().max(max);
 
 export const newConversationInput = z.object({
   customerId: z.string().uuid(),
-  loanId: z.string().uuid().nullish().or(z.literal('').transform(() => null)),
+  loanId: z
+    .string()
+    .uuid()
+    .nullish()
+    .or(z.literal('').transform(() => null)),
   channel: z.enum(['email', 'sms']),
   purpose: z.enum(['service', 'marketing']),
-  templateId: z.string().uuid().nullish().or(z.literal('').transform(() => null)),
+  templateId: z
+    .string()
+    .uuid()
+    .nullish()
+    .or(z.literal('').transform(() => null)),
   subject: text(200).default(''),
   body: text(10000).min(1),
 });
@@ -384,7 +399,9 @@ export async function postMessage(
   let messageId: string;
   if (input.kind === 'note') {
     const mentioned = input.mentions.length
-      ? await tx.query<{ id: string }>('select id from users where id = any($1::uuid[]) and is_active', [input.mentions])
+      ? await tx.query<{ id: string }>('select id from users where id = any($1::uuid[]) and is_active', [
+          input.mentions,
+        ])
       : [];
     const [row] = await tx.query<{ id: string }>(
       `insert into conversation_messages (tenant_id, conversation_id, kind, channel, purpose, body, status, author_id, mentions)

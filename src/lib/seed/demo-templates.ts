@@ -4,7 +4,16 @@ import type { Db } from '../db/index.ts';
  * The demo tenants' message templates (EN and FR), seeded before the demo history because the
  * collection workflows send some of them. Idempotent (by code).
  */
-type Seed = [code: string, name: string, channel: 'email' | 'sms', purpose: 'service' | 'marketing', subjectEn: string, bodyEn: string, subjectFr: string, bodyFr: string];
+type Seed = [
+  code: string,
+  name: string,
+  channel: 'email' | 'sms',
+  purpose: 'service' | 'marketing',
+  subjectEn: string,
+  bodyEn: string,
+  subjectFr: string,
+  bodyFr: string,
+];
 
 export const DEMO_TEMPLATES: Seed[] = [
   [

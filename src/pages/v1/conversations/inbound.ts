@@ -28,7 +28,10 @@ export const POST: APIRoute = async ({ request, url }) => {
   try {
     parsed = inboundBody.parse(JSON.parse(raw));
   } catch {
-    return json({ error: { code: 'BAD_REQUEST', message: 'The body is not a valid inbound message.' } }, { status: 400 });
+    return json(
+      { error: { code: 'BAD_REQUEST', message: 'The body is not a valid inbound message.' } },
+      { status: 400 },
+    );
   }
   try {
     const outcome = await receiveInbound(await pageDb(), parsed, url.searchParams.get('tenant'));

@@ -8,7 +8,12 @@ export const GET: APIRoute = (context) =>
   query(apiContext(context), async (tx, actor, url) => {
     const after = Number(url.searchParams.get('after') ?? '0');
     return {
-      items: await listMessages(tx, actor, context.params.id ?? '', Number.isSafeInteger(after) && after > 0 ? after : 0),
+      items: await listMessages(
+        tx,
+        actor,
+        context.params.id ?? '',
+        Number.isSafeInteger(after) && after > 0 ? after : 0,
+      ),
     };
   });
 
