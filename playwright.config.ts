@@ -12,7 +12,8 @@ const dataDir = (process.env.E2E_DATA_DIR ??= path.join(os.tmpdir(), `lending-e2
 const E2E_OIDC_PORT = Number(process.env.E2E_OIDC_PORT ?? 4398);
 
 /** The Standard Webhooks secret of the inbound conversations webhook in the browser tests. */
-export const E2E_INBOUND_WEBHOOK_SECRET = 'whsec_' + Buffer.from('e2e-inbound-webhook-secret-0123456789').toString('base64');
+export const E2E_INBOUND_WEBHOOK_SECRET =
+  'whsec_' + Buffer.from('e2e-inbound-webhook-secret-0123456789').toString('base64');
 
 export default defineConfig({
   testDir: 'tests/e2e',

@@ -39,9 +39,9 @@ export function sniffType(bytes: Buffer, fileName: string): string | null {
 }
 
 export function cleanName(name: string): string {
-  const base = path
-    .basename(name.replace(/\\/g, '/'))
-    .replace(/[\u0000-\u001f\u007f"<>]/g, '')
+  const base = [...path.basename(name.replace(/\\/g, '/'))]
+    .filter((ch) => ch.charCodeAt(0) >= 32 && ch.charCodeAt(0) !== 127 && !'"<>'.includes(ch))
+    .join('')
     .trim();
   return (base || 'file').slice(0, 200);
 }

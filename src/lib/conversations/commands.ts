@@ -33,23 +33,25 @@ export const postMessageCommand = defineCommand({
     postMessage(tx, actor, input.fields, checkUploads(input.files), attachmentStore(env().dataDir)),
 });
 
+/** A posted form (fields plus `file` parts, repeated `mentions`) as `{ fields, files }`. */
+export async function messageInputFromForm(form: FormData, extra: Record<string, unknown> = {}) {
+  const fields: Record<string, unknown> = {};
+  const files: FileUpload[] = [];
+  for (const [name, value] of form.entries()) {
+    if (typeof value === 'string') {
+      if (name === 'mentions') fields.mentions = [...((fields.mentions as string[]) ?? []), value];
+      else if (!name.startsWith('_')) fields[name] = value;
+    } else if (name === 'file' && value.size > 0) {
+      files.push({ fileName: value.name, contentType: value.type, bytes: Buffer.from(await value.arrayBuffer()) });
+    }
+  }
+  return { fields: { ...fields, ...extra }, files };
+}
+
 /** Reads a JSON body or a multipart form (fields plus `file` parts) into `{ fields, files }`. */
 export async function readMessageRequest(request: Request, extra: Record<string, unknown> = {}) {
   const type = request.headers.get('content-type') ?? '';
-  if (type.startsWith('multipart/form-data')) {
-    const form = await request.formData();
-    const fields: Record<string, unknown> = {};
-    const files: FileUpload[] = [];
-    for (const [name, value] of form.entries()) {
-      if (typeof value === 'string') {
-        if (name === 'mentions') fields.mentions = [...((fields.mentions as string[]) ?? []), value];
-        else fields[name] = value;
-      } else if (name === 'file' && value.size > 0) {
-        files.push({ fileName: value.name, contentType: value.type, bytes: Buffer.from(await value.arrayBuffer()) });
-      }
-    }
-    return { fields: { ...fields, ...extra }, files };
-  }
+  if (type.startsWith('multipart/form-data')) return messageInputFromForm(await request.formData(), extra);
   const body = (await request.json().catch(() => ({}))) as Record<string, unknown>;
   return { fields: { ...body, ...extra }, files: [] };
 }

@@ -453,5 +453,38 @@ export const markReadCommand = defineCommand({
   objectType: 'conversation',
   permission: CONVERSATIONS_RULE,
   input: z.object({ conversationId: z.string() }),
-  run: (tx, actor, input) => markRead(tx, actor, input.conversationId),
+  run: async (tx, actor, input) => {
+    const out = await markRead(tx, actor, input.conversationId);
+    await writeMessageAudit(tx, actor, 'conversation.read', input.conversationId, out);
+    return out;
+  },
 });
+
+/**
+ * The side navigation's two counts in one statement: threads in the viewer's scope with a message they
+ * have not read, and their open tasks due on or before the business date (each capped at 100; null
+ * when not asked for).
+ */
+export async function navCounts(
+  tx: Tx,
+  viewer: Viewer,
+  want: { conversations: boolean; tasks: boolean },
+): Promise<{ conversations: number | null; tasks: number | null }> {
+  if (!want.conversations && !want.tasks) return { conversations: null, tasks: null };
+  const nodes = want.conversations ? await scopeNodesFor(tx, viewer) : null;
+  const [row] = await tx.query<{ conversations: number | null; tasks: number | null }>(
+    `select
+       case when $3 then (select count(*)::int from (
+         select 1 from conversations c
+           left join conversation_reads r on r.tenant_id = c.tenant_id and r.conversation_id = c.id and r.user_id = $1::uuid
+          where ${scopeSql('$2')}
+            and exists (select 1 from conversation_messages m where m.tenant_id = c.tenant_id and m.conversation_id = c.id
+                          and m.seq > coalesce(r.last_read_seq, 0) and m.author_id is distinct from $1::uuid)
+          limit 100) x) end as conversations,
+       case when $4 then (select count(*)::int from (
+         select 1 from tasks where assignee_user_id = $1::uuid and status in ('open', 'in_progress')
+            and due_date <= (select business_date from tenants where id = app_tenant()) limit 100) y) end as tasks`,
+    [viewer.userId, nodes, want.conversations, want.tasks],
+  );
+  return { conversations: row?.conversations ?? null, tasks: row?.tasks ?? null };
+}

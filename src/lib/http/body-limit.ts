@@ -22,7 +22,8 @@ const FILES_API = /^\/v1\/customers\/[^/]+\/files\/?$/;
 const STATEMENTS_API = /^\/v1\/customers\/[^/]+\/bank-statements\/?$/;
 /** Admin platform uploads: translation imports (XLSX up to 1 MB) and contract documents (PDF up to 10 MB). */
 const TRANSLATIONS_IMPORT = /^\/(v1\/translation-overrides\/import|admin\/platform\/translations)\/?$/;
-const CONVERSATION_POSTS = /^\/(v1\/conversations(\/[0-9a-f-]{36}\/messages)?|loans\/conversations\/(new|[0-9a-f-]{36}))\/?$/;
+const CONVERSATION_POSTS =
+  /^\/(v1\/conversations(\/[0-9a-f-]{36}\/messages)?|loans\/conversations\/(new|[0-9a-f-]{36}))\/?$/;
 const PUBLIC_APPLICATION = /^\/application\/[^/]+\/?$/;
 const CONTRACT_DOCUMENT = /^\/(v1\/contracts\/[^/]+\/document|admin\/plan-contracts\/contracts)\/?$/;
 
