@@ -137,6 +137,15 @@ export const SCOPE_FREE: Record<string, string> = {
   'POST /application/:id':
     'public: an applicant’s own draft and submission; customers and applications are made by the system, never by a branch user',
   'POST /v1/auth/api-tokens': 'administrators only (guard): tokens of the tenant, no branch data',
+  // Issue 14, conversations.
+  'POST /v1/conversations/inbound':
+    'public, authenticated by its Standard Webhooks signature (an officer’s session gives nothing): the reply token or the customer’s phone places the message',
+  'POST /v1/message-templates': 'administrators only (guard): the tenant’s message templates, no branch data',
+  'PATCH /v1/message-templates/:id': 'administrators only (guard): the tenant’s message templates, no branch data',
+  'DELETE /v1/message-templates/:id': 'administrators only (guard): the tenant’s message templates, no branch data',
+  'POST /loans/conversations/templates': 'administrators only (guard): the tenant’s message templates, no branch data',
+  'POST /loans/conversations/templates/:templateId':
+    'administrators only (guard): the tenant’s message templates, no branch data',
   'DELETE /v1/auth/api-tokens/:id': 'administrators only (guard): tokens of the tenant, no branch data',
   'POST /v1/auth/users/:id/end-sessions': 'administrators only: user management, no branch data',
   'POST /v1/error-reports': 'the caller’s own error report, no branch data',
@@ -559,6 +568,35 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
   // ── Issue 14, tasks ──
 
   // ── Issue 14, conversations ──
+  'POST /v1/conversations': (ids) =>
+    idSpellings(ids.customerId).map((customerId): Probe => ({
+      method: 'POST',
+      path: '/v1/conversations',
+      json: { customerId, channel: 'email', purpose: 'service', subject: 'Probe', body: 'Probe' },
+      expect: [400, 404],
+    })),
+  'POST /v1/conversations/:id/messages': (ids) =>
+    [ids.customerId, ids.loanId, '00000000-0000-4000-8000-000000000000'].map((id): Probe => ({
+      method: 'POST',
+      path: `/v1/conversations/${id}/messages`,
+      json: { kind: 'note', body: 'Probe' },
+      expect: [404],
+    })),
+  'POST /v1/conversations/:id/read': (ids) =>
+    [ids.customerId, ids.loanId].map((id): Probe => ({
+      method: 'POST',
+      path: `/v1/conversations/${id}/read`,
+      json: {},
+      expect: [404],
+    })),
+  'POST /loans/conversations/new': (ids) => [
+    {
+      method: 'POST',
+      path: '/loans/conversations/new',
+      form: { customerId: ids.customerId, channel: 'email', purpose: 'service', subject: 'Probe', body: 'Probe' },
+      expect: [404],
+    },
+  ],
 };
 
 /** The customer profile's form posts, in every section: the dispatcher loads the customer through the scope first. */
