@@ -151,7 +151,10 @@ function Thread(props: {
     const timer = setInterval(() => void refreshPending(), POLL_MS * 2);
     return () => clearInterval(timer);
   }, [refreshPending]);
-  useEffect(() => listEnd.current?.scrollIntoView?.({ block: 'nearest' }), [messages.length]);
+  // A block body: scrollIntoView may return a promise in newer browsers, which React would take for a cleanup.
+  useEffect(() => {
+    void listEnd.current?.scrollIntoView?.({ block: 'nearest' });
+  }, [messages.length]);
 
   const suggestions = useMemo(() => {
     if (query === null) return [];
