@@ -165,6 +165,8 @@ const ADDED_ROUTES = [
   '/400', // the page a client mistake (bad query parameter, unsupported method) answers with
   '/admin/business/loan-products/:id', // a loan product's page: terms, versions, edit form, activation (issue 12)
   '/admin/business/application-form/:id/submissions/:submissionId', // one submission of a form (issue 13)
+  '/loans/conversations/templates', // message templates, reached from the conversations list (issue 14)
+  '/loans/conversations/templates/:templateId', // one message template's edit form (issue 14)
 ];
 
 /** The all_permissions routes: administrators only. */
@@ -190,6 +192,8 @@ const ADMIN_ONLY = [
   '/admin/business/customized-form/:id',
   '/admin/platform/error-reports',
   '/admin/business/application-form/:id/submissions/:submissionId',
+  '/loans/conversations/templates',
+  '/loans/conversations/templates/:templateId',
 ];
 
 describe('route manifest', () => {
