@@ -21,6 +21,7 @@ import {
 } from '#lib/conversations/threads.ts';
 import { deliverMessage, type DeliverConfig } from '#lib/conversations/deliver.ts';
 import { inboundBody, receiveInbound, signWebhook, verifyWebhook } from '#lib/conversations/inbound.ts';
+import { attachmentStore, checkUploads } from '#lib/conversations/attachments.ts';
 import { seedDemoTemplates } from '#lib/seed/demo-templates.ts';
 import { createTask } from '#lib/tasks/create.ts';
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.ts';
@@ -485,5 +486,41 @@ describe.each(testDbKinds())('conversations on %s', (kind) => {
     ).toBe(404);
     expect((await t((tx) => listThreads(tx, officerA, {}))).map((x) => x.id)).not.toContain(b.conversationId);
     expect(await t((tx) => unreadThreadCount(tx, officerB))).toBe(0);
+  });
+
+  test('e-mail attachments are checked on their bytes, stored with the message and sent with the e-mail', async () => {
+    const pdf = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
+    const refused = await refusalOf(
+      Promise.resolve().then(() =>
+        checkUploads([{ fileName: 'invoice.pdf', contentType: 'application/pdf', bytes: Buffer.from('MZ not a pdf') }]),
+      ),
+    );
+    expect([refused.status, refused.field]).toEqual([422, 'file']);
+    const files = checkUploads([{ fileName: '../../etc/statement.pdf', contentType: 'text/plain', bytes: pdf }]);
+    expect(files.map((f) => [f.fileName, f.contentType])).toEqual([['statement.pdf', 'application/pdf']]);
+    const started = await t((tx) =>
+      startConversation(
+        tx,
+        officerA,
+        {
+          customerId: ids.customerA,
+          loanId: null,
+          channel: 'email',
+          purpose: 'service',
+          subject: 'Your statement',
+          body: 'Attached.',
+        },
+        files,
+        attachmentStore(dataDir),
+      ),
+    );
+    const [message] = await t((tx) => listMessages(tx, officerA, started.conversationId));
+    expect(message.attachments.map((a) => [a.fileName, a.contentType, a.sizeBytes])).toEqual([
+      ['statement.pdf', 'application/pdf', pdf.length],
+    ]);
+    await deliverMessage(db, f.tenantId, started.messageId, { attempts: 1, maxAttempts: 5 }, config());
+    const mail = smtp.messages.at(-1)!;
+    expect(mail).toContain('filename=statement.pdf');
+    expect(mail).toContain(pdf.toString('base64').slice(0, 40));
   });
 });
