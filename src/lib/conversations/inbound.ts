@@ -120,14 +120,8 @@ export async function receiveInbound(db: Db, body: InboundBody, tenantSlug: stri
     return { status: 'unknown_sender' };
   }
   return db.tenant(tenant.id, async (tx) => {
-    const customers = await tx.query<{
-      id: string;
-      branch_id: string | null;
-      officer_id: string | null;
-      first_name: string;
-    }>(
-      `select id, branch_id, officer_id, first_name from customers
-        where regexp_replace(coalesce(phone, ''), '\\D', '', 'g') = $1 order by created_at desc limit 1`,
+    const customers = await tx.query<{ id: string; branch_id: string | null; officer_id: string | null }>(
+      `select id, branch_id, officer_id from customers where id in (select app_find_customer_by_phone($1))`,
       [phone],
     );
     const customer = customers[0];
