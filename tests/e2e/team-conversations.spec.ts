@@ -108,6 +108,10 @@ test('a colleague of the branch sees the unread count in the navigation, in Fren
   const context = await browser.newContext({ baseURL, viewport: { width: 1024, height: 768 } });
   const page = await context.newPage();
   await signIn(page, 'agent.fr@demo.test');
+  // "Mes conversations" (root area): the unread thread of the branch is there.
+  await page.goto('/conversations');
+  await expect(page.getByRole('heading', { name: 'Mes conversations' })).toBeVisible();
+  await expect(page.getByRole('row').filter({ hasText: `Camille Convo ${stamp}` })).toBeVisible();
   await page.goto('/loans/conversations?unread=1');
   await expect(page.getByRole('link', { name: 'Nouvelle conversation' })).toBeVisible();
   const count = page.getByTestId('nav-count-conversations');
@@ -153,4 +157,16 @@ test('an opted-out customer’s marketing message is refused with the reason nex
   });
   expect(api.status()).toBe(422);
   expect((await api.json()).error.field).toBe('purpose');
+});
+
+test('the refusal reads in the user’s language (French)', async ({ page }) => {
+  await signIn(page, 'agent.fr@demo.test');
+  await page.goto(`/loans/conversations/new?customer=${optedOutId}`);
+  await page.getByLabel('Objet du message').selectOption('marketing');
+  await page.getByLabel('Objet', { exact: true }).fill('Une offre');
+  await page.getByLabel('Message', { exact: true }).fill('Une nouvelle offre.');
+  await page.getByRole('button', { name: 'Envoyer' }).click();
+  await expect(page.getByTestId('purpose-error')).toHaveText(
+    'Le client s’est désinscrit : aucun message marketing ne lui est envoyé.',
+  );
 });
