@@ -22,6 +22,9 @@ import {
 import { deliverMessage, type DeliverConfig } from '#lib/conversations/deliver.ts';
 import { inboundBody, receiveInbound, signWebhook, verifyWebhook } from '#lib/conversations/inbound.ts';
 import { attachmentStore, checkUploads } from '#lib/conversations/attachments.ts';
+import { getJob } from '#lib/jobs/queue.ts';
+import { startWorker, type JobHandler } from '#lib/jobs/worker.ts';
+import { DELIVER_JOB } from '#lib/conversations/deliver.ts';
 import { seedDemoTemplates } from '#lib/seed/demo-templates.ts';
 import { createTask } from '#lib/tasks/create.ts';
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.ts';
@@ -307,6 +310,61 @@ describe.each(testDbKinds())('conversations on %s', (kind) => {
     ).catch((e) => e);
     expect(error.name).toBe('PermanentJobError');
     expect(await message(refused.messageId)).toMatchObject({ status: 'failed' });
+    smsAnswer = { status: 200, body: '{"id":"sms-2"}' };
+  });
+
+  test('the conversations.deliver job retries a 5xx with back-off until the provider takes the SMS, then is done', async () => {
+    const [thread] = await t((tx) =>
+      tx.query<{ id: string }>(`select id from conversations where customer_id = $1 and channel = 'email'`, [
+        ids.customerA,
+      ]),
+    );
+    const queued = await t((tx) =>
+      postMessage(tx, officerA, {
+        conversationId: thread.id,
+        kind: 'sms',
+        purpose: 'service',
+        subject: '',
+        body: 'Through the worker',
+        mentions: [],
+      }),
+    );
+    const [job] = await jobs(queued.messageId);
+    let calls = 0;
+    smsAnswer = { status: 503, body: 'busy' };
+    const handler: JobHandler = async (ctx) => {
+      if ((ctx.payload.messageId as string) === queued.messageId && ++calls === 3)
+        smsAnswer = { status: 200, body: '{"id":"sms-w"}' };
+      return deliverMessage(
+        ctx.db,
+        ctx.tenantId!,
+        ctx.payload.messageId as string,
+        { attempts: ctx.job.attempts, maxAttempts: ctx.job.maxAttempts },
+        config(),
+      );
+    };
+    const worker = startWorker(db, {
+      handlers: new Map([[DELIVER_JOB, handler]]),
+      pollMs: 20,
+      backoffBaseMs: 1,
+      concurrency: 1,
+    });
+    try {
+      for (let i = 0; i < 100; i++) {
+        await worker.idle();
+        if ((await getJob(db, job.id))?.status !== 'queued') break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    } finally {
+      await worker.stop();
+    }
+    expect(await getJob(db, job.id)).toMatchObject({ status: 'succeeded', attempts: 3 });
+    expect(await message(queued.messageId)).toMatchObject({
+      status: 'sent',
+      provider_message_id: 'sms:sms-w',
+      error: null,
+    });
+    expect(smsRequests.filter((r) => r.body.reference === queued.messageId)).toHaveLength(3);
     smsAnswer = { status: 200, body: '{"id":"sms-2"}' };
   });
 
