@@ -4,7 +4,7 @@
  *  - active loans and their outstanding (loans.outstanding, kept by the database, migration 0370)
  *    → the loans list, tab "all outstanding";
  *  - disbursed this month (business-date month, 1st to the business date) → tab "disbursed this month";
- *  - collected this month (repayments dated in the month, reversed ones left out) against expected
+ *  - collected this month (repayments dated in the month, less those reversed) against expected
  *    (everything the schedules ask on due dates in the month), with the installments of the month
  *    still unpaid → the payments list filtered to due dates in the month (tabs late / expected);
  *  - PAR1 / PAR30 / PAR90: the share of the outstanding held by active loans more than 0 / 30 / 90
@@ -19,7 +19,7 @@
  * Money is summed in the tenant's currency (the loans of a tenant share it).
  */
 import type { Tx } from '../db/index.ts';
-import { INSTALLMENT_OUTSTANDING_SQL } from '../close/sql.ts';
+import { noJit } from '../lists/query.ts';
 import { addDays, addMonths } from '../schedule/dates.ts';
 import { formatScope, resolveScopeNodes, type Scope, type ScopeSubject } from '../tenancy/scope.ts';
 
@@ -67,6 +67,16 @@ export function boardHref(path: string, params: Record<string, string>, scope: S
   return text ? `${path}?${text}` : path;
 }
 
+/**
+ * An installment the payments list shows (its baseWhere, written as migration 0350's partial indexes
+ * are): something still to pay. Only active loans have such installments (a closed loan's are met, a
+ * written-off loan's written off), so the loan's status needs no join here.
+ */
+const UNPAID_INSTALLMENT = `(i.obligations_met_on is null and (i.principal_due + i.interest_due + i.fee_due + i.penalty_due
+  - i.principal_paid - i.interest_paid - i.fee_paid - i.penalty_paid
+  - i.interest_waived - i.fee_waived - i.penalty_waived
+  - i.principal_written_off - i.interest_written_off - i.fee_written_off - i.penalty_written_off) > 0)`;
+
 type Row = {
   active: number;
   outstanding: bigint;
@@ -98,9 +108,15 @@ export async function loadOverview(
   scope: Scope | null,
   businessDate: string,
 ): Promise<Overview> {
+  // A statement over tens of thousands of rows: JIT compiling costs more than it saves (as for the lists).
+  await noJit(tx);
   const nodes = await resolveScopeNodes(tx, subject, scope);
   const { start, end } = monthBounds(businessDate);
   const loanScope = scopeCondition(LOAN_SCOPE_COLUMNS, nodes, '$4');
+  // Rows of a loan in scope: no join at all for an unrestricted viewer (installments and repayments
+  // are then read from their covering indexes alone, migration 0830).
+  const ofLoansInScope = (alias: string) =>
+    nodes === null ? loanScope : `${alias}.loan_id in (select l.id from loans l where ${loanScope})`;
   // $1 business date, $2 month start, $3 month end, $4 the scope's nodes.
   const [row] = await tx.query<Row>(
     `select a.*, d.*, e.*, u.*,
@@ -123,16 +139,16 @@ export async function loadOverview(
             (select count(*)::int as disbursed_n, coalesce(sum(l.principal), 0)::int8 as disbursed
                from loans l where l.disbursed_on between $2::date and $1::date and ${loanScope}) d,
             (select coalesce(sum(i.principal_due + i.interest_due + i.fee_due + i.penalty_due), 0)::int8 as expected,
-                    count(*) filter (where l.status = 'ACTIVE' and i.obligations_met_on is null and ${INSTALLMENT_OUTSTANDING_SQL} > 0
-                                       and i.due_date < $1::date)::int as unpaid_late,
-                    count(*) filter (where l.status = 'ACTIVE' and i.obligations_met_on is null and ${INSTALLMENT_OUTSTANDING_SQL} > 0
-                                       and i.due_date >= $1::date)::int as unpaid_expected
-               from loan_installments i join loans l on l.tenant_id = i.tenant_id and l.id = i.loan_id
-              where i.due_date between $2::date and $3::date and l.disbursed_on is not null and ${loanScope}) e,
-            (select coalesce(sum(t.amount), 0)::int8 as collected
-               from loan_transactions t join loans l on l.tenant_id = t.tenant_id and l.id = t.loan_id
-              where t.type = 'REPAYMENT' and t.transaction_date between $2::date and $1::date and ${loanScope}
-                and not exists (select 1 from loan_transactions r where r.tenant_id = t.tenant_id and r.reverses_id = t.id)) u`,
+                    count(*) filter (where ${UNPAID_INSTALLMENT} and i.due_date < $1::date)::int as unpaid_late,
+                    count(*) filter (where ${UNPAID_INSTALLMENT} and i.due_date >= $1::date)::int as unpaid_expected
+               from loan_installments i where i.due_date between $2::date and $3::date and ${ofLoansInScope('i')}) e,
+            (select coalesce(sum(t.amount), 0)::int8
+                    - coalesce((select sum(o.amount) from loan_transactions r
+                                  join loan_transactions o on o.tenant_id = r.tenant_id and o.id = r.reverses_id
+                                 where r.reverses_id is not null and o.type = 'REPAYMENT'
+                                   and o.transaction_date between $2::date and $1::date and ${ofLoansInScope('o')}), 0)::int8 as collected
+               from loan_transactions t
+              where t.type = 'REPAYMENT' and t.transaction_date between $2::date and $1::date and ${ofLoansInScope('t')}) u`,
     [businessDate, start, end, nodes ?? []],
   );
   const rate = (part: bigint, whole: bigint) => (whole > 0n ? Number((part * 10_000n) / whole) / 10_000 : null);

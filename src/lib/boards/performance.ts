@@ -14,6 +14,7 @@
  */
 import ExcelJS from 'exceljs';
 import type { Tx } from '../db/index.ts';
+import { noJit } from '../lists/query.ts';
 import { csvField } from '../exports/csv-writer.ts';
 import { neutralise } from '../exports/cells.ts';
 import { fromMinor, toDecimalString } from '../money/money.ts';
@@ -87,6 +88,8 @@ export async function loadPerformance(
   timeZone: string,
   query: PerformanceQuery,
 ): Promise<PerformanceRow[]> {
+  // A statement over tens of thousands of rows: JIT compiling costs more than it saves (as for the lists).
+  await noJit(tx);
   const nodes = await resolveScopeNodes(tx, subject, scope);
   const col = (alias: string) => `${alias}.customer_${query.group}_id`;
   const loanScope = scopeCondition(LOAN_SCOPE_COLUMNS, nodes, '$4');
