@@ -8,8 +8,9 @@
 //
 // Needs a built server (`npx astro build`; `npm test` and `npm start` build) and a big tenant: the one
 // `npm run bench:lists -- --bulk 100000` fills ('bench-lists') or one `npm run seed` simulated. The
-// script adds two users to that tenant (an administrator, and a loan officer limited to the branch
-// given by --branch, default the first branch), starts `scripts/server.mjs` on a free port against
+// script adds three users to that tenant (an administrator, a loan officer and a collector limited to
+// the branch given by --branch, default the first branch; the collector times issue 14's boards and
+// worklist), starts `scripts/server.mjs` on a free port against
 // DATABASE_URL without demo data or background jobs (so no daily close moves the tenant while it is
 // measured), signs both in and requests every list page and tab with each.
 // Results go to bench/results/pages.json.
@@ -70,14 +71,23 @@ async function prepareUsers(): Promise<{
       for (const [key, email, permission] of [
         ['administrator', 'bench.admin@bench.test', null],
         ['loan_officer', 'bench.officer@bench.test', branch],
+        ['collector', 'bench.collector@bench.test', branch],
       ] as const) {
         const role = DEMO_ROLES[key];
+        // The one-branch collector of issue 14's speed target also opens both boards (the demo's
+        // collector role does not), so the bench role adds their two permissions.
+        const authorities =
+          key === 'collector'
+            ? [...role.authorities, 'loans.overview.view', 'loans.loans.performance']
+            : [...role.authorities];
         let [roleRow] = await tx.query<{ id: string }>('select id from roles where name = $1', [`Bench ${role.name}`]);
         if (!roleRow) {
           [roleRow] = await tx.query<{ id: string }>(
             'insert into roles (tenant_id, name, description, is_admin, authorities) values ($1, $2, $3, $4, $5) returning id',
-            [tenantId, `Bench ${role.name}`, role.description, role.isAdmin, [...role.authorities]],
+            [tenantId, `Bench ${role.name}`, role.description, role.isAdmin, authorities],
           );
+        } else {
+          await tx.query('update roles set authorities = $2 where id = $1', [roleRow.id, authorities]);
         }
         let [user] = await tx.query<{ id: string }>('select id from users where lower(email) = $1', [email]);
         if (!user) {
@@ -197,6 +207,9 @@ async function signIn(email: string): Promise<string> {
   return cookies;
 }
 
+/** Issue 14's boards and worklist, for the administrator and the one-branch collector. */
+const TEAM_PAGES = ['/loans/overview', '/loans/performance', '/loans/performance?by=branch', '/loans/collection'];
+
 type Result = { viewer: string; path: string; medianMs: number; p95Ms: number; status: number; kb: number };
 const results: Result[] = [];
 try {
@@ -204,17 +217,23 @@ try {
     isReady,
     new Promise((_, reject) => setTimeout(() => reject(new Error('server did not start in 120 s')), 120_000)),
   ]);
-  for (const [viewer, email] of [
-    ['administrator', 'bench.admin@bench.test'],
-    [`loan officer, branch ${branch}`, 'bench.officer@bench.test'],
+  for (const [viewer, email, pages] of [
+    ['administrator', 'bench.admin@bench.test', 'all'],
+    [`loan officer, branch ${branch}`, 'bench.officer@bench.test', 'lists'],
+    [`collector, branch ${branch}`, 'bench.collector@bench.test', 'team'],
   ] as const) {
     const cookie = await signIn(email);
+    const listPaths = Object.values(LISTS).flatMap((entry) => [
+      entry.path,
+      ...entry.def.tabs.filter((t) => t.name !== entry.def.defaultTab).map((t) => `${entry.path}?tab=${t.name}`),
+    ]);
     const paths = values.path?.length
       ? values.path
-      : Object.values(LISTS).flatMap((entry) => [
-          entry.path,
-          ...entry.def.tabs.filter((t) => t.name !== entry.def.defaultTab).map((t) => `${entry.path}?tab=${t.name}`),
-        ]);
+      : pages === 'all'
+        ? [...listPaths, ...TEAM_PAGES]
+        : pages === 'lists'
+          ? listPaths
+          : TEAM_PAGES;
     {
       for (const pathname of paths) {
         const times: number[] = [];
@@ -226,7 +245,8 @@ try {
           kb = Number(response.headers.get('content-length') ?? 0) / 1024;
           if (i >= 2) times.push(ms); // two warm-up requests
         }
-        if (status !== 200) throw new Error(`${pathname} answered ${status} for ${email}`);
+        // A page another branch builds (issue 14's /loans/collection) may answer 404 here: recorded, not fatal.
+        if (status !== 200) console.log(`${viewer.padEnd(28)} ${pathname.padEnd(44)} answered ${status}`);
         times.sort((a, b) => a - b);
         const median = times[Math.floor(times.length / 2)]!;
         const p95 = times[Math.min(times.length - 1, Math.ceil(times.length * 0.95) - 1)]!;
@@ -258,8 +278,9 @@ const report = {
   measure:
     'server time of the whole page request (access log ms: session, guard, list query and counts, rendering, compression)',
   targetMedianMs: 100,
-  areFirstPagesWithinTarget: firstPages.every((r) => r.medianMs < 100),
-  isEveryTabWithinTarget: results.every((r) => r.medianMs < 100),
+  areFirstPagesWithinTarget: firstPages.filter((r) => r.status === 200).every((r) => r.medianMs < 100),
+  isEveryTabWithinTarget: results.filter((r) => r.status === 200).every((r) => r.medianMs < 100),
+  notAnswering: results.filter((r) => r.status !== 200).map((r) => `${r.viewer} ${r.path}: ${r.status}`),
   results,
 };
 fs.mkdirSync(path.dirname(values.out!), { recursive: true });

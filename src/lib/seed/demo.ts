@@ -6,6 +6,7 @@ import { DEMO_ROLES, type DemoRole } from '../auth/permissions.ts';
 import { assertPasswordAllowed, DEFAULT_PASSWORD_POLICY, hashPassword } from '../auth/passwords.ts';
 import { DEMO_PLANS, seedDemoPlans, setTenantPlan } from '../plans/plans.ts';
 import { seedDemoHistory } from '../simulator/demo-history.ts';
+import { seedDemoTeamWork } from './demo-team-work.ts';
 import { seedDemoOffers } from './demo-offers.ts';
 import { seedDemoTemplates } from './demo-templates.ts';
 import { seedDemoCustomFields } from './demo-custom-fields.ts';
@@ -226,6 +227,9 @@ export async function seedDemo(db: Db, options: DemoOptions): Promise<boolean> {
   await seedDemoCustomFields(db, DEMO_TENANTS.demo);
   // Issue 13, public application page: /application/demo-personal-loan (EN/FR), the demo's personal loan.
   await seedDemoApplicationForm(db, DEMO_TENANTS.demo, 'demo-personal-loan');
+  // Issue 14: promises, tasks, conversations, and the one-branch officer's applications and collaterals.
+  await seedDemoTeamWork(db, DEMO_TENANTS.demo, { branchCode: 'PAR-01' });
+  await seedDemoTeamWork(db, DEMO_TENANTS.acme, { branchCode: 'NYC-01' });
   return true;
 }
 

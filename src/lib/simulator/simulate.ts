@@ -41,6 +41,14 @@ export type SimulateOptions = {
   /** Months of bank history per customer (default 3). */
   bankMonths?: number;
   /**
+   * Days past due that some loans of every branch must have on the last day (default none): per
+   * branch and per value, one more monthly loan whose borrower never pays, disbursed so that its
+   * first installment falls due that many days before the end. The small demo history uses it so
+   * every delinquency bucket holds loans in every branch; the engine and the daily closes still
+   * compute every figure (the values need `months` long enough to reach them).
+   */
+  overdueSamples?: readonly number[];
+  /**
    * Runs `VACUUM (ANALYZE)` on the given tables outside any transaction (Postgres: a plain
    * connection). The history updates loans, installments and delinquency rows hundreds of thousands
    * of times; without vacuum (or with autovacuum off or behind) every close scans the dead versions
@@ -100,6 +108,47 @@ type Event =
   | { kind: 'pay'; plan: LoanPlan; upTo: number | 'all' }
   | { kind: 'write_off'; plan: LoanPlan }
   | { kind: 'offer'; offerId: string; action: 'notify' | 'reject' };
+
+/**
+ * Pure and deterministic: per branch (in the order of its first customer) and per target, a monthly
+ * loan of that branch's first customer that is never repaid, disbursed one month before its first
+ * installment is due `target` days before `to` (targets that would start before `from` are skipped).
+ */
+export function planOverdueSamples(
+  customers: SimCustomer[],
+  from: string,
+  to: string,
+  targets: readonly number[],
+  startRef: number,
+  seedLabel: string,
+): LoanPlan[] {
+  const firstOfBranch = new Map<string, SimCustomer>();
+  for (const customer of customers)
+    if (!firstOfBranch.has(customer.branchId)) firstOfBranch.set(customer.branchId, customer);
+  const plans: LoanPlan[] = [];
+  let ref = startRef;
+  for (const customer of firstOfBranch.values()) {
+    for (const target of targets) {
+      const disburseOn = addMonths(addDays(to, -target), -1);
+      if (disburseOn < from) continue;
+      const repayments = 6;
+      plans.push({
+        ref: ++ref,
+        customer,
+        product: 'emi',
+        principalMajor: Math.min(30_000, Math.max(500, Math.round((customer.monthlyIncome * 2) / 50) * 50)),
+        repayments,
+        disburseOn,
+        behaviour: 'defaulted',
+        stopAfter: 0,
+        delays: Array.from({ length: repayments }, () => 0),
+        isRejected: false,
+        offerCode: `${seedLabel}-${String(ref).padStart(7, '0')}`,
+      });
+    }
+  }
+  return plans;
+}
 
 /** Pure and deterministic: the loans the customers take over the window. */
 export function planLoans(rng: Rng, customers: SimCustomer[], from: string, to: string, seedLabel: string): LoanPlan[] {
@@ -224,6 +273,7 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
 
   await refreshStatistics(db, ALL_TABLES, options.vacuum);
   const plans = planLoans(rng.fork('loans'), customers, from, today, codeLabel);
+  plans.push(...planOverdueSamples(customers, from, today, options.overdueSamples ?? [], plans.length, codeLabel));
   const events = new Map<string, Event[]>();
   const at = (day: string, e: Event) => {
     if (day > today) return;

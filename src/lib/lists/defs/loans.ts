@@ -99,6 +99,8 @@ export const loansList = defineList({
       sql: `case when l.status = 'ACTIVE' and l.oldest_unpaid_due_date < ${BUSINESS_DATE} then ${BUSINESS_DATE} - l.oldest_unpaid_due_date else 0 end`,
       isSortable: true,
       isNotNull: true,
+      // `f.days_past_due=31..`: the overview's PAR30 link (src/lib/boards/overview.ts).
+      filter: 'number-range',
     },
     {
       key: 'disbursed_on',
