@@ -32,7 +32,10 @@ export function assigneeValue(task: Pick<TaskItem, 'assignee_user_id' | 'assigne
 }
 
 /** The command fields of a picker value (a forged value is the command's to refuse). */
-export function assigneeFields(value: string | undefined): { assigneeUserId: string | null; assigneeNodeId: string | null } {
+export function assigneeFields(value: string | undefined): {
+  assigneeUserId: string | null;
+  assigneeNodeId: string | null;
+} {
   const [kind, id] = (value ?? '').split(':', 2);
   if (kind === 'user' && id) return { assigneeUserId: id, assigneeNodeId: null };
   if (kind === 'team' && id) return { assigneeUserId: null, assigneeNodeId: id };

@@ -113,9 +113,10 @@ export async function tasksAfterClose(db: Db, tenantId: string, newBusinessDate:
         [tenantId],
       );
       const t = await getT(languageOf(tenant?.default_language ?? 'en'));
-      const dueNotified = await notifyDue(tx, tenantId, newBusinessDate);
+      // Event tasks first, so those due today are in the due notifications of this same run.
       const applications = await applicationTasks(tx, tenantId, newBusinessDate, t);
       const offers = await offerTasks(tx, tenantId, newBusinessDate, t);
+      const dueNotified = await notifyDue(tx, tenantId, newBusinessDate);
       return { dueNotified, applicationTasks: applications, offerTasks: offers };
     });
   } catch (error) {

@@ -79,7 +79,8 @@ function checkDue(value: string | null | undefined, min: string | null): string 
   return parsed.date;
 }
 
-const blank = (value: string | null | undefined) => (value === undefined || value === null || value.trim() === '' ? null : value.trim());
+const blank = (value: string | null | undefined) =>
+  value === undefined || value === null || value.trim() === '' ? null : value.trim();
 
 /** Whether the caller holds loans.tasks.manage, read from their roles now (never from the request). */
 export async function canManageTasks(tx: Tx, actor: Actor): Promise<boolean> {
@@ -162,14 +163,7 @@ async function checkAssignee(tx: Tx, actor: Actor, assignee: Assignee, customerI
   }
 }
 
-async function audit(
-  tx: Tx,
-  actor: Actor,
-  action: string,
-  id: string,
-  before: unknown,
-  after: unknown,
-): Promise<void> {
+async function audit(tx: Tx, actor: Actor, action: string, id: string, before: unknown, after: unknown): Promise<void> {
   await recordAudit(tx, {
     ...auditActor(actor),
     action,
@@ -181,7 +175,12 @@ async function audit(
   });
 }
 
-async function notifyAssigned(tx: Tx, actor: Actor, task: Pick<TasksRow, 'id' | 'title' | 'revision'>, userId: string | null) {
+async function notifyAssigned(
+  tx: Tx,
+  actor: Actor,
+  task: Pick<TasksRow, 'id' | 'title' | 'revision'>,
+  userId: string | null,
+) {
   if (!userId || userId === actor.userId) return;
   await notify(tx, actor.tenantId, {
     userId,
@@ -252,7 +251,12 @@ export const createTaskCommand = defineCommand({
 });
 
 export const updateTaskInput = z
-  .object({ id: z.string().max(100), expectedRevision: revisionField, status: z.string().max(100).optional(), ...taskFields })
+  .object({
+    id: z.string().max(100),
+    expectedRevision: revisionField,
+    status: z.string().max(100).optional(),
+    ...taskFields,
+  })
   .strict();
 
 /**
@@ -299,8 +303,7 @@ export const updateTaskCommand = defineCommand({
       input.assigneeUserId === undefined && input.assigneeNodeId === undefined
         ? { userId: before.assignee_user_id, nodeId: before.assignee_node_id }
         : { userId: blank(input.assigneeUserId), nodeId: blank(input.assigneeNodeId) };
-    const assigneeChanged =
-      assignee.userId !== before.assignee_user_id || assignee.nodeId !== before.assignee_node_id;
+    const assigneeChanged = assignee.userId !== before.assignee_user_id || assignee.nodeId !== before.assignee_node_id;
     if (assigneeChanged || links.customerId !== before.customer_id)
       await checkAssignee(tx, actor, assignee, links.customerId);
     const [row] = await tx.query<Pick<TasksRow, 'id' | 'title' | 'revision'>>(

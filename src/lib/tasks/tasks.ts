@@ -3,7 +3,8 @@
  * choices of the assignee picker. Every read goes through `taskVisibility`:
  *  - a task linked to a customer is seen through the customer's branch / officer copied on the task
  *    (`customer_branch_id` / `customer_officer_id`, written by createTask), with `scopeFilter`;
- *  - an unlinked task is seen by its assignee, its creator, and the team (branch node) it is assigned to;
+ *  - an unlinked task is seen by its assignee, its creator, the team (branch node) it is assigned to,
+ *    and the colleagues whose scope covers its assignee (the assignee's data permissions or officer node);
  *  - administrators and holders without hierarchy data permissions see every task.
  * A task outside that answers 404, exactly like a missing id.
  */
@@ -85,21 +86,28 @@ export async function taskVisibility(tx: Tx, viewer: TaskViewer, firstParam: num
   return {
     sql: `((t.customer_id is not null and ${linked.sql})
         or (t.customer_id is null and (t.assignee_user_id = ${me}::uuid or t.created_by = ${me}::text
-                                       or t.assignee_node_id = any(${teams}))))`,
+                                       or t.assignee_node_id = any(${teams})
+                                       or exists (select 1 from user_data_permissions p
+                                                    join hierarchy_nodes hn on hn.level = p.field and hn.code = p.value
+                                                   where p.user_id = t.assignee_user_id and hn.id = any(${teams}))
+                                       or exists (select 1 from hierarchy_nodes hn
+                                                   where hn.user_id = t.assignee_user_id and hn.id = any(${teams})))))`,
     params,
   };
 }
 
-function tabWhere(tab: TaskTab, me: string, today: string): string {
+type Add = (value: unknown) => string;
+
+function tabWhere(tab: TaskTab, viewer: TaskViewer, today: string, add: Add): string {
   switch (tab) {
     case 'mine':
-      return `t.assignee_user_id = ${me}::uuid and t.status in ('open', 'in_progress')`;
+      return `t.assignee_user_id = ${add(viewer.userId)}::uuid and t.status in ('open', 'in_progress')`;
     case 'team':
       // The team's open work that is not the viewer's own: tasks of a team (branch node), of colleagues,
       // and unassigned ones, all within the viewer's visibility.
-      return `t.assignee_user_id is distinct from ${me}::uuid and t.status in ('open', 'in_progress')`;
+      return `t.assignee_user_id is distinct from ${add(viewer.userId)}::uuid and t.status in ('open', 'in_progress')`;
     case 'overdue':
-      return `t.due_date < ${today}::date and t.status in ('open', 'in_progress')`;
+      return `t.due_date < ${add(today)}::date and t.status in ('open', 'in_progress')`;
     case 'done':
       return `t.status in ('done', 'cancelled')`;
   }
@@ -132,14 +140,16 @@ function filterWhere(filters: TaskFilters, params: unknown[]): string[] {
 async function baseWhere(
   tx: Tx,
   viewer: TaskViewer,
-  today: string,
   filters: TaskFilters,
-): Promise<{ params: unknown[]; parts: string[]; me: string; today: string }> {
-  const params: unknown[] = [viewer.userId, today];
-  const visibility = await taskVisibility(tx, viewer, 3);
-  params.push(...visibility.params);
+): Promise<{ params: unknown[]; parts: string[]; add: Add }> {
+  const visibility = await taskVisibility(tx, viewer, 1);
+  const params: unknown[] = [...visibility.params];
   const parts = [visibility.sql, ...filterWhere(filters, params)];
-  return { params, parts, me: '$1', today: '$2' };
+  const add: Add = (value) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  return { params, parts, add };
 }
 
 /** The count of each tab (capped at TASK_COUNT_CAP), with the same filters as the list. */
@@ -149,10 +159,10 @@ export async function taskTabCounts(
   today: string,
   filters: TaskFilters = {},
 ): Promise<Record<TaskTab, number>> {
-  const base = await baseWhere(tx, viewer, today, filters);
+  const base = await baseWhere(tx, viewer, filters);
   const selects = TASK_TABS.map(
     (tab) =>
-      `(select count(*)::int from (select 1 from tasks t where ${[...base.parts, tabWhere(tab, base.me, base.today)].join(' and ')} limit ${TASK_COUNT_CAP}) x) as "${tab}"`,
+      `(select count(*)::int from (select 1 from tasks t where ${[...base.parts, tabWhere(tab, viewer, today, base.add)].join(' and ')} limit ${TASK_COUNT_CAP}) x) as "${tab}"`,
   );
   const [row] = await tx.query<Record<TaskTab, number>>(`select ${selects.join(', ')}`, base.params);
   return row;
@@ -181,7 +191,7 @@ export async function listTasks(
   filters: TaskFilters = {},
   page = 1,
 ): Promise<TaskItem[]> {
-  const base = await baseWhere(tx, viewer, today, filters);
+  const base = await baseWhere(tx, viewer, filters);
   const order =
     tab === 'done'
       ? 'coalesce(t.completed_at, t.updated_at) desc, t.id'
@@ -189,7 +199,7 @@ export async function listTasks(
   const offset = (Math.max(1, page) - 1) * TASK_PAGE_SIZE;
   return tx.query<TaskItem>(
     `select ${ITEM_COLUMNS} from tasks t ${ITEM_JOINS}
-      where ${[...base.parts, tabWhere(tab, base.me, base.today)].join(' and ')}
+      where ${[...base.parts, tabWhere(tab, viewer, today, base.add)].join(' and ')}
       order by ${order} limit ${TASK_PAGE_SIZE} offset ${offset}`,
     base.params,
   );

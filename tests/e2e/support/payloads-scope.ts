@@ -561,7 +561,7 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
   // ── Issue 14, tasks ──
   // A task is linked only to objects of the caller's scope (404 naming the field) and given only to a
   // team of the caller's scope (403); another branch's ids are no task of theirs (404).
-  'POST /v1/tasks': (ids) => [
+  'POST /v1/tasks': (ids): Probe[] => [
     ...(
       [
         ['customerId', ids.customerId],
@@ -569,7 +569,12 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
         ['applicationId', ids.applicationId],
         ['offerId', ids.offerId],
       ] as const
-    ).map(([field, id]): Probe => ({ method: 'POST', path: '/v1/tasks', json: { title: 'probe', [field]: id }, expect: [404] })),
+    ).map(([field, id]): Probe => ({
+      method: 'POST',
+      path: '/v1/tasks',
+      json: { title: 'probe', [field]: id },
+      expect: [404],
+    })),
     { method: 'POST', path: '/v1/tasks', json: { title: 'probe', assigneeNodeId: ids.branchId }, expect: [403] },
   ],
   'PATCH /v1/tasks/:id': (ids) =>
@@ -589,7 +594,12 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
       expect: [403, 404],
     })),
   'POST /v1/tasks/:id/completion': (ids) =>
-    idSpellings(ids.loanId).map((id) => ({ method: 'POST', path: `/v1/tasks/${id}/completion`, json: {}, expect: [404] })),
+    idSpellings(ids.loanId).map((id) => ({
+      method: 'POST',
+      path: `/v1/tasks/${id}/completion`,
+      json: {},
+      expect: [404],
+    })),
   'POST /v1/notifications/:id/read': (ids) =>
     idSpellings(ids.customerId).map((id) => ({
       method: 'POST',
@@ -597,14 +607,24 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
       json: {},
       expect: [404],
     })),
-  'POST /loans/tasks': (ids) => [
+  'POST /loans/tasks': (ids): Probe[] => [
     { method: 'POST', path: '/loans/tasks', form: { _action: 'complete', id: ids.loanId }, expect: [404] },
-    { method: 'POST', path: '/loans/tasks', form: { _action: 'start', id: ids.loanId, expectedRevision: '1' }, expect: [404] },
+    {
+      method: 'POST',
+      path: '/loans/tasks',
+      form: { _action: 'start', id: ids.loanId, expectedRevision: '1' },
+      expect: [404],
+    },
   ],
-  'POST /loans/tasks/new': (ids) => [
+  'POST /loans/tasks/new': (ids): Probe[] => [
     { method: 'POST', path: '/loans/tasks/new', form: { title: 'probe', loanId: ids.loanId }, expect: [404] },
     { method: 'POST', path: '/loans/tasks/new', form: { title: 'probe', customerId: ids.customerId }, expect: [404] },
-    { method: 'POST', path: '/loans/tasks/new', form: { title: 'probe', assignee: `team:${ids.branchId}` }, expect: [403] },
+    {
+      method: 'POST',
+      path: '/loans/tasks/new',
+      form: { title: 'probe', assignee: `team:${ids.branchId}` },
+      expect: [403],
+    },
   ],
   'POST /loans/tasks/edit/:id': (ids) =>
     idSpellings(ids.loanId).map((id) => ({
