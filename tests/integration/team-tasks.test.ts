@@ -366,8 +366,9 @@ describe.each(testDbKinds())('tasks on %s', (kind) => {
     );
     const first = await tasksAfterClose(db, f.tenantId, day);
     const second = await tasksAfterClose(db, f.tenantId, day);
-    // Due today: the colleague's task and the officer's new "propose offers" task (the team's decision task notifies nobody).
-    expect(first).toMatchObject({ dueNotified: 2, applicationTasks: 1, offerTasks: 1 });
+    // Due today: the colleague's task (the officer's new "propose offers" task told them by its
+    // assignment; the team's decision task notifies nobody).
+    expect(first).toMatchObject({ dueNotified: 1, applicationTasks: 1, offerTasks: 1 });
     expect(second).toEqual({ dueNotified: 0, applicationTasks: 0, offerTasks: 0 });
     const notes = await t((tx) =>
       tx.query<{ kind: string; dedupe_key: string }>(
@@ -394,6 +395,17 @@ describe.each(testDbKinds())('tasks on %s', (kind) => {
         assignee_user_id: u.officerA,
         title: 'Propose 1 new offer',
       },
+    ]);
+    // The next day's run supersedes the officer's open "propose offers" task.
+    expect(await tasksAfterClose(db, f.tenantId, '2026-01-21')).toMatchObject({ offerTasks: 1 });
+    const offers = await t((tx) =>
+      tx.query<{ source_key: string; status: string }>(
+        `select source_key, status from tasks where source_key like 'offers:%' order by source_key`,
+      ),
+    );
+    expect(offers).toEqual([
+      { source_key: `offers:${ids.officerNodeA}:${day}`, status: 'cancelled' },
+      { source_key: `offers:${ids.officerNodeA}:2026-01-21`, status: 'open' },
     ]);
     // The officer of branch A sees the branch's decision task in "team"; branch B does not.
     expect(titles(await tab('officerA', 'team'))).toContain('Decide on the loan application of Anna Alpha');

@@ -12,7 +12,9 @@
  *       to the branch (team) of its customer (`application:<id>:decision`);
  *     - an officer node with offers to propose → "Propose N new offers", assigned to the officer's
  *       user (or, without one, to the officer's branch), once per officer and business date
- *       (`offers:<officerNode>:<D>`), only when N > 0; the task opens the officer's offers list.
+ *       (`offers:<officerNode>:<D>`), only when N > 0; the task opens the officer's offers list, and
+ *       the officer's earlier open one is cancelled (superseded). Its assignee was just told of it, so
+ *       it gets no `task_due` besides.
  * Errors are logged and answered, never thrown: the close is done and stays done.
  */
 import type { TFunction } from 'i18next';
@@ -30,7 +32,9 @@ const SYSTEM = 'system:events';
 async function notifyDue(tx: Tx, tenantId: string, day: string): Promise<number> {
   const due = await tx.query<Pick<TasksRow, 'id' | 'title' | 'assignee_user_id'>>(
     `select id, title, assignee_user_id from tasks
-      where due_date = $1 and status in ('open', 'in_progress') and assignee_user_id is not null`,
+      where due_date = $1 and status in ('open', 'in_progress') and assignee_user_id is not null
+        -- A task made for that very day (offers to propose) has just told its assignee.
+        and not (source = 'event' and source_key like '%:' || $1::text)`,
     [day],
   );
   let count = 0;
@@ -99,7 +103,16 @@ async function offerTasks(tx: Tx, tenantId: string, day: string, t: TFunction) {
       sourceKey: `offers:${row.id}:${day}`,
       createdBy: SYSTEM,
     });
-    if (result.created) created += 1;
+    if (!result.created) continue;
+    created += 1;
+    // Yesterday's list is superseded by today's: one open "propose offers" task per officer.
+    await tx.query(
+      `update tasks set status = 'cancelled', completed_at = now(), completed_by = $3, revision = revision + 1,
+              updated_at = now()
+        where source = 'event' and source_key like 'offers:' || $1 || ':%' and source_key <> $2
+          and status in ('open', 'in_progress')`,
+      [row.id, `offers:${row.id}:${day}`, SYSTEM],
+    );
   }
   return created;
 }
