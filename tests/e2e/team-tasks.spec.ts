@@ -53,6 +53,8 @@ test('[TASKS] the officer assigns a task about a loan; the assignee sees it unde
   await expect(row).toContainText('Manuelle');
   // No horizontal scroll of the page at 1024 px.
   expect(await agent.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1024);
+  // …and the table fits its column (the row actions are not cut off).
+  expect(await agent.locator('.table-scroll').evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
 
   // The bell: the assignment is there; following it marks it read and opens the task.
   const bell = agent.locator('[data-bell]');
