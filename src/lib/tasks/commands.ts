@@ -199,12 +199,21 @@ function staleCheck(task: Pick<TaskItem, 'revision'>, expected: number | undefin
     });
 }
 
-/** Locks the visible task for a write (404 when missing or out of sight). */
-async function lockTask(tx: Tx, actor: Actor, id: string): Promise<TaskItem> {
+/** Locks the visible task for a write (404 when missing or out of sight; 409 when the revision is stale). */
+async function lockTask(tx: Tx, actor: Actor, id: string, expectedRevision: number | undefined): Promise<TaskItem> {
   await getTask(tx, actor, id);
   await tx.query('select 1 from tasks where id = $1 for update', [id]);
   // Re-read after the lock, so the revision compared is the committed one.
-  return getTask(tx, actor, id);
+  const task = await getTask(tx, actor, id);
+  staleCheck(task, expectedRevision);
+  return task;
+}
+
+/** The task after a write, audited with its state before. */
+async function written(tx: Tx, actor: Actor, action: string, before: TaskItem): Promise<TaskItem> {
+  const after = await getTask(tx, { ...actor, isAdmin: true }, before.id);
+  await audit(tx, actor, action, before.id, before, after);
+  return after;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -269,8 +278,7 @@ export const updateTaskCommand = defineCommand({
   permission: need('loans.tasks.edit'),
   input: updateTaskInput,
   run: async (tx, actor, input) => {
-    const before = await lockTask(tx, actor, input.id);
-    staleCheck(before, input.expectedRevision);
+    const before = await lockTask(tx, actor, input.id, input.expectedRevision);
     const title = input.title === undefined ? before.title : checkTitle(input.title);
     const description = input.description === undefined ? before.description : checkDescription(input.description);
     const priority =
@@ -334,9 +342,7 @@ export const updateTaskCommand = defineCommand({
       ],
     );
     if (assignee.userId !== before.assignee_user_id) await notifyAssigned(tx, actor, row, assignee.userId);
-    const after = await getTask(tx, { ...actor, isAdmin: true }, before.id);
-    await audit(tx, actor, 'task.update', before.id, before, after);
-    return after;
+    return written(tx, actor, 'task.update', before);
   },
 });
 
@@ -356,8 +362,7 @@ export const assignTaskCommand = defineCommand({
   permission: need('loans.tasks.manage'),
   input: assignTaskInput,
   run: async (tx, actor, input) => {
-    const before = await lockTask(tx, actor, input.id);
-    staleCheck(before, input.expectedRevision);
+    const before = await lockTask(tx, actor, input.id, input.expectedRevision);
     const assignee = { userId: blank(input.assigneeUserId), nodeId: blank(input.assigneeNodeId) };
     if (!assignee.userId && !assignee.nodeId) throw unprocessable('assigneeUserId', 'required');
     await checkAssignee(tx, actor, assignee, before.customer_id);
@@ -367,9 +372,7 @@ export const assignTaskCommand = defineCommand({
       [before.id, assignee.userId, assignee.nodeId],
     );
     await notifyAssigned(tx, actor, row, assignee.userId);
-    const after = await getTask(tx, { ...actor, isAdmin: true }, before.id);
-    await audit(tx, actor, 'task.assign', before.id, before, after);
-    return after;
+    return written(tx, actor, 'task.assign', before);
   },
 });
 
@@ -382,17 +385,14 @@ export const completeTaskCommand = defineCommand({
   permission: need('loans.tasks.edit'),
   input: taskIdInput,
   run: async (tx, actor, input) => {
-    const before = await lockTask(tx, actor, input.id);
-    staleCheck(before, input.expectedRevision);
+    const before = await lockTask(tx, actor, input.id, input.expectedRevision);
     if (before.status === 'done') return before;
     await tx.query(
       `update tasks set status = 'done', completed_at = now(), completed_by = $2, revision = revision + 1, updated_at = now()
         where id = $1`,
       [before.id, actor.userId],
     );
-    const after = await getTask(tx, { ...actor, isAdmin: true }, before.id);
-    await audit(tx, actor, 'task.complete', before.id, before, after);
-    return after;
+    return written(tx, actor, 'task.complete', before);
   },
 });
 
@@ -403,8 +403,7 @@ export const deleteTaskCommand = defineCommand({
   permission: need('loans.tasks.delete'),
   input: taskIdInput,
   run: async (tx, actor, input) => {
-    const before = await lockTask(tx, actor, input.id);
-    staleCheck(before, input.expectedRevision);
+    const before = await lockTask(tx, actor, input.id, input.expectedRevision);
     await tx.query('delete from tasks where id = $1', [before.id]);
     await audit(tx, actor, 'task.delete', before.id, before, null);
     return { id: before.id };
