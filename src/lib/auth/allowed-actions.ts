@@ -81,6 +81,14 @@ const TABLES = {
     delete: { rule: need('loans.collaterals.delete') },
     downloadFile: { rule: apiRule('GET', `${CUSTOMER}/files/x`) },
   },
+  /** Tasks (issue 14): the list's quick actions, the edit page, and "assign to others" (manage). */
+  task: {
+    create: { rule: pageRule('/loans/tasks/new') },
+    edit: { rule: apiRule('PATCH', '/v1/tasks/x') },
+    complete: { rule: apiRule('POST', '/v1/tasks/x/completion') },
+    delete: { rule: apiRule('DELETE', '/v1/tasks/x') },
+    manage: { rule: apiRule('POST', '/v1/tasks/x/assignment') },
+  },
 } as const satisfies Record<string, ActionTable>;
 
 type Tables = typeof TABLES;

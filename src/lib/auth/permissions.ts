@@ -252,6 +252,8 @@ const loanOfficer = [
   'loans.tasks.view',
   'loans.tasks.create',
   'loans.tasks.edit',
+  // Officers hand follow-ups to colleagues (manage = assign to others, spec §6); collectors do not.
+  'loans.tasks.manage',
   'customer.profile.view',
   'customer.files.view',
   'customer.files.upload',

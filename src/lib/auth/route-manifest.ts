@@ -774,6 +774,29 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
   // ── Issue 14, collection (worklist, collection actions, buckets, priority, workflows) ──
 
   // ── Issue 14, tasks and notifications ──
+  {
+    pattern: '/v1/tasks',
+    methods: { GET: need('loans.tasks.view'), POST: need('loans.tasks.create') },
+    audit: audited('task', { POST: 'task.create' }),
+  },
+  {
+    pattern: '/v1/tasks/:id',
+    methods: { GET: need('loans.tasks.view'), PATCH: need('loans.tasks.edit'), DELETE: need('loans.tasks.delete') },
+    audit: audited('task', { PATCH: 'task.update', DELETE: 'task.delete' }),
+  },
+  {
+    pattern: '/v1/tasks/:id/assignment',
+    methods: { POST: need('loans.tasks.manage') },
+    audit: audited('task', { POST: 'task.assign' }),
+  },
+  {
+    pattern: '/v1/tasks/:id/completion',
+    methods: { POST: need('loans.tasks.edit') },
+    audit: audited('task', { POST: 'task.complete' }),
+  },
+  { pattern: '/v1/notifications', methods: { GET: SIGNED_IN } },
+  { pattern: '/v1/notifications/read-all', methods: { POST: SIGNED_IN } },
+  { pattern: '/v1/notifications/:id/read', methods: { POST: SIGNED_IN } },
 
   // ── Issue 14, conversations, templates, inbound webhook ──
   {

@@ -7,6 +7,7 @@ import type { DelinquencyInstallment, DelinquencyRange, LoanDelinquency } from '
 import { expireOffers } from '../lending/offers.ts';
 import { originate } from '../strategies/origination.ts';
 import { applyOverduePenalties } from './penalties.ts';
+import { tasksAfterClose } from '../tasks/after-close.ts';
 import { INSTALLMENT_OUTSTANDING_SQL } from './sql.ts';
 import type {
   CloseRunsRow,
@@ -139,6 +140,7 @@ export async function runDailyClose(db: Db, tenantId: string, options: CloseOpti
     logger.debug('daily close', { tenant: tenantId, date: result.businessDate, ...result.stats });
   if (!result.wasAlreadyClosed && options.originate !== false)
     result.origination = await originateAfterClose(db, tenantId, result.newBusinessDate, options.actor);
+  if (!result.wasAlreadyClosed) await tasksAfterClose(db, tenantId, result.newBusinessDate); // logs, never throws
   return result;
 }
 

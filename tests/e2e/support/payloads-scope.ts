@@ -207,6 +207,8 @@ export const SCOPE_FREE: Record<string, string> = {
     'administrators only: the tenant’s form submissions, no branch data',
   'POST /admin/business/application-form/:id/submissions/:submissionId':
     'administrators only: the tenant’s form submissions, no branch data',
+  // Issue 14, tasks and notifications.
+  'POST /v1/notifications/read-all': 'marks the caller’s own notifications read, no branch data',
   'PUT /v1/customized-forms/:entity': 'administrators only: the tenant’s customized fields, no branch data',
   'POST /admin/business/application-form': 'administrators only: the tenant’s application forms, no branch data',
   // Decision engine (issue 12): administrators only; a binding is the tenant's, placed in no branch.
@@ -566,6 +568,80 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
   // ── Issue 14, collection ──
 
   // ── Issue 14, tasks ──
+  // A task is linked only to objects of the caller's scope (404 naming the field) and given only to a
+  // team of the caller's scope (403); another branch's ids are no task of theirs (404).
+  'POST /v1/tasks': (ids): Probe[] => [
+    ...(
+      [
+        ['customerId', ids.customerId],
+        ['loanId', ids.loanId],
+        ['applicationId', ids.applicationId],
+        ['offerId', ids.offerId],
+      ] as const
+    ).map(([field, id]): Probe => ({
+      method: 'POST',
+      path: '/v1/tasks',
+      json: { title: 'probe', [field]: id },
+      expect: [404],
+    })),
+    { method: 'POST', path: '/v1/tasks', json: { title: 'probe', assigneeNodeId: ids.branchId }, expect: [403] },
+  ],
+  'PATCH /v1/tasks/:id': (ids) =>
+    idSpellings(ids.loanId).map((id) => ({
+      method: 'PATCH',
+      path: `/v1/tasks/${id}`,
+      json: { expectedRevision: 1, title: 'probe' },
+      expect: [404],
+    })),
+  'DELETE /v1/tasks/:id': (ids) =>
+    idSpellings(ids.loanId).map((id) => ({ method: 'DELETE', path: `/v1/tasks/${id}`, expect: [403, 404] })),
+  'POST /v1/tasks/:id/assignment': (ids) =>
+    idSpellings(ids.loanId).map((id) => ({
+      method: 'POST',
+      path: `/v1/tasks/${id}/assignment`,
+      json: { assigneeNodeId: ids.branchId },
+      expect: [403, 404],
+    })),
+  'POST /v1/tasks/:id/completion': (ids) =>
+    idSpellings(ids.loanId).map((id) => ({
+      method: 'POST',
+      path: `/v1/tasks/${id}/completion`,
+      json: {},
+      expect: [404],
+    })),
+  'POST /v1/notifications/:id/read': (ids) =>
+    idSpellings(ids.customerId).map((id) => ({
+      method: 'POST',
+      path: `/v1/notifications/${id}/read`,
+      json: {},
+      expect: [404],
+    })),
+  'POST /loans/tasks': (ids): Probe[] => [
+    { method: 'POST', path: '/loans/tasks', form: { _action: 'complete', id: ids.loanId }, expect: [404] },
+    {
+      method: 'POST',
+      path: '/loans/tasks',
+      form: { _action: 'start', id: ids.loanId, expectedRevision: '1' },
+      expect: [404],
+    },
+  ],
+  'POST /loans/tasks/new': (ids): Probe[] => [
+    { method: 'POST', path: '/loans/tasks/new', form: { title: 'probe', loanId: ids.loanId }, expect: [404] },
+    { method: 'POST', path: '/loans/tasks/new', form: { title: 'probe', customerId: ids.customerId }, expect: [404] },
+    {
+      method: 'POST',
+      path: '/loans/tasks/new',
+      form: { title: 'probe', assignee: `team:${ids.branchId}` },
+      expect: [403],
+    },
+  ],
+  'POST /loans/tasks/edit/:id': (ids) =>
+    idSpellings(ids.loanId).map((id) => ({
+      method: 'POST',
+      path: `/loans/tasks/edit/${id}`,
+      form: { _action: 'update', title: 'probe', expectedRevision: '1' },
+      expect: [404],
+    })),
 
   // ── Issue 14, conversations ──
   'POST /v1/conversations': (ids) =>
