@@ -49,7 +49,13 @@ describe.each(testDbKinds())('collection worklist and actions on %s', (kind) => 
     db.tenant(f.tenantId, (tx) => command.run(tx, actor, command.input.parse(input), { language: 'en' }));
   const cases = () =>
     db.tenant(f.tenantId, (tx) =>
-      tx.query<{ loan_id: string; past_due_days: number; bucket: string | null; priority: string; overdue_amount: bigint }>(
+      tx.query<{
+        loan_id: string;
+        past_due_days: number;
+        bucket: string | null;
+        priority: string;
+        overdue_amount: bigint;
+      }>(
         `select c.loan_id, c.past_due_days, b.name as bucket, c.priority::text as priority, c.overdue_amount
            from collection_cases c left join collection_buckets b on b.id = c.bucket_id`,
       ),
@@ -173,12 +179,16 @@ describe.each(testDbKinds())('collection worklist and actions on %s', (kind) => 
     const order = async () =>
       (
         await db.tenant(f.tenantId, (tx) =>
-          listWorklist(tx, { isAdmin: true, dataPermissions: [], userId: ids.collector }, {
-            bucket: null,
-            collector: 'anyone',
-            search: '',
-            page: 1,
-          }),
+          listWorklist(
+            tx,
+            { isAdmin: true, dataPermissions: [], userId: ids.collector },
+            {
+              bucket: null,
+              collector: 'anyone',
+              search: '',
+              page: 1,
+            },
+          ),
         )
       ).rows;
     // Days only.
@@ -201,7 +211,9 @@ describe.each(testDbKinds())('collection worklist and actions on %s', (kind) => 
     for (const r of rows) expect(Number(r.priority)).toBeCloseTo(Number(r.overdue_amount) / 100, 4);
     // Broken promises weigh: a broken promise on the 14-day loan puts it first.
     await db.tenant(f.tenantId, async (tx) => {
-      await tx.query('update collection_priority set weight_amount = 0, weight_days = 1, weight_broken_promises = 1000');
+      await tx.query(
+        'update collection_priority set weight_amount = 0, weight_days = 1, weight_broken_promises = 1000',
+      );
       await tx.query('update collection_cases set broken_promises = 1 where loan_id = $1', [loans.late14]);
     });
     await refresh();
@@ -229,7 +241,11 @@ describe.each(testDbKinds())('collection worklist and actions on %s', (kind) => 
       promiseDate: '2026-01-20',
       promiseAmount: '50.00',
     });
-    const second = await run(recordPromiseCommand, collector, { loanId: loans.late45, date: '2026-01-22', amount: '60' });
+    const second = await run(recordPromiseCommand, collector, {
+      loanId: loans.late45,
+      date: '2026-01-22',
+      amount: '60',
+    });
     const promises = await db.tenant(f.tenantId, (tx) =>
       tx.query<{ id: string; promise_status: string; promise_amount: bigint }>(
         `select id, promise_status, promise_amount from collection_activities where loan_id = $1 and kind = 'promise'`,
@@ -250,33 +266,58 @@ describe.each(testDbKinds())('collection worklist and actions on %s', (kind) => 
   });
 
   test('a one-branch collector cannot see or act on another branch’s loan (404)', async () => {
-    expect((await status(run(logContactCommand, collectorA, { loanId: loans.otherBranch, channel: 'phone', outcome: 'reached' }))).status).toBe(404);
-    expect((await status(run(recordPromiseCommand, collectorA, { loanId: loans.otherBranch, date: '2026-01-16', amount: '1' }))).status).toBe(404);
+    expect(
+      (
+        await status(
+          run(logContactCommand, collectorA, { loanId: loans.otherBranch, channel: 'phone', outcome: 'reached' }),
+        )
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await status(
+          run(recordPromiseCommand, collectorA, { loanId: loans.otherBranch, date: '2026-01-16', amount: '1' }),
+        )
+      ).status,
+    ).toBe(404);
     expect((await status(run(takeCaseCommand, collectorA, { loanId: loans.otherBranch }))).status).toBe(404);
-    expect((await status(db.tenant(f.tenantId, (tx) => loadCollectionView(tx, { ...collectorA }, loans.otherBranch)))).status).toBe(404);
+    expect(
+      (await status(db.tenant(f.tenantId, (tx) => loadCollectionView(tx, { ...collectorA }, loans.otherBranch))))
+        .status,
+    ).toBe(404);
     expect((await status(run(takeCaseCommand, collectorA, { loanId: loans.late45 }))).status).toBe(200);
     const worklist = await db.tenant(f.tenantId, (tx) =>
-      listWorklist(tx, { ...collectorA, userId: ids.collector, dataPermissions: collectorA.dataPermissions! }, {
-        bucket: null,
-        collector: 'anyone',
-        search: '',
-        page: 1,
-      }),
+      listWorklist(
+        tx,
+        { ...collectorA, userId: ids.collector, dataPermissions: collectorA.dataPermissions! },
+        {
+          bucket: null,
+          collector: 'anyone',
+          search: '',
+          page: 1,
+        },
+      ),
     );
     expect(worklist.rows.map((r) => r.loanId)).not.toContain(loans.otherBranch);
     expect(worklist.rows.length).toBe(3);
     const mine = await db.tenant(f.tenantId, (tx) =>
-      listWorklist(tx, { ...collectorA, userId: ids.collector, dataPermissions: collectorA.dataPermissions! }, {
-        bucket: null,
-        collector: 'mine',
-        search: '',
-        page: 1,
-      }),
+      listWorklist(
+        tx,
+        { ...collectorA, userId: ids.collector, dataPermissions: collectorA.dataPermissions! },
+        {
+          bucket: null,
+          collector: 'mine',
+          search: '',
+          page: 1,
+        },
+      ),
     );
     expect(mine.rows.map((r) => r.loanId)).toEqual([loans.late45]);
     // Assigning to a user who does not work collection is refused; to a collector it is recorded.
     const admin: Actor = { ...collector, isAdmin: true };
-    expect(await status(run(assignCollectorCommand, admin, { loanId: loans.late45, collectorId: f.customerId }))).toMatchObject({
+    expect(
+      await status(run(assignCollectorCommand, admin, { loanId: loans.late45, collectorId: f.customerId })),
+    ).toMatchObject({
       status: 422,
       field: 'collectorId',
     });
@@ -296,7 +337,9 @@ describe.each(testDbKinds())('collection worklist and actions on %s', (kind) => 
         [f.tenantId],
       );
     });
-    const refused = await status(run(sendCollectionMessageCommand, collector, { loanId: loans.late45, templateId: marketing.id }));
+    const refused = await status(
+      run(sendCollectionMessageCommand, collector, { loanId: loans.late45, templateId: marketing.id }),
+    );
     expect(refused).toMatchObject({ status: 422, field: 'templateId' });
     expect(refused.message).toMatch(/opted out/);
     const sent = await run(sendCollectionMessageCommand, collector, { loanId: loans.late45, templateId: service.id });
@@ -310,6 +353,10 @@ describe.each(testDbKinds())('collection worklist and actions on %s', (kind) => 
     expect(message.body).toContain('Anna');
     const timeline = await db.tenant(f.tenantId, (tx) => customerTimeline(tx, ids.customerA));
     const entry = timeline.find((e) => e.source === 'activity' && e.kind === 'message');
-    expect(entry).toMatchObject({ status: 'queued', linkId: sent.conversationId, title: expect.stringContaining('Your loan') });
+    expect(entry).toMatchObject({
+      status: 'queued',
+      linkId: sent.conversationId,
+      title: expect.stringContaining('Your loan'),
+    });
   });
 });

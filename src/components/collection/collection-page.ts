@@ -29,10 +29,7 @@ export async function worklistData(Astro: AstroGlobal) {
   const db = await pageDb();
   const filters: WorklistFilters = worklistFilters(Astro.url.searchParams);
   return db.tenant(principal.tenantId, async (tx) => {
-    const [buckets, page] = [
-      await bucketSummaries(tx, principal, filters),
-      await listWorklist(tx, principal, filters),
-    ];
+    const [buckets, page] = [await bucketSummaries(tx, principal, filters), await listWorklist(tx, principal, filters)];
     return { filters, buckets, ...page };
   });
 }

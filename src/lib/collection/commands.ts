@@ -21,7 +21,16 @@ import { queueTemplateMessage, refusal } from '../conversations/queue.ts';
  * collection_activities row (the loan's collection timeline) and an audit row.
  */
 export const CHANNELS = ['phone', 'sms', 'email', 'visit', 'letter', 'other'] as const;
-export const OUTCOMES = ['reached', 'no_answer', 'wrong_number', 'refused', 'voicemail', 'promised', 'paid', 'other'] as const;
+export const OUTCOMES = [
+  'reached',
+  'no_answer',
+  'wrong_number',
+  'refused',
+  'voicemail',
+  'promised',
+  'paid',
+  'other',
+] as const;
 /** How far ahead a promise to pay may be dated (days after the business date). */
 export const PROMISE_MAX_DAYS = 90;
 

@@ -1,6 +1,5 @@
 import type { Tx } from '../db/index.ts';
-import type { Principal } from '../auth/principal.ts';
-import { assertInScope, notFoundError } from '../auth/data-permissions.ts';
+import { assertInScope, notFoundError, type ScopeHolder } from '../auth/data-permissions.ts';
 import { scopeFilter, type ScopeSubject } from '../tenancy/scope.ts';
 import { INSTALLMENT_OUTSTANDING_SQL } from '../close/sql.ts';
 import type { CollectionBucketsRow } from '../db/schema.generated.ts';
@@ -239,11 +238,7 @@ export type CollectionView = {
 };
 
 /** The collection view of one loan, loaded through the viewer's scope (404 outside it). */
-export async function loadCollectionView(
-  tx: Tx,
-  holder: Pick<Principal, 'isAdmin' | 'dataPermissions' | 'tenantId'>,
-  loanId: string,
-): Promise<CollectionView> {
+export async function loadCollectionView(tx: Tx, holder: ScopeHolder, loanId: string): Promise<CollectionView> {
   if (!UUID.test(loanId)) throw notFoundError('loan');
   await assertInScope(tx, holder, 'loan', loanId);
   const [row] = await tx.query<{

@@ -60,8 +60,7 @@ function unionSql(on: 'loan' | 'customer'): string {
   const activity = on === 'loan' ? 'a.loan_id = $1' : 'a.customer_id = $1';
   const task = on === 'loan' ? 't.loan_id = $1' : 't.customer_id = $1';
   const conversation = on === 'loan' ? 'c.loan_id = $1' : 'c.customer_id = $1';
-  const transaction =
-    on === 'loan' ? 'x.loan_id = $1' : 'x.loan_id in (select id from loans where customer_id = $1)';
+  const transaction = on === 'loan' ? 'x.loan_id = $1' : 'x.loan_id in (select id from loans where customer_id = $1)';
   return `
     select a.created_at as at, 'activity' as source, a.kind, a.id, a.loan_id,
            coalesce(t.title, nullif(m.subject, ''), split_part(m.body, E'\\n', 1), a.details->>'title') as title,
@@ -78,6 +77,8 @@ function unionSql(on: 'loan' | 'customer'): string {
     select t.created_at, 'task_created', t.source, t.id, t.loan_id, t.title, t.status, null, null, null,
            t.due_date::text, null, t.id, null, t.created_by, null
       from tasks t where ${task}
+       -- a workflow step's task shows once, as the step (with the task's title)
+       and not exists (select 1 from collection_activities a2 where a2.loan_id = t.loan_id and a2.task_id = t.id)
     union all
     select t.completed_at, 'task_done', t.source, t.id, t.loan_id, t.title, t.status, null, null, null,
            null, null, t.id, null, t.completed_by, null
