@@ -772,6 +772,38 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
     audit: audited('strategy', { POST: 'strategy.reactivate' }),
   },
   // ── Issue 14, collection (worklist, collection actions, buckets, priority, workflows) ──
+  { pattern: '/v1/collection/cases', methods: { GET: need('loans.collection.view') } },
+  { pattern: '/v1/collection/cases/:loanId', methods: { GET: need('loans.collection.view') } },
+  {
+    pattern: '/v1/collection/cases/:loanId/contacts',
+    methods: { POST: need('loans.collection.view') },
+    audit: audited('loan', { POST: 'collection.contact' }),
+  },
+  {
+    pattern: '/v1/collection/cases/:loanId/promises',
+    methods: { POST: need('loans.collection.view') },
+    audit: audited('loan', { POST: 'collection.promise' }),
+  },
+  {
+    pattern: '/v1/collection/cases/:loanId/callbacks',
+    methods: { POST: need('loans.collection.view') },
+    audit: audited('loan', { POST: 'collection.callback' }),
+  },
+  {
+    pattern: '/v1/collection/cases/:loanId/messages',
+    methods: { POST: need('loans.collection.view') },
+    audit: audited('loan', { POST: 'collection.message' }),
+  },
+  {
+    pattern: '/v1/collection/cases/:loanId/assignment',
+    methods: { POST: need('loans.tasks.manage') },
+    audit: audited('loan', { POST: 'collection.assign' }),
+  },
+  {
+    pattern: '/v1/collection/cases/:loanId/take',
+    methods: { POST: need('loans.collection.view') },
+    audit: audited('loan', { POST: 'collection.assign' }),
+  },
 
   // ── Issue 14, tasks and notifications ──
   {

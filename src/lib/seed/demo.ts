@@ -7,6 +7,8 @@ import { assertPasswordAllowed, DEFAULT_PASSWORD_POLICY, hashPassword } from '..
 import { DEMO_PLANS, seedDemoPlans, setTenantPlan } from '../plans/plans.ts';
 import { seedDemoHistory } from '../simulator/demo-history.ts';
 import { seedDemoTeamWork } from './demo-team-work.ts';
+import { refreshCollectionCases } from '../collection/cases.ts';
+import { businessDate } from '../tenancy/tenant.ts';
 import { seedDemoOffers } from './demo-offers.ts';
 import { seedDemoTemplates } from './demo-templates.ts';
 import { seedDemoCustomFields } from './demo-custom-fields.ts';
@@ -219,6 +221,9 @@ export async function seedDemo(db: Db, options: DemoOptions): Promise<boolean> {
   // Issue 14: message templates first, the collection workflows of the history send them.
   await seedDemoTemplates(db, [DEMO_TENANTS.demo, DEMO_TENANTS.acme]);
   await seedDemoHistory(db, [DEMO_TENANTS.demo, DEMO_TENANTS.acme]);
+  // Issue 14: the collection worklist of the history's overdue loans (the daily close keeps it afterwards).
+  for (const id of [DEMO_TENANTS.demo, DEMO_TENANTS.acme])
+    await db.tenant(id, async (tx) => refreshCollectionCases(tx, id, await businessDate(tx, id)));
   // Offers for officer@demo.test (branch PAR-01) to notify: the history notifies all of its own.
   await seedDemoOffers(db, DEMO_TENANTS.demo, { branchCode: 'PAR-01', count: 3 });
   // The demo credit policy, a live strategy (and its first offers, with their why) and a draft strategy.

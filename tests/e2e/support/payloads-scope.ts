@@ -566,6 +566,36 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
     ]),
   ),
   // ── Issue 14, collection ──
+  // officer@demo.test holds neither loans.collection.view nor loans.tasks.manage: 403 before the scope; the
+  // scope itself (another branch's loan → 404) is proven by tests/integration/team-collection.test.ts.
+  ...Object.fromEntries(
+    (
+      [
+        ['contacts', { channel: 'phone', outcome: 'reached', note: 'probe' }],
+        ['promises', { date: '2099-01-01', amount: '1.00' }],
+        ['callbacks', { at: '2099-01-01T10:00' }],
+        ['messages', { templateId: '00000000-0000-4000-8000-000000000000' }],
+        ['assignment', { collectorId: '00000000-0000-4000-8000-000000000000' }],
+        ['take', {}],
+      ] as const
+    ).map(([action, json]) => [
+      `POST /v1/collection/cases/:loanId/${action}`,
+      (ids: ForeignIds): Probe[] =>
+        idSpellings(ids.loanId).map((id) => ({
+          method: 'POST',
+          path: `/v1/collection/cases/${id}/${action}`,
+          json,
+          expect: [403, 404],
+        })),
+    ]),
+  ),
+  'POST /loans/collection': (ids) =>
+    (['contact', 'promise', 'callback', 'take'] as const).map((action) => ({
+      method: 'POST',
+      path: `/loans/collection?loan=${ids.loanId}`,
+      form: { _action: action, channel: 'phone', outcome: 'reached', date: '2099-01-01', amount: '1.00' },
+      expect: [403, 404],
+    })),
 
   // ── Issue 14, tasks ──
   // A task is linked only to objects of the caller's scope (404 naming the field) and given only to a
