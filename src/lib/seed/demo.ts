@@ -11,6 +11,7 @@ import { seedDemoCustomFields } from './demo-custom-fields.ts';
 import { seedDemoStrategies } from './demo-strategies.ts';
 // Issue 13, public application page: the demo's published application form.
 import { seedDemoApplicationForm } from './demo-application-form.ts';
+import { seedDemoCollectionWorkflows } from './demo-collection-workflows.ts';
 import type { HierarchyNodesRow, RolesRow, UsersRow } from '../db/schema.generated.ts';
 
 export type DemoOptions = { password: string };
@@ -214,6 +215,8 @@ export async function seedDemo(db: Db, options: DemoOptions): Promise<boolean> {
       await seedE2eSubmissions(tx, DEMO_TENANTS.demo);
     }
   });
+  // Issue 14, collection workflows: seeded before the history so its closes run them.
+  await seedDemoCollectionWorkflows(db, [DEMO_TENANTS.demo, DEMO_TENANTS.acme]);
   await seedDemoHistory(db, [DEMO_TENANTS.demo, DEMO_TENANTS.acme]);
   // Offers for officer@demo.test (branch PAR-01) to notify: the history notifies all of its own.
   await seedDemoOffers(db, DEMO_TENANTS.demo, { branchCode: 'PAR-01', count: 3 });
