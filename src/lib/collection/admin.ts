@@ -309,6 +309,7 @@ export const createWorkflowCommand = defineCommand({
     await assertBucket(tx, input.bucketId);
     await assertNameFree(tx, input.name, null);
     const steps = normaliseSteps(input.steps);
+    await assertStepUsers(tx, steps);
     const [{ id }] = await tx.query<{ id: string }>(
       `insert into collection_workflows (tenant_id, name, bucket_id, enabled, steps, created_by)
        values ($1, $2, $3, $4, $5::jsonb, $6) returning id`,
@@ -341,6 +342,7 @@ export const updateWorkflowCommand = defineCommand({
     if (input.name !== undefined) await assertNameFree(tx, input.name, input.id);
     // Steps keep their ids when they come back with them (ids guard "once per episode").
     const steps = input.steps === undefined ? before.steps : normaliseSteps(input.steps);
+    if (input.steps !== undefined) await assertStepUsers(tx, steps);
     await tx.query(
       `update collection_workflows set name = $2, bucket_id = $3, enabled = $4, steps = $5::jsonb,
               revision = revision + 1, updated_at = now() where id = $1`,
@@ -380,4 +382,31 @@ export const deleteWorkflowCommand = defineCommand({
 /** The input of a command on one workflow: the JSON body's fields and the id of the path. */
 export function withWorkflowId(id: string) {
   return (body: unknown) => ({ ...(body && typeof body === 'object' && !Array.isArray(body) ? body : {}), id });
+}
+
+/** What the workflow form offers: the tenant's active users (assign, assign a task to) and template codes. */
+export async function workflowChoices(
+  tx: Tx,
+): Promise<{ users: { id: string; name: string }[]; templates: { code: string; name: string; channel: string }[] }> {
+  const users = await tx.query<{ id: string; name: string }>(
+    'select id, display_name as name from users where is_active order by lower(display_name), id',
+  );
+  const templates = await tx.query<{ code: string; name: string; channel: string }>(
+    'select code, name, channel from message_templates order by code',
+  );
+  return { users, templates };
+}
+
+/** A user named by a step (assign, assign the task to) must be one of the tenant's active users. */
+async function assertStepUsers(tx: Tx, steps: WorkflowStep[]): Promise<void> {
+  for (const [i, s] of steps.entries()) {
+    for (const [field, value] of [
+      ['userId', s.params.userId],
+      ['assignTo', s.params.assignTo],
+    ] as const) {
+      if (!value || !isUuid(value)) continue;
+      const [user] = await tx.query('select 1 from users where id = $1 and is_active', [value]);
+      if (!user) throw validationError(`steps[${i}].params.${field}`, 'invalid', {}, 'UNPROCESSABLE');
+    }
+  }
 }
