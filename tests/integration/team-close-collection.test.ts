@@ -18,7 +18,12 @@ const START = '2026-01-01';
 
 async function insertLoan(
   tx: Tx,
-  input: { productId: string; customerId: string; accountNo: string; installments: { due: string; principal: bigint }[] },
+  input: {
+    productId: string;
+    customerId: string;
+    accountNo: string;
+    installments: { due: string; principal: bigint }[];
+  },
 ): Promise<string> {
   const principal = input.installments.reduce((s, i) => s + i.principal, 0n);
   const [{ id }] = await tx.query<{ id: string }>(
@@ -81,7 +86,10 @@ const admin = (over: Partial<Principal> = {}): Principal => ({
   ...over,
 });
 
-async function callClose(principal: Principal, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+async function callClose(
+  principal: Principal,
+  body: unknown,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const request = new Request('http://localhost/v1/close-of-business', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -100,8 +108,20 @@ async function callClose(principal: Principal, body: unknown): Promise<{ status:
 describe.each(testDbKinds())('collection step of the daily close on %s', (kind) => {
   let db: Db;
   let drop: () => Promise<void>;
-  const ids = { walk: '', kept: '', broken: '', partial: '', bullet: '', wf1: '', wf2: '', wf3: '', b1: '', b2: '', b3: '' };
-  const q = <R,>(sql: string, params: unknown[] = []) => db.tenant(T, (tx) => tx.query<R>(sql, params));
+  const ids = {
+    walk: '',
+    kept: '',
+    broken: '',
+    partial: '',
+    bullet: '',
+    wf1: '',
+    wf2: '',
+    wf3: '',
+    b1: '',
+    b2: '',
+    b3: '',
+  };
+  const q = <R>(sql: string, params: unknown[] = []) => db.tenant(T, (tx) => tx.query<R>(sql, params));
   const today = async () =>
     (await q<{ d: string }>(`select to_char(business_date, 'YYYY-MM-DD') as d from tenants where id = $1`, [T]))[0].d;
   const closeTo = (date: string) => closeUntil(db, T, date, { originate: false });
@@ -209,10 +229,16 @@ describe.each(testDbKinds())('collection step of the daily close on %s', (kind) 
   it('opens cases in the bucket holding the engine’s days past due, and runs the day-0 step once', async () => {
     await closeTo(addDays(START, 1));
     expect(await engineDays(ids.walk)).toBe(1);
-    expect(await caseOf(ids.walk)).toMatchObject({ bucket_id: ids.b1, past_due_days: 1, bucket_since: addDays(START, 1) });
+    expect(await caseOf(ids.walk)).toMatchObject({
+      bucket_id: ids.b1,
+      past_due_days: 1,
+      bucket_since: addDays(START, 1),
+    });
     const calls = await tasks('Call the customer');
     expect(calls.map((t) => t.loan_id).sort()).toEqual([ids.walk, ids.kept, ids.broken, ids.partial].sort());
-    expect(calls.every((t) => t.source === 'workflow' && t.source_key.startsWith(`workflow:${ids.wf1}:call:`))).toBe(true);
+    expect(calls.every((t) => t.source === 'workflow' && t.source_key.startsWith(`workflow:${ids.wf1}:call:`))).toBe(
+      true,
+    );
     const [moves] = await q<{ n: number }>(
       `select count(*)::int as n from collection_activities where kind = 'bucket_move' and loan_id = $1`,
       [ids.walk],
@@ -261,7 +287,9 @@ describe.each(testDbKinds())('collection step of the daily close on %s', (kind) 
     });
     // The promise date is day+1: settled by the close that moves the date to day+2.
     await closeTo(addDays(day, 1));
-    const [open] = await q<{ n: number }>(`select count(*)::int as n from collection_activities where promise_status = 'open'`);
+    const [open] = await q<{ n: number }>(
+      `select count(*)::int as n from collection_activities where promise_status = 'open'`,
+    );
     expect(open.n).toBe(3);
     const result = await runDailyClose(db, T, { originate: false });
     expect(result.stats).toMatchObject({ promisesKept: 1, promisesBroken: 2 });

@@ -788,7 +788,10 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
       PATCH: need('admin.collection_workflow.edit'),
       DELETE: need('admin.collection_workflow.delete'),
     },
-    audit: audited('collection_workflow', { PATCH: 'collection_workflow.update', DELETE: 'collection_workflow.delete' }),
+    audit: audited('collection_workflow', {
+      PATCH: 'collection_workflow.update',
+      DELETE: 'collection_workflow.delete',
+    }),
   },
   {
     pattern: '/v1/collection/buckets',

@@ -117,8 +117,7 @@ export const saveBucketsCommand = defineCommand({
     checkBuckets(input.buckets);
     const known = new Map(before.map((b) => [b.id, b]));
     input.buckets.forEach((b, i) => {
-      if (b.id && !known.has(b.id))
-        throw validationError(`buckets[${i}].id`, 'buckets.unknown', {}, 'UNPROCESSABLE');
+      if (b.id && !known.has(b.id)) throw validationError(`buckets[${i}].id`, 'buckets.unknown', {}, 'UNPROCESSABLE');
     });
     const kept = new Set(input.buckets.map((b) => b.id).filter((id): id is string => !!id));
     const removed = before.filter((b) => !kept.has(b.id));
@@ -137,22 +136,20 @@ export const saveBucketsCommand = defineCommand({
           { code: 'bucket_in_use', bucketId: bucket.id },
         );
       }
-      await tx.query('update collection_cases set bucket_id = null, bucket_since = null where bucket_id = any($1::uuid[])', [
-        removed.map((b) => b.id),
-      ]);
+      await tx.query(
+        'update collection_cases set bucket_id = null, bucket_since = null where bucket_id = any($1::uuid[])',
+        [removed.map((b) => b.id)],
+      );
       await tx.query('delete from collection_buckets where id = any($1::uuid[])', [removed.map((b) => b.id)]);
     }
     // Out of the way of the (position) and (lower(name)) unique indexes, then the final values.
     await tx.query(`update collection_buckets set position = -position - 1000, name = '~' || id::text`);
     for (const [i, b] of input.buckets.entries()) {
       if (b.id)
-        await tx.query('update collection_buckets set name = $2, min_days = $3, max_days = $4, position = $5 where id = $1', [
-          b.id,
-          b.name,
-          b.minDays,
-          b.maxDays,
-          i + 1,
-        ]);
+        await tx.query(
+          'update collection_buckets set name = $2, min_days = $3, max_days = $4, position = $5 where id = $1',
+          [b.id, b.name, b.minDays, b.maxDays, i + 1],
+        );
       else
         await tx.query(
           'insert into collection_buckets (tenant_id, name, min_days, max_days, position) values ($1, $2, $3, $4, $5)',
@@ -160,7 +157,15 @@ export const saveBucketsCommand = defineCommand({
         );
     }
     const after = await listBuckets(tx);
-    await audit(tx, actor, 'collection_buckets.update', 'collection_buckets', null, { buckets: before }, { buckets: after });
+    await audit(
+      tx,
+      actor,
+      'collection_buckets.update',
+      'collection_buckets',
+      null,
+      { buckets: before },
+      { buckets: after },
+    );
     return after;
   },
 });
@@ -170,7 +175,9 @@ export const saveBucketsCommand = defineCommand({
 export async function getPriority(tx: Tx): Promise<Priority> {
   const [row] = await tx.query<
     Pick<CollectionPriorityRow, 'weight_amount' | 'weight_days' | 'weight_broken_promises' | 'revision'>
-  >('select weight_amount::text as weight_amount, weight_days::text as weight_days, weight_broken_promises::text as weight_broken_promises, revision from collection_priority');
+  >(
+    'select weight_amount::text as weight_amount, weight_days::text as weight_days, weight_broken_promises::text as weight_broken_promises, revision from collection_priority',
+  );
   if (!row) return { weightAmount: '1', weightDays: '10', weightBrokenPromises: '100', revision: 0 };
   return {
     weightAmount: String(row.weight_amount),
@@ -205,10 +212,14 @@ export const savePriorityCommand = defineCommand({
     await tx.query('select 1 from collection_priority for update');
     const before = await getPriority(tx);
     if (input.expectedRevision !== undefined && input.expectedRevision !== before.revision)
-      throw new AppError('CONFLICT', 'The weights were changed by someone else since you opened them; reload to see them', {
-        field: 'expectedRevision',
-        details: { code: 'stale_revision', revision: before.revision },
-      });
+      throw new AppError(
+        'CONFLICT',
+        'The weights were changed by someone else since you opened them; reload to see them',
+        {
+          field: 'expectedRevision',
+          details: { code: 'stale_revision', revision: before.revision },
+        },
+      );
     await tx.query(
       `update collection_priority set weight_amount = $1, weight_days = $2, weight_broken_promises = $3,
               revision = revision + 1, updated_at = now()`,
@@ -226,7 +237,7 @@ export const savePriorityCommand = defineCommand({
 type WorkflowRow = CollectionWorkflowsRow & { bucket_name: string };
 
 function workflowJson(r: WorkflowRow): Workflow {
-  let steps: WorkflowStep[] = [];
+  let steps: WorkflowStep[];
   try {
     steps = parseSteps(r.steps);
   } catch {
@@ -257,7 +268,9 @@ export async function listWorkflows(tx: Tx): Promise<Workflow[]> {
 /** One workflow; an unknown id (or another tenant's) is a 404. */
 export async function getWorkflow(tx: Tx, id: string, lock = false): Promise<Workflow> {
   if (!isUuid(id)) throw new AppError('NOT_FOUND', 'Collection workflow not found');
-  const [row] = await tx.query<WorkflowRow>(`${SELECT_WORKFLOW} where w.id = $1${lock ? ' for update of w' : ''}`, [id]);
+  const [row] = await tx.query<WorkflowRow>(`${SELECT_WORKFLOW} where w.id = $1${lock ? ' for update of w' : ''}`, [
+    id,
+  ]);
   if (!row) throw new AppError('NOT_FOUND', 'Collection workflow not found');
   return workflowJson(row);
 }
@@ -286,9 +299,7 @@ export const updateWorkflowInput = z
   .strict();
 
 async function assertBucket(tx: Tx, bucketId: string): Promise<void> {
-  const [row] = isUuid(bucketId)
-    ? await tx.query('select 1 from collection_buckets where id = $1', [bucketId])
-    : [];
+  const [row] = isUuid(bucketId) ? await tx.query('select 1 from collection_buckets where id = $1', [bucketId]) : [];
   if (!row) throw validationError('bucketId', 'buckets.unknown', {}, 'UNPROCESSABLE');
 }
 
@@ -323,11 +334,10 @@ export const createWorkflowCommand = defineCommand({
 
 function assertRevision(w: Workflow, expected: number | undefined) {
   if (expected !== undefined && expected !== w.revision)
-    throw new AppError(
-      'CONFLICT',
-      'This workflow was changed by someone else since you opened it; reload to see it',
-      { field: 'expectedRevision', details: { code: 'stale_revision', revision: w.revision } },
-    );
+    throw new AppError('CONFLICT', 'This workflow was changed by someone else since you opened it; reload to see it', {
+      field: 'expectedRevision',
+      details: { code: 'stale_revision', revision: w.revision },
+    });
 }
 
 export const updateWorkflowCommand = defineCommand({

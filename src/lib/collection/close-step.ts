@@ -159,7 +159,11 @@ export async function runWorkflows(tx: Tx, tenantId: string, date: string, actor
     try {
       steps = parseSteps(wf.steps);
     } catch (error) {
-      logger.error('collection workflow has invalid steps; skipped', { tenant: tenantId, workflow: wf.id, error: String(error) });
+      logger.error('collection workflow has invalid steps; skipped', {
+        tenant: tenantId,
+        workflow: wf.id,
+        error: String(error),
+      });
       continue;
     }
     for (const step of steps) {

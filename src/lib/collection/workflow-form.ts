@@ -47,7 +47,8 @@ export function stepsFromForm(values: FormValues): unknown[] {
     const get = (f: string) => (values[`steps.${i}.${f}`] ?? '').trim();
     if (!get('action')) continue;
     const params: Record<string, unknown> = {};
-    for (const f of ['title', 'description', 'priority', 'assignTo', 'templateCode', 'userId']) if (get(f)) params[f] = get(f);
+    for (const f of ['title', 'description', 'priority', 'assignTo', 'templateCode', 'userId'])
+      if (get(f)) params[f] = get(f);
     if (get('dueInDays')) params.dueInDays = num(get('dueInDays'));
     steps.push({
       ...(get('id') ? { id: get('id') } : {}),

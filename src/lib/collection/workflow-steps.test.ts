@@ -49,9 +49,7 @@ describe('collection workflow steps', () => {
 
 describe('bucket rules', () => {
   it('accepts contiguous ranges from day 1 with an open-ended last bucket', () => {
-    expect(() =>
-      checkBuckets([bucket('1–30', 1, 30), bucket('31–60', 31, 60), bucket('61+', 61, null)]),
-    ).not.toThrow();
+    expect(() => checkBuckets([bucket('1–30', 1, 30), bucket('31–60', 31, 60), bucket('61+', 61, null)])).not.toThrow();
   });
 
   it('names the row and field of each broken rule', () => {

@@ -133,7 +133,9 @@ export async function queueMessage(tx: Tx, tenantId: string, input: QueueMessage
     tenantId,
     payload: { messageId: message.id },
     // jobs.created_by is a user id (uuid): the system's own messages (`system:close`) have none.
-    createdBy: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(input.createdBy) ? input.createdBy : null,
+    createdBy: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(input.createdBy)
+      ? input.createdBy
+      : null,
   });
   return { conversationId, messageId: message.id };
 }
