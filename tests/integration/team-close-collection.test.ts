@@ -15,6 +15,7 @@ import { POST as closeOfBusiness } from '../../src/pages/v1/close-of-business.ts
 
 const T = 'tcc-t1';
 const START = '2026-01-01';
+const COLLECTOR = '00000000-0000-0000-0000-0000000000c1';
 
 async function insertLoan(
   tx: Tx,
@@ -198,6 +199,7 @@ describe.each(testDbKinds())('collection step of the daily close on %s', (kind) 
       ]);
       ids.wf2 = await wf('Broken promises', ids.b2, true, [
         { id: 'esc', offsetDays: 0, action: 'escalate', params: { title: 'broken promise' }, when: 'promise_broken' },
+        { id: 'assign', offsetDays: 1, action: 'assign', params: { userId: COLLECTOR } },
       ]);
       ids.wf3 = await wf('Disabled', ids.b3, false, [
         { id: 'never', offsetDays: 0, action: 'create_task', params: { title: 'Never' } },
@@ -344,7 +346,20 @@ describe.each(testDbKinds())('collection step of the daily close on %s', (kind) 
       `select count(*)::int as n from collection_workflow_runs where workflow_id = $1`,
       [ids.wf2],
     );
-    expect(runs.n).toBe(2);
+    expect(runs.n).toBe(6); // escalation: broken and partial; assignment: every loan a day into 31–60
+    const assigned = await q<{ loan_id: string; assignee_id: string; details: { action: string; result: string } }>(
+      `select loan_id, assignee_id, details from collection_activities
+        where kind = 'workflow_step' and workflow_id = $1 and details->>'step' = 'assign'`,
+      [ids.wf2],
+    );
+    // Every loan that spent a day in 31–60 (walk and the overdue bullet included) got the collector, once.
+    expect(assigned.map((a) => a.loan_id).sort()).toEqual([ids.walk, ids.broken, ids.partial, ids.bullet].sort());
+    expect(assigned.every((a) => a.assignee_id === COLLECTOR && a.details.result === 'assigned')).toBe(true);
+    const [collector] = await q<{ collector_id: string }>(
+      'select collector_id from collection_cases where loan_id = $1',
+      [ids.broken],
+    );
+    expect(collector.collector_id).toBe(COLLECTOR);
   });
 
   it('runs nothing for a disabled workflow', async () => {

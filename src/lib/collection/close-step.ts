@@ -293,14 +293,13 @@ async function recordStepOutcomes(
   await tx.query(
     `insert into collection_activities (tenant_id, loan_id, customer_id, kind, workflow_id, task_id, message_id, assignee_id,
        details, business_date, actor)
-     select $1, o.loan_id, o.customer_id, $4, $5, o.task_id, o.message_id, o.assignee_id, o.details, $2, $3
-       from unnest($6::uuid[], $7::uuid[], $8::uuid[], $9::uuid[], $10::uuid[], $11::jsonb[])
+     select $1, o.loan_id, o.customer_id, 'workflow_step', $4, o.task_id, o.message_id, o.assignee_id, o.details, $2, $3
+       from unnest($5::uuid[], $6::uuid[], $7::uuid[], $8::uuid[], $9::uuid[], $10::jsonb[])
             as o(loan_id, customer_id, task_id, message_id, assignee_id, details)`,
     [
       tenantId,
       date,
       actor,
-      step.action === 'assign' ? 'assignment' : 'workflow_step',
       workflowId,
       outcomes.map((o) => o.loanId),
       outcomes.map((o) => o.customerId),

@@ -4,7 +4,8 @@ import { z } from 'zod';
 export const WORKFLOW_ACTIONS = ['create_task', 'send_template', 'escalate', 'assign'] as const;
 export type WorkflowAction = (typeof WORKFLOW_ACTIONS)[number];
 
-const uuid = z.string().uuid();
+/** Any uuid spelling Postgres stores (zod's uuid() wants RFC versions; ids may be any). */
+const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
 
 export const stepParamsSchema = z
   .object({
