@@ -335,14 +335,15 @@ export async function bulletReminders(tx: Tx, tenantId: string, date: string, ac
   for (const offset of BULLET_REMINDER_OFFSETS) {
     const due = await tx.query<{ loan_id: string; customer_id: string; due_date: string }>(
       `with bullets as (
-         select l.id as loan_id, l.customer_id, max(i.due_date) as due_date
-           from loans l join loan_installments i on i.tenant_id = l.tenant_id and i.loan_id = l.id
-          where l.tenant_id = $1 and l.status = 'ACTIVE' and l.number_of_repayments = 1 and not i.is_down_payment
-            and i.obligations_met_on is null
-          group by l.id, l.customer_id
+         -- From the unpaid installments due exactly \`offset\` days ahead (the partial due-date index),
+         -- the single-repayment active loans'.
+         select l.id as loan_id, l.customer_id, i.due_date
+           from loan_installments i join loans l on l.tenant_id = i.tenant_id and l.id = i.loan_id
+          where i.tenant_id = $1 and i.obligations_met_on is null and i.due_date = $2::date + $5::int
+            and not i.is_down_payment and l.status = 'ACTIVE' and l.number_of_repayments = 1
        ), ran as (
          insert into collection_workflow_runs (tenant_id, workflow_id, step_id, loan_id, episode_start, ran_on)
-         select $1, $3, $4, b.loan_id, b.due_date, $2 from bullets b where b.due_date - $2::date = $5
+         select $1, $3, $4, b.loan_id, b.due_date, $2 from bullets b
          on conflict do nothing
          returning loan_id
        )
