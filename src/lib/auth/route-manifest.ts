@@ -804,6 +804,39 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
     methods: { POST: need('loans.collection.view') },
     audit: audited('loan', { POST: 'collection.assign' }),
   },
+  // closewf
+  {
+    pattern: '/v1/close-of-business',
+    methods: { POST: ADMIN },
+    audit: audited('tenant', { POST: 'close.run' }),
+  },
+  {
+    pattern: '/v1/collection-workflows',
+    methods: { GET: need('admin.collection_workflow.view'), POST: need('admin.collection_workflow.edit') },
+    audit: audited('collection_workflow', { POST: 'collection_workflow.create' }),
+  },
+  {
+    pattern: '/v1/collection-workflows/:id',
+    methods: {
+      GET: need('admin.collection_workflow.view'),
+      PATCH: need('admin.collection_workflow.edit'),
+      DELETE: need('admin.collection_workflow.delete'),
+    },
+    audit: audited('collection_workflow', {
+      PATCH: 'collection_workflow.update',
+      DELETE: 'collection_workflow.delete',
+    }),
+  },
+  {
+    pattern: '/v1/collection/buckets',
+    methods: { GET: need('collection.buckets.view'), PUT: need('admin.collection_workflow.edit') },
+    audit: audited('collection_buckets', { PUT: 'collection_buckets.update' }),
+  },
+  {
+    pattern: '/v1/collection/priority',
+    methods: { GET: need('admin.collection_workflow.view'), PUT: need('admin.collection_workflow.edit') },
+    audit: audited('collection_priority', { PUT: 'collection_priority.update' }),
+  },
 
   // ── Issue 14, tasks and notifications ──
   {

@@ -8,6 +8,7 @@ import { expireOffers } from '../lending/offers.ts';
 import { originate } from '../strategies/origination.ts';
 import { applyOverduePenalties } from './penalties.ts';
 import { tasksAfterClose } from '../tasks/after-close.ts';
+import { collectionCloseStep, type CollectionCloseStats } from '../collection/close-step.ts';
 import { INSTALLMENT_OUTSTANDING_SQL } from './sql.ts';
 import type {
   CloseRunsRow,
@@ -27,6 +28,8 @@ import type {
  *     loanDelinquency — the same numbers Fineract shows after its COB for D), marks loans whose last
  *     due date has passed as matured, stores that state in loan_delinquency and appends a
  *     loan_delinquency_history row for every change of bucket;
+ *  2b. the collection step (src/lib/collection/close-step.ts): collection cases and bucket moves,
+ *     promises to pay settled, collection workflow steps and bullet loans' maturity reminders;
  *  3. expires the offers still open to their customer whose expiry date is before D+1;
  *  4. when D is a month's last day, writes a month-end snapshot per loan (outstanding by component,
  *     days past due, bucket, amounts paid in the month);
@@ -48,7 +51,7 @@ export type CloseStats = {
   offersExpired: number;
   snapshots: number;
   ms: number;
-};
+} & CollectionCloseStats;
 
 export type CloseResult = {
   tenantId: string;
@@ -125,6 +128,7 @@ export async function runDailyClose(db: Db, tenantId: string, options: CloseOpti
 
     stats.penaltiesApplied = await applyOverduePenalties(tx, tenantId, next, options.actor ?? 'system:close');
     await classifyLoans(tx, tenantId, next, stats);
+    Object.assign(stats, await collectionCloseStep(tx, tenantId, next, options.actor ?? 'system:close'));
     stats.offersExpired = await expireOffers(tx, tenantId, next, options.actor ?? 'system:close');
     if (isMonthEnd(day)) stats.snapshots = await writeMonthEndSnapshots(tx, tenantId, day);
 
@@ -198,6 +202,12 @@ function emptyStats(): CloseStats {
     offersExpired: 0,
     snapshots: 0,
     ms: 0,
+    collectionCases: 0,
+    bucketMoves: 0,
+    promisesKept: 0,
+    promisesBroken: 0,
+    workflowSteps: 0,
+    reminders: 0,
   };
 }
 

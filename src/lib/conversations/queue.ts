@@ -145,7 +145,10 @@ export async function queueMessage(tx: Tx, tenantId: string, input: QueueMessage
     name: 'conversations.deliver',
     tenantId,
     payload: { messageId: message.id },
-    createdBy: input.createdBy,
+    // jobs.created_by is a user id (uuid): the system's own messages (`system:close`) have none.
+    createdBy: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(input.createdBy)
+      ? input.createdBy
+      : null,
   });
   return { conversationId, messageId: message.id };
 }

@@ -15,6 +15,7 @@ import { seedDemoCustomFields } from './demo-custom-fields.ts';
 import { seedDemoStrategies } from './demo-strategies.ts';
 // Issue 13, public application page: the demo's published application form.
 import { seedDemoApplicationForm } from './demo-application-form.ts';
+import { seedDemoCollectionWorkflows } from './demo-collection-workflows.ts';
 import type { HierarchyNodesRow, RolesRow, UsersRow } from '../db/schema.generated.ts';
 
 export type DemoOptions = { password: string };
@@ -220,6 +221,8 @@ export async function seedDemo(db: Db, options: DemoOptions): Promise<boolean> {
   });
   // Issue 14: message templates first, the collection workflows of the history send them.
   await seedDemoTemplates(db, [DEMO_TENANTS.demo, DEMO_TENANTS.acme]);
+  // Issue 14, collection workflows: seeded before the history so its closes run them.
+  await seedDemoCollectionWorkflows(db, [DEMO_TENANTS.demo, DEMO_TENANTS.acme]);
   await seedDemoHistory(db, [DEMO_TENANTS.demo, DEMO_TENANTS.acme]);
   // Issue 14: the collection worklist of the history's overdue loans (the daily close keeps it afterwards).
   for (const id of [DEMO_TENANTS.demo, DEMO_TENANTS.acme])

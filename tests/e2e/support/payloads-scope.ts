@@ -596,6 +596,85 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
       form: { _action: action, channel: 'phone', outcome: 'reached', date: '2099-01-01', amount: '1.00' },
       expect: [403, 404],
     })),
+  // closewf: tenant-wide collection settings (no branch data); the one-branch officer holds none of
+  // admin.collection_workflow.* nor ADMIN (403), and an id that is not this tenant's is a 404.
+  'POST /v1/close-of-business': () => [
+    { method: 'POST', path: '/v1/close-of-business', json: { until: '2999-01-01' }, expect: [403] },
+  ],
+  'POST /v1/collection-workflows': () => [
+    {
+      method: 'POST',
+      path: '/v1/collection-workflows',
+      json: { name: 'Probe', bucketId: '00000000-0000-4000-8000-00000000c0fe', steps: [] },
+      expect: [403],
+    },
+  ],
+  'PATCH /v1/collection-workflows/:id': () =>
+    idSpellings('00000000-0000-4000-8000-00000000c0fe').map((id): Probe => ({
+      method: 'PATCH',
+      path: `/v1/collection-workflows/${id}`,
+      json: { enabled: false },
+      expect: [403, 404],
+    })),
+  'DELETE /v1/collection-workflows/:id': () =>
+    idSpellings('00000000-0000-4000-8000-00000000c0fe').map((id): Probe => ({
+      method: 'DELETE',
+      path: `/v1/collection-workflows/${id}`,
+      expect: [403, 404],
+    })),
+  'PUT /v1/collection/buckets': () => [
+    {
+      method: 'PUT',
+      path: '/v1/collection/buckets',
+      json: { buckets: [{ name: 'All', minDays: 1, maxDays: null }] },
+      expect: [403],
+    },
+  ],
+  'PUT /v1/collection/priority': () => [
+    {
+      method: 'PUT',
+      path: '/v1/collection/priority',
+      json: { weightAmount: 0, weightDays: 0, weightBrokenPromises: 0 },
+      expect: [403],
+    },
+  ],
+  'POST /admin/business/collection-workflow': (): Probe[] => [
+    {
+      method: 'POST',
+      path: '/admin/business/collection-workflow',
+      form: { _action: 'buckets', 'buckets.0.name': 'All', 'buckets.0.minDays': '1' },
+      expect: [403],
+    },
+    {
+      method: 'POST',
+      path: '/admin/business/collection-workflow',
+      form: { _action: 'priority', weightAmount: '0', weightDays: '0', weightBrokenPromises: '0' },
+      expect: [403],
+    },
+  ],
+  'POST /admin/business/collection-workflow/new': () => [
+    {
+      method: 'POST',
+      path: '/admin/business/collection-workflow/new',
+      form: { name: 'Probe', bucketId: '00000000-0000-4000-8000-00000000c0fe' },
+      expect: [403],
+    },
+  ],
+  'POST /admin/business/collection-workflow/:id': () =>
+    idSpellings('00000000-0000-4000-8000-00000000c0fe').flatMap((id): Probe[] => [
+      {
+        method: 'POST',
+        path: `/admin/business/collection-workflow/${id}`,
+        form: { name: 'Probe' },
+        expect: [403, 404],
+      },
+      {
+        method: 'POST',
+        path: `/admin/business/collection-workflow/${id}`,
+        form: { _action: 'delete' },
+        expect: [403, 404],
+      },
+    ]),
 
   // ── Issue 14, tasks ──
   // A task is linked only to objects of the caller's scope (404 naming the field) and given only to a
