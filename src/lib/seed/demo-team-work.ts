@@ -42,11 +42,14 @@ export async function seedDemoTeamWork(db: Db, tenantId: string, options: { bran
   });
 }
 
-type OverdueLoan = Pick<LoansRow, 'id' | 'customer_id' | 'account_no'> & { past_due_days: number; amount: bigint };
+type OverdueLoan = Pick<LoansRow, 'id' | 'customer_id' | 'account_no' | 'customer_branch_id'> & {
+  past_due_days: number;
+  amount: bigint;
+};
 
 async function overdueLoans(tx: Tx, today: string): Promise<OverdueLoan[]> {
   return tx.query<OverdueLoan>(
-    `select l.id::text as id, l.customer_id::text as customer_id, l.account_no,
+    `select l.id::text as id, l.customer_id::text as customer_id, l.account_no, l.customer_branch_id::text as customer_branch_id,
             ($1::date - l.oldest_unpaid_due_date) as past_due_days,
             greatest(l.outstanding / 4, 100)::int8 as amount
        from loans l
@@ -195,7 +198,10 @@ async function seedTasks(
   people: { officer: string; collector: string; admin: string },
   branchId: string | undefined,
 ): Promise<void> {
-  const overdue = await overdueLoans(tx, today);
+  // The tasks are about loans of the given branch (its officer and team see them), else of any branch.
+  const all = await overdueLoans(tx, today);
+  const ofBranch = all.filter((l) => l.customer_branch_id === branchId);
+  const overdue = ofBranch.length ? ofBranch : all;
   const loan = (i: number) => overdue[i % Math.max(1, overdue.length)];
   const specs = [
     { title: 'Call back about the missed installment', user: people.officer, due: -3, i: 0, priority: 'high' as const },
