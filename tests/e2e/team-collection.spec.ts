@@ -64,9 +64,11 @@ test.describe.serial('[COLLECTION]: worklist, promise to pay, broken promise and
     const promise = ours(page);
     await expect(promise).toHaveCount(1);
     await expect(promise).toHaveAttribute('data-status', 'open');
-    await expect(timeline(page).filter({ has: page.locator('strong', { hasText: /^Contact$/ }) })).toContainText(
-      'Reached',
-    );
+    await expect(
+      timeline(page)
+        .filter({ has: page.locator('strong', { hasText: /^Contact$/ }) })
+        .filter({ hasText: 'will pay tomorrow' }),
+    ).toContainText('Reached');
 
     // The same promise shows on the loan page's timeline.
     await page.getByRole('link', { name: 'Loan page' }).click();
@@ -84,9 +86,19 @@ test.describe.serial('[COLLECTION]: worklist, promise to pay, broken promise and
         expect((await page.goto(url))?.status()).toBe(200);
         await expect(page.locator('html')).toHaveAttribute('lang', 'fr');
         await expect(page.getByRole('heading', { level: 1 })).toContainText('Recouvrement');
-        expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(
-          0,
+        const wide = await page.evaluate(() =>
+          [...document.querySelectorAll('body *')]
+            .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1)
+            .slice(0, 5)
+            .map(
+              (e) =>
+                `${e.tagName.toLowerCase()}#${e.id}.${e.className} in ${e.parentElement?.tagName}.${e.parentElement?.className} right=${Math.round(e.getBoundingClientRect().right)}`,
+            ),
         );
+        expect(
+          await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
+          `${url}: ${wide.join(', ')}`,
+        ).toBeLessThanOrEqual(0);
       }
     } finally {
       await page.goto('/loans/user/profile');
