@@ -92,7 +92,9 @@ describe.each(testDbKinds())('collection settings API on %s', (kind) => {
     expect(created.status).toBe(201);
     const id = created.body.id as string;
     expect(created.body).toMatchObject({ name: 'Early', bucketName: '1–30', enabled: true, revision: 1 });
-    expect((created.body.steps as { id: string }[]).map((s) => s.id)).toEqual(['s1', 's2']);
+    const stepIds = (created.body.steps as { id: string }[]).map((s) => s.id);
+    expect(stepIds).toHaveLength(2);
+    expect(new Set(stepIds).size).toBe(2);
 
     const invalid = await call(createRoute, {
       principal: editor(),

@@ -200,6 +200,26 @@ describe.each(testDbKinds())('conversations on %s', (kind) => {
       ),
     );
     expect(viaTemplate.status).toBe(422);
+    // A marketing template sent as "service" about a loan (to slip past the opt-out) is refused too.
+    const [offer] = await t((tx) =>
+      tx.query<{ id: string }>(`select id from message_templates where code = 'new_offer'`),
+    );
+    const disguised = await refusalOf(
+      t((tx) =>
+        startConversation(tx, officerA, {
+          customerId: ids.optedOut,
+          loanId: ids.loanOptedOut,
+          channel: 'email',
+          purpose: 'service',
+          templateId: offer.id,
+          subject: 'Offer',
+          body: 'A new offer',
+        }),
+      ),
+    );
+    expect(disguised.status).toBe(422);
+    expect(disguised.field).toBe('purpose');
+    expect(await jobCount()).toBe(before);
   });
 
   test('a service message about one of their loans is allowed and marked service; the template renders the loan variables', async () => {

@@ -54,7 +54,7 @@ export async function handleCollectionPost(
   if (Astro.request.method !== 'POST') return null;
   const form = await Astro.request.formData();
   const action = String(form.get('_action') ?? '');
-  const command = ACTIONS[action as CollectionAction];
+  const command = Object.hasOwn(ACTIONS, action) ? ACTIONS[action as CollectionAction] : undefined;
   if (!command) throw new AppError('BAD_REQUEST', 'Unknown action', { field: '_action' });
   const done = action === 'take' ? 'assign' : action;
   const outcome = await formCommand(Astro, command as typeof logContactCommand, {

@@ -8,6 +8,7 @@ import { AppError } from '../errors/app-error.ts';
 import { validationError } from '../errors/messages.ts';
 import type { Actor } from '../lending/actor.ts';
 import { parseMoney } from '../money/money.ts';
+import { isValidDate } from '../schedule/dates.ts';
 import { exampleAmount } from '../money/parse.ts';
 import { currencyDigits } from '../money/money.ts';
 import { addDays } from '../schedule/dates.ts';
@@ -35,7 +36,6 @@ export const OUTCOMES = [
 export const PROMISE_MAX_DAYS = 90;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const text = z.preprocess((v) => (v === undefined || v === null ? '' : v), z.string().max(10000));
 const invalid = (field: string, key: string, params: Record<string, string | number> = {}) =>
   validationError(field, key, params, 'UNPROCESSABLE');
@@ -112,8 +112,7 @@ async function recordPromiseOn(
 ): Promise<{ promiseId: string; cancelled: string | null }> {
   const date = input.date.trim();
   if (!date) throw invalid('date', 'required');
-  if (!DATE.test(date) || Number.isNaN(Date.parse(`${date}T00:00:00Z`)))
-    throw invalid('date', 'date.invalid', { example: loan.business_date });
+  if (!isValidDate(date)) throw invalid('date', 'date.invalid', { example: loan.business_date });
   if (date < loan.business_date) throw invalid('date', 'date.notBeforeBusinessDate', { min: loan.business_date });
   const max = addDays(loan.business_date, PROMISE_MAX_DAYS);
   if (date > max) throw invalid('date', 'date.notAfter', { max });

@@ -25,7 +25,7 @@ describe('collection workflow steps', () => {
     }
   });
 
-  it('keeps given ids, numbers the others without clashing, and renames a repeated id', () => {
+  it('keeps given ids, gives the others new ids, and renames a repeated id', () => {
     const steps = normaliseSteps(
       stepsSchema.parse([
         { id: 's1', offsetDays: 0, action: 'create_task', params: { title: 'A' } },
@@ -33,7 +33,11 @@ describe('collection workflow steps', () => {
         { id: 's1', offsetDays: 2, action: 'escalate', params: {} },
       ]),
     );
-    expect(steps.map((s) => s.id)).toEqual(['s1', 's2', 's3']);
+    const ids = steps.map((s) => s.id);
+    expect(ids[0]).toBe('s1');
+    expect(ids[1]).toMatch(/^s-[0-9a-f]{8}$/);
+    expect(ids[2]).toMatch(/^s-[0-9a-f]{8}$/);
+    expect(new Set(ids).size).toBe(3);
   });
 
   it('refuses a step without what its action needs', () => {

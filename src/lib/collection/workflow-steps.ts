@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 
 /** A collection workflow's step as stored in `collection_workflows.steps` and accepted by the API. */
@@ -53,22 +54,16 @@ export type WorkflowStep = {
 export const stepsSchema = z.array(stepSchema).max(30);
 
 /**
- * Steps as stored: each gets a stable id (kept when given, else `s1`, `s2`… not yet used) — the id is
- * part of the once-per-episode guard, so editing a step's params keeps its id and does not re-run it.
+ * Steps as stored: each gets a stable id (kept when given, else a new random one) — the id is part of
+ * the once-per-episode guard, so editing a step's params keeps its id and does not re-run it, and a new
+ * step never takes the id of a deleted one (whose runs would make it skip every loan of the episode).
  */
 export function normaliseSteps(input: z.infer<typeof stepsSchema>): WorkflowStep[] {
-  const used = new Set(input.map((s) => s.id).filter(Boolean));
-  let n = 0;
-  const next = () => {
-    do n++;
-    while (used.has(`s${n}`));
-    used.add(`s${n}`);
-    return `s${n}`;
-  };
   const seen = new Set<string>();
+  const fresh = () => `s-${randomUUID().slice(0, 8)}`;
   return input.map((s) => {
-    let id = s.id ?? next();
-    if (seen.has(id)) id = next();
+    let id = s.id ?? fresh();
+    while (seen.has(id)) id = fresh();
     seen.add(id);
     return { id, offsetDays: s.offsetDays, action: s.action, params: s.params, when: s.when ?? null };
   });

@@ -48,8 +48,16 @@ export const inboundBody = z.object({
   type: z.enum(['sms', 'email']),
   from: z.string().trim().min(1).max(320),
   to: z.string().trim().max(320).default(''),
-  text: z.string().max(10000),
-  subject: z.string().max(200).optional(),
+  // A long reply (quoted history) is kept, cut to what a message holds, never refused and lost.
+  text: z
+    .string()
+    .max(1_000_000)
+    .transform((v) => v.slice(0, 10000)),
+  subject: z
+    .string()
+    .max(10_000)
+    .transform((v) => v.slice(0, 200))
+    .optional(),
   messageId: z.string().trim().min(1).max(300),
   replyToken: z.string().trim().max(100).optional(),
 });

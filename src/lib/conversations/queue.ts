@@ -86,6 +86,29 @@ export async function queueMessage(tx: Tx, tenantId: string, input: QueueMessage
     if (!loan)
       throw new AppError('UNPROCESSABLE', 'The loan is not one of this customer’s loans.', { field: 'loanId' });
   }
+  // A template decides what the message is: a marketing template is never sent as "service" (the opt-out
+  // rule reads the purpose) nor on another channel than its own.
+  if (input.templateId) {
+    const [template] = await tx.query<Pick<MessageTemplatesRow, 'purpose' | 'channel'>>(
+      'select purpose, channel from message_templates where id = $1',
+      [input.templateId],
+    );
+    if (!template)
+      throw new AppError('UNPROCESSABLE', 'The message template does not exist.', {
+        field: 'templateId',
+        key: 'conversationTemplateUnknown',
+      });
+    if (template.purpose !== input.purpose)
+      throw new AppError('UNPROCESSABLE', 'The purpose must be the template’s own.', {
+        field: 'purpose',
+        key: 'conversationTemplatePurpose',
+      });
+    if (template.channel !== input.channel)
+      throw new AppError('UNPROCESSABLE', 'The channel must be the template’s own.', {
+        field: 'channel',
+        key: 'conversationTemplateChannel',
+      });
+  }
   const refused = refusal(customer, input.channel, input.purpose, input.loanId);
   if (refused)
     throw new AppError('UNPROCESSABLE', refused.message, {

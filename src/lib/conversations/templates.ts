@@ -83,6 +83,28 @@ export const createTemplateCommand = defineCommand({
   },
 });
 
+/**
+ * A template the daily close sends by its code (a collection workflow's `send_template` step, or the
+ * bullet-loan reminder) keeps its code and stays: renaming or deleting it would make those steps record
+ * "template not found" and, run once per episode, never send it. 409 naming `code`.
+ */
+async function assertCodeUnused(tx: Tx, code: string): Promise<void> {
+  const [used] = await tx.query<{ name: string }>(
+    `select name from collection_workflows
+      where steps @> jsonb_build_array(jsonb_build_object('params', jsonb_build_object('templateCode', $1::text)))
+      limit 1`,
+    [code],
+  );
+  if (used || code === 'bullet_maturity_reminder')
+    throw new AppError(
+      'CONFLICT',
+      used
+        ? `The collection workflow "${used.name}" sends this template by its code: change the workflow first.`
+        : 'The daily close sends this template to bullet loans before maturity: its code stays.',
+      { field: 'code', key: used ? 'templateInUse' : 'templateReminder', params: { workflow: used?.name ?? '' } },
+    );
+}
+
 export const updateTemplateCommand = defineCommand({
   action: 'message_template.update',
   objectType: 'message_template',
@@ -90,6 +112,7 @@ export const updateTemplateCommand = defineCommand({
   input: templateInput.partial().extend({ id: z.string() }),
   run: async (tx, actor, i) => {
     const before = await getTemplate(tx, i.id);
+    if (i.code !== undefined && i.code !== before.code) await assertCodeUnused(tx, before.code);
     const [row] = await tx.query<MessageTemplatesRow>(
       `update message_templates set code = $2, name = $3, channel = $4, purpose = $5, subject_en = $6, body_en = $7,
               subject_fr = $8, body_fr = $9, revision = revision + 1, updated_at = now()
@@ -118,6 +141,7 @@ export const deleteTemplateCommand = defineCommand({
   input: z.object({ id: z.string() }),
   run: async (tx, actor, i) => {
     const t = await getTemplate(tx, i.id);
+    await assertCodeUnused(tx, t.code);
     await tx.query('update conversation_messages set template_id = null where template_id = $1', [t.id]);
     await tx.query('delete from message_templates where id = $1', [t.id]);
     await audit(tx, actor, 'message_template.delete', t.id, { code: t.code });
