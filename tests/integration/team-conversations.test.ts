@@ -107,9 +107,18 @@ describe.each(testDbKinds())('conversations on %s', (kind) => {
         isAdmin: false,
         dataPermissions: [{ field: 'branch', value: branch }],
       });
-      officerA = scoped(await user('Olivia Officer'), 'BR-A');
-      colleague = scoped(await user('Carl Colleague'), 'BR-A');
-      officerB = scoped(await user('Bob Branch'), 'BR-B');
+      // The users' data permissions are stored too (mentions check the mentioned user's own scope).
+      const limit = async (actor: Actor) => {
+        for (const p of actor.dataPermissions ?? [])
+          await tx.query(
+            `insert into user_data_permissions (tenant_id, user_id, field, value) values ($1, $2, $3, $4)`,
+            [f.tenantId, actor.userId, p.field, p.value],
+          );
+        return actor;
+      };
+      officerA = await limit(scoped(await user('Olivia Officer'), 'BR-A'));
+      colleague = await limit(scoped(await user('Carl Colleague'), 'BR-A'));
+      officerB = await limit(scoped(await user('Bob Branch'), 'BR-B'));
       ids.customerA = (
         await createCustomer(tx, f.admin, {
           firstName: 'Anna',
@@ -478,9 +487,15 @@ describe.each(testDbKinds())('conversations on %s', (kind) => {
         purpose: 'service',
         subject: '',
         body: '@Carl Colleague can you check the payslip?',
-        mentions: [colleague.userId],
+        // Bob works in another branch: he does not see this customer, so he is not mentioned.
+        mentions: [colleague.userId, officerB.userId],
       }),
     );
+    expect(
+      await t((tx) =>
+        tx.query(`select 1 from notifications where user_id = $1 and kind = 'mention'`, [officerB.userId]),
+      ),
+    ).toHaveLength(0);
     const mentions = await t((tx) =>
       tx.query<{ link: string }>(`select link from notifications where user_id = $1 and kind = 'mention'`, [
         colleague.userId,

@@ -132,6 +132,27 @@ export async function isInNodes(
   return rows.length > 0;
 }
 
+/**
+ * Whether another staff member (by user id) sees the object through their own scope: an assignee, a
+ * mentioned colleague. Inactive or unknown users see nothing.
+ */
+export async function userSeesObject(tx: Tx, userId: string, kind: ScopedKind, id: string): Promise<boolean> {
+  if (!UUID.test(userId)) return false;
+  const [user] = await tx.query<{ is_admin: boolean }>(
+    `select coalesce(bool_or(r.is_admin), false) as is_admin
+       from users u left join user_roles ur on ur.user_id = u.id left join roles r on r.id = ur.role_id
+      where u.id = $1 and u.is_active group by u.id`,
+    [userId],
+  );
+  if (!user) return false;
+  const permissions = await tx.query<{ field: string; value: string }>(
+    'select field, value from user_data_permissions where user_id = $1',
+    [userId],
+  );
+  const nodes = await resolveScopeNodes(tx, { isAdmin: user.is_admin, dataPermissions: permissions }, null);
+  return isInNodes(tx, kind, id, nodes);
+}
+
 /** Whether the holder may act on the object (it exists and is in their scope). */
 export async function isInScope(tx: Tx, holder: ScopeHolder, kind: ScopedKind, id: string): Promise<boolean> {
   return isInNodes(tx, kind, id, await scopeNodesFor(tx, holder));

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { auditActor, recordAudit } from '../audit/record-audit.ts';
-import { assertInScope, scopeNodesFor, type ScopeHolder } from '../auth/data-permissions.ts';
+import { assertInScope, scopeNodesFor, userSeesObject, type ScopeHolder } from '../auth/data-permissions.ts';
 import { need } from '../auth/permissions.ts';
 import type { Tx } from '../db/index.ts';
 import { AppError } from '../errors/app-error.ts';
@@ -398,11 +398,10 @@ export async function postMessage(
   const thread = await getThread(tx, actor, input.conversationId);
   let messageId: string;
   if (input.kind === 'note') {
-    const mentioned = input.mentions.length
-      ? await tx.query<{ id: string }>('select id from users where id = any($1::uuid[]) and is_active', [
-          input.mentions,
-        ])
-      : [];
+    // Only colleagues who see the customer are mentioned (and notified): a mention tells the customer's name.
+    const mentioned: { id: string }[] = [];
+    for (const id of new Set(input.mentions))
+      if (await userSeesObject(tx, id, 'customer', thread.customer_id)) mentioned.push({ id });
     const [row] = await tx.query<{ id: string }>(
       `insert into conversation_messages (tenant_id, conversation_id, kind, channel, purpose, body, status, author_id, mentions)
        values ($1, $2, 'note', 'note', 'service', $3, 'note', $4, $5::uuid[]) returning id`,
