@@ -1,3 +1,4 @@
+import { createTask } from '#lib/tasks/create.ts';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTestDb, testDbKinds } from '#lib/db/testing.ts';
 import type { Db, Tx } from '#lib/db/index.ts';
@@ -361,5 +362,34 @@ describe.each(testDbKinds())('collection worklist and actions on %s', (kind) => 
       linkId: sent.conversationId,
       title: expect.stringContaining('Your loan'),
     });
+  });
+  test('a customer who moves branch takes their cases, tasks and conversations along (scope copies follow)', async () => {
+    await db.tenant(f.tenantId, async (tx) => {
+      await createTask(tx, f.tenantId, {
+        title: 'Follow',
+        customerId: ids.customerB,
+        source: 'manual',
+        createdBy: 'x',
+      });
+      await tx.query(
+        `insert into conversations (tenant_id, customer_id, customer_branch_id, subject, channel, created_by)
+         values ($1, $2, $3, 'Moving', 'email', 'x')`,
+        [f.tenantId, ids.customerB, ids.branchB],
+      );
+      await tx.query('update customers set branch_id = $2 where id = $1', [ids.customerB, ids.branchA]);
+    });
+    const copies = await db.tenant(f.tenantId, (tx) =>
+      tx.query<{ branch: string }>(
+        `select customer_branch_id::text as branch from collection_cases where customer_id = $1
+         union all select customer_branch_id::text from tasks where customer_id = $1
+         union all select customer_branch_id::text from conversations where customer_id = $1`,
+        [ids.customerB],
+      ),
+    );
+    expect(copies.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(copies.map((c) => c.branch))).toEqual(new Set([ids.branchA]));
+    await db.tenant(f.tenantId, (tx) =>
+      tx.query('update customers set branch_id = $2 where id = $1', [ids.customerB, ids.branchB]),
+    );
   });
 });
