@@ -23,6 +23,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { parseArgs } from 'node:util';
 import { openDatabase } from '#lib/db/index.ts';
+import { runDailyClose } from '#lib/close/daily-close.ts';
 import { DEMO_ROLES } from '#lib/auth/permissions.ts';
 import { hashPassword } from '#lib/auth/passwords.ts';
 import { LISTS } from '#lib/lists/registry.ts';
@@ -34,6 +35,9 @@ const { values } = parseArgs({
     branch: { type: 'string' },
     path: { type: 'string', multiple: true },
     out: { type: 'string', default: 'bench/results/pages.json' },
+    // Close one business day first: a bulk-filled tenant has no delinquency state, collection cases or
+    // workflow runs until a daily close computed them (issue 14's worklist and boards read them).
+    close: { type: 'boolean', default: false },
   },
 });
 const url = process.env.DATABASE_URL;
@@ -134,6 +138,17 @@ function freePort(): Promise<number> {
 }
 
 const { tenantId, branch, sizes } = await prepareUsers();
+if (values.close) {
+  const db = await openDatabase({ databaseUrl: url });
+  try {
+    const closed = await runDailyClose(db, tenantId, { originate: false });
+    process.stdout.write(
+      `closed ${closed.businessDate}: ${closed.stats.overdueLoans} overdue loans, ${closed.stats.ms} ms\n`,
+    );
+  } finally {
+    await db.close();
+  }
+}
 const port = await freePort();
 const origin = `http://127.0.0.1:${port}`;
 const server = spawn(process.execPath, ['scripts/server.mjs'], {
