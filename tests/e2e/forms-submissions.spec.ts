@@ -78,6 +78,9 @@ test.describe('[ADMIN]: submissions of an application form', () => {
     await signIn(page, 'officer@demo.test');
     const refused = await page.goto(LIST);
     expect(refused?.status()).toBe(403);
+    // Leave the officer's page before the session changes hands: its shell script (idle sign-out) acts
+    // on whatever session the browser holds, and must not end the administrator's.
+    await page.goto('about:blank');
     await signIn(page, 'admin@demo.test');
     const unknown = await page.goto(
       '/admin/business/application-form/00000000-0000-4000-8000-000000000000/submissions',
