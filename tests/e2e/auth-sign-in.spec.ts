@@ -1,4 +1,4 @@
-import { DEMO_PASSWORD, expect, signInThroughForm, test } from './support/fixtures.ts';
+import { DEMO_PASSWORD, expect, signIn, signInThroughForm, test } from './support/fixtures.ts';
 
 test('[AUTH]: admin signs in with email and password and lands on the home board', async ({ page }) => {
   await signInThroughForm(page, 'admin@demo.test');
@@ -90,6 +90,25 @@ test('[AUTH]: after logout the old session cookie is refused', async ({ page, co
   const page2 = await request.get('/', { headers: { cookie: header }, maxRedirects: 0 });
   expect(page2.status()).toBe(302);
   expect(page2.headers().location).toContain('/user/login');
+});
+
+test('[AUTH]: a late answer to the replaced session does not wipe the new sign-in', async ({
+  page,
+  context,
+  request,
+}) => {
+  await signIn(page, 'analyst@demo.test');
+  const first = (await context.cookies()).find((c) => c.name === 'session')!;
+  // Signing in as someone else in the same browser ends the first session …
+  await signIn(page, 'collector@demo.test');
+  // … and a request still carrying the old cookie (a poll from a tab left open) is refused without
+  // a Set-Cookie that would delete the browser's new session cookie.
+  const stale = await request.get('/v1/users/me', { headers: { cookie: `session=${first.value}` } });
+  expect(stale.status()).toBe(401);
+  expect(stale.headersArray().filter((h) => h.name.toLowerCase() === 'set-cookie')).toEqual([]);
+  const me = await page.request.get('/v1/users/me');
+  expect(me.status()).toBe(200);
+  expect((await me.json()).email).toBe('collector@demo.test');
 });
 
 test('[AUTH]: an API client uses a per-tenant token with x-tenant-id; revoking it applies at once', async ({

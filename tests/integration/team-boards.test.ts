@@ -9,7 +9,8 @@ import {
   TASK_SCOPE_COLUMNS,
   type Overview,
 } from '#lib/boards/overview.ts';
-import { exportTable, loadPerformance, toCsv, totalOf, PERFORMANCE_COLUMNS } from '#lib/boards/performance.ts';
+import { exportTable, loadPerformance, totalOf, PERFORMANCE_COLUMNS } from '#lib/boards/performance.ts';
+import { toCsv } from '#lib/exports/table-download.ts';
 import { findListByPath } from '#lib/lists/registry.ts';
 import { parseListState } from '#lib/lists/url-state.ts';
 import { countTabs, loadPage } from '#lib/lists/query.ts';

@@ -5,7 +5,7 @@ import type { Db, Tx } from '#lib/db/index.ts';
 import { AppError } from '#lib/errors/app-error.ts';
 import type { Actor } from '#lib/lending/actor.ts';
 import { createCustomer } from '#lib/lending/customers.ts';
-import { runDailyClose } from '#lib/close/daily-close.ts';
+import { runDailyClose, type CloseStats } from '#lib/close/daily-close.ts';
 import { refreshCollectionCases } from '#lib/collection/cases.ts';
 import { listWorklist, loadCollectionView } from '#lib/collection/worklist.ts';
 import {
@@ -45,7 +45,7 @@ describe.each(testDbKinds())('collection worklist and actions on %s', (kind) => 
   const loans = { late100: '', late45: '', late14: '', otherBranch: '', current: '' };
   let collector: Actor;
   let collectorA: Actor;
-  let closeStats: Record<string, number>;
+  let closeStats: CloseStats;
 
   const run = <I, O>(command: Command<I, O>, actor: Actor, input: unknown) =>
     db.tenant(f.tenantId, (tx) => command.run(tx, actor, command.input.parse(input), { language: 'en' }));

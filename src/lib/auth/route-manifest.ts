@@ -895,6 +895,16 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
   },
 
   // ── Issue 14, boards (overview, performance) ──
+
+  // ── Issue 15, analytics: portfolio, overview, risk by product and branch ──
+
+  // ── Issue 15, analytics: monthly revenue, portfolio analysis, bullet loans ──
+
+  // ── Issue 15, analytics: delinquency transitions, vintages ──
+
+  // ── Issue 15, analytics: list-export queries and datasets ──
+
+  // ── Issue 15, analytics: custom metrics and reports ──
 ];
 
 const COMPILED_API = compile(API_ROUTES);

@@ -12,10 +12,9 @@
  * rows of both groupings add up to the same totals. Scope: the viewer's node set on the same columns
  * as the lists. Money is summed in the tenant's currency.
  */
-import ExcelJS from 'exceljs';
 import type { Tx } from '../db/index.ts';
 import { noJit } from '../lists/query.ts';
-import { csvField } from '../exports/csv-writer.ts';
+import type { ExportTable, ExportValue } from '../exports/table-download.ts';
 import { neutralise } from '../exports/cells.ts';
 import { fromMinor, toDecimalString } from '../money/money.ts';
 import { resolveScopeNodes, type Scope, type ScopeSubject } from '../tenancy/scope.ts';
@@ -221,10 +220,6 @@ function cellOf(row: PerformanceRow, key: PerformanceColumn, currency: string, n
   return v;
 }
 
-/** Text, a number, an exact decimal (money), or nothing. */
-export type ExportValue = string | number | { decimal: string } | null;
-export type ExportTable = { headers: string[]; rows: ExportValue[][] };
-
 export function exportTable(
   rows: readonly PerformanceRow[],
   headers: Record<PerformanceColumn, string>,
@@ -235,19 +230,4 @@ export function exportTable(
     headers: PERFORMANCE_COLUMNS.map((k) => neutralise(headers[k])),
     rows: rows.map((r) => PERFORMANCE_COLUMNS.map((k) => cellOf(r, k, currency, noName))),
   };
-}
-
-/** RFC 4180 CSV with a byte-order mark (the list exports' conventions, src/lib/exports). */
-export function toCsv(table: ExportTable): string {
-  const cell = (v: ExportValue) => (v === null ? '' : typeof v === 'object' ? v.decimal : csvField(String(v)));
-  return '\uFEFF' + [table.headers, ...table.rows].map((r) => r.map(cell).join(',')).join('\r\n') + '\r\n';
-}
-
-export async function toXlsx(table: ExportTable, sheetName: string): Promise<Buffer> {
-  const workbook = new ExcelJS.Workbook();
-  const sheet = workbook.addWorksheet(sheetName.slice(0, 31));
-  sheet.addRow(table.headers).font = { bold: true };
-  for (const row of table.rows)
-    sheet.addRow(row.map((v) => (v !== null && typeof v === 'object' ? Number(v.decimal) : v)));
-  return Buffer.from(await workbook.xlsx.writeBuffer());
 }

@@ -10,6 +10,7 @@ import { applyOverduePenalties } from './penalties.ts';
 import { tasksAfterClose } from '../tasks/after-close.ts';
 import { collectionCloseStep, type CollectionCloseStats } from '../collection/close-step.ts';
 import { INSTALLMENT_OUTSTANDING_SQL } from './sql.ts';
+import { writeAnalyticsMonthEnd } from '../analytics/month-end.ts';
 import type {
   CloseRunsRow,
   DelinquencyRangesRow,
@@ -50,6 +51,8 @@ export type CloseStats = {
   /** Offers still open to the customer whose expiry date had passed. */
   offersExpired: number;
   snapshots: number;
+  /** Rows written by each analytics month-end writer (src/lib/analytics/month-end.ts), on month ends. */
+  analytics?: Record<string, number>;
   ms: number;
 } & CollectionCloseStats;
 
@@ -130,7 +133,10 @@ export async function runDailyClose(db: Db, tenantId: string, options: CloseOpti
     await classifyLoans(tx, tenantId, next, stats);
     Object.assign(stats, await collectionCloseStep(tx, tenantId, next, options.actor ?? 'system:close'));
     stats.offersExpired = await expireOffers(tx, tenantId, next, options.actor ?? 'system:close');
-    if (isMonthEnd(day)) stats.snapshots = await writeMonthEndSnapshots(tx, tenantId, day);
+    if (isMonthEnd(day)) {
+      stats.snapshots = await writeMonthEndSnapshots(tx, tenantId, day);
+      stats.analytics = await writeAnalyticsMonthEnd(tx, tenantId, day);
+    }
 
     stats.ms = Date.now() - started;
     await tx.query(

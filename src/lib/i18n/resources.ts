@@ -63,6 +63,20 @@ import frConversations from './locales/fr/conversations.json' with { type: 'json
 import enBoards from './locales/en/boards.json' with { type: 'json' };
 import frBoards from './locales/fr/boards.json' with { type: 'json' };
 
+// Analytics (issue 15).
+import enAnalytics from './locales/en/analytics.json' with { type: 'json' };
+import frAnalytics from './locales/fr/analytics.json' with { type: 'json' };
+import enRisk from './locales/en/risk.json' with { type: 'json' };
+import frRisk from './locales/fr/risk.json' with { type: 'json' };
+import enPerformance from './locales/en/performance.json' with { type: 'json' };
+import frPerformance from './locales/fr/performance.json' with { type: 'json' };
+import enDelinquency from './locales/en/delinquency.json' with { type: 'json' };
+import frDelinquency from './locales/fr/delinquency.json' with { type: 'json' };
+import enQueries from './locales/en/queries.json' with { type: 'json' };
+import frQueries from './locales/fr/queries.json' with { type: 'json' };
+import enReports from './locales/en/reports.json' with { type: 'json' };
+import frReports from './locales/fr/reports.json' with { type: 'json' };
+
 export type Resource = { [key: string]: string | Resource };
 
 export const RESOURCES = {
@@ -94,6 +108,12 @@ export const RESOURCES = {
     tasks: enTasks,
     conversations: enConversations,
     boards: enBoards,
+    analytics: enAnalytics,
+    risk: enRisk,
+    performance: enPerformance,
+    delinquency: enDelinquency,
+    queries: enQueries,
+    reports: enReports,
   },
   fr: {
     common: frCommon,
@@ -123,6 +143,12 @@ export const RESOURCES = {
     tasks: frTasks,
     conversations: frConversations,
     boards: frBoards,
+    analytics: frAnalytics,
+    risk: frRisk,
+    performance: frPerformance,
+    delinquency: frDelinquency,
+    queries: frQueries,
+    reports: frReports,
   },
 } satisfies Record<string, Record<string, Resource>>;
 

@@ -5,7 +5,7 @@ import { getDb } from '#lib/db/index.ts';
 import { languageOf } from '#lib/i18n/index.ts';
 import { requestedLanguage } from '#lib/auth/request-language.ts';
 import { findTenant } from '#lib/tenancy/tenant.ts';
-import { clearSessionCookie, readSessionCookie } from '../session.ts';
+import { readSessionCookie } from '../session.ts';
 
 /**
  * Who is calling: a session cookie (checked against its server-side row on every request) or an
@@ -28,8 +28,10 @@ export const authenticate = defineMiddleware(async (context, next) => {
     const cookie = await readSessionCookie(context.cookies);
     if (cookie) {
       const check = await checkSession(db, { ...cookie, now, isActivity: headers.get('x-background') !== '1' });
+      // An ended session's cookie is ignored, never cleared here: a response to a request sent with
+      // the old cookie can arrive after the browser signed in again (another tab, a poll in flight),
+      // and clearing then would wipe the new session's cookie. Sign-in overwrites it; sign-out clears it.
       if (check.status === 'active') principal = check.principal;
-      else if (check.status === 'ended') clearSessionCookie(context.cookies);
     }
   }
   if (principal) {

@@ -782,6 +782,10 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
       expect: [404],
     },
   ],
+
+  // ── Issue 15, analytics: list-export queries and datasets ──
+
+  // ── Issue 15, analytics: custom metrics and reports ──
 };
 
 /** The customer profile's form posts, in every section: the dispatcher loads the customer through the scope first. */
