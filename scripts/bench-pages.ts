@@ -27,6 +27,8 @@ import { runDailyClose } from '#lib/close/daily-close.ts';
 import { DEMO_ROLES } from '#lib/auth/permissions.ts';
 import { hashPassword } from '#lib/auth/passwords.ts';
 import { LISTS } from '#lib/lists/registry.ts';
+import { rebuildAnalytics } from '#lib/analytics/rebuild.ts';
+import { fillAnalyticsHistory } from './bench-analytics-history.ts';
 
 const { values } = parseArgs({
   options: {
@@ -38,6 +40,10 @@ const { values } = parseArgs({
     // Close one business day first: a bulk-filled tenant has no delinquency state, collection cases or
     // workflow runs until a daily close computed them (issue 14's worklist and boards read them).
     close: { type: 'boolean', default: false },
+    // Issue 15's analytics boards: fills the bulk tenant's synthetic history once
+    // (scripts/bench-analytics-history.ts), rebuilds the analytics rollups, and times ANALYTICS_PAGES
+    // for the administrator and a one-branch analyst (target: 300 ms at the median).
+    analytics: { type: 'boolean', default: false },
   },
 });
 const url = process.env.DATABASE_URL;
@@ -76,6 +82,7 @@ async function prepareUsers(): Promise<{
         ['administrator', 'bench.admin@bench.test', null],
         ['loan_officer', 'bench.officer@bench.test', branch],
         ['collector', 'bench.collector@bench.test', branch],
+        ['analyst', 'bench.analyst@bench.test', branch],
       ] as const) {
         const role = DEMO_ROLES[key];
         // The one-branch collector of issue 14's speed target also opens both boards (the demo's
@@ -145,6 +152,17 @@ if (values.close) {
     process.stdout.write(
       `closed ${closed.businessDate}: ${closed.stats.overdueLoans} overdue loans, ${closed.stats.ms} ms\n`,
     );
+  } finally {
+    await db.close();
+  }
+}
+if (values.analytics) {
+  const db = await openDatabase({ databaseUrl: url });
+  try {
+    const filled = await fillAnalyticsHistory(db, tenantId);
+    if (filled.filled) process.stdout.write(`synthetic analytics history written in ${filled.ms} ms\n`);
+    const rebuilt = await rebuildAnalytics(db, tenantId);
+    process.stdout.write(`analytics rollups rebuilt: ${JSON.stringify(rebuilt)}\n`);
   } finally {
     await db.close();
   }
@@ -225,6 +243,11 @@ async function signIn(email: string): Promise<string> {
 /** Issue 14's boards and worklist, for the administrator and the one-branch collector. */
 const TEAM_PAGES = ['/loans/overview', '/loans/performance', '/loans/performance?by=branch', '/loans/collection'];
 
+/** Issue 15's analytics pages (with --analytics), for the administrator and the one-branch analyst. */
+const ANALYTICS_PAGES: string[] = [
+  // analytics bench paths: one per line (each board adds its own)
+];
+
 type Result = { viewer: string; path: string; medianMs: number; p95Ms: number; status: number; kb: number };
 const results: Result[] = [];
 try {
@@ -232,11 +255,17 @@ try {
     isReady,
     new Promise((_, reject) => setTimeout(() => reject(new Error('server did not start in 120 s')), 120_000)),
   ]);
-  for (const [viewer, email, pages] of [
-    ['administrator', 'bench.admin@bench.test', 'all'],
-    [`loan officer, branch ${branch}`, 'bench.officer@bench.test', 'lists'],
-    [`collector, branch ${branch}`, 'bench.collector@bench.test', 'team'],
-  ] as const) {
+  const viewers = values.analytics
+    ? ([
+        ['administrator', 'bench.admin@bench.test', 'analytics'],
+        [`analyst, branch ${branch}`, 'bench.analyst@bench.test', 'analytics'],
+      ] as const)
+    : ([
+        ['administrator', 'bench.admin@bench.test', 'all'],
+        [`loan officer, branch ${branch}`, 'bench.officer@bench.test', 'lists'],
+        [`collector, branch ${branch}`, 'bench.collector@bench.test', 'team'],
+      ] as const);
+  for (const [viewer, email, pages] of viewers) {
     const cookie = await signIn(email);
     const listPaths = Object.values(LISTS).flatMap((entry) => [
       entry.path,
@@ -244,11 +273,13 @@ try {
     ]);
     const paths = values.path?.length
       ? values.path
-      : pages === 'all'
-        ? [...listPaths, ...TEAM_PAGES]
-        : pages === 'lists'
-          ? listPaths
-          : TEAM_PAGES;
+      : pages === 'analytics'
+        ? ANALYTICS_PAGES
+        : pages === 'all'
+          ? [...listPaths, ...TEAM_PAGES]
+          : pages === 'lists'
+            ? listPaths
+            : TEAM_PAGES;
     {
       for (const pathname of paths) {
         const times: number[] = [];
@@ -284,6 +315,8 @@ try {
 }
 
 const firstPages = results.filter((r) => !r.path.includes('?'));
+// Lists and team boards: 100 ms; issue 15's analytics boards: 300 ms (the issue's target).
+const target = values.analytics ? 300 : 100;
 const report = {
   measuredAt: new Date().toISOString(),
   tenantId,
@@ -292,15 +325,15 @@ const report = {
   machine: { cpus: os.cpus().length, loadAverage: os.loadavg().map((n) => Math.round(n * 10) / 10) },
   measure:
     'server time of the whole page request (access log ms: session, guard, list query and counts, rendering, compression)',
-  targetMedianMs: 100,
-  areFirstPagesWithinTarget: firstPages.filter((r) => r.status === 200).every((r) => r.medianMs < 100),
-  isEveryTabWithinTarget: results.filter((r) => r.status === 200).every((r) => r.medianMs < 100),
+  targetMedianMs: target,
+  areFirstPagesWithinTarget: firstPages.filter((r) => r.status === 200).every((r) => r.medianMs < target),
+  isEveryTabWithinTarget: results.filter((r) => r.status === 200).every((r) => r.medianMs < target),
   notAnswering: results.filter((r) => r.status !== 200).map((r) => `${r.viewer} ${r.path}: ${r.status}`),
   results,
 };
 fs.mkdirSync(path.dirname(values.out!), { recursive: true });
 fs.writeFileSync(values.out!, `${JSON.stringify(report, null, 2)}\n`);
 console.log(
-  `\n${sizes.customers} customers, ${sizes.loans} loans; ${report.areFirstPagesWithinTarget ? 'every' : 'NOT every'} first page under 100 ms at the median; every tab: ${report.isEveryTabWithinTarget ? 'yes' : 'no'}; written to ${values.out}`,
+  `\n${sizes.customers} customers, ${sizes.loans} loans; ${report.areFirstPagesWithinTarget ? 'every' : 'NOT every'} first page under ${target} ms at the median; every tab: ${report.isEveryTabWithinTarget ? 'yes' : 'no'}; written to ${values.out}`,
 );
 process.exit(0);
