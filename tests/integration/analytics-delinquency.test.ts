@@ -59,9 +59,9 @@ describe.each(testDbKinds())('delinquency transitions and vintages on %s', (kind
   /** Loans per bucket at each start month end, straight from the snapshots. */
   async function startBuckets(subjectBranch: string | null) {
     return db.tenant(T, async (tx) => {
-      const mins = (await tx.query<{ min_days: number }>('select min_days from collection_buckets order by position')).map(
-        (r) => r.min_days,
-      );
+      const mins = (
+        await tx.query<{ min_days: number }>('select min_days from collection_buckets order by position')
+      ).map((r) => r.min_days);
       const rows = await tx.query<{ past_due_days: number; principal: bigint }>(
         `select s.past_due_days, s.principal_outstanding as principal from loan_month_end_snapshots s join loans l on l.id = s.loan_id
           where s.status in ('ACTIVE', 'OVERPAID') and s.month_end >= '2024-02-29' and s.month_end <= '2026-01-31'
@@ -148,7 +148,9 @@ describe.each(testDbKinds())('delinquency transitions and vintages on %s', (kind
     const filtered = await db.tenant(T, (tx) => loadMatrix(tx, ADMIN, null, { ...period, branchId: branch.id }));
     expect(filtered.rows).toEqual(own.rows);
     const cell = own.rows[0]!.cells.find((c) => c.loans > 0)!;
-    const page = await db.tenant(T, (tx) => loadCellLoans(tx, branchViewer, null, period, cell, { limit: 500, offset: 0 }));
+    const page = await db.tenant(T, (tx) =>
+      loadCellLoans(tx, branchViewer, null, period, cell, { limit: 500, offset: 0 }),
+    );
     expect(page.total).toBe(cell.loans);
     const branches = await db.tenant(T, (tx) =>
       tx.query<{ b: string }>(`select distinct customer_branch_id::text as b from loans where id = any($1::uuid[])`, [
@@ -171,7 +173,14 @@ describe.each(testDbKinds())('delinquency transitions and vintages on %s', (kind
     );
     for (const measure of VINTAGE_MEASURES) {
       const cohorts = await db.tenant(T, (tx) =>
-        loadVintages(tx, ADMIN, null, { from: '2024-01-01', to: '2026-02-01', productId: null, branchId: null, currency, measure }),
+        loadVintages(tx, ADMIN, null, {
+          from: '2024-01-01',
+          to: '2026-02-01',
+          productId: null,
+          branchId: null,
+          currency,
+          measure,
+        }),
       );
       expect(cohorts.map((c) => ({ cohort: c.cohort, loans: c.loans, amount: c.disbursed }))).toEqual(
         disbursed.filter((d) => d.cohort >= '2024-01-01').map((d) => ({ ...d, amount: BigInt(d.amount) })),
@@ -190,14 +199,28 @@ describe.each(testDbKinds())('delinquency transitions and vintages on %s', (kind
     // A loan that reached 90+ also reached 30+: per cohort, 90+ ≤ 60+ ≤ 30+.
     const of = (measure: (typeof VINTAGE_MEASURES)[number]) =>
       db.tenant(T, (tx) =>
-        loadVintages(tx, ADMIN, null, { from: '2024-01-01', to: '2026-02-01', productId: null, branchId: null, currency, measure }),
+        loadVintages(tx, ADMIN, null, {
+          from: '2024-01-01',
+          to: '2026-02-01',
+          productId: null,
+          branchId: null,
+          currency,
+          measure,
+        }),
       );
     const [e30, e90] = [await of('ever30'), await of('ever90')];
     e30.forEach((c, i) => c.amounts.forEach((a, k) => expect(e90[i]!.amounts[k]! <= a).toBe(true)));
   });
 
   it('vintages for a one-branch viewer are the branch cohorts only', async () => {
-    const f = { from: '2024-01-01', to: '2026-02-01', productId: null, branchId: null, currency, measure: 'ever30' as const };
+    const f = {
+      from: '2024-01-01',
+      to: '2026-02-01',
+      productId: null,
+      branchId: null,
+      currency,
+      measure: 'ever30' as const,
+    };
     const own = await db.tenant(T, (tx) => loadVintages(tx, branchViewer, null, f));
     const want = await db.tenant(T, (tx) =>
       tx.query<{ n: number }>(

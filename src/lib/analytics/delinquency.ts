@@ -41,7 +41,13 @@ export async function loadBuckets(tx: Tx): Promise<Bucket[]> {
   );
   return [
     { code: CURRENT, key: 'current', name: null, minDays: 0, maxDays: 0 },
-    ...rows.map((r) => ({ code: r.min_days, key: String(r.min_days), name: r.name, minDays: r.min_days, maxDays: r.max_days })),
+    ...rows.map((r) => ({
+      code: r.min_days,
+      key: String(r.min_days),
+      name: r.name,
+      minDays: r.min_days,
+      maxDays: r.max_days,
+    })),
   ];
 }
 
@@ -106,7 +112,12 @@ export type MatrixFilters = {
 };
 
 export type Cell = { from: number; to: number; loans: number; principal: bigint };
-export type MatrixRow = { from: Bucket; cells: (Cell & { countRate: number | null; amountRate: number | null })[]; loans: number; principal: bigint };
+export type MatrixRow = {
+  from: Bucket;
+  cells: (Cell & { countRate: number | null; amountRate: number | null })[];
+  loans: number;
+  principal: bigint;
+};
 export type Matrix = {
   buckets: Bucket[];
   /** Column codes: the buckets' codes then closed and written off. */
@@ -163,7 +174,13 @@ export async function defaultPeriod(tx: Tx, months = 6): Promise<{ from: string;
   return { from: start.toISOString().slice(0, 10), to: `${row.last.slice(0, 7)}-01` };
 }
 
-type Filters = { ends: string[]; nodes: string[] | null; productId: string | null; branchId: string | null; currency: string };
+type Filters = {
+  ends: string[];
+  nodes: string[] | null;
+  productId: string | null;
+  branchId: string | null;
+  currency: string;
+};
 
 /** Rollup rows of the pairs ending in `ends` (and the live rows of `live`), grouped per month × cell. */
 async function cellsByMonth(tx: Tx, f: Filters, live: string[], mins: number[]) {
@@ -197,7 +214,12 @@ async function staleMonths(tx: Tx, ends: string[], mins: number[]): Promise<stri
 }
 
 /** The matrix for the viewer's scope over the period. */
-export async function loadMatrix(tx: Tx, subject: ScopeSubject, scope: Scope | null, filters: MatrixFilters): Promise<Matrix> {
+export async function loadMatrix(
+  tx: Tx,
+  subject: ScopeSubject,
+  scope: Scope | null,
+  filters: MatrixFilters,
+): Promise<Matrix> {
   const buckets = await loadBuckets(tx);
   const mins = buckets.filter((b) => b.code > 0).map((b) => b.code);
   const nodes = await resolveScopeNodes(tx, subject, scope);
@@ -213,10 +235,14 @@ export async function loadMatrix(tx: Tx, subject: ScopeSubject, scope: Scope | n
     cell.loans += r.loans;
     cell.principal += BigInt(r.principal);
     sums.set(key, cell);
-    byMonth.get(r.month_end)?.push({ from: r.from_bucket, to: r.to_bucket, loans: r.loans, principal: BigInt(r.principal) });
+    byMonth
+      .get(r.month_end)
+      ?.push({ from: r.from_bucket, to: r.to_bucket, loans: r.loans, principal: BigInt(r.principal) });
   }
   const matrixRows = buckets.map((from) => {
-    const cells = columns.map((to) => sums.get(`${from.code}:${to}`) ?? { from: from.code, to, loans: 0, principal: 0n });
+    const cells = columns.map(
+      (to) => sums.get(`${from.code}:${to}`) ?? { from: from.code, to, loans: 0, principal: 0n },
+    );
     const loans = cells.reduce((n, c) => n + c.loans, 0);
     const principal = cells.reduce((n, c) => n + c.principal, 0n);
     return {
@@ -322,7 +348,18 @@ export async function loadCellLoans(
       where m.from_bucket = $7 and m.to_bucket = $8
       order by m.month_end desc, m.account_no
       limit $9 offset $10`,
-    [ends, mins, nodes ?? [], filters.productId, filters.branchId, filters.currency, cell.from, cell.to, page.limit, page.offset],
+    [
+      ends,
+      mins,
+      nodes ?? [],
+      filters.productId,
+      filters.branchId,
+      filters.currency,
+      cell.from,
+      cell.to,
+      page.limit,
+      page.offset,
+    ],
   );
   let total = rows[0]?.total ?? 0;
   if (!rows.length && page.offset > 0) {

@@ -21,7 +21,8 @@ export type MonthEndWriter = {
 /** The registered writers, in the order they run. Each board adds its own entry here. */
 export const MONTH_END_WRITERS: MonthEndWriter[] = [
   // analytics writers: one line per board rollup (keep one per line; branches add theirs here)
-  delinquencyWriter, vintageWriter,
+  delinquencyWriter,
+  vintageWriter,
 ];
 
 /** Runs every writer for one month end; returns rows written per writer. */
