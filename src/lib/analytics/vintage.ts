@@ -24,6 +24,12 @@ export type VintageMeasure = (typeof VINTAGE_MEASURES)[number];
 export const vintageWriter: MonthEndWriter = {
   name: 'vintages',
   async write(tx, tenantId, monthEnd) {
+    // The first month end of the history starts the per-loan state over (a rebuild replays from here).
+    const [{ earlier }] = await tx.query<{ earlier: boolean }>(
+      'select exists (select 1 from loan_month_end_snapshots where month_end < $1) as earlier',
+      [monthEnd],
+    );
+    if (!earlier) await tx.query('delete from analytics_loan_vintage');
     // New loans of the month end's snapshot: cohort, product, disbursed principal.
     await tx.query(
       `insert into analytics_loan_vintage (tenant_id, loan_id, cohort, product_id, currency, customer_branch_id,
