@@ -7,7 +7,6 @@ import {
   CLOSED,
   loadCellLoans,
   loadMatrix,
-  monthEndOf,
   WRITTEN_OFF,
   type MatrixFilters,
 } from '#lib/analytics/delinquency.ts';
@@ -243,7 +242,14 @@ describe.each(testDbKinds())('delinquency transitions and vintages on %s', (kind
       );
     const byClose = await read();
     const matrixBefore = await db.tenant(T, (tx) => loadMatrix(tx, ADMIN, null, period));
-    const f = { from: '2024-01-01', to: '2026-02-01', productId: null, branchId: null, currency, measure: 'ever30' as const };
+    const f = {
+      from: '2024-01-01',
+      to: '2026-02-01',
+      productId: null,
+      branchId: null,
+      currency,
+      measure: 'ever30' as const,
+    };
     const vintagesBefore = await db.tenant(T, (tx) => loadVintages(tx, ADMIN, null, f));
     const result = await rebuildAnalytics(db, T, { snapshots: true });
     expect(result.snapshots).toBe(byClose.length);
@@ -259,7 +265,8 @@ describe.each(testDbKinds())('delinquency transitions and vintages on %s', (kind
         continue;
       }
       for (const field of SNAPSHOT_FIELDS)
-        if (String(c[field]) !== String(r[field])) differences.push(`${key(r)} ${field}: close ${c[field]} rebuilt ${r[field]}`);
+        if (String(c[field]) !== String(r[field]))
+          differences.push(`${key(r)} ${field}: close ${c[field]} rebuilt ${r[field]}`);
     }
     expect(differences).toEqual([]);
     expect((await db.tenant(T, (tx) => loadMatrix(tx, ADMIN, null, period))).rows).toEqual(matrixBefore.rows);

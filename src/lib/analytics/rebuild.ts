@@ -31,5 +31,11 @@ export async function rebuildAnalytics(
     for (const [name, n] of Object.entries(written)) rows[name] = (rows[name] ?? 0) + n;
     options.onMonth?.(monthEnd);
   }
-  return { tenantId, monthEnds: monthEnds.length, rows, ...(snapshots === undefined ? {} : { snapshots }), ms: Date.now() - started };
+  return {
+    tenantId,
+    monthEnds: monthEnds.length,
+    rows,
+    ...(snapshots === undefined ? {} : { snapshots }),
+    ms: Date.now() - started,
+  };
 }

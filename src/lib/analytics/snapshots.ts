@@ -223,7 +223,12 @@ export function loanSnapshots(
 }
 
 async function products(tx: Tx): Promise<Map<string, Product>> {
-  const ranges = await tx.query<{ bucket_set_id: string; classification: string; min_age_days: number; max_age_days: number | null }>(
+  const ranges = await tx.query<{
+    bucket_set_id: string;
+    classification: string;
+    min_age_days: number;
+    max_age_days: number | null;
+  }>(
     'select bucket_set_id, classification, min_age_days, max_age_days from delinquency_ranges order by bucket_set_id, min_age_days',
   );
   const bySet = new Map<string, DelinquencyRange[]>();
@@ -257,7 +262,7 @@ export async function rebuildSnapshots(db: Db, tenantId: string): Promise<{ rows
     const ends = monthEndsBetween(first, before);
     const byVersion = await products(tx);
     let written = 0;
-    for (let after = ''; ; ) {
+    for (let after = ''; ;) {
       const loans = await tx.query<LoanRow>(
         `select id::text as id, currency, to_char(disbursed_on, 'YYYY-MM-DD') as disbursed_on,
                 to_char(closed_on, 'YYYY-MM-DD') as closed_on, to_char(written_off_on, 'YYYY-MM-DD') as written_off_on,
@@ -296,7 +301,13 @@ export async function rebuildSnapshots(db: Db, tenantId: string): Promise<{ rows
       const inst = group(norm(installments, ['principal_due', 'interest_due', 'fee_due', 'penalty_due']));
       const txs = group(norm(transactions, ['amount', 'p', 'i', 'f', 'pen', 'over']));
       const rows = loans.flatMap((l) =>
-        loanSnapshots(l, inst.get(l.id) ?? [], txs.get(l.id) ?? [], byVersion.get(l.version_key) ?? { ranges: [], grace: 0 }, ends),
+        loanSnapshots(
+          l,
+          inst.get(l.id) ?? [],
+          txs.get(l.id) ?? [],
+          byVersion.get(l.version_key) ?? { ranges: [], grace: 0 },
+          ends,
+        ),
       );
       if (rows.length) {
         const col = (k: keyof SnapshotRow) => rows.map((r) => (typeof r[k] === 'bigint' ? r[k].toString() : r[k]));
