@@ -1,5 +1,6 @@
-// `npm run analytics:rebuild -- [tenant …]`: rewrites the analytics rollups (src/lib/analytics) of the
-// named tenants (slug or id; all tenants when none is named) from their month-end snapshots.
+// `npm run analytics:rebuild -- [--snapshots] [tenant …]`: rewrites the analytics rollups (src/lib/analytics)
+// of the named tenants (slug or id; all tenants when none is named) from their month-end snapshots;
+// with --snapshots, first recomputes the month-end snapshots themselves from loan history (snapshots.ts).
 // Uses DATABASE_URL (Postgres) or the embedded PGlite in DATA_DIR, like the server; PGlite is
 // single-process, so stop the server first when using it.
 import { openDatabase } from '#lib/db/index.ts';
@@ -29,7 +30,7 @@ try {
     process.exitCode = 2;
   }
   for (const { id } of tenants) {
-    const result = await rebuildAnalytics(db, id);
+    const result = await rebuildAnalytics(db, id, { snapshots: process.argv.includes('--snapshots') });
     process.stdout.write(`${JSON.stringify(result)}\n`);
   }
 } finally {

@@ -901,6 +901,9 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
   // ── Issue 15, analytics: monthly revenue, portfolio analysis, bullet loans ──
 
   // ── Issue 15, analytics: delinquency transitions, vintages ──
+  { pattern: '/v1/analytics/risk/delinquency', methods: { GET: need('analytics.delinquency_risk.view') } },
+  { pattern: '/v1/analytics/risk/delinquency/loans', methods: { GET: need('analytics.delinquency_risk.view') } },
+  { pattern: '/v1/analytics/risk/vintage-analysis', methods: { GET: need('analytics.vintage_analysis.view') } },
 
   // ── Issue 15, analytics: list-export queries and datasets ──
 
