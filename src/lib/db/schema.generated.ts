@@ -17,6 +17,34 @@ export type AnalyticsEventsRow = {
   occurred_at: Date;
 };
 
+/** The `analytics_portfolio_months` table. */
+export type AnalyticsPortfolioMonthsRow = {
+  tenant_id: string;
+  month_end: string;
+  currency: string;
+  dimension: string;
+  key: string | null;
+  customer_branch_id: string | null;
+  customer_officer_id: string | null;
+  officer_id: string | null;
+  loans: number;
+  principal_outstanding: bigint;
+};
+
+/** The `analytics_revenue_months` table. */
+export type AnalyticsRevenueMonthsRow = {
+  tenant_id: string;
+  month_end: string;
+  currency: string;
+  product_id: string | null;
+  customer_branch_id: string | null;
+  customer_officer_id: string | null;
+  officer_id: string | null;
+  interest: bigint;
+  fees: bigint;
+  penalties: bigint;
+};
+
 /** The `api_tokens` table. */
 export type ApiTokensRow = {
   tenant_id: string;
@@ -1430,6 +1458,8 @@ export type UsersRow = {
 /** Every table and view by name, for `TableRow<'loans'>` and `Pick<TableRow<'loans'>, 'id' | 'status'>`. */
 export type Tables = {
   analytics_events: AnalyticsEventsRow;
+  analytics_portfolio_months: AnalyticsPortfolioMonthsRow;
+  analytics_revenue_months: AnalyticsRevenueMonthsRow;
   api_tokens: ApiTokensRow;
   application_form_versions: ApplicationFormVersionsRow;
   application_forms: ApplicationFormsRow;
