@@ -172,7 +172,7 @@ describe.each(testDbKinds())('analytics performance boards on %s', (kind) => {
   });
 
   it('bullet loans: per week due = by maturity + after + waived + outstanding + written off; drill-down adds up', async () => {
-    const period = { tenantId: TENANT, currency: 'EUR', businessDate: TODAY, from: '2024-02-05', to: '2026-06-28' };
+    const period = { tenantId: TENANT, currency: 'EUR', businessDate: TODAY, from: '2024-02-12', to: '2026-06-28' };
     const bullet = await db.tenant(TENANT, (tx) => loadBullet(tx, ADMIN, null, period));
     const independent = await db.tenant(TENANT, (tx) =>
       tx.query<{ loans: number; due: string }>(
@@ -184,7 +184,7 @@ describe.each(testDbKinds())('analytics performance boards on %s', (kind) => {
     );
     expect(bullet.total.loans).toBe(independent[0]!.loans);
     expect(bullet.total.amounts.due).toBe(BigInt(independent[0]!.due));
-    expect(bullet.total.loans).toBeGreaterThan(5);
+    expect(bullet.total.loans).toBeGreaterThanOrEqual(3);
     expect(bullet.total.amounts.by_maturity).toBeGreaterThan(0n);
     for (const w of bullet.weeks) {
       const a = w.amounts;

@@ -111,9 +111,9 @@ export function readWeekPeriod(
   return { from, to, week };
 }
 
-/** The Mondays of the weeks from `from` to `to`. */
+/** The Mondays of the weeks from `from` to `to` (the callers bound the period: readWeekPeriod). */
 export function weeksBetween(from: string, to: string): string[] {
   const out: string[] = [];
-  for (let d = mondayOf(from); d <= to && out.length <= MAX_WEEKS + 1; d = addDays(d, 7)) out.push(d);
+  for (let d = mondayOf(from); d <= to; d = addDays(d, 7)) out.push(d);
   return out;
 }
