@@ -152,7 +152,10 @@ describe.each(testDbKinds())('analytics performance boards on %s', (kind) => {
       expect(p.live.at(-1)).toBe(true);
       p.months.forEach((month, i) => {
         const want = p.live[i] ? live[0]! : (expected.get(month) ?? { loans: 0, principal: '0' });
-        expect(p.totals[i], `${dimension} ${month}`).toEqual({ loans: want.loans, principal: BigInt(want.principal ?? 0) });
+        expect(p.totals[i], `${dimension} ${month}`).toEqual({
+          loans: want.loans,
+          principal: BigInt(want.principal ?? 0),
+        });
         const groups = p.groups.reduce((s, g) => s + g.months[i]!.principal, 0n);
         expect(groups).toBe(p.totals[i]!.principal);
       });
@@ -193,9 +196,7 @@ describe.each(testDbKinds())('analytics performance boards on %s', (kind) => {
       for (const k of BULLET_AMOUNTS) expect(a[k] >= 0n, `${w.week} ${k}`).toBe(true);
     }
     const week = bullet.weeks.find((w) => w.loans > 0)!;
-    const loans = await db.tenant(TENANT, (tx) =>
-      loadBulletWeekLoans(tx, ADMIN, null, { ...period, week: week.week }),
-    );
+    const loans = await db.tenant(TENANT, (tx) => loadBulletWeekLoans(tx, ADMIN, null, { ...period, week: week.week }));
     expect(loans).toHaveLength(week.loans);
     for (const k of BULLET_AMOUNTS) expect(loans.reduce((s, l) => s + l.amounts[k], 0n)).toBe(week.amounts[k]);
     const mine = await db.tenant(TENANT, (tx) => loadBullet(tx, viewer, null, period));

@@ -900,8 +900,14 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
 
   // ── Issue 15, analytics: monthly revenue, portfolio analysis, bullet loans ──
   { pattern: '/v1/analytics/performance/monthly-revenue', methods: { GET: need('analytics.monthly_revenue.view') } },
-  { pattern: '/v1/analytics/performance/portfolio-analysis', methods: { GET: need('analytics.portfolio_analysis.view') } },
-  { pattern: '/v1/analytics/risk/bullet-loans-collection', methods: { GET: need('analytics.bullet_loans_collection.view') } },
+  {
+    pattern: '/v1/analytics/performance/portfolio-analysis',
+    methods: { GET: need('analytics.portfolio_analysis.view') },
+  },
+  {
+    pattern: '/v1/analytics/risk/bullet-loans-collection',
+    methods: { GET: need('analytics.bullet_loans_collection.view') },
+  },
 
   // ── Issue 15, analytics: delinquency transitions, vintages ──
 

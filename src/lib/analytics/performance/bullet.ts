@@ -144,9 +144,13 @@ export async function loadBullet(
   const seen = new Set(raw.map((r) => r.place).filter((p): p is string => p !== null));
   const places = [NOT_YET_DUE, ...known, OVERDUE_UNCLASSIFIED].filter((p) => seen.has(p));
   for (const p of seen) if (!places.includes(p)) places.push(p);
-  const weeks = weeksBetween(options.from, options.to).map(
-    (monday): BulletWeek => ({ week: isoWeekOf(monday), monday, loans: 0, amounts: zeroAmounts(), outstandingBy: {} }),
-  );
+  const weeks = weeksBetween(options.from, options.to).map((monday): BulletWeek => ({
+    week: isoWeekOf(monday),
+    monday,
+    loans: 0,
+    amounts: zeroAmounts(),
+    outstandingBy: {},
+  }));
   const byMonday = new Map(weeks.map((w) => [w.monday, w]));
   const total: Bullet['total'] = { loans: 0, amounts: zeroAmounts(), outstandingBy: {} };
   for (const r of raw) {

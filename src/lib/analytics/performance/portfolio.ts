@@ -49,7 +49,10 @@ function groupsSql(base: string): string {
 function bandColumns(currency: string): string {
   const scale = 10n ** BigInt(currencyDigits(currency));
   return `${bandSql('l.number_of_repayments', TERM_BANDS)} as term_band,
-          ${bandSql('l.principal', SIZE_BANDS.map((b) => BigInt(b) * scale))} as size_band`;
+          ${bandSql(
+            'l.principal',
+            SIZE_BANDS.map((b) => BigInt(b) * scale),
+          )} as size_band`;
 }
 
 async function tenantCurrency(tx: Tx, tenantId: string): Promise<string> {

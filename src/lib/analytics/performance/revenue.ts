@@ -77,7 +77,14 @@ export type Revenue = {
   groups: RevenueGroup[];
 };
 
-type Raw = { month: string; key: string | null; name: string | null; interest: string; fees: string; penalties: string };
+type Raw = {
+  month: string;
+  key: string | null;
+  name: string | null;
+  interest: string;
+  fees: string;
+  penalties: string;
+};
 
 const zero = (): RevenueCell => ({ interest: 0n, fees: 0n, penalties: 0n });
 const addTo = (a: RevenueCell, b: RevenueCell) => {
@@ -134,7 +141,15 @@ export async function loadRevenue(
      g as (select month, key, sum(interest)::text as interest, sum(fees)::text as fees, sum(penalties)::text as penalties
              from parts group by 1, 2)
      select g.month, g.key::text as key, ${nameSql} as name, g.interest, g.fees, g.penalties from g`,
-    [options.tenantId, firstDay, closed && closed >= firstDay ? rollupTo : null, liveFrom, nodes ?? [], lastDay, options.currency],
+    [
+      options.tenantId,
+      firstDay,
+      closed && closed >= firstDay ? rollupTo : null,
+      liveFrom,
+      nodes ?? [],
+      lastDay,
+      options.currency,
+    ],
   );
   const index = new Map(months.map((m, i) => [m, i]));
   const groups = new Map<string, RevenueGroup>();
@@ -159,5 +174,13 @@ export async function loadRevenue(
     (a, b) => (a.name === null ? 1 : 0) - (b.name === null ? 1 : 0) || (a.name ?? '').localeCompare(b.name ?? ''),
   );
   const liveMonths = months.filter((m) => !closed || monthEndOf(m) > closed);
-  return { currency: options.currency, dimension: options.dimension, months, liveMonths, totals, total, groups: sorted };
+  return {
+    currency: options.currency,
+    dimension: options.dimension,
+    months,
+    liveMonths,
+    totals,
+    total,
+    groups: sorted,
+  };
 }

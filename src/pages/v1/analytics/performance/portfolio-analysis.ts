@@ -19,7 +19,11 @@ export const GET: APIRoute = ({ locals, url }) =>
     const principal = requirePrincipal(locals.principal);
     const tenant = locals.tenant;
     if (!tenant) throw new AppError('NOT_FOUND', 'No tenant.');
-    const by = readDimension(url.searchParams, PORTFOLIO_DIMENSIONS, `by must be one of ${PORTFOLIO_DIMENSIONS.join(', ')}`);
+    const by = readDimension(
+      url.searchParams,
+      PORTFOLIO_DIMENSIONS,
+      `by must be one of ${PORTFOLIO_DIMENSIONS.join(', ')}`,
+    );
     const db = await pageDb();
     return json(
       await db.tenant(principal.tenantId, async (tx) => {

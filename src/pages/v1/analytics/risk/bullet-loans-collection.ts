@@ -40,7 +40,9 @@ export const GET: APIRoute = ({ locals, url }) =>
             maturityDate: l.maturityDate,
             status: l.status,
             place: l.place,
-            ...Object.fromEntries(BULLET_AMOUNTS.map((k) => [k, toDecimalString(fromMinor(l.amounts[k], tenant.currency))])),
+            ...Object.fromEntries(
+              BULLET_AMOUNTS.map((k) => [k, toDecimalString(fromMinor(l.amounts[k], tenant.currency))]),
+            ),
           })),
         });
       }),
