@@ -1,6 +1,7 @@
 import type { Tx } from '../db/index.ts';
 import { delinquencyWriter } from './delinquency.ts';
 import { vintageWriter } from './vintage.ts';
+import { PERFORMANCE_WRITER } from './performance/writer.ts';
 
 /**
  * The analytics month-end writers: each board that needs figures faster than a scan of the per-loan
@@ -23,6 +24,7 @@ export const MONTH_END_WRITERS: MonthEndWriter[] = [
   // analytics writers: one line per board rollup (keep one per line; branches add theirs here)
   delinquencyWriter,
   vintageWriter,
+  PERFORMANCE_WRITER, // monthly revenue and portfolio analysis (src/lib/analytics/performance)
 ];
 
 /** Runs every writer for one month end; returns rows written per writer. */

@@ -899,6 +899,15 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
   // ── Issue 15, analytics: portfolio, overview, risk by product and branch ──
 
   // ── Issue 15, analytics: monthly revenue, portfolio analysis, bullet loans ──
+  { pattern: '/v1/analytics/performance/monthly-revenue', methods: { GET: need('analytics.monthly_revenue.view') } },
+  {
+    pattern: '/v1/analytics/performance/portfolio-analysis',
+    methods: { GET: need('analytics.portfolio_analysis.view') },
+  },
+  {
+    pattern: '/v1/analytics/risk/bullet-loans-collection',
+    methods: { GET: need('analytics.bullet_loans_collection.view') },
+  },
 
   // ── Issue 15, analytics: delinquency transitions, vintages ──
   { pattern: '/v1/analytics/risk/delinquency', methods: { GET: need('analytics.delinquency_risk.view') } },

@@ -6,29 +6,6 @@
 
 export type LoanTransactionType = 'DISBURSEMENT' | 'REPAYMENT' | 'WAIVE_INTEREST' | 'WAIVE_CHARGES' | 'WRITE_OFF' | 'ACCRUAL' | 'FEE_APPLIED' | 'PENALTY_APPLIED' | 'REVERSAL' | 'CREDIT_BALANCE_REFUND';
 
-/** The `analytics_delinquency_months` table. */
-export type AnalyticsDelinquencyMonthsRow = {
-  tenant_id: string;
-  month_end: string;
-  bucket_mins: number[];
-};
-
-/** The `analytics_delinquency_transitions` table. */
-export type AnalyticsDelinquencyTransitionsRow = {
-  tenant_id: string;
-  month_end: string;
-  from_month_end: string;
-  from_bucket: number;
-  to_bucket: number;
-  product_id: string;
-  currency: string;
-  customer_branch_id: string | null;
-  customer_officer_id: string | null;
-  officer_id: string | null;
-  loans: number;
-  principal: bigint;
-};
-
 /** The `analytics_events` table. */
 export type AnalyticsEventsRow = {
   tenant_id: string;
@@ -40,39 +17,32 @@ export type AnalyticsEventsRow = {
   occurred_at: Date;
 };
 
-/** The `analytics_loan_vintage` table. */
-export type AnalyticsLoanVintageRow = {
-  tenant_id: string;
-  loan_id: string;
-  cohort: string;
-  product_id: string;
-  currency: string;
-  customer_branch_id: string | null;
-  customer_officer_id: string | null;
-  officer_id: string | null;
-  disbursed: bigint;
-  reached30_on: string | null;
-  reached60_on: string | null;
-  reached90_on: string | null;
-  written_off_on: string | null;
-};
-
-/** The `analytics_vintages` table. */
-export type AnalyticsVintagesRow = {
+/** The `analytics_portfolio_months` table. */
+export type AnalyticsPortfolioMonthsRow = {
   tenant_id: string;
   month_end: string;
-  cohort: string;
-  product_id: string;
   currency: string;
+  dimension: string;
+  key: string | null;
   customer_branch_id: string | null;
   customer_officer_id: string | null;
   officer_id: string | null;
   loans: number;
-  disbursed: bigint;
-  ever30: bigint;
-  ever60: bigint;
-  ever90: bigint;
-  written_off: bigint;
+  principal_outstanding: bigint;
+};
+
+/** The `analytics_revenue_months` table. */
+export type AnalyticsRevenueMonthsRow = {
+  tenant_id: string;
+  month_end: string;
+  currency: string;
+  product_id: string | null;
+  customer_branch_id: string | null;
+  customer_officer_id: string | null;
+  officer_id: string | null;
+  interest: bigint;
+  fees: bigint;
+  penalties: bigint;
 };
 
 /** The `api_tokens` table. */
@@ -1487,11 +1457,9 @@ export type UsersRow = {
 
 /** Every table and view by name, for `TableRow<'loans'>` and `Pick<TableRow<'loans'>, 'id' | 'status'>`. */
 export type Tables = {
-  analytics_delinquency_months: AnalyticsDelinquencyMonthsRow;
-  analytics_delinquency_transitions: AnalyticsDelinquencyTransitionsRow;
   analytics_events: AnalyticsEventsRow;
-  analytics_loan_vintage: AnalyticsLoanVintageRow;
-  analytics_vintages: AnalyticsVintagesRow;
+  analytics_portfolio_months: AnalyticsPortfolioMonthsRow;
+  analytics_revenue_months: AnalyticsRevenueMonthsRow;
   api_tokens: ApiTokensRow;
   application_form_versions: ApplicationFormVersionsRow;
   application_forms: ApplicationFormsRow;
