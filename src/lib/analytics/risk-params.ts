@@ -94,3 +94,15 @@ export function formatMonth(date: string, language: string): string {
 export function shadeOf(rate: number | null): number {
   return rate === null ? 0 : Math.min(10, Math.max(0, Math.ceil(rate * 10)));
 }
+
+/** A link to the board at `path` with the current parameters changed (null removes one; `format` never kept). */
+export function boardLink(path: string, params: URLSearchParams, changes: Record<string, string | null>): string {
+  const next = new URLSearchParams(params);
+  next.delete('format');
+  for (const [k, v] of Object.entries(changes)) {
+    if (v === null) next.delete(k);
+    else next.set(k, v);
+  }
+  const text = next.toString().replace(/%2C/g, ',').replace(/%3A/g, ':');
+  return text ? `${path}?${text}` : path;
+}
