@@ -42,7 +42,7 @@ test('[ANALYTICS-PERFORMANCE]: revenue and portfolio with figures, dimension fro
   expect(amount(await revenue.locator('tfoot td[data-total="interest"]').textContent())).toBeGreaterThan(0);
 
   await page.locator('select[name="by"]').selectOption('branch');
-  await page.getByRole('button', { name: 'Apply' }).click();
+  await page.locator('form[role="search"] button[type="submit"]').click();
   await expect(page).toHaveURL(/by=branch/);
   await expect(revenue.locator('thead th').first()).toHaveText('Branch');
   const lines = await csvOf(page, /CSV/);
@@ -55,7 +55,7 @@ test('[ANALYTICS-PERFORMANCE]: revenue and portfolio with figures, dimension fro
   expect(await portfolio.locator('tbody tr').count()).toBeGreaterThan(0);
   expect(amount(await portfolio.locator('tfoot td[data-total="principal"]').textContent())).toBeGreaterThan(0);
   await page.locator('select[name="by"]').selectOption('size_band');
-  await page.getByRole('button', { name: 'Apply' }).click();
+  await page.locator('form[role="search"] button[type="submit"]').click();
   await expect(page).toHaveURL(/by=size_band/);
   await expect(portfolio.locator('thead th').first()).toHaveText('Size band');
   const rows = await portfolio.locator('tbody tr').count();
