@@ -4,8 +4,8 @@
  * journal entries dated in the month (a reversal or a waiver is an opposite entry, so it nets out
  * in the month it is dated). Grouped by the loan's product or the customer's branch (the loan's scope
  * copy), restricted to the viewer's scope on the loan's scope columns.
- * Months up to the last closed month end come from the rollup analytics_revenue_months (written by
- * REVENUE_WRITER at each month end); later months (the current one) from the ledger directly. Both
+ * Months up to the last month end the rollup analytics_revenue_months holds (written by
+ * REVENUE_WRITER at each month end) come from it; later months (the current one) from the ledger directly. Both
  * run the same SELECT (revenueGroupsSql), so a month reads the same either way.
  */
 import type { Tx } from '../../db/index.ts';
@@ -100,6 +100,15 @@ export async function lastClosedMonthEnd(tx: Tx, tenantId: string): Promise<stri
   return rows[0]?.m ?? null;
 }
 
+/** The last month end analytics_revenue_months holds, or null. */
+async function lastRevenueMonthEnd(tx: Tx, tenantId: string): Promise<string | null> {
+  const rows = await tx.query<{ m: string | null }>(
+    `select to_char(max(month_end), 'YYYY-MM-DD') as m from analytics_revenue_months where tenant_id = $1`,
+    [tenantId],
+  );
+  return rows[0]?.m ?? null;
+}
+
 export async function loadRevenue(
   tx: Tx,
   subject: ScopeSubject,
@@ -109,7 +118,9 @@ export async function loadRevenue(
   await noJit(tx);
   const nodes = await resolveScopeNodes(tx, subject, scope);
   const months = monthsBetween(options.from, options.to);
-  const closed = await lastClosedMonthEnd(tx, options.tenantId);
+  // The ledger is the source: any month after the last one the rollup holds is read live (so a
+  // tenant whose history predates the rollup shows its revenue before `analytics:rebuild`).
+  const closed = await lastRevenueMonthEnd(tx, options.tenantId);
   const firstDay = `${options.from}-01`;
   const lastDay = monthEndOf(options.to);
   // Rollup months: ≤ the last closed month end; live: after it (up to the period's end).
