@@ -153,3 +153,84 @@ export function definitionState(def: ListDef, definition: QueryDefinition): List
   state.scope = definition.scope ? parseScope(definition.scope) : null;
   return state;
 }
+
+/**
+ * A definition read from a URL or a posted editor form (not yet validated): `dataset`, `tab`,
+ * `sort` (`-key` for descending, or `sort=key&dir=desc`), `scope`, columns as `cols=a,b` or repeated
+ * `col=a` checkboxes ordered by `order.<key>` numbers, and filters as `f.<key>=<url form>` or the
+ * editor's parts: repeated `f.<key>` checkboxes (enum), `f.<key>.from`/`.to` (dates),
+ * `f.<key>.min`/`.max` (amounts, numbers). Empty fields are left out.
+ */
+export function definitionFromParams(params: URLSearchParams): QueryDefinitionInput {
+  const filters: Record<string, string> = {};
+  const parts: Record<string, Partial<Record<'from' | 'to' | 'min' | 'max', string>>> = {};
+  for (const name of new Set(params.keys())) {
+    if (!name.startsWith('f.')) continue;
+    const rest = name.slice(2);
+    const part = /^(.+)\.(from|to|min|max)$/.exec(rest);
+    if (part) {
+      const value = (params.get(name) ?? '').trim();
+      if (value) (parts[part[1]!] ??= {})[part[2] as 'from'] = value;
+      continue;
+    }
+    const values = params
+      .getAll(name)
+      .map((v) => v.trim())
+      .filter(Boolean);
+    if (values.length) filters[rest] = values.join(',');
+  }
+  for (const [key, p] of Object.entries(parts)) {
+    const low = p.from ?? p.min ?? '';
+    const high = p.to ?? p.max ?? '';
+    if (low || high) filters[key] = `${low}..${high}`;
+  }
+  let columns: string[];
+  if (params.has('cols')) {
+    columns = (params.get('cols') ?? '')
+      .split(',')
+      .map((c) => c.trim())
+      .filter(Boolean);
+  } else {
+    const chosen = params.getAll('col').filter(Boolean);
+    const order = (key: string) => {
+      const n = Number(params.get(`order.${key}`));
+      return Number.isFinite(n) && params.get(`order.${key}`)?.trim() ? n : Number.MAX_SAFE_INTEGER;
+    };
+    columns = chosen
+      .map((key, i) => ({ key, i, n: order(key) }))
+      .sort((a, b) => a.n - b.n || a.i - b.i)
+      .map((c) => c.key);
+  }
+  const rawSort = params.get('sort')?.trim() || null;
+  const sort =
+    rawSort && params.get('dir') === 'desc' && !rawSort.startsWith('-')
+      ? `-${rawSort}`
+      : rawSort && params.get('dir') === 'asc'
+        ? rawSort.replace(/^-/, '')
+        : rawSort;
+  return {
+    dataset: params.get('dataset')?.trim() ?? '',
+    tab: params.get('tab')?.trim() || null,
+    filters,
+    columns,
+    sort,
+    scope: params.get('scope')?.trim() || null,
+  };
+}
+
+/** A definition as URL parameters (the short forms above), in a fixed order, for links to its results. */
+export function definitionParams(definition: QueryDefinition): URLSearchParams {
+  const params = new URLSearchParams();
+  params.set('dataset', definition.dataset);
+  if (definition.tab) params.set('tab', definition.tab);
+  for (const key of Object.keys(definition.filters).sort()) params.set(`f.${key}`, definition.filters[key]!);
+  if (definition.columns.length) params.set('cols', definition.columns.join(','));
+  if (definition.sort) params.set('sort', definition.sort);
+  if (definition.scope) params.set('scope', definition.scope);
+  return params;
+}
+
+/** The query string of a definition, keeping ',', ':' and '..' readable. */
+export function definitionQuery(definition: QueryDefinition): string {
+  return definitionParams(definition).toString().replace(/%2C/g, ',').replace(/%3A/g, ':');
+}
