@@ -224,6 +224,12 @@ async function signIn(email: string): Promise<string> {
 
 /** Issue 14's boards and worklist, for the administrator and the one-branch collector. */
 const TEAM_PAGES = ['/loans/overview', '/loans/performance', '/loans/performance?by=branch', '/loans/collection'];
+/** Issue 15's list-export queries (administrator): the saved queries, and results of unsaved ones. */
+const QUERY_PAGES = [
+  '/analytics/queries',
+  '/analytics/queries/new/results?dataset=loans&tab=overdue',
+  '/analytics/queries/new/results?dataset=transactions&f.type=REPAYMENT',
+];
 
 type Result = { viewer: string; path: string; medianMs: number; p95Ms: number; status: number; kb: number };
 const results: Result[] = [];
@@ -245,7 +251,7 @@ try {
     const paths = values.path?.length
       ? values.path
       : pages === 'all'
-        ? [...listPaths, ...TEAM_PAGES]
+        ? [...listPaths, ...TEAM_PAGES, ...QUERY_PAGES]
         : pages === 'lists'
           ? listPaths
           : TEAM_PAGES;
