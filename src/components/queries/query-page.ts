@@ -1,7 +1,5 @@
 import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
-import { allows, need } from '#lib/auth/permissions.ts';
-import type { Principal } from '#lib/auth/principal.ts';
 import {
   definitionFromParams,
   definitionQuery,
@@ -19,7 +17,7 @@ import {
   type QueryResults,
   type SavedQuery,
 } from '#lib/analytics/queries.ts';
-import { listViewerOf } from '#lib/analytics/query-viewer.ts';
+import { listViewerOf, queryCan, type QueryCan } from '#lib/analytics/query-viewer.ts';
 import { boardScope, type ScopeOption } from '#lib/boards/scope-picker.ts';
 import { AppError } from '#lib/errors/app-error.ts';
 import { formErrorOf } from '#lib/errors/messages.ts';
@@ -31,21 +29,13 @@ import { logger } from '#lib/observability/log.ts';
 import { pageDb } from '../../server/db.ts';
 import { formCommand, type FieldError } from '../pages/form-command.ts';
 
+export type { QueryCan };
+
 /**
  * Astro glue of the query pages (/analytics/queries/new, /:id and their /results): reading the
  * definition from the URL or a posted form, the save / delete / export posts through the commands,
  * the run through src/lib/analytics/queries.ts. Decisions live there; this only wires requests.
  */
-
-export type QueryCan = { edit: boolean; run: boolean; export: boolean };
-
-export function queryCan(principal: Principal): QueryCan {
-  return {
-    edit: allows(principal, need('analytics.list_export.edit')),
-    run: allows(principal, need('analytics.list_export.run_query')),
-    export: allows(principal, need('analytics.list_export.export_query')),
-  };
-}
 
 export type EditorValues = { name: string; description: string; revision: string; definition: QueryDefinitionInput };
 
