@@ -915,6 +915,29 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
   { pattern: '/v1/analytics/risk/vintage-analysis', methods: { GET: need('analytics.vintage_analysis.view') } },
 
   // ── Issue 15, analytics: list-export queries and datasets ──
+  // Saved queries are shared by the tenant's analysts (src/lib/analytics/queries.ts); results and
+  // exports go through the caller's data permissions like the lists.
+  {
+    pattern: '/v1/analytics/queries',
+    methods: { GET: need('analytics.list_export.view'), POST: need('analytics.list_export.edit') },
+    audit: audited('saved_query', { POST: 'saved_query.save' }),
+  },
+  { pattern: '/v1/analytics/queries/results', methods: { POST: need('analytics.list_export.run_query') } },
+  {
+    pattern: '/v1/analytics/queries/:id',
+    methods: {
+      GET: need('analytics.list_export.view'),
+      PUT: need('analytics.list_export.edit'),
+      DELETE: need('analytics.list_export.edit'),
+    },
+    audit: audited('saved_query', { PUT: 'saved_query.save', DELETE: 'saved_query.delete' }),
+  },
+  { pattern: '/v1/analytics/queries/:id/results', methods: { GET: need('analytics.list_export.run_query') } },
+  {
+    pattern: '/v1/analytics/queries/:id/export',
+    methods: { POST: need('analytics.list_export.export_query') },
+    audit: audited('saved_query', { POST: 'saved_query.export' }),
+  },
 
   // ── Issue 15, analytics: custom metrics and reports ──
 ];

@@ -1230,6 +1230,20 @@ export type RolesRow = {
   created_at: Date;
 };
 
+/** The `saved_queries` table. */
+export type SavedQueriesRow = {
+  tenant_id: string;
+  id: string;
+  name: string;
+  description: string;
+  definition: unknown;
+  created_by: string;
+  updated_by: string | null;
+  revision: number;
+  created_at: Date;
+  updated_at: Date;
+};
+
 /** The `sessions` table. */
 export type SessionsRow = {
   tenant_id: string;
@@ -1539,6 +1553,7 @@ export type Tables = {
   pricing_usage: PricingUsageRow;
   public_form_links: PublicFormLinksRow;
   roles: RolesRow;
+  saved_queries: SavedQueriesRow;
   sessions: SessionsRow;
   sign_in_directory: SignInDirectoryRow;
   strategies: StrategiesRow;

@@ -784,6 +784,74 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
   ],
 
   // ── Issue 15, analytics: list-export queries and datasets ──
+  // The one-branch officer holds no analytics key: the guard refuses (403); a holder of the key who
+  // names an id that is not a query of the tenant (another tenant's, a loan's) gets 404.
+  'POST /v1/analytics/queries': (ids) => [
+    {
+      method: 'POST',
+      path: '/v1/analytics/queries',
+      json: { name: 'probe', definition: { dataset: 'loans', scope: `branch:${ids.branchId}` } },
+      expect: [403],
+    },
+  ],
+  'POST /v1/analytics/queries/results': (ids) => [
+    {
+      method: 'POST',
+      path: '/v1/analytics/queries/results',
+      json: { definition: { dataset: 'loans', scope: `branch:${ids.branchId}` } },
+      expect: [403],
+    },
+  ],
+  'PUT /v1/analytics/queries/:id': (ids) =>
+    idSpellings(ids.loanId).map((id): Probe => ({
+      method: 'PUT',
+      path: `/v1/analytics/queries/${id}`,
+      json: { name: 'probe', revision: 1, definition: { dataset: 'loans' } },
+      expect: [403, 404],
+    })),
+  'DELETE /v1/analytics/queries/:id': (ids) =>
+    idSpellings(ids.loanId).map((id): Probe => ({
+      method: 'DELETE',
+      path: `/v1/analytics/queries/${id}`,
+      expect: [403, 404],
+    })),
+  'POST /v1/analytics/queries/:id/export': (ids) =>
+    idSpellings(ids.loanId).map((id): Probe => ({
+      method: 'POST',
+      path: `/v1/analytics/queries/${id}/export`,
+      json: { format: 'csv' },
+      expect: [403, 404],
+    })),
+  'POST /analytics/queries/new': (ids) => [
+    {
+      method: 'POST',
+      path: '/analytics/queries/new',
+      form: { _action: 'save', name: 'probe', dataset: 'loans', scope: `branch:${ids.branchId}` },
+      expect: [403],
+    },
+  ],
+  'POST /analytics/queries/:id': (ids) =>
+    idSpellings(ids.loanId).map((id): Probe => ({
+      method: 'POST',
+      path: `/analytics/queries/${id}`,
+      form: { _action: 'delete', revision: '1' },
+      expect: [403, 404],
+    })),
+  'POST /analytics/queries/new/results': (ids) => [
+    {
+      method: 'POST',
+      path: '/analytics/queries/new/results',
+      form: { _action: 'export', format: 'csv', dataset: 'loans', scope: `branch:${ids.branchId}` },
+      expect: [403],
+    },
+  ],
+  'POST /analytics/queries/:id/results': (ids) =>
+    idSpellings(ids.loanId).map((id): Probe => ({
+      method: 'POST',
+      path: `/analytics/queries/${id}/results`,
+      form: { _action: 'export', format: 'csv' },
+      expect: [403, 404],
+    })),
 
   // ── Issue 15, analytics: custom metrics and reports ──
 };
