@@ -3,11 +3,11 @@ import type { Tx } from '../db/index.ts';
 import { AppError } from '../errors/app-error.ts';
 import { columnOf, type Bind, type ColumnDef, type ListDef } from '../lists/definition.ts';
 import { binder, filterPredicates, listWhere, noJit, type ListQueryOptions, type Sql } from '../lists/query.ts';
-import { resolveListDef } from '../lists/registry.ts';
 import { resolveRowScope } from '../lists/row-scope.ts';
 import { defaultListState, parseFilter, type ParsedFilter } from '../lists/url-state.ts';
 import { currencyDigits } from '../money/money.ts';
 import type { Scope, ScopeSubject } from '../tenancy/scope.ts';
+import { findDataset } from './datasets.ts';
 
 /**
  * Aggregates over an analytics dataset (a server-side list, src/lib/lists): the rows the list would
@@ -78,8 +78,9 @@ export type AggregateResult = {
 /** Groups beyond this many are refused (a pivot of thousands of rows is a list, not a report). */
 export const MAX_GROUPS = 2_000;
 
+/** The definition of an analytics dataset (./datasets.ts); 400 naming `dataset` when unknown. */
 export function resolveDataset(name: string): ListDef {
-  const def = resolveListDef(name);
+  const def = findDataset(name)?.def;
   if (!def) throw new AppError('BAD_REQUEST', `Unknown dataset ${name}`, { field: 'dataset' });
   return def;
 }

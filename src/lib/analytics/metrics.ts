@@ -1,3 +1,4 @@
+import type { TFunction } from 'i18next';
 import { z } from 'zod';
 import { recordAudit, auditActor } from '../audit/record-audit.ts';
 import { need } from '../auth/permissions.ts';
@@ -127,10 +128,13 @@ export function metricAsReportMeasure(metric: Metric, dataset: string, field: st
 }
 
 /** Checks a definition against its dataset (400 naming the field) and normalises it for its type. */
-export function checkMetric(type: MetricType, input: MetricDefinition): MetricDefinition & { type: MetricType } {
+export type CheckedMetric = Omit<MetricDefinition, 'field' | 'numerator' | 'denominator'> &
+  Pick<Metric, 'type' | 'field' | 'numerator' | 'denominator'>;
+
+export function checkMetric(type: MetricType, input: MetricDefinition): CheckedMetric {
   const def = resolveDataset(input.dataset);
   parseFilters(def, input.filters);
-  const shaped = {
+  const shaped: CheckedMetric = {
     ...input,
     type,
     field: type === 'sum' || type === 'average' ? (input.field ?? null) : null,
@@ -255,11 +259,11 @@ export async function loadBoardMetrics(
  * contains North". `t` is the viewer's translator.
  */
 export function explainMetric(
-  t: (key: string, options?: Record<string, unknown>) => string,
+  t: TFunction,
   metric: Pick<Metric, 'type' | 'dataset' | 'filters' | 'field' | 'numerator' | 'denominator'>,
 ): string {
   const def = resolveDataset(metric.dataset);
-  const dataset = t(`reports:datasets.${metric.dataset}`);
+  const dataset = t(`queries:datasets.${metric.dataset}`);
   const conditions = explainFilters(t, def, metric.filters);
   const base = conditions ? t('reports:explain.where', { dataset, conditions }) : dataset;
   const measure = metricMeasure(metric);
@@ -272,7 +276,7 @@ export function explainMetric(
   return t('reports:explain.of', { what: explainTerm(t, def, measure.term), base });
 }
 
-export function explainTerm(t: (key: string, options?: Record<string, unknown>) => string, def: ListDef, term: Term) {
+export function explainTerm(t: TFunction, def: ListDef, term: Term) {
   const column = term.field ? columnOf(def, term.field) : undefined;
   const what = t(`reports:fn.${term.fn}`, { column: column ? columnLabel(t, column) : '' });
   const extra = explainFilters(t, def, term.filters ?? {});
@@ -280,7 +284,7 @@ export function explainTerm(t: (key: string, options?: Record<string, unknown>) 
 }
 
 export function explainFilters(
-  t: (key: string, options?: Record<string, unknown>) => string,
+  t: TFunction,
   def: ListDef,
   filters: RawFilters,
 ): string {

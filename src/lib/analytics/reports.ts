@@ -18,7 +18,7 @@ import {
   type AggregateFn,
   type Measure,
 } from './aggregate.ts';
-import { findMetric, metricAsReportMeasure, type Metric } from './metrics.ts';
+import { findMetric, metricAsReportMeasure, valueJson, type Metric } from './metrics.ts';
 
 /**
  * Tabular reports (migration 0941): a dataset with filters, grouped by a rows dimension and an
@@ -221,3 +221,17 @@ export const deleteReportCommand = defineCommand({
     return report;
   },
 });
+
+/** A run as JSON: money as decimal strings per currency, counts and ratios as numbers. */
+export function runJson(run: ReportRun) {
+  return {
+    dimensions: run.dimensions.map((d) => d.key),
+    measureTypes: run.measureTypes,
+    rows: run.rows.map((r) => ({
+      keys: r.keys,
+      totalOver: r.totalOver,
+      currency: r.currency,
+      values: r.values.map((v) => valueJson(v, r.currency)),
+    })),
+  };
+}
