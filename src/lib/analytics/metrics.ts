@@ -241,17 +241,28 @@ export function valuesJson(values: MetricValue[]) {
   return values.map((v) => ({ currency: v.currency, value: valueJson(v.value, v.currency) }));
 }
 
-/** The metrics shown on the boards (`show_on_board`) with their values for the viewer's scope. */
-export async function loadBoardMetrics(
+export type BoardMetric = { metric: Metric; values: MetricValue[] };
+
+/** Metrics with their values for the viewer's scope (one aggregate each: a handful per tenant). */
+export async function withValues(
   tx: Tx,
   viewer: ScopeSubject,
+  metrics: readonly Metric[],
   scope: Scope | null,
-): Promise<{ metric: Metric; values: MetricValue[] }[]> {
-  const metrics = (await listMetrics(tx)).filter((m) => m.showOnBoard);
-  const out: { metric: Metric; values: MetricValue[] }[] = [];
-  // One aggregate per metric: each has its own dataset and filters (a handful per tenant).
+): Promise<BoardMetric[]> {
+  const out: BoardMetric[] = [];
   for (const metric of metrics) out.push({ metric, values: await metricValue(tx, viewer, metric, scope) });
   return out;
+}
+
+/** The metrics shown on the boards (`show_on_board`) with their values for the viewer's scope. */
+export async function loadBoardMetrics(tx: Tx, viewer: ScopeSubject, scope: Scope | null): Promise<BoardMetric[]> {
+  return withValues(
+    tx,
+    viewer,
+    (await listMetrics(tx)).filter((m) => m.showOnBoard),
+    scope,
+  );
 }
 
 /**
