@@ -87,7 +87,12 @@ test('[ANALYTICS-REPORTS]: French at 1024 px, plan without reports, loans-side r
 
   const officer = await browser.newPage();
   await signIn(officer, 'officer@demo.test');
-  for (const path of ['/analytics/metrics-config', '/analytics/metrics-config/add/count', '/analytics/reports', '/analytics/reports/add'])
+  for (const path of [
+    '/analytics/metrics-config',
+    '/analytics/metrics-config/add/count',
+    '/analytics/reports',
+    '/analytics/reports/add',
+  ])
     expect((await officer.goto(path))?.status(), path).toBe(403);
   expect((await officer.request.get('/v1/analytics/metrics')).status()).toBe(403);
   await officer.close();

@@ -36,12 +36,20 @@ describe.each(testDbKinds())('analytics reports and metrics on %s', (kind) => {
     ({ db, drop } = await createTestDb(kind));
     // A short simulated history (a few customers, two months) gives loans of several products and
     // branches, some overdue: enough for the reconciliations, fast enough for both engines.
-    const saved = { h: process.env.DEMO_HISTORY, c: process.env.DEMO_HISTORY_CUSTOMERS, m: process.env.DEMO_HISTORY_MONTHS };
+    const saved = {
+      h: process.env.DEMO_HISTORY,
+      c: process.env.DEMO_HISTORY_CUSTOMERS,
+      m: process.env.DEMO_HISTORY_MONTHS,
+    };
     Object.assign(process.env, { DEMO_HISTORY: '1', DEMO_HISTORY_CUSTOMERS: '10', DEMO_HISTORY_MONTHS: '3' });
     try {
       await seedDemo(db, { password: 'Reports-Test-Passphrase-1' });
     } finally {
-      for (const [k, v] of [['DEMO_HISTORY', saved.h], ['DEMO_HISTORY_CUSTOMERS', saved.c], ['DEMO_HISTORY_MONTHS', saved.m]] as const)
+      for (const [k, v] of [
+        ['DEMO_HISTORY', saved.h],
+        ['DEMO_HISTORY_CUSTOMERS', saved.c],
+        ['DEMO_HISTORY_MONTHS', saved.m],
+      ] as const)
         if (v === undefined) delete process.env[k];
         else process.env[k] = v;
     }
@@ -82,9 +90,10 @@ describe.each(testDbKinds())('analytics reports and metrics on %s', (kind) => {
     const state = defaultListState(def);
     state.tab = 'all';
     state.columns = ['product', 'branch', 'principal', 'outstanding', 'days_past_due'];
-    state.filters = Object.fromEntries(
-      Object.entries(filters).map(([k, v]) => [k, parseFilter(def, k, v)!]),
-    ) as Record<string, ParsedFilter>;
+    state.filters = Object.fromEntries(Object.entries(filters).map(([k, v]) => [k, parseFilter(def, k, v)!])) as Record<
+      string,
+      ParsedFilter
+    >;
     const rowScope = await db.tenant(A, (tx) => resolveRowScope(tx, subject, null));
     const out = [];
     for await (const batch of iterateRows((fn) => db.tenant(A, fn), def, state, {
@@ -137,7 +146,12 @@ describe.each(testDbKinds())('analytics reports and metrics on %s', (kind) => {
 
   it('pivots by product and status with row and column totals that add up', async () => {
     const result = await db.tenant(A, (tx) =>
-      runReport(tx, admin, { dataset: 'loans', filters: {}, rows: 'product', columns: 'status', measures: [{ fn: 'count' }] }, null),
+      runReport(
+        tx,
+        admin,
+        { dataset: 'loans', filters: {}, rows: 'product', columns: 'status', measures: [{ fn: 'count' }] },
+        null,
+      ),
     );
     const cells = result.rows.filter((r) => r.totalOver.length === 0);
     const rowTotals = result.rows.filter((r) => r.totalOver.length === 1 && r.totalOver[0] === 1);
@@ -216,7 +230,13 @@ describe.each(testDbKinds())('analytics reports and metrics on %s', (kind) => {
 
   it('refuses a column the dataset does not declare, naming the field', async () => {
     await expect(
-      run(saveReportCommand, { name: 'x', dataset: 'loans', filters: {}, rows: 'customer', measures: [{ fn: 'count' }] }),
+      run(saveReportCommand, {
+        name: 'x',
+        dataset: 'loans',
+        filters: {},
+        rows: 'customer',
+        measures: [{ fn: 'count' }],
+      }),
     ).rejects.toSatisfy((e: unknown) => e instanceof AppError && e.field === 'rows' && e.status === 400);
   });
 

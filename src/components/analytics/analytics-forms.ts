@@ -76,7 +76,11 @@ export function metricFormValues(form: FormData): MetricFormValues {
 }
 
 export function metricValuesOf(metric: Metric): MetricFormValues {
-  const term = (t: Term | null): TermValues => ({ fn: t?.fn ?? 'count', field: t?.field ?? '', filters: { ...(t?.filters ?? {}) } });
+  const term = (t: Term | null): TermValues => ({
+    fn: t?.fn ?? 'count',
+    field: t?.field ?? '',
+    filters: { ...(t?.filters ?? {}) },
+  });
   return {
     name: metric.name,
     labelEn: metric.labelEn,

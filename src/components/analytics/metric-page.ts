@@ -11,13 +11,15 @@ import {
   type MetricType,
 } from '#lib/analytics/metrics.ts';
 import type { Principal } from '#lib/auth/principal.ts';
-import type { Db } from '#lib/db/index.ts';
+import type { pageContext } from '../../layouts/page-context.ts';
 import { formErrorOf } from '#lib/errors/messages.ts';
 import type { Language } from '#lib/i18n/index.ts';
 import { parseScope } from '#lib/tenancy/scope.ts';
 import { formCommand } from '../pages/form-command.ts';
 import { metricFormValues, metricInput, type MetricFormValues } from './analytics-forms.ts';
 import { formatValue } from './report-view.ts';
+
+type Db = Awaited<ReturnType<typeof pageContext>>['db'];
 
 /**
  * The metric form's post, shared by the add and edit pages: "preview" computes the value over the
@@ -94,7 +96,10 @@ export function metricText(
   withCurrency: boolean,
 ): string {
   const type: ValueType = typeof value === 'bigint' ? 'money' : format === 'percent' ? 'ratio' : 'number';
-  return formatValue(value, type, currency, language, format === 'percent') + (withCurrency && currency ? ` ${currency}` : '');
+  return (
+    formatValue(value, type, currency, language, format === 'percent') +
+    (withCurrency && currency ? ` ${currency}` : '')
+  );
 }
 
 /** The dataset choices of the forms, in the viewer's language. */

@@ -31,7 +31,8 @@ export function formatValue(
 /** A value for the download: money as an exact decimal, ratios as fractions, counts as numbers. */
 export function exportValue(value: AggValue, type: ValueType, currency: string | null): ExportValue {
   if (value === null) return null;
-  if (type === 'money' && typeof value === 'bigint') return { decimal: toDecimalString(fromMinor(value, currency ?? 'XXX')) };
+  if (type === 'money' && typeof value === 'bigint')
+    return { decimal: toDecimalString(fromMinor(value, currency ?? 'XXX')) };
   if (typeof value === 'string') return { decimal: value };
   return Number(value);
 }
@@ -74,7 +75,8 @@ export function buildPivot(t: TFunction, language: Language, run: AggregateResul
   const columnKeys: (string | null)[] = [];
   if (colDim)
     for (const r of run.rows)
-      if (r.totalOver.length === 1 && r.totalOver[0] === 0 && !columnKeys.includes(r.keys[1]!)) columnKeys.push(r.keys[1]!);
+      if (r.totalOver.length === 1 && r.totalOver[0] === 0 && !columnKeys.includes(r.keys[1]!))
+        columnKeys.push(r.keys[1]!);
   const columns = colDim
     ? columnKeys.map((key) => ({ key, label: keyLabel(t, language, colDim, key) }))
     : [{ key: null, label: '' }];
@@ -117,7 +119,9 @@ export function pivotTable(
   const line = (row: PivotRow): ExportValue[] => [
     row.label,
     row.currency,
-    ...(hasColumns ? row.cells.flatMap((cell) => cell.map((v, i) => exportValue(v, measures[i]!.type, row.currency))) : []),
+    ...(hasColumns
+      ? row.cells.flatMap((cell) => cell.map((v, i) => exportValue(v, measures[i]!.type, row.currency)))
+      : []),
     ...row.total.map((v, i) => exportValue(v, measures[i]!.type, row.currency)),
   ];
   return { headers, rows: [...pivot.rows.map(line), ...pivot.totals.map(line)] };

@@ -22,7 +22,10 @@ describe('aggregate SQL', () => {
       {
         filters: { branch: "North'; drop table loans; --", days_past_due: '1..' },
         groupBy: ['product', 'disbursed_on:month'],
-        measures: [{ kind: 'term', term: { fn: 'sum', field: 'principal' } }, { kind: 'term', term: { fn: 'count' } }],
+        measures: [
+          { kind: 'term', term: { fn: 'sum', field: 'principal' } },
+          { kind: 'term', term: { fn: 'count' } },
+        ],
       },
       options,
     );

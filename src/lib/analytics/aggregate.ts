@@ -87,9 +87,7 @@ export function resolveDataset(name: string): ListDef {
 
 /** Whether reports may group by a column: enums, booleans, dates (truncated) and text columns the list marks groupable. */
 export function isGroupable(column: ColumnDef): boolean {
-  return (
-    column.type === 'enum' || column.type === 'boolean' || column.type === 'date' || Boolean(column.isGroupable)
-  );
+  return column.type === 'enum' || column.type === 'boolean' || column.type === 'date' || Boolean(column.isGroupable);
 }
 
 /** Whether a column can be summed, averaged, minimised or maximised. */
@@ -101,11 +99,13 @@ export function isMeasurable(column: ColumnDef): boolean {
 export type DimensionChoice = { value: string; column: ColumnDef; grain: DateGrain | null };
 
 export function dimensionChoices(def: ListDef): DimensionChoice[] {
-  return def.columns.filter(isGroupable).flatMap((column): DimensionChoice[] =>
-    column.type === 'date'
-      ? DATE_GRAINS.map((grain) => ({ value: `${column.key}:${grain}`, column, grain }))
-      : [{ value: column.key, column, grain: null }],
-  );
+  return def.columns
+    .filter(isGroupable)
+    .flatMap((column): DimensionChoice[] =>
+      column.type === 'date'
+        ? DATE_GRAINS.map((grain) => ({ value: `${column.key}:${grain}`, column, grain }))
+        : [{ value: column.key, column, grain: null }],
+    );
 }
 
 export function measurableColumns(def: ListDef): ColumnDef[] {
@@ -120,8 +120,7 @@ export function parseDimension(
 ): { key: string; column: ColumnDef; grain: DateGrain | null } {
   const [key, grain] = ref.split(':');
   const column = columnOf(def, key ?? '');
-  if (!column || !isGroupable(column))
-    throw new AppError('BAD_REQUEST', `Cannot group by ${ref}`, { field });
+  if (!column || !isGroupable(column)) throw new AppError('BAD_REQUEST', `Cannot group by ${ref}`, { field });
   if (column.type === 'date') {
     const g = (grain ?? 'month') as DateGrain;
     if (!DATE_GRAINS.includes(g)) throw new AppError('BAD_REQUEST', `Unknown date grain ${grain}`, { field });
@@ -185,7 +184,11 @@ function aggregateSql(fn: AggregateFn, value: string, flag: string | null): stri
 type PlannedTerm = { term: Term; column: ColumnDef | null; filters: Record<string, ParsedFilter> };
 
 function planTerm(def: ListDef, term: Term, field: string): PlannedTerm {
-  return { term, column: termColumn(def, term, field), filters: parseFilters(def, term.filters ?? {}, `${field}.filters`) };
+  return {
+    term,
+    column: termColumn(def, term, field),
+    filters: parseFilters(def, term.filters ?? {}, `${field}.filters`),
+  };
 }
 
 /**
@@ -316,7 +319,9 @@ export async function aggregateDataset(tx: Tx, viewer: ScopeSubject, spec: Aggre
       }
     }
     return {
-      keys: query.dimensions.map((_, i) => (r[`k${i}`] === null || r[`k${i}`] === undefined ? null : String(r[`k${i}`]))),
+      keys: query.dimensions.map((_, i) =>
+        r[`k${i}`] === null || r[`k${i}`] === undefined ? null : String(r[`k${i}`]),
+      ),
       totalOver: query.dimensions.flatMap((_, i) => (Number(r[`g${i}`]) === 1 ? [i] : [])),
       currency: query.hasMoney ? String(r.ccy ?? tenant.currency) : null,
       values,

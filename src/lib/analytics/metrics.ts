@@ -117,9 +117,13 @@ export function metricMeasure(metric: Pick<Metric, 'type' | 'field' | 'numerator
  */
 export function metricAsReportMeasure(metric: Metric, dataset: string, field: string): Measure {
   if (metric.dataset !== dataset)
-    throw new AppError('BAD_REQUEST', `Metric ${metric.type}/${metric.name} is over ${metric.dataset}, not ${dataset}`, {
-      field,
-    });
+    throw new AppError(
+      'BAD_REQUEST',
+      `Metric ${metric.type}/${metric.name} is over ${metric.dataset}, not ${dataset}`,
+      {
+        field,
+      },
+    );
   const withFilters = (term: Term): Term => ({ ...term, filters: { ...metric.filters, ...(term.filters ?? {}) } });
   const measure = metricMeasure(metric);
   return measure.kind === 'term'
@@ -294,11 +298,7 @@ export function explainTerm(t: TFunction, def: ListDef, term: Term) {
   return extra ? t('reports:explain.termWhere', { what, conditions: extra }) : what;
 }
 
-export function explainFilters(
-  t: TFunction,
-  def: ListDef,
-  filters: RawFilters,
-): string {
+export function explainFilters(t: TFunction, def: ListDef, filters: RawFilters): string {
   return Object.entries(filters)
     .filter(([, v]) => v.trim() !== '')
     .map(([key, value]) => {
@@ -333,10 +333,9 @@ const saveInput = metricDefinitionSchema.extend({
 });
 
 async function usedByReports(tx: Tx, type: string, name: string): Promise<string[]> {
-  const rows = await tx.query<{ name: string }>(
-    `select name from reports where measures @> $1::jsonb order by name`,
-    [JSON.stringify([{ metric: `${type}/${name}` }])],
-  );
+  const rows = await tx.query<{ name: string }>(`select name from reports where measures @> $1::jsonb order by name`, [
+    JSON.stringify([{ metric: `${type}/${name}` }]),
+  ]);
   return rows.map((r) => r.name);
 }
 

@@ -792,7 +792,15 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
     {
       method: 'POST',
       path: '/v1/analytics/metrics',
-      json: { type: 'count', name: 'probe', labelEn: 'P', labelFr: 'P', dataset: 'loans', filters: {}, format: 'number' },
+      json: {
+        type: 'count',
+        name: 'probe',
+        labelEn: 'P',
+        labelFr: 'P',
+        dataset: 'loans',
+        filters: {},
+        format: 'number',
+      },
       expect: [403],
     },
   ],
@@ -826,7 +834,11 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
       expect: [403],
     })),
   'DELETE /v1/analytics/reports/:id': (ids) =>
-    idSpellings(ids.loanId).map((id): Probe => ({ method: 'DELETE', path: `/v1/analytics/reports/${id}`, expect: [403] })),
+    idSpellings(ids.loanId).map((id): Probe => ({
+      method: 'DELETE',
+      path: `/v1/analytics/reports/${id}`,
+      expect: [403],
+    })),
   'POST /analytics/metrics-config/add/:metric_type': () => [
     {
       method: 'POST',

@@ -13,8 +13,12 @@ import {
 } from '#lib/analytics/metrics.ts';
 import { parseScope } from '#lib/tenancy/scope.ts';
 
-const previewSchema = metricDefinitionSchema
-  .extend({ type: z.enum(METRIC_TYPES), name: z.string().default('preview'), labelEn: z.string().default('-'), labelFr: z.string().default('-') });
+const previewSchema = metricDefinitionSchema.extend({
+  type: z.enum(METRIC_TYPES),
+  name: z.string().default('preview'),
+  labelEn: z.string().default('-'),
+  labelFr: z.string().default('-'),
+});
 
 /**
  * POST /v1/analytics/metrics/preview { type, dataset, filters, field?, numerator?, denominator?, format }
