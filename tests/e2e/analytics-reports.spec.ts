@@ -69,7 +69,7 @@ test('[ANALYTICS-REPORTS]: metric with preview, report with the metric, pivot, C
   // Unknown report → 404; the edit view keeps working.
   expect((await page.goto('/analytics/reports/00000000-0000-4000-8000-000000000000'))?.status()).toBe(404);
   expect((await page.goto(`${reportUrl}?edit=1`))?.status()).toBe(200);
-  await expect(page.getByLabel('Rows')).toHaveValue('product');
+  await expect(page.locator('#report-rows')).toHaveValue('product');
 });
 
 test('[ANALYTICS-REPORTS]: French at 1024 px, plan without reports, loans-side role refused', async ({ browser }) => {
