@@ -71,6 +71,7 @@ export const transactionsDataset = defineList({
     },
     {
       key: 'product',
+      isGroupable: true,
       label: 'queries:transactions.columns.product',
       sql: 'p.name',
       type: 'text',
@@ -79,6 +80,7 @@ export const transactionsDataset = defineList({
     },
     {
       key: 'branch',
+      isGroupable: true,
       label: 'queries:transactions.columns.branch',
       sql: 'b.name',
       type: 'text',

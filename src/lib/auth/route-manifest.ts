@@ -940,6 +940,38 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
   },
 
   // ── Issue 15, analytics: custom metrics and reports ──
+  // Custom metrics: the spec's one key for the area (analytics.custom_metrics.view) also saves them
+  // (src/lib/analytics/metrics.ts says why); the preview computes without saving.
+  {
+    pattern: '/v1/analytics/metrics',
+    methods: { GET: need('analytics.custom_metrics.view'), POST: need('analytics.custom_metrics.view') },
+    audit: audited('custom_metric', { POST: 'custom_metric.create' }),
+  },
+  { pattern: '/v1/analytics/metrics/preview', methods: { POST: need('analytics.custom_metrics.view') } },
+  {
+    pattern: '/v1/analytics/metrics/:type/:name',
+    methods: {
+      GET: need('analytics.custom_metrics.view'),
+      PUT: need('analytics.custom_metrics.view'),
+      DELETE: need('analytics.custom_metrics.view'),
+    },
+    audit: audited('custom_metric', { PUT: 'custom_metric.update', DELETE: 'custom_metric.delete' }),
+  },
+  // Reports (also behind the plan feature analytics_reports, src/lib/plans/feature-routes.ts).
+  {
+    pattern: '/v1/analytics/reports',
+    methods: { GET: need('analytics.reports.view'), POST: need('analytics.reports.edit') },
+    audit: audited('report', { POST: 'report.create' }),
+  },
+  {
+    pattern: '/v1/analytics/reports/:id',
+    methods: {
+      GET: need('analytics.reports.view'),
+      PUT: need('analytics.reports.edit'),
+      DELETE: need('analytics.reports.edit'),
+    },
+    audit: audited('report', { PUT: 'report.update', DELETE: 'report.delete' }),
+  },
 ];
 
 const COMPILED_API = compile(API_ROUTES);

@@ -363,6 +363,27 @@ export type CustomFieldFormsRow = {
   updated_at: Date;
 };
 
+/** The `custom_metrics` table. */
+export type CustomMetricsRow = {
+  tenant_id: string;
+  id: string;
+  metric_type: string;
+  name: string;
+  label_en: string;
+  label_fr: string;
+  dataset: string;
+  filters: unknown;
+  field: string | null;
+  numerator: unknown;
+  denominator: unknown;
+  format: string;
+  show_on_board: boolean;
+  revision: number;
+  created_by: string;
+  created_at: Date;
+  updated_at: Date;
+};
+
 /** The `custom_views` table. */
 export type CustomViewsRow = {
   tenant_id: string;
@@ -1219,6 +1240,22 @@ export type PublicFormLinksRow = {
   version: number;
 };
 
+/** The `reports` table. */
+export type ReportsRow = {
+  tenant_id: string;
+  id: string;
+  name: string;
+  dataset: string;
+  filters: unknown;
+  rows_dimension: string;
+  columns_dimension: string | null;
+  measures: unknown;
+  revision: number;
+  created_by: string;
+  created_at: Date;
+  updated_at: Date;
+};
+
 /** The `roles` table. */
 export type RolesRow = {
   tenant_id: string;
@@ -1496,6 +1533,7 @@ export type Tables = {
   conversation_reads: ConversationReadsRow;
   conversations: ConversationsRow;
   custom_field_forms: CustomFieldFormsRow;
+  custom_metrics: CustomMetricsRow;
   custom_views: CustomViewsRow;
   customer_bank_transactions: CustomerBankTransactionsRow;
   customer_eligibility_overrides: CustomerEligibilityOverridesRow;
@@ -1552,6 +1590,7 @@ export type Tables = {
   pricing_plans: PricingPlansRow;
   pricing_usage: PricingUsageRow;
   public_form_links: PublicFormLinksRow;
+  reports: ReportsRow;
   roles: RolesRow;
   saved_queries: SavedQueriesRow;
   sessions: SessionsRow;

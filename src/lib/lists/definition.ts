@@ -59,6 +59,11 @@ export type ColumnDef = {
   optionLabelPrefix?: string;
   /** For money columns: SQL giving the row's ISO currency; default the tenant's currency. */
   currencySql?: string;
+  /**
+   * A text column reports may group rows by (a product, a branch); enum, boolean and date columns
+   * always may (src/lib/analytics/aggregate.ts). Free text such as names is not a dimension.
+   */
+  isGroupable?: boolean;
   /** Shown when the URL does not choose columns. */
   isDefault?: boolean;
   /** Always shown (the column that opens the row); cannot be hidden. */

@@ -68,7 +68,7 @@ export type TabCounts = Record<string, number>;
 
 export type Sql = { text: string; params: unknown[] };
 
-function binder(params: unknown[]): Bind {
+export function binder(params: unknown[]): Bind {
   return (value) => {
     params.push(value);
     return `$${params.length}`;
@@ -230,6 +230,37 @@ function commonWhere(def: ListDef, state: ListState, options: ListQueryOptions, 
   }
   const search = searchSql(def, state.q, bind, options.searchCustomers);
   if (search) where.push(search);
+  return where;
+}
+
+/**
+ * The predicates of a state (base, scope, filters, search, and its tab unless `tab` is empty): the
+ * rows a page of the list would show, for aggregates over the same rows (src/lib/analytics/aggregate.ts)
+ * so there is one filter compiler. Search customers are not resolved here: terms match row by row.
+ */
+export function listWhere(def: ListDef, state: ListState, options: ListQueryOptions, bind: Bind): string[] {
+  const where = commonWhere(def, state, options, bind);
+  if (state.tab) {
+    const tab = tabWhere(def, state.tab, { businessDate: options.businessDate, bind });
+    if (tab) where.push(tab);
+  }
+  return where;
+}
+
+/** The predicates of some filters alone (a measure's own conditions, as in `count(*) filter (where …)`). */
+export function filterPredicates(
+  def: ListDef,
+  filters: Readonly<Record<string, ParsedFilter>>,
+  bind: Bind,
+  currencyDigits: number,
+): string[] {
+  const where: string[] = [];
+  for (const [key, filter] of Object.entries(filters)) {
+    const column = columnOf(def, key);
+    if (!column?.filter) continue;
+    const sql = filterSql(column, filter, bind, currencyDigits);
+    if (sql) where.push(`(${sql})`);
+  }
   return where;
 }
 

@@ -24,6 +24,11 @@ export const FEATURE_PAGES: Readonly<Record<string, readonly string[]>> = {
 export const FEATURE_APIS: Readonly<Record<string, readonly { pattern: string; methods: readonly string[] }[]>> = {
   api_tokens: [{ pattern: '/v1/auth/api-tokens', methods: ['POST'] }],
   exports: [{ pattern: '/v1/exports', methods: ['POST'] }],
+  // The report API is the reports pages' data: gated like them, reads included.
+  analytics_reports: [
+    { pattern: '/v1/analytics/reports', methods: ['GET', 'POST'] },
+    { pattern: '/v1/analytics/reports/:id', methods: ['GET', 'PUT', 'DELETE'] },
+  ],
 };
 
 const PAGE_FEATURE = new Map(

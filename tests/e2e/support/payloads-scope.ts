@@ -854,6 +854,85 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
     })),
 
   // ── Issue 15, analytics: custom metrics and reports ──
+  // The officer holds no analytics key: every write is refused by the guard (403) before any id is
+  // read; with an analytics key the rows are still read through the viewer's scope (aggregate.ts).
+  'POST /v1/analytics/metrics': () => [
+    {
+      method: 'POST',
+      path: '/v1/analytics/metrics',
+      json: {
+        type: 'count',
+        name: 'probe',
+        labelEn: 'P',
+        labelFr: 'P',
+        dataset: 'loans',
+        filters: {},
+        format: 'number',
+      },
+      expect: [403],
+    },
+  ],
+  'POST /v1/analytics/metrics/preview': (ids) => [
+    {
+      method: 'POST',
+      path: `/v1/analytics/metrics/preview?scope=branch:${ids.branchId}`,
+      json: { type: 'count', dataset: 'loans', filters: {}, format: 'number' },
+      expect: [403],
+    },
+  ],
+  'PUT /v1/analytics/metrics/:type/:name': () => [
+    { method: 'PUT', path: '/v1/analytics/metrics/count/probe', json: { name: 'probe' }, expect: [403] },
+  ],
+  'DELETE /v1/analytics/metrics/:type/:name': () => [
+    { method: 'DELETE', path: '/v1/analytics/metrics/count/probe', expect: [403] },
+  ],
+  'POST /v1/analytics/reports': () => [
+    {
+      method: 'POST',
+      path: '/v1/analytics/reports',
+      json: { name: 'probe', dataset: 'loans', filters: {}, rows: 'branch', measures: [{ fn: 'count' }] },
+      expect: [403],
+    },
+  ],
+  'PUT /v1/analytics/reports/:id': (ids) =>
+    idSpellings(ids.loanId).map((id): Probe => ({
+      method: 'PUT',
+      path: `/v1/analytics/reports/${id}`,
+      json: { name: 'probe' },
+      expect: [403],
+    })),
+  'DELETE /v1/analytics/reports/:id': (ids) =>
+    idSpellings(ids.loanId).map((id): Probe => ({
+      method: 'DELETE',
+      path: `/v1/analytics/reports/${id}`,
+      expect: [403],
+    })),
+  'POST /analytics/metrics-config/add/:metric_type': () => [
+    {
+      method: 'POST',
+      path: '/analytics/metrics-config/add/count',
+      form: { _action: 'save', name: 'probe', labelEn: 'P', labelFr: 'P', dataset: 'loans', format: 'number' },
+      expect: [403],
+    },
+  ],
+  'POST /analytics/metrics-config/:metric_type/:metric_name': () => [
+    { method: 'POST', path: '/analytics/metrics-config/count/probe', form: { _action: 'save' }, expect: [403] },
+  ],
+  'POST /analytics/reports/add': (ids) => [
+    {
+      method: 'POST',
+      path: '/analytics/reports/add',
+      form: { _action: 'save', name: 'probe', dataset: 'loans', 'f.branch': ids.branchId, rows: 'branch', m0: 'count' },
+      expect: [403],
+    },
+  ],
+  'POST /analytics/reports/:reportId': (ids) =>
+    idSpellings(ids.loanId).map((id): Probe => ({
+      method: 'POST',
+      path: `/analytics/reports/${id}`,
+      form: { _action: 'save', name: 'probe' },
+      expect: [403],
+    })),
 };
 
 /** The customer profile's form posts, in every section: the dispatcher loads the customer through the scope first. */

@@ -36,6 +36,7 @@ export const applicationsList = defineList({
     },
     {
       key: 'product',
+      isGroupable: true,
       label: 'lists:applications.columns.product',
       sql: 'p.name',
       type: 'text',
@@ -97,6 +98,7 @@ export const applicationsList = defineList({
     },
     {
       key: 'branch',
+      isGroupable: true,
       label: 'lists:applications.columns.branch',
       sql: 'b.name',
       type: 'text',

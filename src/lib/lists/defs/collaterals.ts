@@ -112,6 +112,7 @@ export const collateralsList = defineList({
     },
     {
       key: 'branch',
+      isGroupable: true,
       label: 'lists:collaterals.columns.branch',
       sql: 'b.name',
       type: 'text',

@@ -54,6 +54,7 @@ export const customersList = defineList({
     { key: 'email', label: 'lists:customers.columns.email', sql: 'c.email', type: 'text', filter: 'text' },
     {
       key: 'branch',
+      isGroupable: true,
       label: 'lists:customers.columns.branch',
       sql: 'b.name',
       type: 'text',

@@ -48,6 +48,7 @@ export const offersList = defineList({
     },
     {
       key: 'product',
+      isGroupable: true,
       label: 'lists:offers.columns.product',
       sql: 'p.name',
       type: 'text',
@@ -108,6 +109,7 @@ export const offersList = defineList({
     },
     {
       key: 'branch',
+      isGroupable: true,
       label: 'lists:offers.columns.branch',
       sql: 'b.name',
       type: 'text',

@@ -105,6 +105,7 @@ export const paymentsList = defineList({
     },
     {
       key: 'product',
+      isGroupable: true,
       label: 'lists:payments.columns.product',
       sql: 'p.name',
       type: 'text',
@@ -114,6 +115,7 @@ export const paymentsList = defineList({
     },
     {
       key: 'branch',
+      isGroupable: true,
       label: 'lists:payments.columns.branch',
       sql: 'b.name',
       type: 'text',
