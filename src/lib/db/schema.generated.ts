@@ -6,6 +6,29 @@
 
 export type LoanTransactionType = 'DISBURSEMENT' | 'REPAYMENT' | 'WAIVE_INTEREST' | 'WAIVE_CHARGES' | 'WRITE_OFF' | 'ACCRUAL' | 'FEE_APPLIED' | 'PENALTY_APPLIED' | 'REVERSAL' | 'CREDIT_BALANCE_REFUND';
 
+/** The `analytics_delinquency_months` table. */
+export type AnalyticsDelinquencyMonthsRow = {
+  tenant_id: string;
+  month_end: string;
+  bucket_mins: number[];
+};
+
+/** The `analytics_delinquency_transitions` table. */
+export type AnalyticsDelinquencyTransitionsRow = {
+  tenant_id: string;
+  month_end: string;
+  from_month_end: string;
+  from_bucket: number;
+  to_bucket: number;
+  product_id: string;
+  currency: string;
+  customer_branch_id: string | null;
+  customer_officer_id: string | null;
+  officer_id: string | null;
+  loans: number;
+  principal: bigint;
+};
+
 /** The `analytics_events` table. */
 export type AnalyticsEventsRow = {
   tenant_id: string;
@@ -15,6 +38,23 @@ export type AnalyticsEventsRow = {
   path: string | null;
   properties: unknown;
   occurred_at: Date;
+};
+
+/** The `analytics_loan_vintage` table. */
+export type AnalyticsLoanVintageRow = {
+  tenant_id: string;
+  loan_id: string;
+  cohort: string;
+  product_id: string;
+  currency: string;
+  customer_branch_id: string | null;
+  customer_officer_id: string | null;
+  officer_id: string | null;
+  disbursed: bigint;
+  reached30_on: string | null;
+  reached60_on: string | null;
+  reached90_on: string | null;
+  written_off_on: string | null;
 };
 
 /** The `analytics_portfolio_months` table. */
@@ -43,6 +83,24 @@ export type AnalyticsRevenueMonthsRow = {
   interest: bigint;
   fees: bigint;
   penalties: bigint;
+};
+
+/** The `analytics_vintages` table. */
+export type AnalyticsVintagesRow = {
+  tenant_id: string;
+  month_end: string;
+  cohort: string;
+  product_id: string;
+  currency: string;
+  customer_branch_id: string | null;
+  customer_officer_id: string | null;
+  officer_id: string | null;
+  loans: number;
+  disbursed: bigint;
+  ever30: bigint;
+  ever60: bigint;
+  ever90: bigint;
+  written_off: bigint;
 };
 
 /** The `api_tokens` table. */
@@ -1508,9 +1566,13 @@ export type UsersRow = {
 
 /** Every table and view by name, for `TableRow<'loans'>` and `Pick<TableRow<'loans'>, 'id' | 'status'>`. */
 export type Tables = {
+  analytics_delinquency_months: AnalyticsDelinquencyMonthsRow;
+  analytics_delinquency_transitions: AnalyticsDelinquencyTransitionsRow;
   analytics_events: AnalyticsEventsRow;
+  analytics_loan_vintage: AnalyticsLoanVintageRow;
   analytics_portfolio_months: AnalyticsPortfolioMonthsRow;
   analytics_revenue_months: AnalyticsRevenueMonthsRow;
+  analytics_vintages: AnalyticsVintagesRow;
   api_tokens: ApiTokensRow;
   application_form_versions: ApplicationFormVersionsRow;
   application_forms: ApplicationFormsRow;
