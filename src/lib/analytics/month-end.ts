@@ -1,4 +1,5 @@
 import type { Tx } from '../db/index.ts';
+import { PORTFOLIO_FACTS_WRITER } from './portfolio-facts.ts';
 
 /**
  * The analytics month-end writers: each board that needs figures faster than a scan of the per-loan
@@ -19,6 +20,7 @@ export type MonthEndWriter = {
 /** The registered writers, in the order they run. Each board adds its own entry here. */
 export const MONTH_END_WRITERS: MonthEndWriter[] = [
   // analytics writers: one line per board rollup (keep one per line; branches add theirs here)
+  PORTFOLIO_FACTS_WRITER,
 ];
 
 /** Runs every writer for one month end; returns rows written per writer. */

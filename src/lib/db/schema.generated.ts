@@ -17,6 +17,32 @@ export type AnalyticsEventsRow = {
   occurred_at: Date;
 };
 
+/** The `analytics_month_facts` table. */
+export type AnalyticsMonthFactsRow = {
+  tenant_id: string;
+  id: string;
+  month_end: string;
+  product_id: string;
+  customer_branch_id: string | null;
+  customer_officer_id: string | null;
+  officer_id: string | null;
+  currency: string;
+  dpd_band: number;
+  loans: number;
+  active_loans: number;
+  principal_outstanding: bigint;
+  total_outstanding: bigint;
+  disbursed_count: number;
+  disbursed_amount: bigint;
+  written_off_count: number;
+  written_off_principal: bigint;
+  collected_principal: bigint;
+  collected_interest: bigint;
+  collected_fees: bigint;
+  collected_penalties: bigint;
+  collected_total: bigint;
+};
+
 /** The `api_tokens` table. */
 export type ApiTokensRow = {
   tenant_id: string;
@@ -1011,6 +1037,7 @@ export type LoansRow = {
   customer_branch_id: string | null;
   customer_officer_id: string | null;
   product_version: number;
+  principal_outstanding: bigint;
 };
 
 /** The `login_failures` table. */
@@ -1430,6 +1457,7 @@ export type UsersRow = {
 /** Every table and view by name, for `TableRow<'loans'>` and `Pick<TableRow<'loans'>, 'id' | 'status'>`. */
 export type Tables = {
   analytics_events: AnalyticsEventsRow;
+  analytics_month_facts: AnalyticsMonthFactsRow;
   api_tokens: ApiTokensRow;
   application_form_versions: ApplicationFormVersionsRow;
   application_forms: ApplicationFormsRow;
