@@ -14,7 +14,9 @@ import { AppError } from '../errors/app-error.ts';
 import { boardHref, LOAN_SCOPE_COLUMNS, scopeCondition } from '../boards/overview.ts';
 import { noJit } from '../lists/query.ts';
 import { addDays, addMonths, isValidDate } from '../schedule/dates.ts';
-import { resolveScopeNodes, type Scope, type ScopeSubject } from '../tenancy/scope.ts';
+import { fromMinor, toDecimalString } from '../money/money.ts';
+import { tenantMoneyDay } from '../tenancy/tenant.ts';
+import { formatScope, parseScope, resolveScopeNodes, type Scope, type ScopeSubject } from '../tenancy/scope.ts';
 import { annualisedYield, PAR_DAYS, parMinBand, parRate, parThreshold, type ParDays } from './portfolio-math.ts';
 
 export type Grouping = 'all' | 'product' | 'branch';
@@ -432,4 +434,112 @@ export function figureLinks(scope: Scope | null, extra: Record<string, string> =
     delinquency: boardHref('/analytics/risk/delinquency', {}, scope),
     revenue: boardHref('/analytics/performance/monthly-revenue', {}, scope),
   };
+}
+
+/** The JSON of figures: money as decimal strings in the board's currency, rates as fractions. */
+export function figuresJson(f: Figures, currency: string) {
+  const money = (minor: bigint) => toDecimalString(fromMinor(minor, currency));
+  return {
+    activeLoans: f.activeLoans,
+    outstandingPrincipal: money(f.outstandingPrincipal),
+    outstandingTotal: money(f.outstandingTotal),
+    ...Object.fromEntries(
+      PAR_DAYS.flatMap((d) => [
+        [`par${d}`, f.par[d].rate],
+        [`par${d}Amount`, money(f.par[d].amount)],
+        [`par${d}Loans`, f.par[d].loans],
+      ]),
+    ),
+    disbursedCount: f.disbursed.count,
+    disbursedAmount: money(f.disbursed.amount),
+    writeOffCount: f.writtenOff.count,
+    writeOffPrincipal: money(f.writtenOff.principal),
+    collected: money(f.collected),
+    income: f.income === null ? null : money(f.income),
+  };
+}
+
+function monthsJson(months: MonthFigures[], currency: string) {
+  return months.map((m) => ({ month: m.month, monthEnd: m.monthEnd, ...figuresJson(m, currency) }));
+}
+
+/** GET /v1/analytics/portfolio: the figures at the date. */
+export function portfolioJson(board: PortfolioBoard, scope: Scope | null) {
+  return {
+    date: board.date,
+    isMonthEnd: board.isMonthEnd,
+    currency: board.currency,
+    scope: scope ? formatScope(scope) : null,
+    ...figuresJson(board.total.figures, board.currency),
+    yield: board.total.yield,
+    yieldFrom: board.yieldFrom,
+    yieldTo: board.yieldTo,
+  };
+}
+
+/** GET /v1/analytics/overview: the figures at the date and the trend by month. */
+export function overviewJson(board: PortfolioBoard, scope: Scope | null) {
+  return { ...portfolioJson(board, scope), from: board.from, to: board.to, months: monthsJson(board.total.months, board.currency) };
+}
+
+/** GET /v1/analytics/risk/product|branch: per product or branch, the figures at the date and by month. */
+export function riskJson(board: PortfolioBoard, scope: Scope | null) {
+  return {
+    date: board.date,
+    isMonthEnd: board.isMonthEnd,
+    currency: board.currency,
+    scope: scope ? formatScope(scope) : null,
+    from: board.from,
+    to: board.to,
+    yieldFrom: board.yieldFrom,
+    yieldTo: board.yieldTo,
+    total: { ...figuresJson(board.total.figures, board.currency), yield: board.total.yield },
+    groups: board.parts.map((p) => ({
+      id: p.key === '' ? null : p.key,
+      name: p.name,
+      ...figuresJson(p.figures, board.currency),
+      yield: p.yield,
+      months: monthsJson(p.months, board.currency),
+    })),
+  };
+}
+
+/**
+ * One call for the pages and the endpoints: reads `date`, `scope`, `from`, `to`, `currency` from the
+ * URL (each a 400 naming it when malformed) and loads the board for the viewer.
+ */
+export async function portfolioBoardFromUrl(
+  tx: Tx,
+  subject: ScopeSubject,
+  params: URLSearchParams,
+  context: { businessDate: string; currency: string; group: Grouping },
+): Promise<{ board: PortfolioBoard; scope: Scope | null }> {
+  const scope = parseScope(params.get('scope'));
+  const currency = params.get('currency') || context.currency;
+  if (!/^[A-Z]{3}$/.test(currency))
+    throw new AppError('BAD_REQUEST', 'currency must be a three-letter code', { field: 'currency' });
+  const at = await resolvePortfolioDate(tx, params.get('date'), context.businessDate);
+  const board = await loadPortfolioBoard(tx, subject, scope, {
+    at,
+    currency,
+    group: context.group,
+    from: params.get('from'),
+    to: params.get('to'),
+  });
+  return { board, scope };
+}
+
+/** The endpoints' answer for a board kind (GET /v1/analytics/portfolio|overview|risk/product|risk/branch). */
+export async function portfolioEndpointBody(
+  tx: Tx,
+  subject: ScopeSubject & { tenantId: string },
+  url: URL,
+  kind: 'portfolio' | 'overview' | 'product' | 'branch',
+): Promise<unknown> {
+  const { currency, businessDate } = await tenantMoneyDay(tx, subject.tenantId);
+  const group: Grouping = kind === 'product' || kind === 'branch' ? kind : 'all';
+  const { board, scope } = await portfolioBoardFromUrl(tx, subject, url.searchParams, { businessDate, currency, group });
+  if (kind === 'portfolio') return portfolioJson(board, scope);
+  if (kind === 'overview') return overviewJson(board, scope);
+  return riskJson(board, scope);
 }
