@@ -14,6 +14,15 @@ import {
   type PortfolioPart,
 } from '#lib/analytics/portfolio.ts';
 import { PAR_DAYS } from '#lib/analytics/portfolio-math.ts';
+import {
+  parseRiskSort,
+  RISK_COLUMNS,
+  riskExportTable,
+  sortParts,
+  type RiskColumn,
+  type RiskSort,
+} from '#lib/analytics/portfolio-table.ts';
+import { isTableFormat, tableDownload } from '#lib/exports/table-download.ts';
 import type { Language } from '#lib/i18n/index.ts';
 import { formatDate, formatNumber, INTL_LOCALE } from '#lib/i18n/format.ts';
 import { currencyDigits, formatMoney, fromMinor } from '#lib/money/money.ts';
@@ -161,4 +170,50 @@ export function figureTiles(
       href: links.revenue,
     },
   ];
+}
+
+/** A risk page (by product or branch, one of its views): the board, its sorted parts, or the download. */
+export async function riskPage(
+  Astro: AstroGlobal,
+  group: 'product' | 'branch',
+  view: 'board' | 'cards' | 'view',
+): Promise<
+  | Response
+  | {
+      page: PortfolioPage;
+      group: typeof group;
+      view: typeof view;
+      headers: Record<RiskColumn, string>;
+      sort: RiskSort;
+      parts: PortfolioPart[];
+    }
+> {
+  const path = `/analytics/risk/${group}${view === 'board' ? '' : `/${view}`}`;
+  const page = await portfolioPage(Astro, path, group);
+  if (page instanceof Response) return page;
+  const { t, board } = page;
+  const headers = Object.fromEntries(
+    RISK_COLUMNS.map((k) => [
+      k,
+      k === 'name'
+        ? t(`risk:${group}.group`)
+        : /^par\d+$/.test(k)
+          ? t(`analytics:par.${k}`)
+          : /^par\d+_amount$/.test(k)
+            ? t('risk:figures.par_amount', { par: t(`analytics:par.${k.replace('_amount', '')}`) })
+            : t(`risk:figures.${k}`),
+    ]),
+  ) as Record<RiskColumn, string>;
+  const sort = parseRiskSort(page.params.get('sort'));
+  const noName = t('risk:branch.none');
+  const parts = view === 'view' ? sortParts(board.parts, sort, noName) : board.parts;
+  const format = page.params.get('format');
+  if (view === 'view' && isTableFormat(format))
+    return tableDownload(
+      riskExportTable(parts, board.total, headers, board.currency, { noName, total: t('analytics:total') }),
+      format,
+      `risk-${group}-${board.date}`,
+      t(`risk:${group}.title`),
+    );
+  return { page, group, view, headers, sort, parts };
 }

@@ -27,7 +27,11 @@ export const RISK_COLUMNS = [
   'yield',
 ] as const;
 export type RiskColumn = (typeof RISK_COLUMNS)[number];
-export type RiskCell = { kind: 'text'; value: string | null } | { kind: 'count'; value: number } | { kind: 'money'; value: bigint } | { kind: 'rate'; value: number | null };
+export type RiskCell =
+  | { kind: 'text'; value: string | null }
+  | { kind: 'count'; value: number }
+  | { kind: 'money'; value: bigint }
+  | { kind: 'rate'; value: number | null };
 
 export function riskCell(part: PortfolioPart, column: RiskColumn): RiskCell {
   const f = part.figures;
@@ -85,13 +89,7 @@ export function sortParts(parts: readonly PortfolioPart[], sort: RiskSort, noNam
     const x = value(a);
     const y = value(b);
     const order =
-      typeof x === 'string' || typeof y === 'string'
-        ? String(x).localeCompare(String(y))
-        : x < y
-          ? -1
-          : x > y
-            ? 1
-            : 0;
+      typeof x === 'string' || typeof y === 'string' ? String(x).localeCompare(String(y)) : x < y ? -1 : x > y ? 1 : 0;
     return order * sign || (a.name ?? '').localeCompare(b.name ?? '');
   });
 }
@@ -135,8 +133,13 @@ export const TREND_COLUMNS = [
 export type TrendColumn = (typeof TREND_COLUMNS)[number];
 
 /** The trend by month (the Overview's charts' numbers): amounts as exact decimals, rates as fractions. */
-export function trendExportTable(months: readonly MonthFigures[], headers: Record<TrendColumn, string>, currency: string): ExportTable {
-  const money = (minor: bigint | null): ExportValue => (minor === null ? null : { decimal: toDecimalString(fromMinor(minor, currency)) });
+export function trendExportTable(
+  months: readonly MonthFigures[],
+  headers: Record<TrendColumn, string>,
+  currency: string,
+): ExportTable {
+  const money = (minor: bigint | null): ExportValue =>
+    minor === null ? null : { decimal: toDecimalString(fromMinor(minor, currency)) };
   return {
     headers: TREND_COLUMNS.map((k) => headers[k]),
     rows: months.map((m) => [

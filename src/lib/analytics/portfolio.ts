@@ -198,10 +198,18 @@ export function addFigures(list: readonly Figures[]): Figures {
 }
 
 function loanKey(group: Grouping): string {
-  return group === 'product' ? 'l.product_id::text' : group === 'branch' ? `coalesce(l.customer_branch_id::text, '')` : `''`;
+  return group === 'product'
+    ? 'l.product_id::text'
+    : group === 'branch'
+      ? `coalesce(l.customer_branch_id::text, '')`
+      : `''`;
 }
 function factKey(group: Grouping): string {
-  return group === 'product' ? 'f.product_id::text' : group === 'branch' ? `coalesce(f.customer_branch_id::text, '')` : `''`;
+  return group === 'product'
+    ? 'f.product_id::text'
+    : group === 'branch'
+      ? `coalesce(f.customer_branch_id::text, '')`
+      : `''`;
 }
 
 /**
@@ -380,13 +388,15 @@ export async function loadPortfolioBoard(
   let parts: PortfolioPart[] = [];
   if (group === 'all') total = partOf('');
   else {
-    parts = [...keys].map(partOf).sort((a, b) =>
-      a.figures.outstandingPrincipal === b.figures.outstandingPrincipal
-        ? (a.name ?? '').localeCompare(b.name ?? '')
-        : a.figures.outstandingPrincipal > b.figures.outstandingPrincipal
-          ? -1
-          : 1,
-    );
+    parts = [...keys]
+      .map(partOf)
+      .sort((a, b) =>
+        a.figures.outstandingPrincipal === b.figures.outstandingPrincipal
+          ? (a.name ?? '').localeCompare(b.name ?? '')
+          : a.figures.outstandingPrincipal > b.figures.outstandingPrincipal
+            ? -1
+            : 1,
+      );
     total = totalPart(parts, monthEnds, months, facts, yieldMonthEnds);
   }
   return { date: at.date, isMonthEnd: at.isMonthEnd, currency, from, to, months, yieldFrom, yieldTo, total, parts };
@@ -479,7 +489,12 @@ export function portfolioJson(board: PortfolioBoard, scope: Scope | null) {
 
 /** GET /v1/analytics/overview: the figures at the date and the trend by month. */
 export function overviewJson(board: PortfolioBoard, scope: Scope | null) {
-  return { ...portfolioJson(board, scope), from: board.from, to: board.to, months: monthsJson(board.total.months, board.currency) };
+  return {
+    ...portfolioJson(board, scope),
+    from: board.from,
+    to: board.to,
+    months: monthsJson(board.total.months, board.currency),
+  };
 }
 
 /** GET /v1/analytics/risk/product|branch: per product or branch, the figures at the date and by month. */
@@ -538,7 +553,11 @@ export async function portfolioEndpointBody(
 ): Promise<unknown> {
   const { currency, businessDate } = await tenantMoneyDay(tx, subject.tenantId);
   const group: Grouping = kind === 'product' || kind === 'branch' ? kind : 'all';
-  const { board, scope } = await portfolioBoardFromUrl(tx, subject, url.searchParams, { businessDate, currency, group });
+  const { board, scope } = await portfolioBoardFromUrl(tx, subject, url.searchParams, {
+    businessDate,
+    currency,
+    group,
+  });
   if (kind === 'portfolio') return portfolioJson(board, scope);
   if (kind === 'overview') return overviewJson(board, scope);
   return riskJson(board, scope);
