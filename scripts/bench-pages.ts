@@ -224,6 +224,17 @@ async function signIn(email: string): Promise<string> {
 
 /** Issue 14's boards and worklist, for the administrator and the one-branch collector. */
 const TEAM_PAGES = ['/loans/overview', '/loans/performance', '/loans/performance?by=branch', '/loans/collection'];
+/** Issue 15, portfolio and risk (administrator; a one-branch analytics viewer is to be added with the other boards). */
+const PORTFOLIO_PAGES = [
+  '/analytics/overview',
+  '/analytics/risk/product',
+  '/analytics/risk/product/cards',
+  '/analytics/risk/product/view',
+  '/analytics/risk/branch',
+  '/analytics/risk/branch/cards',
+  '/analytics/risk/branch/view',
+  '/v1/analytics/portfolio',
+];
 
 type Result = { viewer: string; path: string; medianMs: number; p95Ms: number; status: number; kb: number };
 const results: Result[] = [];
@@ -245,7 +256,7 @@ try {
     const paths = values.path?.length
       ? values.path
       : pages === 'all'
-        ? [...listPaths, ...TEAM_PAGES]
+        ? [...listPaths, ...TEAM_PAGES, ...PORTFOLIO_PAGES]
         : pages === 'lists'
           ? listPaths
           : TEAM_PAGES;
