@@ -245,7 +245,27 @@ const TEAM_PAGES = ['/loans/overview', '/loans/performance', '/loans/performance
 
 /** Issue 15's analytics pages (with --analytics), for the administrator and the one-branch analyst. */
 const ANALYTICS_PAGES: string[] = [
-  // analytics bench paths: one per line (each board adds its own)
+  '/analytics/overview',
+  '/v1/analytics/portfolio',
+  '/analytics/risk/product',
+  '/analytics/risk/product/cards',
+  '/analytics/risk/product/view',
+  '/analytics/risk/branch',
+  '/analytics/risk/branch/cards',
+  '/analytics/risk/branch/view',
+  '/analytics/risk/delinquency',
+  '/analytics/risk/delinquency?cell=current:31',
+  '/analytics/risk/vintage-analysis',
+  '/analytics/risk/bullet-loans-collection',
+  '/analytics/performance/monthly-revenue',
+  '/analytics/performance/monthly-revenue?by=branch',
+  '/analytics/performance/portfolio-analysis',
+  '/analytics/performance/portfolio-analysis?by=risk_class',
+  '/analytics/queries',
+  '/analytics/queries/new/results?dataset=loans&tab=overdue',
+  '/analytics/queries/new/results?dataset=transactions&f.type=REPAYMENT',
+  '/analytics/metrics-config',
+  '/analytics/reports',
 ];
 
 type Result = { viewer: string; path: string; medianMs: number; p95Ms: number; status: number; kb: number };

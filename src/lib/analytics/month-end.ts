@@ -2,6 +2,7 @@ import type { Tx } from '../db/index.ts';
 import { delinquencyWriter } from './delinquency.ts';
 import { vintageWriter } from './vintage.ts';
 import { PERFORMANCE_WRITER } from './performance/writer.ts';
+import { PORTFOLIO_FACTS_WRITER } from './portfolio-facts.ts';
 
 /**
  * The analytics month-end writers: each board that needs figures faster than a scan of the per-loan
@@ -25,6 +26,7 @@ export const MONTH_END_WRITERS: MonthEndWriter[] = [
   delinquencyWriter,
   vintageWriter,
   PERFORMANCE_WRITER, // monthly revenue and portfolio analysis (src/lib/analytics/performance)
+  PORTFOLIO_FACTS_WRITER,
 ];
 
 /** Runs every writer for one month end; returns rows written per writer. */

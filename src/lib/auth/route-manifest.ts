@@ -897,6 +897,10 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
   // ── Issue 14, boards (overview, performance) ──
 
   // ── Issue 15, analytics: portfolio, overview, risk by product and branch ──
+  { pattern: '/v1/analytics/portfolio', methods: { GET: need('analytics.overview.view') } },
+  { pattern: '/v1/analytics/overview', methods: { GET: need('analytics.overview.view') } },
+  { pattern: '/v1/analytics/risk/product', methods: { GET: need('analytics.product_risk.view') } },
+  { pattern: '/v1/analytics/risk/branch', methods: { GET: need('analytics.branch_risk.view') } },
 
   // ── Issue 15, analytics: monthly revenue, portfolio analysis, bullet loans ──
   { pattern: '/v1/analytics/performance/monthly-revenue', methods: { GET: need('analytics.monthly_revenue.view') } },
