@@ -6,6 +6,29 @@
 
 export type LoanTransactionType = 'DISBURSEMENT' | 'REPAYMENT' | 'WAIVE_INTEREST' | 'WAIVE_CHARGES' | 'WRITE_OFF' | 'ACCRUAL' | 'FEE_APPLIED' | 'PENALTY_APPLIED' | 'REVERSAL' | 'CREDIT_BALANCE_REFUND';
 
+/** The `analytics_delinquency_months` table. */
+export type AnalyticsDelinquencyMonthsRow = {
+  tenant_id: string;
+  month_end: string;
+  bucket_mins: number[];
+};
+
+/** The `analytics_delinquency_transitions` table. */
+export type AnalyticsDelinquencyTransitionsRow = {
+  tenant_id: string;
+  month_end: string;
+  from_month_end: string;
+  from_bucket: number;
+  to_bucket: number;
+  product_id: string;
+  currency: string;
+  customer_branch_id: string | null;
+  customer_officer_id: string | null;
+  officer_id: string | null;
+  loans: number;
+  principal: bigint;
+};
+
 /** The `analytics_events` table. */
 export type AnalyticsEventsRow = {
   tenant_id: string;
@@ -15,6 +38,23 @@ export type AnalyticsEventsRow = {
   path: string | null;
   properties: unknown;
   occurred_at: Date;
+};
+
+/** The `analytics_loan_vintage` table. */
+export type AnalyticsLoanVintageRow = {
+  tenant_id: string;
+  loan_id: string;
+  cohort: string;
+  product_id: string;
+  currency: string;
+  customer_branch_id: string | null;
+  customer_officer_id: string | null;
+  officer_id: string | null;
+  disbursed: bigint;
+  reached30_on: string | null;
+  reached60_on: string | null;
+  reached90_on: string | null;
+  written_off_on: string | null;
 };
 
 /** The `analytics_month_facts` table. */
@@ -41,6 +81,52 @@ export type AnalyticsMonthFactsRow = {
   collected_fees: bigint;
   collected_penalties: bigint;
   collected_total: bigint;
+};
+
+/** The `analytics_portfolio_months` table. */
+export type AnalyticsPortfolioMonthsRow = {
+  tenant_id: string;
+  month_end: string;
+  currency: string;
+  dimension: string;
+  key: string | null;
+  customer_branch_id: string | null;
+  customer_officer_id: string | null;
+  officer_id: string | null;
+  loans: number;
+  principal_outstanding: bigint;
+};
+
+/** The `analytics_revenue_months` table. */
+export type AnalyticsRevenueMonthsRow = {
+  tenant_id: string;
+  month_end: string;
+  currency: string;
+  product_id: string | null;
+  customer_branch_id: string | null;
+  customer_officer_id: string | null;
+  officer_id: string | null;
+  interest: bigint;
+  fees: bigint;
+  penalties: bigint;
+};
+
+/** The `analytics_vintages` table. */
+export type AnalyticsVintagesRow = {
+  tenant_id: string;
+  month_end: string;
+  cohort: string;
+  product_id: string;
+  currency: string;
+  customer_branch_id: string | null;
+  customer_officer_id: string | null;
+  officer_id: string | null;
+  loans: number;
+  disbursed: bigint;
+  ever30: bigint;
+  ever60: bigint;
+  ever90: bigint;
+  written_off: bigint;
 };
 
 /** The `api_tokens` table. */
@@ -358,6 +444,27 @@ export type CustomFieldFormsRow = {
   document: unknown;
   revision: number;
   updated_by: string;
+  updated_at: Date;
+};
+
+/** The `custom_metrics` table. */
+export type CustomMetricsRow = {
+  tenant_id: string;
+  id: string;
+  metric_type: string;
+  name: string;
+  label_en: string;
+  label_fr: string;
+  dataset: string;
+  filters: unknown;
+  field: string | null;
+  numerator: unknown;
+  denominator: unknown;
+  format: string;
+  show_on_board: boolean;
+  revision: number;
+  created_by: string;
+  created_at: Date;
   updated_at: Date;
 };
 
@@ -1218,6 +1325,22 @@ export type PublicFormLinksRow = {
   version: number;
 };
 
+/** The `reports` table. */
+export type ReportsRow = {
+  tenant_id: string;
+  id: string;
+  name: string;
+  dataset: string;
+  filters: unknown;
+  rows_dimension: string;
+  columns_dimension: string | null;
+  measures: unknown;
+  revision: number;
+  created_by: string;
+  created_at: Date;
+  updated_at: Date;
+};
+
 /** The `roles` table. */
 export type RolesRow = {
   tenant_id: string;
@@ -1227,6 +1350,20 @@ export type RolesRow = {
   is_admin: boolean;
   authorities: string[];
   created_at: Date;
+};
+
+/** The `saved_queries` table. */
+export type SavedQueriesRow = {
+  tenant_id: string;
+  id: string;
+  name: string;
+  description: string;
+  definition: unknown;
+  created_by: string;
+  updated_by: string | null;
+  revision: number;
+  created_at: Date;
+  updated_at: Date;
 };
 
 /** The `sessions` table. */
@@ -1456,8 +1593,14 @@ export type UsersRow = {
 
 /** Every table and view by name, for `TableRow<'loans'>` and `Pick<TableRow<'loans'>, 'id' | 'status'>`. */
 export type Tables = {
+  analytics_delinquency_months: AnalyticsDelinquencyMonthsRow;
+  analytics_delinquency_transitions: AnalyticsDelinquencyTransitionsRow;
   analytics_events: AnalyticsEventsRow;
+  analytics_loan_vintage: AnalyticsLoanVintageRow;
   analytics_month_facts: AnalyticsMonthFactsRow;
+  analytics_portfolio_months: AnalyticsPortfolioMonthsRow;
+  analytics_revenue_months: AnalyticsRevenueMonthsRow;
+  analytics_vintages: AnalyticsVintagesRow;
   api_tokens: ApiTokensRow;
   application_form_versions: ApplicationFormVersionsRow;
   application_forms: ApplicationFormsRow;
@@ -1480,6 +1623,7 @@ export type Tables = {
   conversation_reads: ConversationReadsRow;
   conversations: ConversationsRow;
   custom_field_forms: CustomFieldFormsRow;
+  custom_metrics: CustomMetricsRow;
   custom_views: CustomViewsRow;
   customer_bank_transactions: CustomerBankTransactionsRow;
   customer_eligibility_overrides: CustomerEligibilityOverridesRow;
@@ -1536,7 +1680,9 @@ export type Tables = {
   pricing_plans: PricingPlansRow;
   pricing_usage: PricingUsageRow;
   public_form_links: PublicFormLinksRow;
+  reports: ReportsRow;
   roles: RolesRow;
+  saved_queries: SavedQueriesRow;
   sessions: SessionsRow;
   sign_in_directory: SignInDirectoryRow;
   strategies: StrategiesRow;
