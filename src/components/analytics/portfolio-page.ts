@@ -14,6 +14,7 @@ import {
   type PortfolioPart,
 } from '#lib/analytics/portfolio.ts';
 import { PAR_DAYS } from '#lib/analytics/portfolio-math.ts';
+import { loadBoardMetrics, type BoardMetric } from '#lib/analytics/metrics.ts';
 import {
   parseRiskSort,
   RISK_COLUMNS,
@@ -37,6 +38,8 @@ export type PortfolioPage = {
   params: URLSearchParams;
   picker: { value: string; options: ScopeOption[] };
   scope: Scope | null;
+  /** Custom metrics shown on the boards (the overview only). */
+  boardMetrics: BoardMetric[];
   board: PortfolioBoard;
   money: (minor: bigint) => string;
   /** Amount in major units for a chart's geometry only (tables and tiles use `money`). */
@@ -57,7 +60,7 @@ export async function portfolioPage(
   const { db, t, language, principal, tenant } = await pageContext(Astro);
   if (!principal || !tenant) return Astro.redirect(`/user/login?redirect=${encodeURIComponent(path)}`);
   const params = Astro.url.searchParams;
-  const { picker, board, scope } = await db.tenant(tenant.id, async (tx) => {
+  const { picker, board, scope, boardMetrics } = await db.tenant(tenant.id, async (tx) => {
     const picker = await boardScope(tx, principal, params.get('scope'));
     const today = await businessDate(tx, tenant.id);
     const loaded = await portfolioBoardFromUrl(tx, principal, params, {
@@ -65,7 +68,9 @@ export async function portfolioPage(
       currency: tenant.currency,
       group,
     });
-    return { picker, ...loaded };
+    // The overview also shows the tenant's custom metrics marked "show on boards", over the same scope.
+    const boardMetrics = group === 'all' ? await loadBoardMetrics(tx, principal, loaded.scope) : [];
+    return { picker, ...loaded, boardMetrics };
   });
   const currency = board.currency;
   const digits = currencyDigits(currency);
@@ -92,6 +97,7 @@ export async function portfolioPage(
     picker,
     scope,
     board,
+    boardMetrics,
     money: (minor) => formatMoney(fromMinor(minor, currency), language),
     major: (minor) => Number(minor) / 10 ** digits,
     percent: (rate) =>
