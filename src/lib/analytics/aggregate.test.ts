@@ -16,6 +16,22 @@ function fieldOf(fn: () => unknown): string | undefined {
 }
 
 describe('aggregate SQL', () => {
+  it('averages money in whole minor units (a fraction of a cent cannot be a money value) and numbers to 4 places', () => {
+    const q = buildAggregateQuery(
+      loansList,
+      {
+        filters: {},
+        groupBy: ['product'],
+        measures: [
+          { kind: 'term', term: { fn: 'average', field: 'principal' } },
+          { kind: 'term', term: { fn: 'average', field: 'days_past_due' } },
+        ],
+      },
+      options,
+    );
+    expect(q.text).toContain('round(avg(v0), 0)::text as a0');
+    expect(q.text).toContain('round(avg(v1), 4)::text as a1');
+  });
   it('groups by the definition SQL with grouping sets for totals, money per currency, values bound', () => {
     const q = buildAggregateQuery(
       loansList,

@@ -164,7 +164,7 @@ export function ratioOf(numerator: AggValue, denominator: AggValue): number | nu
   return Number(numerator) / den;
 }
 
-function aggregateSql(fn: AggregateFn, value: string, flag: string | null): string {
+function aggregateSql(fn: AggregateFn, value: string, flag: string | null, isMoney: boolean): string {
   const filter = flag ? ` filter (where ${flag})` : '';
   switch (fn) {
     case 'count':
@@ -173,7 +173,7 @@ function aggregateSql(fn: AggregateFn, value: string, flag: string | null): stri
       return `coalesce(sum(${value})${filter}, 0)::text`;
     case 'average':
       // Money averages are whole minor units (rounded half away from zero); numbers keep 4 decimals.
-      return `round(avg(${value})${filter}, 4)::text`;
+      return `round(avg(${value})${filter}, ${isMoney ? 0 : 4})::text`;
     case 'min':
       return `(min(${value})${filter})::text`;
     case 'max':
@@ -249,7 +249,7 @@ export function buildAggregateQuery(
   if (hasMoney) outer.push('ccy');
   terms.forEach((t, i) => {
     const hasFlag = Object.keys(t.filters).length > 0 && inner.some((s) => s.endsWith(` as f${i}`));
-    outer.push(`${aggregateSql(t.term.fn, `v${i}`, hasFlag ? `f${i}` : null)} as a${i}`);
+    outer.push(`${aggregateSql(t.term.fn, `v${i}`, hasFlag ? `f${i}` : null, t.column?.type === 'money')} as a${i}`);
   });
   const always = hasMoney ? ['ccy'] : [];
   const sets =
