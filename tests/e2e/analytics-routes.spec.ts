@@ -45,7 +45,7 @@ const ACCOUNTS: Record<DemoRole, string> = {
 };
 
 /** Pages that only show figures: each must show at least one number in a table cell, tile or chart. */
-const BOARDS = new Set(ISSUE_15.filter((p) => !/\/(new|add)(\/|$)|:metric_type$|queries\/:id$/.test(p)));
+const BOARDS = new Set(ISSUE_15.filter((p) => !/\/(new|add)(\/|$)|:metric_type$|:metric_name$|queries\/:id$/.test(p)));
 
 test('[ANALYTICS-ROUTES]: every route of issue 15 opens with figures for the roles allowed and 403 for the others', async ({
   browser,
