@@ -24,6 +24,8 @@ import { findList } from '#lib/lists/registry.ts';
 import { COUNT_CAP, loadPage } from '#lib/lists/query.ts';
 import { loadScopeSubject, resolveRowScope } from '#lib/lists/row-scope.ts';
 import type { ListViewer } from '#lib/lists/serve.ts';
+import type { QueryViewer } from '#lib/analytics/query-viewer.ts';
+import { DEMO_ROLES } from '#lib/auth/permissions.ts';
 import { parseListState } from '#lib/lists/url-state.ts';
 import { resolveScopeNodes } from '#lib/tenancy/scope.ts';
 import { businessDate } from '#lib/tenancy/tenant.ts';
@@ -51,8 +53,8 @@ async function appErrorOf(fn: () => Promise<unknown>): Promise<AppError> {
 describe.each(testDbKinds())('analytics queries on %s', (kind) => {
   let db: Db;
   let drop: () => Promise<void>;
-  let admin: ListViewer & { language: string };
-  let officer: ListViewer & { language: string };
+  let admin: QueryViewer;
+  let officer: QueryViewer;
   let analystActor: QueryActor;
   let today: string;
   let branches: Record<string, string>;
@@ -79,6 +81,8 @@ describe.each(testDbKinds())('analytics queries on %s', (kind) => {
           userId,
           currency: currency.trim(),
           language: 'en',
+          // What the user's role grants (the datasets need their lists' permissions).
+          authorities: email.startsWith('officer') ? [...DEMO_ROLES.loan_officer.authorities] : [],
           ...(await loadScopeSubject(tx, userId)),
         };
       };
@@ -99,7 +103,7 @@ describe.each(testDbKinds())('analytics queries on %s', (kind) => {
   });
 
   /** Every row id of a definition's results, page by page (keyset cursors, as the results page links). */
-  async function allQueryRows(viewer: ListViewer, definition: unknown) {
+  async function allQueryRows(viewer: QueryViewer, definition: unknown) {
     const ids: string[] = [];
     let cursor: string | null = null;
     let page = 1;

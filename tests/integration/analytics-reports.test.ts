@@ -15,6 +15,7 @@ import { DEMO_PLANS, featureAccess, setTenantPlan } from '#lib/plans/plans.ts';
 import { businessDate } from '#lib/tenancy/tenant.ts';
 import { AppError } from '#lib/errors/app-error.ts';
 import type { Principal } from '#lib/auth/principal.ts';
+import { DEMO_ROLES, type PermissionSubject } from '#lib/auth/permissions.ts';
 
 const A = DEMO_TENANTS.demo;
 const B = DEMO_TENANTS.acme;
@@ -28,8 +29,8 @@ const B = DEMO_TENANTS.acme;
 describe.each(testDbKinds())('analytics reports and metrics on %s', (kind) => {
   let db: Db;
   let drop: () => Promise<void>;
-  let admin: ScopeSubject & { id: string };
-  let officer: ScopeSubject & { id: string };
+  let admin: ScopeSubject & PermissionSubject & { id: string };
+  let officer: ScopeSubject & PermissionSubject & { id: string };
   let today: string;
 
   beforeAll(async () => {
@@ -58,8 +59,13 @@ describe.each(testDbKinds())('analytics reports and metrics on %s', (kind) => {
         (await tx.query<{ id: string }>('select id::text as id from users where lower(email) = $1', [email]))[0]!.id;
       const adminId = await id('admin@demo.test');
       const officerId = await id('officer@demo.test');
-      admin = { ...(await loadScopeSubject(tx, adminId)), id: adminId };
-      officer = { ...(await loadScopeSubject(tx, officerId)), id: officerId };
+      admin = { ...(await loadScopeSubject(tx, adminId)), authorities: [], id: adminId };
+      // What the officer's role grants (a dataset needs its list's permission).
+      officer = {
+        ...(await loadScopeSubject(tx, officerId)),
+        authorities: [...DEMO_ROLES.loan_officer.authorities],
+        id: officerId,
+      };
       today = await businessDate(tx, A);
     });
   }, 600_000);
@@ -69,7 +75,7 @@ describe.each(testDbKinds())('analytics reports and metrics on %s', (kind) => {
   });
 
   /** A principal good enough for runCommand (permissions of an administrator). */
-  const principalOf = (subject: ScopeSubject & { id: string }): Principal =>
+  const principalOf = (subject: ScopeSubject & PermissionSubject & { id: string }): Principal =>
     ({
       tenantId: A,
       userId: subject.id,

@@ -1,7 +1,8 @@
 import type { AstroGlobal } from 'astro';
 import type { TFunction } from 'i18next';
 import { resolveDataset, type AggValue, type ValueType } from '#lib/analytics/aggregate.ts';
-import { DATASET_NAMES } from '#lib/analytics/datasets.ts';
+import { DATASET_NAMES, mayReadDataset } from '#lib/analytics/datasets.ts';
+import type { PermissionSubject } from '#lib/auth/permissions.ts';
 import {
   checkMetric,
   explainMetric,
@@ -102,9 +103,12 @@ export function metricText(
   );
 }
 
-/** The dataset choices of the forms, in the viewer's language. */
-export function datasetChoices(t: TFunction): { name: string; label: string }[] {
-  return DATASET_NAMES.map((name) => ({ name, label: t(`queries:datasets.${name}`) }));
+/** The dataset choices of the forms the viewer may read (their lists' permissions), in their language. */
+export function datasetChoices(t: TFunction, viewer: PermissionSubject | undefined): { name: string; label: string }[] {
+  return DATASET_NAMES.filter((name) => viewer && mayReadDataset(viewer, name)).map((name) => ({
+    name,
+    label: t(`queries:datasets.${name}`),
+  }));
 }
 
 /** The definition of the dataset a form names (an unknown one falls back to loans, the form's default). */

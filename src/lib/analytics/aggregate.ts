@@ -7,7 +7,8 @@ import { resolveRowScope } from '../lists/row-scope.ts';
 import { defaultListState, parseFilter, type ParsedFilter } from '../lists/url-state.ts';
 import { currencyDigits } from '../money/money.ts';
 import type { Scope, ScopeSubject } from '../tenancy/scope.ts';
-import { findDataset } from './datasets.ts';
+import { assertMayReadDataset, findDataset } from './datasets.ts';
+import type { PermissionSubject } from '../auth/permissions.ts';
 
 /**
  * Aggregates over an analytics dataset (a server-side list, src/lib/lists): the rows the list would
@@ -287,8 +288,13 @@ export function measureTypes(def: ListDef, measures: readonly Measure[]): ValueT
  * Runs an aggregate for a viewer inside the caller's tenant transaction: the dataset's rows under the
  * filters and the viewer's scope (data permissions ∩ `scope`), grouped and measured.
  */
-export async function aggregateDataset(tx: Tx, viewer: ScopeSubject, spec: AggregateSpec): Promise<AggregateResult> {
+export async function aggregateDataset(
+  tx: Tx,
+  viewer: ScopeSubject & PermissionSubject,
+  spec: AggregateSpec,
+): Promise<AggregateResult> {
   const def = resolveDataset(spec.dataset);
+  assertMayReadDataset(viewer, spec.dataset);
   const [tenant] = await tx.query<{ business_date: string; currency: string }>(
     `select business_date::text as business_date, trim(currency) as currency from tenants where id = app_tenant()`,
   );

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { allowedActions } from '../auth/allowed-actions.ts';
+import type { PermissionSubject } from '../auth/permissions.ts';
 import { AppError } from '../errors/app-error.ts';
 import { columnOf, type ListDef, type TabDef } from '../lists/definition.ts';
 import { LISTS } from '../lists/registry.ts';
@@ -57,6 +59,35 @@ export const DATASETS: Readonly<Record<DatasetName, Dataset>> = Object.fromEntri
     return [name, { name, def: withAllTab(def), labelKey: `queries:datasets.${name}` }];
   }),
 ) as Record<DatasetName, Dataset>;
+
+/**
+ * The list page whose readers may read a dataset: a query, metric or report over a list shows that
+ * list's rows or totals, so it needs what opening the list needs (the registry's rule: whoever may open
+ * a list's page may read and export it). Loan transactions are read by those who may open payments.
+ */
+const DATASET_PAGE: Readonly<Record<DatasetName, string>> = {
+  customers: LISTS.customers!.path,
+  offers: LISTS.offers!.path,
+  loans: LISTS.loans!.path,
+  payments: LISTS.payments!.path,
+  collaterals: LISTS.collaterals!.path,
+  applications: LISTS.applications!.path,
+  transactions: LISTS.payments!.path,
+};
+
+/** Whether the subject may read the dataset (see DATASET_PAGE); an unknown dataset is never allowed. */
+export function mayReadDataset(subject: PermissionSubject, name: string): boolean {
+  const dataset = findDataset(name);
+  if (!dataset) return false;
+  return allowedActions(subject, 'list', { path: DATASET_PAGE[dataset.name as DatasetName], hasCustomViews: false })
+    .open;
+}
+
+/** 403 naming `field` when the subject may not read the dataset (its list page is closed to them). */
+export function assertMayReadDataset(subject: PermissionSubject, name: string, field = 'dataset'): void {
+  if (findDataset(name) && !mayReadDataset(subject, name))
+    throw new AppError('FORBIDDEN', `You may not read the ${name} list, so not query it either.`, { field });
+}
 
 export function findDataset(name: string): Dataset | undefined {
   return Object.hasOwn(DATASETS, name) ? DATASETS[name as DatasetName] : undefined;

@@ -1,7 +1,7 @@
 import type { TFunction } from 'i18next';
 import { z } from 'zod';
 import { recordAudit, auditActor } from '../audit/record-audit.ts';
-import { need } from '../auth/permissions.ts';
+import { need, type PermissionSubject } from '../auth/permissions.ts';
 import type { Tx } from '../db/index.ts';
 import type { CustomMetricsRow } from '../db/schema.generated.ts';
 import { AppError } from '../errors/app-error.ts';
@@ -10,6 +10,7 @@ import type { Actor } from '../lending/actor.ts';
 import { columnLabel, columnOf, optionLabel, type ListDef } from '../lists/definition.ts';
 import { fromMinor, toDecimalString } from '../money/money.ts';
 import type { Scope, ScopeSubject } from '../tenancy/scope.ts';
+import { mayReadDataset } from './datasets.ts';
 import {
   aggregateDataset,
   measureTypes,
@@ -202,7 +203,7 @@ export type MetricValue = { currency: string | null; value: AggValue };
 /** A metric's value for a viewer over their scope (data permissions ∩ `scope`). */
 export async function metricValue(
   tx: Tx,
-  viewer: ScopeSubject,
+  viewer: ScopeSubject & PermissionSubject,
   metric: Pick<Metric, 'type' | 'dataset' | 'filters' | 'field' | 'numerator' | 'denominator'>,
   scope: Scope | null,
 ): Promise<MetricValue[]> {
@@ -250,21 +251,30 @@ export type BoardMetric = { metric: Metric; values: MetricValue[] };
 /** Metrics with their values for the viewer's scope (one aggregate each: a handful per tenant). */
 export async function withValues(
   tx: Tx,
-  viewer: ScopeSubject,
+  viewer: ScopeSubject & PermissionSubject,
   metrics: readonly Metric[],
   scope: Scope | null,
 ): Promise<BoardMetric[]> {
   const out: BoardMetric[] = [];
-  for (const metric of metrics) out.push({ metric, values: await metricValue(tx, viewer, metric, scope) });
+  // A metric over a list the viewer may not open has no value for them (shown as "—").
+  for (const metric of metrics)
+    out.push({
+      metric,
+      values: mayReadDataset(viewer, metric.dataset) ? await metricValue(tx, viewer, metric, scope) : [],
+    });
   return out;
 }
 
 /** The metrics shown on the boards (`show_on_board`) with their values for the viewer's scope. */
-export async function loadBoardMetrics(tx: Tx, viewer: ScopeSubject, scope: Scope | null): Promise<BoardMetric[]> {
+export async function loadBoardMetrics(
+  tx: Tx,
+  viewer: ScopeSubject & PermissionSubject,
+  scope: Scope | null,
+): Promise<BoardMetric[]> {
   return withValues(
     tx,
     viewer,
-    (await listMetrics(tx)).filter((m) => m.showOnBoard),
+    (await listMetrics(tx)).filter((m) => m.showOnBoard && mayReadDataset(viewer, m.dataset)),
     scope,
   );
 }
@@ -365,7 +375,12 @@ export const saveMetricCommand = defineCommand({
     let row: CustomMetricsRow | undefined;
     if (input.currentName) {
       before = await requireMetric(tx, input.type, input.currentName, true);
-      if (input.expectedRevision !== undefined && input.expectedRevision !== before.revision)
+      // A change names the revision it was based on: without it, a save would silently overwrite someone else's.
+      if (input.expectedRevision === undefined)
+        throw new AppError('UNPROCESSABLE', 'expectedRevision is required to change a metric.', {
+          field: 'expectedRevision',
+        });
+      if (input.expectedRevision !== before.revision)
         throw new AppError('CONFLICT', 'This metric was changed by someone else; review it and save again.', {
           field: 'expectedRevision',
           details: { code: 'stale_revision', revision: before.revision },

@@ -1,3 +1,4 @@
+import type { PermissionSubject } from '../auth/permissions.ts';
 import { z } from 'zod';
 import type { Db, Tx } from '../db/index.ts';
 import type { SavedQueriesRow } from '../db/schema.generated.ts';
@@ -18,6 +19,7 @@ import { DEFAULT_PAGE_SIZE, listQuery, MAX_PAGE, PAGE_SIZES, type ListState } fr
 import { currencyDigits, fromMinor, toDecimalString } from '../money/money.ts';
 import { businessDate } from '../tenancy/tenant.ts';
 import {
+  assertMayReadDataset,
   definitionState,
   findDataset,
   queryDefinitionSchema,
@@ -293,12 +295,13 @@ export type QueryResults = {
  */
 export async function runQuery(
   db: Db,
-  viewer: ListViewer,
+  viewer: ListViewer & PermissionSubject,
   raw: unknown,
   position: ResultsPosition = { page: 1, cursor: null, limit: DEFAULT_PAGE_SIZE },
 ): Promise<QueryResults> {
   return db.tenant(viewer.tenantId, async (tx) => {
     const { definition, dataset } = await checkDefinition(tx, raw, viewer.language ?? 'en');
+    assertMayReadDataset(viewer, dataset.name);
     const def = dataset.def;
     const state = { ...definitionState(def, definition), ...position };
     await assertScopeParamInScope(tx, { ...viewer, language: viewer.language ?? 'en' }, state.scope);
@@ -344,13 +347,14 @@ export function fileBaseName(name: string): string {
  */
 export async function requestQueryExport(
   db: Db,
-  viewer: ListViewer & { language: string },
+  viewer: ListViewer & PermissionSubject & { language: string },
   raw: unknown,
   format: ExportFormat,
   name: string,
 ): Promise<Download> {
   const { dataset, query, date } = await db.tenant(viewer.tenantId, async (tx) => {
     const { definition, dataset } = await checkDefinition(tx, raw, viewer.language);
+    assertMayReadDataset(viewer, dataset.name);
     const state = definitionState(dataset.def, definition);
     return {
       dataset,

@@ -1,17 +1,23 @@
-import { allows, need } from '../auth/permissions.ts';
+import { allows, need, type PermissionSubject } from '../auth/permissions.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { ListViewer } from '../lists/serve.ts';
 
-/** The viewer of a query's results and exports: the signed-in user's data permissions and tenant currency. */
+/**
+ * The viewer of a query's results and exports: the signed-in user's data permissions (rows) and
+ * authorities (which datasets: a dataset needs its list page's permission), and the tenant currency.
+ */
+export type QueryViewer = ListViewer & PermissionSubject & { language: string };
+
 export function listViewerOf(
   principal: Principal,
   tenant: { id: string; currency: string },
   language: string | undefined,
-): ListViewer & { language: string } {
+): QueryViewer {
   return {
     tenantId: tenant.id,
     userId: principal.userId,
     isAdmin: principal.isAdmin,
+    authorities: principal.authorities,
     dataPermissions: principal.dataPermissions,
     currency: tenant.currency,
     language: language ?? 'en',

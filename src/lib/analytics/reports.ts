@@ -1,3 +1,4 @@
+import type { PermissionSubject } from '../auth/permissions.ts';
 import { z } from 'zod';
 import { auditActor, recordAudit } from '../audit/record-audit.ts';
 import { need } from '../auth/permissions.ts';
@@ -129,7 +130,7 @@ export type ReportRun = AggregateResult & { metrics: (Metric | null)[] };
 /** Runs a report for a viewer over their scope (data permissions ∩ `scope`): cells and totals. */
 export async function runReport(
   tx: Tx,
-  viewer: ScopeSubject,
+  viewer: ScopeSubject & PermissionSubject,
   report: Pick<ReportDefinition, 'dataset' | 'filters' | 'rows' | 'columns' | 'measures'>,
   scope: Scope | null,
 ): Promise<ReportRun> {
@@ -170,7 +171,12 @@ export const saveReportCommand = defineCommand({
     let row: ReportsRow | undefined;
     if (input.id) {
       before = await requireReport(tx, input.id, true);
-      if (input.expectedRevision !== undefined && input.expectedRevision !== before.revision)
+      // A change names the revision it was based on: without it, a save would silently overwrite someone else's.
+      if (input.expectedRevision === undefined)
+        throw new AppError('UNPROCESSABLE', 'expectedRevision is required to change a report.', {
+          field: 'expectedRevision',
+        });
+      if (input.expectedRevision !== before.revision)
         throw new AppError('CONFLICT', 'This report was changed by someone else; review it and save again.', {
           field: 'expectedRevision',
           details: { code: 'stale_revision', revision: before.revision },

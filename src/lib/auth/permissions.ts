@@ -282,6 +282,10 @@ const analyst = [
   'loans.loans.view',
   'loans.loans.performance',
   'loans.customers.view',
+  // The lists an analyst's queries, metrics and reports read (a dataset needs its list's permission).
+  'loans.payments.view',
+  'loans.loan_applications.view',
+  'loans.collaterals.view',
   'customer.profile.view',
   'customer.credit_analysis.view',
 ] as const satisfies readonly PermissionKey[];
