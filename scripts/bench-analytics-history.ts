@@ -82,5 +82,10 @@ export async function fillAnalyticsHistory(db: Db, tenantId: string): Promise<{ 
         where l.disbursed_on is not null and (l.closed_on is null or date_trunc('month', l.closed_on) <= m.month_end)`,
     );
   });
+  // Fresh planner statistics for what was just written (the bulk fill does the same for its tables):
+  // without them Postgres plans the month-end writers as if these tables were empty.
+  await db.owner((tx) =>
+    tx.query('analyze loan_transactions, journal_entries, journal_lines, loan_month_end_snapshots'),
+  );
   return { filled: true, ms: Date.now() - started };
 }
