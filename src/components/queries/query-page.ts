@@ -11,6 +11,7 @@ import {
   deleteQueryCommand,
   getSavedQuery,
   requestQueryExport,
+  auditQueryExport,
   resultsPosition,
   runQuery,
   saveQueryCommand,
@@ -211,6 +212,11 @@ export async function loadResults(
         const { format } = exportFormSchema.parse({ format: form.get('format') });
         ensureListExportJob();
         await requestQueryExport(db, viewer, definition, format, saved?.name ?? name ?? '');
+        await auditQueryExport(
+          db,
+          { tenantId: viewer.tenantId, userId: viewer.userId, requestId: Astro.locals.requestId },
+          { queryId: saved?.id ?? null, dataset: String((definition as { dataset?: unknown }).dataset ?? ''), format },
+        );
         return { kind: 'redirect', location: '/analytics/user/downloads-list' };
       } catch (caught) {
         const refusal = formErrorOf(caught, language);

@@ -376,6 +376,30 @@ export async function requestQueryExport(
 }
 
 /**
+ * The audit row of an export asked from the results page's form (the /v1 route is audited by the route
+ * manifest's `audited` rule): who exported which query or ad hoc definition, in which format.
+ */
+export async function auditQueryExport(
+  db: Db,
+  actor: QueryActor,
+  input: { queryId: string | null; dataset: string; format: ExportFormat },
+): Promise<void> {
+  await db.tenant(actor.tenantId, (tx) =>
+    recordAudit(tx, {
+      tenantId: actor.tenantId,
+      actorId: actor.userId,
+      action: 'saved_query.export',
+      objectType: 'saved_query',
+      objectId: input.queryId,
+      after: { dataset: input.dataset, format: input.format },
+      ip: actor.ip,
+      requestId: actor.requestId,
+      outcome: 'success',
+    }),
+  );
+}
+
+/**
  * The JSON of a results page: rows as `{ id, href, values }` with money as decimal strings in major
  * units (with `currencies` per money column), dates as 'YYYY-MM-DD'; `total` is capped at 1,000
  * (`is_total_capped` then says there are more).
