@@ -40,7 +40,9 @@ export default defineConfig({
   webServer: {
     command: 'node scripts/server.mjs',
     url: `http://localhost:${port}/healthz`,
-    timeout: 120_000,
+    // First start seeds the demo tenants with five months of history through the engine (each month
+    // end also writes the analytics rollups): about a minute on a quiet 2-core machine, several under load.
+    timeout: 360_000,
     reuseExistingServer: false,
     env: {
       PORT: String(port),
