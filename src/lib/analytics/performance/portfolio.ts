@@ -47,12 +47,31 @@ function groupsSql(base: string): string {
 }
 
 function bandColumns(currency: string): string {
-  const scale = 10n ** BigInt(currencyDigits(currency));
-  return `${bandSql('l.number_of_repayments', TERM_BANDS)} as term_band,
-          ${bandSql(
-            'l.principal',
-            SIZE_BANDS.map((b) => BigInt(b) * scale),
-          )} as size_band`;
+  return `${liveKeySql('term_band', currency)} as term_band, ${liveKeySql('size_band', currency)} as size_band`;
+}
+
+/** The loan's scope columns (the loans list's). */
+const LOAN_SCOPE_COLUMNS = ['l.customer_branch_id', 'l.customer_officer_id', 'l.officer_id'] as const;
+
+/** The live month's key of one dimension over loans `l` (and customers `c` for segment and risk class). */
+function liveKeySql(dimension: PortfolioDimension, currency: string): string {
+  switch (dimension) {
+    case 'product':
+      return 'l.product_id::text';
+    case 'branch':
+      return 'l.customer_branch_id::text';
+    case 'segment':
+      return 'c.segment';
+    case 'risk_class':
+      return 'c.risk_class';
+    case 'term_band':
+      return bandSql('l.number_of_repayments', TERM_BANDS);
+    case 'size_band':
+      return bandSql(
+        'l.principal',
+        SIZE_BANDS.map((b) => BigInt(b) * 10n ** BigInt(currencyDigits(currency))),
+      );
+  }
 }
 
 async function tenantCurrency(tx: Tx, tenantId: string): Promise<string> {
@@ -137,13 +156,18 @@ export async function loadPortfolio(
         ? `(select h.name from hierarchy_nodes h where h.tenant_id = $1 and h.id::text = g.key)`
         : 'null::text';
   const scopeSql = scopeCondition(ROLLUP_SCOPE_COLUMNS, nodes, '$5');
-  const liveBase = `select l.currency, l.product_id, l.customer_branch_id, l.customer_officer_id, l.officer_id,
-                           c.segment, c.risk_class, ${bandColumns(options.currency)}, o.principal_outstanding
-                      from (select i.loan_id, sum(i.principal_due - i.principal_paid - i.principal_written_off)::int8 as principal_outstanding
-                              from loan_installments i where i.tenant_id = $1 and i.obligations_met_on is null group by 1) o
-                      join loans l on l.tenant_id = $1 and l.id = o.loan_id and l.status = 'ACTIVE'
-                      join customers c on c.tenant_id = l.tenant_id and c.id = l.customer_id
-                     where o.principal_outstanding > 0`;
+  // The business date's composition from the loans' own principal outstanding (0901, kept exact by the
+  // loan summary trigger: principal due − paid − written off, which a met installment no longer owes),
+  // only the board's dimension, the viewer's scope applied before grouping.
+  const customer = options.dimension === 'segment' || options.dimension === 'risk_class';
+  const liveKey = liveKeySql(options.dimension, options.currency);
+  const liveGroups = `select l.currency, ${liveKey} as key, count(*)::int as loans,
+                             sum(l.principal_outstanding)::int8 as principal_outstanding
+                        from loans l
+                        ${customer ? 'join customers c on c.tenant_id = l.tenant_id and c.id = l.customer_id' : ''}
+                       where $7::boolean and l.tenant_id = $1 and l.status = 'ACTIVE' and l.principal_outstanding > 0
+                         and l.currency = $6 and ${scopeCondition(LOAN_SCOPE_COLUMNS, nodes, '$5')}
+                       group by 1, 2`;
   // $1 tenant, $2 first month end, $3 last month end, $4 dimension, $5 nodes, $6 currency, $7 live?, $8 business date.
   const raw = await tx.query<Raw>(
     `with parts as (
@@ -153,8 +177,7 @@ export async function loadPortfolio(
           and r.currency = $6 and ${scopeSql}
        union all
        select to_char($8::date, 'YYYY-MM-DD'), r.key, r.loans, r.principal_outstanding
-         from (${groupsSql(liveBase)}) r
-        where $7::boolean and r.dimension = $4 and r.currency = $6 and ${scopeSql}),
+         from (${liveGroups}) r),
      g as (select month_end, key, sum(loans)::int as loans, sum(principal_outstanding)::text as principal
              from parts group by 1, 2)
      select g.month_end, g.key, ${nameSql} as name, g.loans, g.principal from g`,
