@@ -226,18 +226,44 @@ async function currentRows(
 ): Promise<FigureRow[]> {
   const scope = scopeCondition(LOAN_SCOPE_COLUMNS, nodes, '$4');
   const key = loanKey(group);
-  // PARn: more than n days past due (PAR1: more than 0), as the bands of the facts.
+  // PARn: more than n days past due (PAR1: more than 0), as the bands of the facts. Each active loan
+  // is put in its band once (one test per loan, three sums), then PARn adds the bands from n's up.
   const late = (days: ParDays) => `l.oldest_unpaid_due_date < $1::date - ${parThreshold(days)}`;
+  const band = `case ${[...PAR_DAYS]
+    .reverse()
+    .map((d) => `when ${late(d)} then ${parMinBand(d)}`)
+    .join(' ')} else 0 end`;
   const parCols = PAR_DAYS.map(
-    (d) => `count(*) filter (where ${late(d)})::int as par${d}_n,
-            coalesce(sum(l.principal_outstanding) filter (where ${late(d)}), 0)::int8 as par${d}`,
+    (d) => `coalesce(sum(b.n) filter (where b.band >= ${parMinBand(d)}), 0)::int as par${d}_n,
+            coalesce(sum(b.p) filter (where b.band >= ${parMinBand(d)}), 0)::int8 as par${d}`,
   ).join(',\n');
+  // Repayments of the month, not reversed, read from their covering index alone (migration 0905): the
+  // reversals are looked up once in a hash (NOT IN over non-null ids is NOT EXISTS), not once per
+  // repayment. A repayment's currency is its loan's (copied when written), so the whole portfolio of
+  // an unrestricted viewer needs no loan at all; grouped or scoped, the repayments are added up per
+  // loan first and each loan's columns read once by id (0905's covering index).
+  const repayments = `select t.tenant_id, t.loan_id, sum(t.amount) as amount from loan_transactions t
+        where t.type = 'REPAYMENT' and t.transaction_date between $2::date and $1::date and t.currency = $3
+          and t.id not in (select r.reverses_id from loan_transactions r where r.reverses_id is not null)
+        group by t.tenant_id, t.loan_id`;
+  const collected =
+    group === 'all' && nodes === null
+      ? `select ''::text as key, coalesce(sum(t.amount), 0)::int8 as collected from loan_transactions t
+          where t.type = 'REPAYMENT' and t.transaction_date between $2::date and $1::date and t.currency = $3
+            and t.id not in (select r.reverses_id from loan_transactions r where r.reverses_id is not null)
+            and ${scope} having count(*) > 0`
+      : `select ${key} as key, coalesce(sum(t.amount), 0)::int8 as collected
+           from (${repayments}) t join loans l on l.tenant_id = t.tenant_id and l.id = t.loan_id
+          where ${scope}
+          group by 1`;
   // $1 date, $2 month start, $3 currency, $4 scope nodes.
   return tx.query<FigureRow>(
     `with a as (
-       select ${key} as key, count(*)::int as active, sum(l.principal_outstanding)::int8 as principal,
-              sum(l.outstanding)::int8 as total, ${parCols}
-         from loans l where l.status = 'ACTIVE' and l.currency = $3 and ${scope} group by 1
+       select b.key, sum(b.n)::int as active, sum(b.p)::int8 as principal, sum(b.o)::int8 as total, ${parCols}
+         from (select ${key} as key, ${band} as band, count(*) as n, sum(l.principal_outstanding) as p,
+                      sum(l.outstanding) as o
+                 from loans l where l.status = 'ACTIVE' and l.currency = $3 and ${scope} group by 1, 2) b
+        group by b.key
      ), d as (
        select ${key} as key, count(*)::int as disbursed_n, sum(l.principal)::int8 as disbursed
          from loans l where l.disbursed_on between $2::date and $1::date and l.currency = $3 and ${scope} group by 1
@@ -249,12 +275,7 @@ async function currentRows(
                                and not exists (select 1 from loan_transactions r where r.tenant_id = t.tenant_id and r.reverses_id = t.id)) x on true
         where l.status = 'CLOSED_WRITTEN_OFF' and l.written_off_on between $2::date and $1::date and l.currency = $3 and ${scope}
         group by 1
-     ), c as (
-       select ${key} as key, coalesce(sum(t.amount), 0)::int8 as collected
-         from loan_transactions t join loans l on l.tenant_id = t.tenant_id and l.id = t.loan_id
-        where t.type = 'REPAYMENT' and t.transaction_date between $2::date and $1::date and l.currency = $3 and ${scope}
-          and not exists (select 1 from loan_transactions r where r.tenant_id = t.tenant_id and r.reverses_id = t.id)
-        group by 1
+     ), c as (${collected}
      ), k as (select key from a union select key from d union select key from w union select key from c)
      select k.key, coalesce(a.active, 0) as active, coalesce(a.principal, 0)::int8 as principal, coalesce(a.total, 0)::int8 as total,
             ${PAR_DAYS.map((d) => `coalesce(a.par${d}_n, 0) as par${d}_n, coalesce(a.par${d}, 0)::int8 as par${d}`).join(', ')},
