@@ -15,9 +15,8 @@ create index journal_lines_income on journal_lines (tenant_id, entry_id)
   include (account_code, loan_id, currency, debit, credit)
   where account_code in ('INTEREST_INCOME', 'FEE_INCOME', 'PENALTY_INCOME');
 
--- A loan's product and scope copies by id (the revenue's lines → their loan's group).
-create index loans_scope_copy on loans (tenant_id, id)
-  include (product_id, customer_branch_id, customer_officer_id, officer_id);
+-- A loan's product and scope copies by id (the revenue's lines → their loan's group): 0905's
+-- loans_scope_cover already holds them.
 
 -- The active loans that still owe principal, with what the composition groups by.
 create index loans_active_principal on loans (tenant_id)
