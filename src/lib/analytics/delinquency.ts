@@ -10,9 +10,12 @@
  * therefore adds up to the loans in its bucket at the start month ends of the period.
  *
  * Rollup: `analytics_delinquency_transitions` (migration 0920), written by `delinquencyWriter` at each
- * month end for the pair (previous month end → this one), one row per cell × product × scope copy. A
- * month written with other bucket boundaries than the tenant's current ones is computed from the
- * snapshots by the same statement instead (until `npm run analytics:rebuild`).
+ * month end for the pair (previous month end → this one), one row per cell × product × scope copy,
+ * summed from the per-loan rows it stores first in `analytics_delinquency_moves` (migration 0925): a
+ * cell's drill-down reads those, so it lists the loans the cell counted, with the scope copy of that
+ * month end even after a customer moves branch. A month written with other bucket boundaries than the
+ * tenant's current ones (or before 0925) is computed from the snapshots by the same statement instead,
+ * for the matrix and the drill-down alike (until `npm run analytics:rebuild`).
  */
 import type { Tx } from '../db/index.ts';
 import type { MonthEndWriter } from './month-end.ts';
