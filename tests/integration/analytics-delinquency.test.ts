@@ -160,6 +160,59 @@ describe.each(testDbKinds())('delinquency transitions and vintages on %s', (kind
     expect(branches.map((r) => r.b)).toEqual([branch.id]);
   });
 
+  it('after a customer moves branch, the cells keep their month-end branch and each drill-down lists its cell', async () => {
+    const filters = { ...period, branchId: branch.id };
+    const [moved] = await db.tenant(T, (tx) =>
+      tx.query<{ id: string }>(
+        `select c.id::text as id from customers c
+          where c.branch_id = $1 and exists (select 1 from loans l join loan_month_end_snapshots s on s.loan_id = l.id
+            where l.customer_id = c.id and s.status in ('ACTIVE', 'OVERPAID') and s.month_end between '2024-02-29' and '2026-01-31')
+          order by c.id limit 1`,
+        [branch.id],
+      ),
+    );
+    const [other] = await db.tenant(T, (tx) =>
+      tx.query<{ id: string }>(
+        `select id::text as id from hierarchy_nodes where level = 'branch' and id <> $1 order by code limit 1`,
+        [branch.id],
+      ),
+    );
+    const before = await db.tenant(T, (tx) => loadMatrix(tx, ADMIN, null, filters));
+    const own = await db.tenant(T, (tx) => loadMatrix(tx, branchViewer, null, period));
+    await db.tenant(T, (tx) => tx.query('update customers set branch_id = $1 where id = $2', [other!.id, moved!.id]));
+    try {
+      const movedLoans = new Set(
+        (
+          await db.tenant(T, (tx) =>
+            tx.query<{ id: string }>('select id::text as id from loans where customer_id = $1', [moved!.id]),
+          )
+        ).map((r) => r.id),
+      );
+      expect(movedLoans.size).toBeGreaterThan(0);
+      // The matrix counts each month end's scope copy: the move changes neither it nor the branch viewer's.
+      const after = await db.tenant(T, (tx) => loadMatrix(tx, ADMIN, null, filters));
+      expect(after.liveMonths).toEqual([]);
+      expect(after.rows).toEqual(before.rows);
+      expect((await db.tenant(T, (tx) => loadMatrix(tx, branchViewer, null, period))).rows).toEqual(own.rows);
+      let listedMoved = 0;
+      for (const cell of after.rows.flatMap((r) => r.cells).filter((c) => c.loans > 0)) {
+        for (const subject of [ADMIN, branchViewer]) {
+          const f = subject === ADMIN ? filters : period;
+          const page = await db.tenant(T, (tx) =>
+            loadCellLoans(tx, subject, null, f, cell, { limit: 10_000, offset: 0 }),
+          );
+          expect(page.total).toBe(cell.loans);
+          expect(page.items.length).toBe(cell.loans);
+          listedMoved += page.items.filter((l) => movedLoans.has(l.loanId)).length;
+        }
+      }
+      // The moved customer's loans are still listed under the branch they were counted in.
+      expect(listedMoved).toBeGreaterThan(0);
+    } finally {
+      await db.tenant(T, (tx) => tx.query('update customers set branch_id = $1 where id = $2', [branch.id, moved!.id]));
+    }
+  });
+
   it('vintages: each cohort is its disbursements; shares never decrease with months on book and stay ≤ 1', async () => {
     const disbursed = await db.tenant(T, (tx) =>
       tx.query<{ cohort: string; loans: number; amount: bigint }>(

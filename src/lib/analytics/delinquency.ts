@@ -10,9 +10,12 @@
  * therefore adds up to the loans in its bucket at the start month ends of the period.
  *
  * Rollup: `analytics_delinquency_transitions` (migration 0920), written by `delinquencyWriter` at each
- * month end for the pair (previous month end → this one), one row per cell × product × scope copy. A
- * month written with other bucket boundaries than the tenant's current ones is computed from the
- * snapshots by the same statement instead (until `npm run analytics:rebuild`).
+ * month end for the pair (previous month end → this one), one row per cell × product × scope copy,
+ * summed from the per-loan rows it stores first in `analytics_delinquency_moves` (migration 0925): a
+ * cell's drill-down reads those, so it lists the loans the cell counted, with the scope copy of that
+ * month end even after a customer moves branch. A month written with other bucket boundaries than the
+ * tenant's current ones (or before 0925) is computed from the snapshots by the same statement instead,
+ * for the matrix and the drill-down alike (until `npm run analytics:rebuild`).
  */
 import type { Tx } from '../db/index.ts';
 import type { MonthEndWriter } from './month-end.ts';
@@ -56,23 +59,30 @@ export const bucketOf = (pdd: string, mins: string) =>
   `(case when ${pdd} <= 0 then 0 else coalesce((select max(m) from unnest(${mins}::int[]) m where m <= ${pdd}), 0) end)`;
 
 /**
- * One row per pair × from × to × product × scope copy, for the pairs whose END month end is in
- * `$ends` (date[]), with bucket first days `$mins`. Parameters: $1 ends, $2 mins.
+ * One row per loan × pair whose END month end is in `$ends` (date[]), with bucket first days `$mins`
+ * and the loan's scope copy as of the writing. Parameters: $1 ends, $2 mins.
  */
-const TRANSITIONS_SELECT = `
-  select e.month_end, s0.month_end as from_month_end,
+const MOVES_SELECT = `
+  select s0.tenant_id, e.month_end, s0.loan_id, s0.month_end as from_month_end,
          ${bucketOf('s0.past_due_days', '$2')} as from_bucket,
          case when coalesce(s1.status, l.status) = 'CLOSED_WRITTEN_OFF' then ${WRITTEN_OFF}
               when s1.status in ('ACTIVE', 'OVERPAID') then ${bucketOf('s1.past_due_days', '$2')}
               when s1.status is null and l.status in ('ACTIVE', 'OVERPAID') then ${bucketOf('0', '$2')}
               else ${CLOSED} end as to_bucket,
-         l.product_id, s0.currency, l.customer_branch_id, l.customer_officer_id, l.officer_id,
-         count(*)::int as loans, sum(s0.principal_outstanding)::int8 as principal
+         l.product_id, s0.currency, l.customer_branch_id, l.customer_officer_id, l.officer_id, l.account_no,
+         s0.principal_outstanding as principal_start, s1.principal_outstanding as principal_end,
+         s0.past_due_days as pdd_start, s1.past_due_days as pdd_end, coalesce(s1.status, l.status) as status_end
     from unnest($1::date[]) as e(month_end)
     join loan_month_end_snapshots s0
       on s0.month_end = (date_trunc('month', e.month_end) - interval '1 day')::date and s0.status in ('ACTIVE', 'OVERPAID')
     join loans l on l.tenant_id = s0.tenant_id and l.id = s0.loan_id
-    left join loan_month_end_snapshots s1 on s1.tenant_id = s0.tenant_id and s1.loan_id = s0.loan_id and s1.month_end = e.month_end
+    left join loan_month_end_snapshots s1 on s1.tenant_id = s0.tenant_id and s1.loan_id = s0.loan_id and s1.month_end = e.month_end`;
+
+/** The matrix cells of MOVES_SELECT: one row per pair × from × to × product × scope copy. */
+const TRANSITIONS_SELECT = `
+  select m.month_end, m.from_month_end, m.from_bucket, m.to_bucket, m.product_id, m.currency,
+         m.customer_branch_id, m.customer_officer_id, m.officer_id, count(*)::int as loans, sum(m.principal_start)::int8 as principal
+    from (${MOVES_SELECT}) m
    group by 1, 2, 3, 4, 5, 6, 7, 8, 9`;
 
 async function bucketMins(tx: Tx): Promise<number[]> {
@@ -80,23 +90,39 @@ async function bucketMins(tx: Tx): Promise<number[]> {
   return rows.map((r) => r.min_days);
 }
 
-/** The month-end writer: the pair (previous month end → `monthEnd`), delete then insert. */
+/**
+ * The month-end writer: the pair (previous month end → `monthEnd`), delete then insert — the per-loan
+ * moves (analytics_delinquency_moves, the drill-down) first, then the matrix cells summed from them, so a
+ * cell and its drill-down count the same loans with the same scope copy.
+ */
 export const delinquencyWriter: MonthEndWriter = {
   name: 'delinquency_transitions',
   async write(tx, tenantId, monthEnd) {
     const mins = await bucketMins(tx);
     await tx.query('delete from analytics_delinquency_transitions where month_end = $1', [monthEnd]);
+    await tx.query('delete from analytics_delinquency_moves where month_end = $1', [monthEnd]);
     await tx.query(
-      `insert into analytics_delinquency_months (tenant_id, month_end, bucket_mins) values ($1, $2, $3::int[])
-       on conflict (tenant_id, month_end) do update set bucket_mins = excluded.bucket_mins`,
+      `insert into analytics_delinquency_months (tenant_id, month_end, bucket_mins, with_moves) values ($1, $2, $3::int[], true)
+       on conflict (tenant_id, month_end) do update set bucket_mins = excluded.bucket_mins, with_moves = true`,
       [tenantId, monthEnd, mins],
+    );
+    await tx.query(
+      `insert into analytics_delinquency_moves (tenant_id, month_end, loan_id, from_month_end, from_bucket, to_bucket, product_id,
+         currency, customer_branch_id, customer_officer_id, officer_id, account_no, principal_start, principal_end, pdd_start,
+         pdd_end, status_end)
+       select m.* from (${MOVES_SELECT}) m`,
+      [[monthEnd], mins],
     );
     const rows = await tx.query(
       `insert into analytics_delinquency_transitions (tenant_id, month_end, from_month_end, from_bucket, to_bucket, product_id,
          currency, customer_branch_id, customer_officer_id, officer_id, loans, principal)
-       select $3, t.* from (${TRANSITIONS_SELECT}) t
+       select $2, month_end, from_month_end, from_bucket, to_bucket, product_id, currency, customer_branch_id,
+              customer_officer_id, officer_id, count(*)::int, sum(principal_start)::int8
+         from analytics_delinquency_moves where month_end = $1
+        group by month_end, from_month_end, from_bucket, to_bucket, product_id, currency, customer_branch_id,
+                 customer_officer_id, officer_id
        returning 1`,
-      [[monthEnd], mins, tenantId],
+      [monthEnd, tenantId],
     );
     return rows.length;
   },
@@ -182,13 +208,19 @@ type Filters = {
   currency: string;
 };
 
+/**
+ * The viewer's scope and the filters on the scope copy of rollup or moves rows `alias`: $3 nodes,
+ * $4 product, $5 branch, $6 currency.
+ */
+const filterWhere = (alias: string, nodes: string[] | null) =>
+  `${scopeCondition([`${alias}.customer_branch_id`, `${alias}.customer_officer_id`, `${alias}.officer_id`], nodes, '$3')}
+     and ($4::uuid is null or ${alias}.product_id = $4) and ($5::uuid is null or ${alias}.customer_branch_id = $5)
+     and ${alias}.currency = $6`;
+
 /** Rollup rows of the pairs ending in `ends` (and the live rows of `live`), grouped per month × cell. */
 async function cellsByMonth(tx: Tx, f: Filters, live: string[], mins: number[]) {
   const rollupEnds = f.ends.filter((e) => !live.includes(e));
-  const where = (alias: string) =>
-    `${scopeCondition([`${alias}.customer_branch_id`, `${alias}.customer_officer_id`, `${alias}.officer_id`], f.nodes, '$3')}
-     and ($4::uuid is null or ${alias}.product_id = $4) and ($5::uuid is null or ${alias}.customer_branch_id = $5)
-     and ${alias}.currency = $6`;
+  const where = (alias: string) => filterWhere(alias, f.nodes);
   return tx.query<{ month_end: string; from_bucket: number; to_bucket: number; loans: number; principal: bigint }>(
     `select to_char(x.month_end, 'YYYY-MM-DD') as month_end, x.from_bucket, x.to_bucket, sum(x.loans)::int as loans,
             sum(x.principal)::int8 as principal
@@ -202,11 +234,15 @@ async function cellsByMonth(tx: Tx, f: Filters, live: string[], mins: number[]) 
   );
 }
 
-/** The month ends of `ends` whose rollup is missing or was written with other bucket boundaries. */
+/**
+ * The month ends of `ends` whose rollup is missing, was written with other bucket boundaries, or has no
+ * per-loan moves (written before migration 0925).
+ */
 async function staleMonths(tx: Tx, ends: string[], mins: number[]): Promise<string[]> {
   if (!ends.length) return [];
   const rows = await tx.query<{ month_end: string; bucket_mins: number[] }>(
-    `select to_char(month_end, 'YYYY-MM-DD') as month_end, bucket_mins from analytics_delinquency_months where month_end = any($1::date[])`,
+    `select to_char(month_end, 'YYYY-MM-DD') as month_end, bucket_mins from analytics_delinquency_months
+      where month_end = any($1::date[]) and with_moves`,
     [ends],
   );
   const written = new Map(rows.map((r) => [r.month_end, r.bucket_mins.join(',')]));
@@ -297,7 +333,9 @@ export type MovedLoan = {
 
 /**
  * The loans behind one cell over the period (a loan moving the same way in two pairs is listed for
- * each pair, as the matrix counts it), newest pair first, then account number. From the snapshots.
+ * each pair, as the matrix counts it), newest pair first, then account number. From the per-loan moves
+ * the month-end writer stored with the matrix cells (same loans, same scope copy), and from the
+ * snapshots for the months the matrix computes live.
  */
 export async function loadCellLoans(
   tx: Tx,
@@ -310,6 +348,10 @@ export async function loadCellLoans(
   const mins = (await loadBuckets(tx)).filter((b) => b.code > 0).map((b) => b.code);
   const nodes = await resolveScopeNodes(tx, subject, scope);
   const ends = pairEnds(filters.from, filters.to);
+  const live = await staleMonths(tx, ends, mins);
+  const rollupEnds = ends.filter((e) => !live.includes(e));
+  const columns = `m.tenant_id, m.month_end, m.from_month_end, m.loan_id, m.account_no, m.principal_start, m.principal_end,
+                   m.pdd_start, m.pdd_end, m.status_end`;
   const rows = await tx.query<{
     loan_id: string;
     account_no: string;
@@ -324,37 +366,28 @@ export async function loadCellLoans(
     total: number;
   }>(
     `with moved as (
-       select e.month_end, s0.month_end as from_month_end, s0.loan_id, s0.principal_outstanding as principal_start,
-              s1.principal_outstanding as principal_end, s0.past_due_days as pdd_start, s1.past_due_days as pdd_end,
-              coalesce(s1.status, l.status) as status_end, l.account_no, l.customer_id,
-              ${bucketOf('s0.past_due_days', '$2')} as from_bucket,
-              case when coalesce(s1.status, l.status) = 'CLOSED_WRITTEN_OFF' then ${WRITTEN_OFF}
-                   when s1.status in ('ACTIVE', 'OVERPAID') then ${bucketOf('s1.past_due_days', '$2')}
-                   when s1.status is null and l.status in ('ACTIVE', 'OVERPAID') then 0
-                   else ${CLOSED} end as to_bucket
-         from unnest($1::date[]) as e(month_end)
-         join loan_month_end_snapshots s0
-           on s0.month_end = (date_trunc('month', e.month_end) - interval '1 day')::date and s0.status in ('ACTIVE', 'OVERPAID')
-         join loans l on l.tenant_id = s0.tenant_id and l.id = s0.loan_id
-         left join loan_month_end_snapshots s1 on s1.tenant_id = s0.tenant_id and s1.loan_id = s0.loan_id and s1.month_end = e.month_end
-        where ${scopeCondition(['l.customer_branch_id', 'l.customer_officer_id', 'l.officer_id'], nodes, '$3')}
-          and ($4::uuid is null or l.product_id = $4) and ($5::uuid is null or l.customer_branch_id = $5)
-          and s0.currency = $6
+       select ${columns} from analytics_delinquency_moves m
+        where m.month_end = any($7::date[]) and m.from_bucket = $8 and m.to_bucket = $9 and ${filterWhere('m', nodes)}
+       union all
+       select ${columns} from (${MOVES_SELECT}) m
+        where cardinality($1::date[]) > 0 and m.from_bucket = $8 and m.to_bucket = $9 and ${filterWhere('m', nodes)}
+     ), page as (
+       select m.*, count(*) over ()::int as total from moved m order by m.month_end desc, m.account_no limit $10 offset $11
      )
-     select m.loan_id::text as loan_id, m.account_no, c.first_name || ' ' || c.last_name as customer_name,
-            to_char(m.from_month_end, 'YYYY-MM-DD') as from_month_end, to_char(m.month_end, 'YYYY-MM-DD') as month_end,
-            m.principal_start, m.principal_end, m.pdd_start, m.pdd_end, m.status_end, count(*) over ()::int as total
-       from moved m join customers c on c.id = m.customer_id
-      where m.from_bucket = $7 and m.to_bucket = $8
-      order by m.month_end desc, m.account_no
-      limit $9 offset $10`,
+     select p.loan_id::text as loan_id, p.account_no, c.first_name || ' ' || c.last_name as customer_name,
+            to_char(p.from_month_end, 'YYYY-MM-DD') as from_month_end, to_char(p.month_end, 'YYYY-MM-DD') as month_end,
+            p.principal_start, p.principal_end, p.pdd_start, p.pdd_end, p.status_end, p.total
+       from page p join loans l on l.tenant_id = p.tenant_id and l.id = p.loan_id
+       join customers c on c.tenant_id = l.tenant_id and c.id = l.customer_id
+      order by p.month_end desc, p.account_no`,
     [
-      ends,
+      live,
       mins,
       nodes ?? [],
       filters.productId,
       filters.branchId,
       filters.currency,
+      rollupEnds,
       cell.from,
       cell.to,
       page.limit,

@@ -11,6 +11,28 @@ export type AnalyticsDelinquencyMonthsRow = {
   tenant_id: string;
   month_end: string;
   bucket_mins: number[];
+  with_moves: boolean;
+};
+
+/** The `analytics_delinquency_moves` table. */
+export type AnalyticsDelinquencyMovesRow = {
+  tenant_id: string;
+  month_end: string;
+  loan_id: string;
+  from_month_end: string;
+  from_bucket: number;
+  to_bucket: number;
+  product_id: string;
+  currency: string;
+  customer_branch_id: string | null;
+  customer_officer_id: string | null;
+  officer_id: string | null;
+  account_no: string;
+  principal_start: bigint;
+  principal_end: bigint | null;
+  pdd_start: number;
+  pdd_end: number | null;
+  status_end: string;
 };
 
 /** The `analytics_delinquency_transitions` table. */
@@ -1594,6 +1616,7 @@ export type UsersRow = {
 /** Every table and view by name, for `TableRow<'loans'>` and `Pick<TableRow<'loans'>, 'id' | 'status'>`. */
 export type Tables = {
   analytics_delinquency_months: AnalyticsDelinquencyMonthsRow;
+  analytics_delinquency_moves: AnalyticsDelinquencyMovesRow;
   analytics_delinquency_transitions: AnalyticsDelinquencyTransitionsRow;
   analytics_events: AnalyticsEventsRow;
   analytics_loan_vintage: AnalyticsLoanVintageRow;
