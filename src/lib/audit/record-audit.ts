@@ -1,6 +1,8 @@
 import type { Tx } from '../db/index.ts';
 import { stringify } from '../http/respond.ts';
 import type { AuditLogRow } from '../db/schema.generated.ts';
+import { domainEventType } from '../events/catalog.ts';
+import { writeDomainEvent } from '../events/outbox.ts';
 
 export type AuditOutcome = 'success' | 'denied' | 'failed';
 
@@ -44,6 +46,10 @@ export function auditActor(actor: {
  * exists exactly when the change it describes does. For refused or failed actions, whose own
  * transaction rolled back, call it in a fresh `db.tenant` transaction. Rows are immutable (trigger).
  * bigint values (money) are stored as decimal strings of minor units.
+ *
+ * A successful change of a published entity (customer, offer, application, loan, payment, collateral,
+ * task, conversation) also writes its domain event here, in the same transaction: the outbox that
+ * webhooks and event sinks deliver from (src/lib/events).
  */
 export async function recordAudit(tx: Tx, entry: AuditEntry): Promise<string> {
   const toJson = (value: unknown) => (value === undefined || value === null ? null : stringify(value));
@@ -65,6 +71,23 @@ export async function recordAudit(tx: Tx, entry: AuditEntry): Promise<string> {
       entry.reason ?? null,
     ],
   );
+  const eventType = entry.outcome === 'success' ? domainEventType(entry.action, entry.objectType) : null;
+  if (eventType) {
+    await writeDomainEvent(tx, {
+      tenantId: entry.tenantId,
+      type: eventType,
+      objectType: entry.objectType,
+      objectId: entry.objectId ?? null,
+      actorId: entry.actorId,
+      data: {
+        object: entry.objectType,
+        id: entry.objectId ?? null,
+        action: entry.action,
+        ...(entry.before === undefined || entry.before === null ? {} : { before: entry.before }),
+        ...(entry.after === undefined || entry.after === null ? {} : { after: entry.after }),
+      },
+    });
+  }
   return rows[0].id;
 }
 

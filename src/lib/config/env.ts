@@ -24,6 +24,11 @@ export type Env = {
   inboundWebhookSecret: string | undefined;
   /** Domain of the reply addresses `reply+<token>@…` of conversation e-mails (default: PUBLIC_URL's host, else localhost). */
   replyDomain: string | undefined;
+  /**
+   * ALLOW_PRIVATE_TARGETS=1: webhooks, event sinks, export targets and import buckets may reach
+   * loopback and private addresses (local development and tests only; src/lib/net/outbound.ts).
+   */
+  allowPrivateTargets: boolean;
   seedDemo: boolean;
   demoPassword: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
@@ -52,6 +57,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
     smsProviderToken: source.SMS_PROVIDER_TOKEN || undefined,
     inboundWebhookSecret: source.INBOUND_WEBHOOK_SECRET || undefined,
     replyDomain: source.REPLY_DOMAIN || undefined,
+    allowPrivateTargets: flag(source.ALLOW_PRIVATE_TARGETS, false),
     seedDemo: flag(source.SEED_DEMO, true),
     demoPassword: source.DEMO_PASSWORD || DEFAULT_DEMO_PASSWORD,
     logLevel: (['debug', 'info', 'warn', 'error'].includes(level) ? level : 'info') as Env['logLevel'],

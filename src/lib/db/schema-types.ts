@@ -39,6 +39,8 @@ const TS_TYPES: Record<string, string> = {
   json: 'unknown',
   jsonb: 'unknown',
   bytea: 'Uint8Array',
+  // Transaction ids (the outbox's commit order); always read as text (`xid::text`).
+  xid8: 'string',
 };
 
 export type SchemaColumn = { table: string; column: string; udt: string; isArray: boolean; isNullable: boolean };

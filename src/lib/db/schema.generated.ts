@@ -715,6 +715,20 @@ export type DelinquencyRangesRow = {
   max_age_days: number | null;
 };
 
+/** The `domain_events` table. */
+export type DomainEventsRow = {
+  tenant_id: string;
+  seq: bigint;
+  id: string;
+  type: string;
+  object_type: string;
+  object_id: string | null;
+  actor_id: string | null;
+  occurred_at: Date;
+  data: unknown;
+  xid: string;
+};
+
 /** The `downloads` table. */
 export type DownloadsRow = {
   tenant_id: string;
@@ -1662,6 +1676,7 @@ export type Tables = {
   decisions: DecisionsRow;
   delinquency_bucket_sets: DelinquencyBucketSetsRow;
   delinquency_ranges: DelinquencyRangesRow;
+  domain_events: DomainEventsRow;
   downloads: DownloadsRow;
   error_reports: ErrorReportsRow;
   form_drafts: FormDraftsRow;

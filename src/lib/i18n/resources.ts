@@ -77,6 +77,20 @@ import frQueries from './locales/fr/queries.json' with { type: 'json' };
 import enReports from './locales/en/reports.json' with { type: 'json' };
 import frReports from './locales/fr/reports.json' with { type: 'json' };
 
+// Integrations and data (issue 16).
+import enWebhooks from './locales/en/webhooks.json' with { type: 'json' };
+import frWebhooks from './locales/fr/webhooks.json' with { type: 'json' };
+import enSinks from './locales/en/sinks.json' with { type: 'json' };
+import frSinks from './locales/fr/sinks.json' with { type: 'json' };
+import enSchedexports from './locales/en/schedexports.json' with { type: 'json' };
+import frSchedexports from './locales/fr/schedexports.json' with { type: 'json' };
+import enDataimport from './locales/en/dataimport.json' with { type: 'json' };
+import frDataimport from './locales/fr/dataimport.json' with { type: 'json' };
+import enDataops from './locales/en/dataops.json' with { type: 'json' };
+import frDataops from './locales/fr/dataops.json' with { type: 'json' };
+import enDaysoff from './locales/en/daysoff.json' with { type: 'json' };
+import frDaysoff from './locales/fr/daysoff.json' with { type: 'json' };
+
 export type Resource = { [key: string]: string | Resource };
 
 export const RESOURCES = {
@@ -114,6 +128,12 @@ export const RESOURCES = {
     delinquency: enDelinquency,
     queries: enQueries,
     reports: enReports,
+    webhooks: enWebhooks,
+    sinks: enSinks,
+    schedexports: enSchedexports,
+    dataimport: enDataimport,
+    dataops: enDataops,
+    daysoff: enDaysoff,
   },
   fr: {
     common: frCommon,
@@ -149,6 +169,12 @@ export const RESOURCES = {
     delinquency: frDelinquency,
     queries: frQueries,
     reports: frReports,
+    webhooks: frWebhooks,
+    sinks: frSinks,
+    schedexports: frSchedexports,
+    dataimport: frDataimport,
+    dataops: frDataops,
+    daysoff: frDaysoff,
   },
 } satisfies Record<string, Record<string, Resource>>;
 
