@@ -621,6 +621,11 @@ export type DaysOffRow = {
   to_date: string | null;
   weekday: number | null;
   repayments_rescheduled_to: string | null;
+  branch_id: string | null;
+  revision: number;
+  applied_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
 };
 
 /** The `decision_bindings` table. */

@@ -3,7 +3,7 @@ import type { Tx } from '../db/index.ts';
 import type { DaysOffRow, LendingSettingsRow, LoanProductsRow } from '../db/schema.generated.ts';
 import { currencyCode, currencyDigits, formatMinor, MAX_AMOUNT_MINOR } from '../money/money.ts';
 import { validationError } from '../errors/messages.ts';
-import type { AllocationStrategyCode, WorkingCalendar } from '../schedule/types.ts';
+import type { AllocationStrategyCode, WorkingCalendar, WorkingDayRule } from '../schedule/types.ts';
 import { assertUuid } from './loans.ts';
 
 /** A `loan_products` row; the check constraints and the JSON the product form writes narrow a few columns. */
@@ -307,14 +307,20 @@ export function termsFor(
   return terms;
 }
 
-/** The tenant's working calendar (days_off + lending_settings) for due dates. */
-export async function loadCalendar(tx: Tx): Promise<WorkingCalendar> {
+/**
+ * The working calendar for due dates (days_off + lending_settings): the tenant-wide days off, plus the
+ * branch's own when `branchId` is given (a loan's branch is its customer's: loans.customer_branch_id).
+ */
+export async function loadCalendar(tx: Tx, branchId?: string | null): Promise<WorkingCalendar> {
   const offs = await tx.query<
     Pick<DaysOffRow, 'kind' | 'from_date' | 'to_date' | 'weekday' | 'repayments_rescheduled_to'>
   >(
-    `select kind, from_date, to_date, weekday, repayments_rescheduled_to from days_off order by from_date nulls first, weekday`,
+    `select kind, from_date, to_date, weekday, repayments_rescheduled_to from days_off
+      where branch_id is null or branch_id = $1
+      order by from_date nulls first, weekday`,
+    [branchId ?? null],
   );
-  const settings = await tx.query<{ due_date_on_day_off: 'NEXT_WORKING_DAY' | 'SAME_DAY' }>(
+  const settings = await tx.query<{ due_date_on_day_off: WorkingDayRule }>(
     `select due_date_on_day_off from lending_settings`,
   );
   return {
@@ -325,7 +331,7 @@ export async function loadCalendar(tx: Tx): Promise<WorkingCalendar> {
         to: o.to_date!,
         ...(o.repayments_rescheduled_to ? { repaymentsRescheduledTo: o.repayments_rescheduled_to } : {}),
       })),
-    nonWorkingWeekdays: offs.filter((o) => o.kind === 'non_working_weekday').map((o) => o.weekday!),
+    nonWorkingWeekdays: [...new Set(offs.filter((o) => o.kind === 'non_working_weekday').map((o) => o.weekday!))],
     rule: settings[0]?.due_date_on_day_off ?? 'NEXT_WORKING_DAY',
   };
 }
@@ -341,12 +347,14 @@ export async function loadLendingSettings(tx: Tx): Promise<{ approvalAdminThresh
 export async function saveLendingSettings(
   tx: Tx,
   tenantId: string,
-  settings: { approvalAdminThreshold: bigint | null; dueDateOnDayOff?: 'NEXT_WORKING_DAY' | 'SAME_DAY' },
+  settings: { approvalAdminThreshold: bigint | null; dueDateOnDayOff?: WorkingDayRule },
 ): Promise<void> {
+  // Without a rule, an existing row keeps its own (the days-off page sets it: src/lib/days-off).
   await tx.query(
-    `insert into lending_settings (tenant_id, approval_admin_threshold, due_date_on_day_off) values ($1, $2, $3)
-     on conflict (tenant_id) do update set approval_admin_threshold = excluded.approval_admin_threshold, due_date_on_day_off = excluded.due_date_on_day_off`,
-    [tenantId, settings.approvalAdminThreshold, settings.dueDateOnDayOff ?? 'NEXT_WORKING_DAY'],
+    `insert into lending_settings (tenant_id, approval_admin_threshold, due_date_on_day_off) values ($1, $2, coalesce($3, 'NEXT_WORKING_DAY'))
+     on conflict (tenant_id) do update set approval_admin_threshold = excluded.approval_admin_threshold,
+       due_date_on_day_off = coalesce($3, lending_settings.due_date_on_day_off)`,
+    [tenantId, settings.approvalAdminThreshold, settings.dueDateOnDayOff ?? null],
   );
 }
 

@@ -68,7 +68,7 @@ export async function loadOfferPage(db: Db, principal: Principal, customerId: st
           annualInterestRate: row.annual_interest_rate,
           disbursementDate: today,
         }),
-        calendar: await loadCalendar(tx),
+        calendar: await loadCalendar(tx, row.customer_branch_id),
       },
       dryRun,
       applicationLoanId: application?.loan_id ?? null,

@@ -19,7 +19,7 @@ export type DisburseInput = {
 
 /**
  * "Transfer funds": disburses an approved loan. Builds the installments from the schedule engine
- * (product conventions + the tenant's days off), records the DISBURSEMENT, recognises the principal
+ * (product conventions + the days off of the customer's branch), records the DISBURSEMENT, recognises the principal
  * and the scheduled interest and fees in the ledger, and moves the loan (and its offer) on.
  */
 export async function disburseLoan(tx: Tx, actor: Actor, input: DisburseInput) {
@@ -40,7 +40,7 @@ export async function disburseLoan(tx: Tx, actor: Actor, input: DisburseInput) {
     expectedDisbursementDate: loan.expected_disbursement_date,
     firstRepaymentDate: input.firstRepaymentDate ?? null,
   });
-  const schedule = generateSchedule(parseTerms(terms), await loadCalendar(tx));
+  const schedule = generateSchedule(parseTerms(terms), await loadCalendar(tx, loan.customer_branch_id));
   if (schedule.totals.principal !== loan.principal) {
     throw new AppError('INTERNAL', 'The schedule does not repay the principal', {
       internal: `${schedule.totals.principal} ≠ ${loan.principal}`,
