@@ -167,6 +167,11 @@ const ADDED_ROUTES = [
   '/admin/business/application-form/:id/submissions/:submissionId', // one submission of a form (issue 13)
   '/loans/conversations/templates', // message templates, reached from the conversations list (issue 14)
   '/loans/conversations/templates/:templateId', // one message template's edit form (issue 14)
+  // Issue 16, days off: a holiday's add and edit forms, the import with its preview, the apply preview.
+  '/admin/data/days-off/holidays/add',
+  '/admin/data/days-off/holidays/edit/:id',
+  '/admin/data/days-off/import',
+  '/admin/data/days-off/apply',
 ];
 
 /** The all_permissions routes: administrators only. */

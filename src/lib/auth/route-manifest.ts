@@ -184,6 +184,10 @@ const PAGE_DEFS: Def[] = [
   ['/admin/data/data-upload', 'admin.data_upload.view'],
   ['/admin/data/data-availability', 'admin.data_availability.view'],
   ['/admin/data/days-off', 'admin.days_off.view'],
+  ['/admin/data/days-off/holidays/add', 'admin.days_off.edit'],
+  ['/admin/data/days-off/holidays/edit/:id', 'admin.days_off.edit'],
+  ['/admin/data/days-off/import', 'admin.days_off.edit'],
+  ['/admin/data/days-off/apply', 'admin.days_off.edit'],
   ['/admin/data/data-resource-usage', 'admin.resource_usage.view'],
   ['/admin/data/import-buckets', ADMIN],
   ['/admin/data/import-buckets/add', ADMIN],
@@ -395,6 +399,38 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
   { pattern: '/v1/translations/:lng/:ns', methods: { GET: SIGNED_IN, POST: SIGNED_IN } },
   { pattern: '/v1/downloads', methods: { GET: SIGNED_IN } },
   { pattern: '/v1/downloads/:id/file', methods: { GET: SIGNED_IN } },
+  // Issue 16, days off (admin › data › days off).
+  { pattern: '/v1/days-off', methods: { GET: need('admin.days_off.view') } },
+  {
+    pattern: '/v1/days-off/holidays',
+    methods: { POST: need('admin.days_off.edit') },
+    audit: audited('days_off', { POST: 'days_off.add_holiday' }),
+  },
+  {
+    pattern: '/v1/days-off/holidays/:id',
+    methods: { PATCH: need('admin.days_off.edit'), DELETE: need('admin.days_off.edit') },
+    audit: audited('days_off', { PATCH: 'days_off.update_holiday', DELETE: 'days_off.delete_holiday' }),
+  },
+  {
+    pattern: '/v1/days-off/weekdays',
+    methods: { PUT: need('admin.days_off.edit') },
+    audit: audited('days_off', { PUT: 'days_off.set_weekdays' }),
+  },
+  {
+    pattern: '/v1/days-off/rule',
+    methods: { PUT: need('admin.days_off.edit') },
+    audit: audited('days_off', { PUT: 'days_off.set_rule' }),
+  },
+  {
+    pattern: '/v1/days-off/import',
+    methods: { POST: need('admin.days_off.edit') },
+    audit: audited('days_off', { POST: 'days_off.import' }),
+  },
+  {
+    pattern: '/v1/days-off/apply',
+    methods: { POST: need('admin.days_off.edit') },
+    audit: audited('days_off', { POST: 'days_off.apply' }),
+  },
   // Administration, security (issue 11): the IP allowlist and the password policy.
   {
     pattern: '/v1/ip-restrictions',

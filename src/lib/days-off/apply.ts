@@ -40,6 +40,7 @@ import { lockDaysOff, tFor } from './commands.ts';
 
 export type DueDateMove = {
   loanId: string;
+  customerId: string;
   accountNo: string;
   branchCode: string | null;
   installmentId: string;
@@ -55,6 +56,7 @@ export type SkipReason = 'beforeBusinessDate' | 'order' | 'terms';
 
 export type SkippedMove = {
   loanId: string;
+  customerId: string;
   accountNo: string;
   number: number | null;
   oldDueDate: string | null;
@@ -73,7 +75,7 @@ export type ApplyPlan = {
   fingerprint: string;
 };
 
-type LoanPick = Pick<LoansRow, 'id' | 'account_no' | 'customer_branch_id' | 'terms' | 'currency'> & {
+type LoanPick = Pick<LoansRow, 'id' | 'customer_id' | 'account_no' | 'customer_branch_id' | 'terms' | 'currency'> & {
   branch_code: string | null;
 };
 type InstallmentPick = Pick<
@@ -86,7 +88,7 @@ export async function planApply(tx: Tx, tenantId: string): Promise<ApplyPlan> {
   const today = await businessDate(tx, tenantId);
   const rule = await loadRule(tx);
   const loans = await tx.query<LoanPick>(
-    `select l.id, l.account_no, l.customer_branch_id, l.terms, l.currency, b.code as branch_code
+    `select l.id, l.customer_id, l.account_no, l.customer_branch_id, l.terms, l.currency, b.code as branch_code
        from loans l left join hierarchy_nodes b on b.tenant_id = l.tenant_id and b.id = l.customer_branch_id
       where l.status = 'ACTIVE' and l.maturity_date > $1
       order by l.account_no`,
@@ -146,7 +148,17 @@ function planLoan(
   today: string,
 ): { moves: DueDateMove[]; skipped: SkippedMove[] } | { skip: SkippedMove[] } {
   const whole = (reason: SkipReason): { skip: SkippedMove[] } => ({
-    skip: [{ loanId: loan.id, accountNo: loan.account_no, number: null, oldDueDate: null, wouldBe: null, reason }],
+    skip: [
+      {
+        loanId: loan.id,
+        customerId: loan.customer_id,
+        accountNo: loan.account_no,
+        number: null,
+        oldDueDate: null,
+        wouldBe: null,
+        reason,
+      },
+    ],
   });
   let dueAt: (index: number) => string;
   let offset: number;
@@ -177,6 +189,7 @@ function planLoan(
         if (target <= today) {
           skipped.push({
             loanId: loan.id,
+            customerId: loan.customer_id,
             accountNo: loan.account_no,
             number: row.number,
             oldDueDate: row.due_date,
@@ -187,6 +200,7 @@ function planLoan(
           due = target;
           moves.push({
             loanId: loan.id,
+            customerId: loan.customer_id,
             accountNo: loan.account_no,
             branchCode: loan.branch_code,
             installmentId: row.id,
@@ -300,6 +314,7 @@ export function planJson(plan: ApplyPlan | ApplyResult, limit = 1000) {
     fingerprint: plan.fingerprint,
     moves: plan.moves.slice(0, limit).map((m) => ({
       loanId: m.loanId,
+      customerId: m.customerId,
       accountNo: m.accountNo,
       branchCode: m.branchCode,
       installment: m.number,

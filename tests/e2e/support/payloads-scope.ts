@@ -933,6 +933,75 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
       form: { _action: 'save', name: 'probe' },
       expect: [403],
     })),
+  // Issue 16, days off: tenant settings that move loans of every branch; a branch officer has no
+  // admin.days_off.* key, so each write is refused before its input is read.
+  'POST /v1/days-off/holidays': (ids) => [
+    {
+      method: 'POST',
+      path: '/v1/days-off/holidays',
+      json: { name: 'probe', from: '2030-01-01', to: '2030-01-01', branchId: ids.branchId },
+      expect: [403],
+    },
+  ],
+  'PATCH /v1/days-off/holidays/:id': (ids) =>
+    idSpellings(ids.loanId).map((id): Probe => ({
+      method: 'PATCH',
+      path: `/v1/days-off/holidays/${id}`,
+      json: { name: 'probe' },
+      expect: [403],
+    })),
+  'DELETE /v1/days-off/holidays/:id': (ids) =>
+    idSpellings(ids.loanId).map((id): Probe => ({
+      method: 'DELETE',
+      path: `/v1/days-off/holidays/${id}`,
+      expect: [403],
+    })),
+  'PUT /v1/days-off/weekdays': (ids) => [
+    { method: 'PUT', path: '/v1/days-off/weekdays', json: { weekdays: [6], branchId: ids.branchId }, expect: [403] },
+  ],
+  'PUT /v1/days-off/rule': () => [
+    { method: 'PUT', path: '/v1/days-off/rule', json: { rule: 'SAME_DAY' }, expect: [403] },
+  ],
+  'POST /v1/days-off/import': () => [
+    {
+      method: 'POST',
+      path: '/v1/days-off/import',
+      json: { format: 'csv', content: 'name,from,to\nprobe,2030-01-01,2030-01-01', dryRun: false },
+      expect: [403],
+    },
+  ],
+  'POST /v1/days-off/apply': () => [
+    { method: 'POST', path: '/v1/days-off/apply', json: { dryRun: false }, expect: [403] },
+  ],
+  'POST /admin/data/days-off': () => [
+    { method: 'POST', path: '/admin/data/days-off', form: { _action: 'rule', rule: 'SAME_DAY' }, expect: [403] },
+  ],
+  'POST /admin/data/days-off/holidays/add': (ids) => [
+    {
+      method: 'POST',
+      path: '/admin/data/days-off/holidays/add',
+      form: { name: 'probe', from: '2030-01-01', to: '2030-01-01', branchId: ids.branchId },
+      expect: [403],
+    },
+  ],
+  'POST /admin/data/days-off/holidays/edit/:id': (ids) =>
+    idSpellings(ids.loanId).map((id): Probe => ({
+      method: 'POST',
+      path: `/admin/data/days-off/holidays/edit/${id}`,
+      form: { name: 'probe' },
+      expect: [403],
+    })),
+  'POST /admin/data/days-off/import': () => [
+    {
+      method: 'POST',
+      path: '/admin/data/days-off/import',
+      form: { _action: 'import', format: 'csv', content: 'name,from,to\nprobe,2030-01-01,2030-01-01' },
+      expect: [403],
+    },
+  ],
+  'POST /admin/data/days-off/apply': () => [
+    { method: 'POST', path: '/admin/data/days-off/apply', form: { fingerprint: 'x' }, expect: [403] },
+  ],
 };
 
 /** The customer profile's form posts, in every section: the dispatcher loads the customer through the scope first. */

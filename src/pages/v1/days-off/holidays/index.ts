@@ -1,0 +1,13 @@
+import type { APIRoute } from 'astro';
+import { apiContext, commandEndpoint } from '#lib/lending/api.ts';
+import { holidayJson } from '#lib/days-off/calendar.ts';
+import { addHolidayCommand } from '#lib/days-off/commands.ts';
+
+/**
+ * POST /v1/days-off/holidays { name, from, to, repaymentsRescheduledTo?, branchId? } → 201 the holiday
+ * (pending until applied to existing loans). 400 naming the field; 409 for the same holiday twice.
+ */
+export const POST: APIRoute = (context) =>
+  commandEndpoint(apiContext(context), addHolidayCommand, {
+    answer: (holiday) => ({ status: 201, body: holidayJson(holiday) }),
+  });
