@@ -152,6 +152,7 @@ test.describe('[DAYS OFF]: days off', () => {
   }) => {
     test.setTimeout(120_000);
     const admin = await apiSession(browser, 'admin@demo.test', baseURL!);
+    const code = `FR${Date.now() % 1_000_000}`;
     const users = await admin.get('/v1/users?q=admin%40demo.test');
     const me = ((await users.json()).items as { id: string; email: string }[]).find(
       (u) => u.email === 'admin@demo.test',
@@ -189,11 +190,45 @@ test.describe('[DAYS OFF]: days off', () => {
       await expect(page.getByRole('alert')).toContainText('Ligne 3 :');
       await expect(page.getByRole('alert')).toContainText('rien n’a été importé');
       await noScroll();
+      // The fixed file: preview (nothing added yet), then import, without JavaScript in between.
+      await page.getByLabel('Fichier (.csv ou .ics, 200 Ko au plus)').setInputFiles({
+        name: 'jours.ics',
+        mimeType: 'text/calendar',
+        buffer: Buffer.from(
+          [
+            'BEGIN:VCALENDAR',
+            'VERSION:2.0',
+            'PRODID:-//E2E//FR',
+            'BEGIN:VEVENT',
+            'UID:e2e-fete@test',
+            'DTSTART;VALUE=DATE:20310714',
+            'DTEND;VALUE=DATE:20310715',
+            `SUMMARY:Fête ${code}`,
+            'END:VEVENT',
+            'END:VCALENDAR',
+            '',
+          ].join('\r\n'),
+        ),
+      });
+      await page.getByRole('button', { name: 'Aperçu' }).click();
+      await expect(page.getByRole('heading', { name: 'Ce que l’import ajoutera' })).toBeVisible();
+      await expect(page.getByRole('cell', { name: `Fête ${code}` })).toBeVisible();
+      expect(
+        ((await (await admin.get('/v1/days-off')).json()) as Overview).holidays.some((h) => h.name.endsWith(code)),
+      ).toBe(false);
+      await noScroll();
+      await page.getByRole('button', { name: 'Importer 1 jour férié' }).click();
+      await expect(page).toHaveURL(/\/admin\/data\/days-off\?done=imported/);
+      await expect(page.getByRole('status')).toHaveText('1 jour férié a été importé.');
+      await expect(page.getByRole('row').filter({ hasText: `Fête ${code}` })).toContainText('En attente');
       await page.goto('/admin/data/days-off/apply');
       await expect(page.getByRole('heading', { level: 1, name: 'Appliquer aux prêts en cours' })).toBeVisible();
       await noScroll();
     } finally {
       expect((await admin.patch(`/v1/users/${me.id}`, { data: { language: 'en-US' } })).status()).toBe(200);
+      const now = (await (await admin.get('/v1/days-off')).json()) as Overview;
+      for (const h of now.holidays.filter((x) => x.name.endsWith(code)))
+        expect((await admin.delete(`/v1/days-off/holidays/${h.id}`)).status()).toBe(200);
     }
   });
 
