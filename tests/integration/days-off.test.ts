@@ -22,7 +22,7 @@ import { importHolidaysCommand } from '#lib/days-off/import.ts';
 import { listHolidays } from '#lib/days-off/calendar.ts';
 import type { WorkingDayRule } from '#lib/schedule/types.ts';
 import { AppError } from '#lib/errors/app-error.ts';
-import { createLendingFixture, type LendingFixture } from '../support/lending-fixtures.ts';
+import { createLendingFixture, setBusinessDate, type LendingFixture } from '../support/lending-fixtures.ts';
 
 /**
  * Days off (issue 16): "a test adds a holiday on a due date and checks the moved dates against the
@@ -260,6 +260,30 @@ describe.each(testDbKinds())('days off on %s', (kind) => {
         [newNorth.loanId, '2026-04-21', '2026-04-20'],
       ].sort(),
     );
+  });
+
+  test('due dates on or before the business date never move; a move onto it is listed, not made', async () => {
+    const f = await fixture();
+    const { loanId } = await f.disbursedLoan({ principal: '600.00', numberOfRepayments: 6 });
+    await setBusinessDate(db, f.tenantId, '2026-02-19');
+    await run(f, (tx) => setRuleCommand.run(tx, f.admin, { rule: 'PREVIOUS_WORKING_DAY' }, en));
+    // Friday 20 February off: the previous working day is Thursday 19, the business date itself.
+    await run(f, (tx) =>
+      addHolidayCommand.run(tx, f.admin, { name: 'Short', from: '2026-02-20', to: '2026-02-20' }, en),
+    );
+    const plan = await run(f, (tx) => planApply(tx, f.tenantId));
+    expect(plan.moves).toEqual([]);
+    expect(plan.skipped).toEqual([
+      expect.objectContaining({
+        loanId,
+        number: 1,
+        oldDueDate: '2026-02-20',
+        wouldBe: '2026-02-19',
+        reason: 'beforeBusinessDate',
+      }),
+    ]);
+    await run(f, (tx) => applyDaysOff(tx, f.admin));
+    expect(await dueDates(f, loanId)).toEqual(REGULAR);
   });
 
   test('holiday input is checked field by field', async () => {
