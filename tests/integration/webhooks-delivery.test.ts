@@ -233,7 +233,12 @@ describe.each(testDbKinds())('webhook delivery on %s', (kind) => {
     expect(receiver.requests).toHaveLength(1);
     // Enabling it again clears the reason.
     const enabled = await t((tx) =>
-      updateWebhookCommand.run(tx, f.admin, { id: webhookId, enabled: true, expectedRevision: endpoint!.revision }, lang),
+      updateWebhookCommand.run(
+        tx,
+        f.admin,
+        { id: webhookId, enabled: true, expectedRevision: endpoint!.revision },
+        lang,
+      ),
     );
     expect(enabled).toMatchObject({ isEnabled: true, disabledReason: null });
     await expect(

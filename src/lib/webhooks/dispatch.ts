@@ -67,7 +67,10 @@ async function lockCursor(tx: Tx, tenantId: string): Promise<EventCursor | null>
 }
 
 /** One batch: answers how many events were read and deliveries made. */
-async function dispatchBatch(tx: Tx, tenantId: string): Promise<{ events: number; deliveries: number; cursor: EventCursor | null }> {
+async function dispatchBatch(
+  tx: Tx,
+  tenantId: string,
+): Promise<{ events: number; deliveries: number; cursor: EventCursor | null }> {
   const cursor = await lockCursor(tx, tenantId);
   const events = await readCommittedEvents(tx, cursor, BATCH);
   if (events.length === 0) return { events: 0, deliveries: 0, cursor };

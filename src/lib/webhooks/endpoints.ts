@@ -40,7 +40,8 @@ function checkEvents(events: readonly string[]): string[] {
   const unknown = events.filter(
     (e) => !known.has(e) && !(/^[a-z_]+\.[a-z_]+\.\*$/.test(e) && areas.has(e.split('.')[0])),
   );
-  if (events.length === 0) throw new AppError('BAD_REQUEST', 'events must name at least one event type', { field: 'events' });
+  if (events.length === 0)
+    throw new AppError('BAD_REQUEST', 'events must name at least one event type', { field: 'events' });
   if (unknown.length)
     throw new AppError('BAD_REQUEST', `events: unknown event type ${unknown.slice(0, 3).join(', ')}`, {
       field: 'events',

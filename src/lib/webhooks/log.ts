@@ -63,35 +63,33 @@ export async function listDeliveries(
         [shown.map((r) => r.id)],
       )
     : [];
-  const items = shown.map(
-    (r): WebhookDelivery => ({
-      id: r.id,
-      eventId: r.event_id,
-      eventType: r.event_type,
-      msgId: r.msg_id,
-      payload: r.payload,
-      status: r.status,
-      attempts: r.attempts,
-      nextAttemptAt: r.next_attempt_at,
-      lastStatus: r.last_status,
-      lastError: r.last_error,
-      lastAttemptAt: r.last_attempt_at,
-      deliveredAt: r.delivered_at,
-      createdAt: r.created_at,
-      log: attempts
-        .filter((a) => a.delivery_id === r.id)
-        .map((a) => ({
-          id: a.id,
-          attempt: a.attempt,
-          isManual: a.is_manual,
-          startedAt: a.started_at,
-          durationMs: a.duration_ms,
-          requestHeaders: a.request_headers,
-          responseStatus: a.response_status,
-          responseBody: a.response_body,
-          error: a.error,
-        })),
-    }),
-  );
+  const items = shown.map((r): WebhookDelivery => ({
+    id: r.id,
+    eventId: r.event_id,
+    eventType: r.event_type,
+    msgId: r.msg_id,
+    payload: r.payload,
+    status: r.status,
+    attempts: r.attempts,
+    nextAttemptAt: r.next_attempt_at,
+    lastStatus: r.last_status,
+    lastError: r.last_error,
+    lastAttemptAt: r.last_attempt_at,
+    deliveredAt: r.delivered_at,
+    createdAt: r.created_at,
+    log: attempts
+      .filter((a) => a.delivery_id === r.id)
+      .map((a) => ({
+        id: a.id,
+        attempt: a.attempt,
+        isManual: a.is_manual,
+        startedAt: a.started_at,
+        durationMs: a.duration_ms,
+        requestHeaders: a.request_headers,
+        responseStatus: a.response_status,
+        responseBody: a.response_body,
+        error: a.error,
+      })),
+  }));
   return { items, page, hasMore: rows.length > pageSize };
 }
