@@ -88,7 +88,12 @@ describe.runIf(BASE)('webhooks: killing the sender mid-delivery loses nothing (p
     await setBusinessDate(db, f.tenantId, '2026-02-15');
     setWebhookTargetOptionsForTests({ allowPrivate: true });
     const { secret } = await db.tenant(f.tenantId, (tx) =>
-      createWebhookCommand.run(tx, f.admin, { url: receiver.url, events: ['loan.repayment.created'] }, { language: 'en' }),
+      createWebhookCommand.run(
+        tx,
+        f.admin,
+        { url: receiver.url, events: ['loan.repayment.created'] },
+        { language: 'en' },
+      ),
     );
     setWebhookTargetOptionsForTests({});
     receiver.script('hang'); // the first request is held open; the others are answered 200
@@ -123,8 +128,9 @@ describe.runIf(BASE)('webhooks: killing the sender mid-delivery loses nothing (p
     expect(ids.filter((id) => id === held)).toHaveLength(2); // …the interrupted one twice, same id
     const deduplicated = new Map(receiver.requests.map((r) => [r.headers['webhook-id'], r]));
     expect(deduplicated.size).toBe(EVENTS); // …and exactly once for a receiver de-duplicating by id
-    for (const r of receiver.requests) expect(new Webhook(secret).verify(r.body, r.headers)).toMatchObject({
-      type: 'loan.repayment.created',
-    });
+    for (const r of receiver.requests)
+      expect(new Webhook(secret).verify(r.body, r.headers)).toMatchObject({
+        type: 'loan.repayment.created',
+      });
   });
 });
