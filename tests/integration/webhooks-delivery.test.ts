@@ -16,6 +16,7 @@ import { dispatchEvents } from '#lib/webhooks/dispatch.ts';
 import { attemptDelivery } from '#lib/webhooks/send.ts';
 import { listDeliveries } from '#lib/webhooks/log.ts';
 import { MAX_ATTEMPTS } from '#lib/webhooks/schedule.ts';
+import { webhookDeliveriesUsage, webhooksFlowLink } from '#lib/webhooks/flow.ts';
 import { createLendingFixture, setBusinessDate, type LendingFixture } from '../support/lending-fixtures.ts';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.ts';
 
@@ -244,6 +245,17 @@ describe.each(testDbKinds())('webhook delivery on %s', (kind) => {
     await expect(
       t((tx) => updateWebhookCommand.run(tx, f.admin, { id: webhookId, enabled: false, expectedRevision: 1 }, lang)),
     ).rejects.toMatchObject({ code: 'CONFLICT' });
+  });
+
+  test('data flow: the product → webhooks link and the deliveries per month', async () => {
+    const link = await t((tx) => webhooksFlowLink.read(tx, new Date(Date.now() - 86_400_000)));
+    // One delivery failed for good (the 410), the rest delivered or stopped: the link is red.
+    expect(link.status).toBe('error');
+    expect(link.volume).toBeGreaterThanOrEqual(6);
+    const month = new Date().toISOString().slice(0, 7);
+    const usage = await t((tx) => webhookDeliveriesUsage.read(tx, [month, '2020-01']));
+    expect(usage[month]).toBe(link.volume);
+    expect(usage['2020-01']).toBeUndefined();
   });
 
   test('unknown event types are refused naming events', async () => {

@@ -12,6 +12,8 @@ import { attemptDelivery } from '#lib/webhooks/send.ts';
 import { listDeliveries } from '#lib/webhooks/log.ts';
 import * as webhooksApi from '../../src/pages/v1/webhooks/index.ts';
 import * as webhookApi from '../../src/pages/v1/webhooks/[id].ts';
+import * as deliveriesApi from '../../src/pages/v1/webhooks/[id]/deliveries.ts';
+import * as rotateApi from '../../src/pages/v1/webhooks/[id]/rotate-secret.ts';
 import { createLendingFixture, type LendingFixture } from '../support/lending-fixtures.ts';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.ts';
 
@@ -143,6 +145,16 @@ describe('webhook targets: no SSRF (pglite)', () => {
     const got = await call(webhookApi.GET, 'GET', `/v1/webhooks/${id}`, undefined, { id });
     expect(got.body.url).toBe('https://93.184.215.14/hook');
     expect(got.body).not.toHaveProperty('secret');
+    const page = await call(deliveriesApi.GET, 'GET', `/v1/webhooks/${id}/deliveries?page=1`, undefined, { id });
+    expect(page).toMatchObject({ status: 200, body: { items: [], page: 1, hasMore: false } });
+    const typo = await call(deliveriesApi.GET, 'GET', `/v1/webhooks/${id}/deliveries?pg=1`, undefined, { id });
+    expect(typo.status).toBe(400);
+    const unknown = await call(webhookApi.GET, 'GET', `/v1/webhooks/not-an-id`, undefined, { id: 'not-an-id' });
+    expect(unknown.status).toBe(404);
+    const rotated = await call(rotateApi.POST, 'POST', `/v1/webhooks/${id}/rotate-secret`, undefined, { id });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(created.body.secret);
   });
 
   test('a delivery answered by a redirect to a private address does not follow it', async () => {
