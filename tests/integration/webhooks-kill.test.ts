@@ -100,9 +100,15 @@ describe.runIf(BASE)('webhooks: killing the sender mid-delivery loses nothing (p
 
     const first = await startChild(url);
     children.push(first.child);
-    for (let i = 0; i < EVENTS; i++)
+    const committed: number[] = [];
+    for (let i = 0; i < EVENTS; i++) {
       await db.tenant(f.tenantId, (tx) => repayLoan(tx, f.checker, { loanId, amount: `${10 + i}.00` }));
+      committed.push(Date.now());
+    }
     await receiver.waitFor(EVENTS, 30_000);
+    // Deliveries start within seconds of the commit (the worker polls every second).
+    expect(receiver.requests[0].at.getTime() - committed[0]).toBeLessThan(5_000);
+    expect(receiver.requests[EVENTS - 1].at.getTime() - committed[EVENTS - 1]).toBeLessThan(5_000);
     const held = receiver.requests[0].headers['webhook-id'];
     const status = () =>
       db.tenant(f.tenantId, (tx) =>

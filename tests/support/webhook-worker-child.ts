@@ -11,5 +11,6 @@ const url = process.env.WORKER_DATABASE_URL;
 if (!url) throw new Error('WORKER_DATABASE_URL is not set');
 const db = await openPostgres(url, { max: 4 });
 registerWebhookJobs();
-startWorker(db, { leaseMs: 3000, pollMs: 100, concurrency: 4 });
+// Polls every second like an app server's worker; a 3 s lease instead of 60 s.
+startWorker(db, { leaseMs: 3000, pollMs: 1000, concurrency: 4 });
 process.stdout.write('ready\n');
