@@ -43,7 +43,8 @@ export const webhooksFlowLink: FlowLink = {
       status,
       volume: row.volume,
       lastAt: row.last_at,
-      detail: row.failed || row.retrying ? `${row.failed} failed, ${row.retrying} retrying` : null,
+      // Words belong to the page; the numbers speak for themselves (failed ✗, being retried ↻).
+      detail: row.failed || row.retrying ? `${row.failed} ✗ · ${row.retrying} ↻` : null,
     };
   },
 };
