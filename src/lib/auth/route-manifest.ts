@@ -1012,6 +1012,38 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
     },
     audit: audited('report', { PUT: 'report.update', DELETE: 'report.delete' }),
   },
+
+  // ── Issue 16, webhooks (src/lib/webhooks) ──
+  {
+    pattern: '/v1/webhooks',
+    methods: { GET: need('admin.webhooks.view'), POST: need('admin.webhooks.edit') },
+    audit: audited('webhook', { POST: 'webhook.create' }),
+  },
+  {
+    pattern: '/v1/webhooks/:id',
+    methods: {
+      GET: need('admin.webhooks.view'),
+      PATCH: need('admin.webhooks.edit'),
+      DELETE: need('admin.webhooks.edit'),
+    },
+    audit: audited('webhook', { PATCH: 'webhook.update', DELETE: 'webhook.delete' }),
+  },
+  { pattern: '/v1/webhooks/:id/deliveries', methods: { GET: need('admin.webhooks.view') } },
+  {
+    pattern: '/v1/webhooks/:id/rotate-secret',
+    methods: { POST: need('admin.webhooks.edit') },
+    audit: audited('webhook', { POST: 'webhook.rotate_secret' }),
+  },
+  {
+    pattern: '/v1/webhooks/:id/test',
+    methods: { POST: need('admin.webhooks.edit') },
+    audit: audited('webhook', { POST: 'webhook.send_test' }),
+  },
+  {
+    pattern: '/v1/webhooks/:id/deliveries/:deliveryId/resend',
+    methods: { POST: need('admin.webhooks.edit') },
+    audit: audited('webhook', { POST: 'webhook.resend' }),
+  },
 ];
 
 const COMPILED_API = compile(API_ROUTES);

@@ -1,4 +1,5 @@
 import type { Tx } from '../db/index.ts';
+import { webhookDeliveriesUsage, webhooksFlowLink } from '../webhooks/flow.ts';
 
 /**
  * What the data pages read about every way data enters or leaves a tenant, declared once per area:
@@ -83,6 +84,7 @@ export type UsageMeasure = {
 export const FLOW_LINKS: FlowLink[] = [
   // — core (data pages) —
   // — webhooks —
+  webhooksFlowLink,
   // — event sinks —
   // — scheduled exports —
   // — data upload and import buckets —
@@ -97,6 +99,7 @@ export const DATA_SOURCES: DataSource[] = [
 export const USAGE_MEASURES: UsageMeasure[] = [
   // — core (data pages) —
   // — webhooks —
+  webhookDeliveriesUsage,
   // — event sinks —
   // — scheduled exports —
   // — data upload and import buckets —

@@ -1632,6 +1632,67 @@ export type UsersRow = {
   password_changed_at: Date;
 };
 
+/** The `webhook_attempts` table. */
+export type WebhookAttemptsRow = {
+  tenant_id: string;
+  id: string;
+  delivery_id: string;
+  endpoint_id: string;
+  attempt: number;
+  is_manual: boolean;
+  started_at: Date;
+  duration_ms: number;
+  request_headers: unknown;
+  response_status: number | null;
+  response_body: string | null;
+  error: string | null;
+};
+
+/** The `webhook_cursors` table. */
+export type WebhookCursorsRow = {
+  tenant_id: string;
+  cursor_xid: string | null;
+  cursor_seq: bigint | null;
+  updated_at: Date;
+};
+
+/** The `webhook_deliveries` table. */
+export type WebhookDeliveriesRow = {
+  tenant_id: string;
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  msg_id: string;
+  payload: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: Date | null;
+  last_status: number | null;
+  last_error: string | null;
+  last_attempt_at: Date | null;
+  delivered_at: Date | null;
+  created_at: Date;
+};
+
+/** The `webhook_endpoints` table. */
+export type WebhookEndpointsRow = {
+  tenant_id: string;
+  id: string;
+  url: string;
+  description: string;
+  event_types: string[];
+  is_enabled: boolean;
+  disabled_reason: string | null;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_until: Date | null;
+  revision: number;
+  created_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+};
+
 /** Every table and view by name, for `TableRow<'loans'>` and `Pick<TableRow<'loans'>, 'id' | 'status'>`. */
 export type Tables = {
   analytics_delinquency_months: AnalyticsDelinquencyMonthsRow;
@@ -1742,6 +1803,10 @@ export type Tables = {
   user_roles: UserRolesRow;
   user_totp: UserTotpRow;
   users: UsersRow;
+  webhook_attempts: WebhookAttemptsRow;
+  webhook_cursors: WebhookCursorsRow;
+  webhook_deliveries: WebhookDeliveriesRow;
+  webhook_endpoints: WebhookEndpointsRow;
 };
 
 export type TableName = keyof Tables;

@@ -62,6 +62,8 @@ export async function startJobRuntime(
   } catch (error) {
     logger.warn('conversation delivery jobs not registered at boot', { error });
   }
+  // Webhooks (issue 16): the dispatcher and the sender, so deliveries pending before a restart resume.
+  (await import('../webhooks/jobs.ts')).registerWebhookJobs();
   const worker = startWorker(db, options);
   const scheduler = startScheduler(db, {
     intervalMs: options.schedulerIntervalMs,

@@ -1002,7 +1002,40 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
   'POST /admin/data/days-off/apply': () => [
     { method: 'POST', path: '/admin/data/days-off/apply', form: { fingerprint: 'x' }, expect: [403] },
   ],
+  // Issue 16, webhooks: tenant-wide settings behind admin.webhooks.edit, which the officer lacks (403).
+  ...webhookCases(),
 };
+
+/** The webhook routes: the officer may neither add, change, rotate, test nor resend (403 before any lookup). */
+function webhookCases(): Record<string, (ids: ForeignIds) => Probe[]> {
+  const hook = '00000000-0000-4000-8000-00000000beef';
+  const probe =
+    (method: MutatingMethod, path: string, json?: unknown, form?: Record<string, string>) => (): Probe[] => [
+      { method, path, ...(form ? { form } : { json: json ?? {} }), expect: [403] },
+    ];
+  const body = { url: 'https://example.com/hook', events: ['loan.repayment.created'] };
+  return {
+    'POST /v1/webhooks': probe('POST', '/v1/webhooks', body),
+    'PATCH /v1/webhooks/:id': probe('PATCH', `/v1/webhooks/${hook}`, { enabled: false }),
+    'DELETE /v1/webhooks/:id': probe('DELETE', `/v1/webhooks/${hook}`),
+    'POST /v1/webhooks/:id/rotate-secret': probe('POST', `/v1/webhooks/${hook}/rotate-secret`),
+    'POST /v1/webhooks/:id/test': probe('POST', `/v1/webhooks/${hook}/test`),
+    'POST /v1/webhooks/:id/deliveries/:deliveryId/resend': probe(
+      'POST',
+      `/v1/webhooks/${hook}/deliveries/${hook}/resend`,
+    ),
+    'POST /admin/notifications/webhooks/add': probe('POST', '/admin/notifications/webhooks/add', undefined, {
+      url: 'https://example.com/hook',
+      events: 'loan.repayment.created',
+    }),
+    'POST /admin/notifications/webhooks/update/:id': probe(
+      'POST',
+      `/admin/notifications/webhooks/update/${hook}`,
+      undefined,
+      { _action: 'delete' },
+    ),
+  };
+}
 
 /** The customer profile's form posts, in every section: the dispatcher loads the customer through the scope first. */
 const PROFILE = /^POST \/(loans|admin|analytics|strategies)\/customer\/profile\/:customerId(\/[a-z-]+)?(\/:loanId)?$/;
