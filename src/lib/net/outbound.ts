@@ -150,7 +150,8 @@ export function checkTargetUrl(
   if (!url.hostname) throw new AppError('BAD_REQUEST', `${field} must name a host`, { field });
   if ((url.protocol === 'https:' || url.protocol === 'http:') && (url.username || url.password))
     throw new AppError('BAD_REQUEST', `${field} must not carry a user name or password`, { field });
-  const host = url.hostname.replace(/^\[|\]$/g, '');
+  // A trailing dot names the same host ("localhost." is localhost): judge the name without it.
+  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '').toLowerCase();
   if ((net.isIP(host) || host === 'localhost' || host.endsWith('.localhost')) && !allowPrivate(options)) {
     if (!net.isIP(host) || isPrivateAddress(host))
       throw new AppError('BAD_REQUEST', `${field} ${PRIVATE_TARGET_MESSAGE}`, { field });
@@ -173,7 +174,9 @@ type LookupAddress = { address: string; family: number };
  * (a name with one public and one private address could be made to connect to the private one).
  */
 export async function resolvePublicHost(host: string, options?: TargetOptions): Promise<LookupAddress[]> {
-  const bare = host.replace(/^\[|\]$/g, '');
+  // "name." is the fully qualified spelling of "name": resolve it without the dot, as the resolver
+  // of the machine that connects may.
+  const bare = host.replace(/^\[|\]$/g, '').replace(/\.+$/, '');
   const addresses: LookupAddress[] = net.isIP(bare)
     ? [{ address: bare, family: net.isIP(bare) }]
     : await dns.promises.lookup(bare, { all: true, verbatim: true });

@@ -197,12 +197,6 @@ export function setWebhookTargetOptionsForTests(options: WebhookTargetOptions): 
 async function checkUrl(raw: string): Promise<string> {
   if (!raw.trim()) throw new AppError('BAD_REQUEST', 'url is required', { field: 'url' });
   const url = await checkTargetAddress(raw, 'url', ['https:', 'http:'], targetOptions);
-  // `localhost.` (a fully qualified spelling) may not resolve here but does elsewhere: judge the bare name too.
-  if (url.hostname.endsWith('.')) {
-    const bare = new URL(url);
-    bare.hostname = url.hostname.replace(/\.+$/, '');
-    await checkTargetAddress(bare.toString(), 'url', ['https:', 'http:'], targetOptions);
-  }
   return url.toString();
 }
 
