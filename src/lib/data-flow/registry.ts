@@ -1,4 +1,5 @@
 import type { Tx } from '../db/index.ts';
+import { exportedPerMonth, SINK_FLOW_LINKS, sinksCoverage } from '../sinks/flow.ts';
 
 /**
  * What the data pages read about every way data enters or leaves a tenant, declared once per area:
@@ -84,6 +85,7 @@ export const FLOW_LINKS: FlowLink[] = [
   // — core (data pages) —
   // — webhooks —
   // — event sinks —
+  ...SINK_FLOW_LINKS,
   // — scheduled exports —
   // — data upload and import buckets —
 ];
@@ -91,6 +93,13 @@ export const FLOW_LINKS: FlowLink[] = [
 export const DATA_SOURCES: DataSource[] = [
   // — core (data pages) —
   // — event sinks —
+  {
+    id: 'sinks',
+    labelKey: 'sinks:title',
+    href: '/admin/notifications/events',
+    staleAfterHours: 1,
+    read: sinksCoverage,
+  },
   // — data upload and import buckets —
 ];
 
@@ -98,6 +107,7 @@ export const USAGE_MEASURES: UsageMeasure[] = [
   // — core (data pages) —
   // — webhooks —
   // — event sinks —
+  { id: 'sinks.events_exported', labelKey: 'sinks:usage.eventsExported', unit: 'count', read: exportedPerMonth },
   // — scheduled exports —
   // — data upload and import buckets —
 ];

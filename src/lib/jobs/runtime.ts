@@ -62,6 +62,13 @@ export async function startJobRuntime(
   } catch (error) {
     logger.warn('conversation delivery jobs not registered at boot', { error });
   }
+  // Event sinks (issue 16): delivery runs of the tenants' sinks.
+  try {
+    const { registerSinkJobs } = await import('../sinks/run.ts');
+    registerSinkJobs();
+  } catch (error) {
+    logger.warn('event sink jobs not registered at boot', { error });
+  }
   const worker = startWorker(db, options);
   const scheduler = startScheduler(db, {
     intervalMs: options.schedulerIntervalMs,

@@ -47,6 +47,7 @@ function checkName(raw: string | undefined): string {
   const name = (raw ?? '').trim();
   if (!name) throw new AppError('BAD_REQUEST', 'name is required', { field: 'name' });
   if (name.length > 100) throw new AppError('BAD_REQUEST', 'name must be at most 100 characters', { field: 'name' });
+  // eslint-disable-next-line no-control-regex -- refusing control characters is the point
   if (/[\u0000-\u001f\u007f]/.test(name))
     throw new AppError('BAD_REQUEST', 'name must not contain control characters', { field: 'name' });
   return name;
@@ -157,7 +158,7 @@ export const updateEventSinkCommand = defineCommand({
     const raw = settingsInput(input, before.type);
     let settings: SinkSettings | null = null;
     if (Object.keys(raw).length) {
-      let previous: SinkSettings | null = null;
+      let previous: SinkSettings | null;
       try {
         previous = openSettings(before.settings_sealed);
       } catch {

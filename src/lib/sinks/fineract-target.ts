@@ -43,7 +43,7 @@ export function fineractClient(settings: FineractSettings, ctx: Pick<TargetConte
       timeoutMs: 30_000,
       allowPrivate: ctx.allowPrivate,
     });
-    let parsed: Record<string, unknown> = {};
+    let parsed: Record<string, unknown>;
     try {
       parsed = answer.body ? (JSON.parse(answer.body) as Record<string, unknown>) : {};
     } catch {

@@ -6,6 +6,7 @@ import { readCommittedEvents, type EventCursor } from '../events/outbox.ts';
 import { enqueueJob } from '../jobs/queue.ts';
 import { registerJobHandler } from '../jobs/worker.ts';
 import { logger } from '../observability/log.ts';
+import { SINK_JOB } from './schedule.ts';
 import { openBigQueryTarget, testBigQueryTarget } from './bigquery-target.ts';
 import { openFineractTarget, testFineractTarget } from './fineract-target.ts';
 import { openPostgresTarget, testPostgresTarget } from './postgres-target.ts';
@@ -30,7 +31,6 @@ import { errorText, type RemoteIds, type SinkTarget, type TargetContext } from '
  * Errors are kept on the sink (`last_error`) and the next run starts again from the saved cursor.
  */
 
-export const SINK_JOB = 'sinks.deliver';
 const LEASE_MINUTES = 5;
 const WORKER_ID = `${os.hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`;
 
@@ -298,32 +298,6 @@ export async function runTenantSinks(
 /** Queues a run now (after a sink is added, resumed or replayed), in the caller's transaction. */
 export async function queueSinkRun(tx: Tx, tenantId: string, sinkId: string): Promise<void> {
   await enqueueJob(tx, { name: SINK_JOB, tenantId, payload: { sinkId }, priority: 50, maxAttempts: 3 });
-}
-
-/**
- * The scheduler tick's part (src/lib/jobs/scheduler.ts): one run per minute for every tenant whose
- * last sinks run reported an active sink, keyed `sinks.deliver:<tenant>:<UTC minute>` so however many
- * servers tick, each minute's run exists once. The jobs table is global, so the tick needs no tenant.
- * Adding, resuming or replaying a sink queues a run at once, which restarts the heartbeat.
- */
-export async function sinkTickJobs(tx: Tx, now: Date): Promise<Parameters<typeof enqueueJob>[1][]> {
-  const rows = await tx.query<{ tenant_id: string }>(
-    `select tenant_id from (
-       select distinct on (tenant_id) tenant_id, coalesce((result->>'active')::int, 1) as active
-         from jobs where name = $1 and tenant_id is not null and status in ('succeeded', 'failed')
-        order by tenant_id, finished_at desc nulls last) last_runs
-      where active > 0`,
-    [SINK_JOB],
-  );
-  const minute = now.toISOString().slice(0, 16);
-  return rows.map((r) => ({
-    name: SINK_JOB,
-    tenantId: r.tenant_id,
-    payload: {},
-    dedupeKey: `${SINK_JOB}:${r.tenant_id}:${minute}`,
-    priority: 60,
-    maxAttempts: 2,
-  }));
 }
 
 export function registerSinkJobs(): void {

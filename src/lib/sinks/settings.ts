@@ -59,6 +59,7 @@ function text(raw: Record<string, unknown>, field: string, max: number, required
   if (typeof value !== 'string') throw bad(field, 'must be text');
   const trimmed = value.trim();
   if (trimmed.length > max) throw bad(field, `must be at most ${max} characters`);
+  // eslint-disable-next-line no-control-regex -- refusing control characters is the point
   if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/.test(trimmed)) throw bad(field, 'must not contain control characters');
   if (required && !trimmed) throw bad(field, 'is required');
   return trimmed;

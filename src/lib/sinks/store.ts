@@ -93,8 +93,9 @@ export type SinkView = {
   figures: SinkFigures;
 };
 
-export async function sinkView(tx: Tx, sink: SinkRow): Promise<SinkView> {
-  let settings: Record<string, string> = {};
+/** The sink without its figures (what a write answers). */
+export function sinkJson(sink: SinkRow): Omit<SinkView, 'figures'> {
+  let settings: Record<string, string>;
   try {
     settings = visibleSettings(openSettings(sink.settings_sealed));
   } catch {
@@ -122,8 +123,11 @@ export async function sinkView(tx: Tx, sink: SinkRow): Promise<SinkView> {
         : null,
     revision: sink.revision,
     createdAt: sink.created_at,
-    figures: await sinkFigures(tx, sink),
   };
+}
+
+export async function sinkView(tx: Tx, sink: SinkRow): Promise<SinkView> {
+  return { ...sinkJson(sink), figures: await sinkFigures(tx, sink) };
 }
 
 export async function listSinkViews(tx: Tx, type?: SinkType): Promise<SinkView[]> {

@@ -933,6 +933,50 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
       form: { _action: 'save', name: 'probe' },
       expect: [403],
     })),
+  // Event sinks (issue 16): tenant-wide settings behind admin.events.edit, which the officer lacks.
+  'POST /v1/event-sinks': () => [
+    {
+      method: 'POST',
+      path: '/v1/event-sinks',
+      json: { type: 'postgres', name: 'probe', connectionString: 'postgres://u:p@203.0.113.9/db' },
+      expect: [403],
+    },
+  ],
+  'PATCH /v1/event-sinks/:id': (ids) =>
+    idSpellings(ids.loanId).map((id): Probe => ({
+      method: 'PATCH',
+      path: `/v1/event-sinks/${id}`,
+      json: { name: 'probe' },
+      expect: [403],
+    })),
+  'DELETE /v1/event-sinks/:id': (ids) =>
+    idSpellings(ids.loanId).map((id): Probe => ({ method: 'DELETE', path: `/v1/event-sinks/${id}`, expect: [403] })),
+  ...Object.fromEntries(
+    ['pause', 'resume', 'replay', 'test'].map((verb) => [
+      `POST /v1/event-sinks/:id/${verb}`,
+      (ids: ForeignIds) =>
+        idSpellings(ids.loanId).map((id): Probe => ({
+          method: 'POST',
+          path: `/v1/event-sinks/${id}/${verb}`,
+          json: verb === 'replay' ? { since: '2026-01-01T00:00:00Z' } : {},
+          expect: [403],
+        })),
+    ]),
+  ),
+  'POST /admin/notifications/events/:database_type/add': () =>
+    ['postgres', 'bigquery', 'fineract'].map((type): Probe => ({
+      method: 'POST',
+      path: `/admin/notifications/events/${type}/add`,
+      form: { name: 'probe', events: '*' },
+      expect: [403],
+    })),
+  'POST /admin/notifications/events/:database_type/:id': (ids) =>
+    idSpellings(ids.loanId).map((id): Probe => ({
+      method: 'POST',
+      path: `/admin/notifications/events/postgres/${id}`,
+      form: { _action: 'delete' },
+      expect: [403],
+    })),
 };
 
 /** The customer profile's form posts, in every section: the dispatcher loads the customer through the scope first. */
