@@ -68,14 +68,26 @@ function resourceIdOf(body: Record<string, unknown>): number {
   return id;
 }
 
+type Found = { id: number; state: string };
+
+/** Fineract's loan status (`status.pendingApproval`, `waitingForDisbursal`, …) as how far we pushed it. */
+function loanStateOf(item: { status?: Record<string, unknown> }): string {
+  const status = item.status ?? {};
+  if (status.pendingApproval) return 'submitted';
+  if (status.waitingForDisbursal) return 'approved';
+  return 'disbursed';
+}
+
 async function findByExternalId(
   call: ReturnType<typeof fineractClient>,
   resource: 'clients' | 'loans',
   externalId: string,
-): Promise<number | null> {
+): Promise<Found | null> {
   const { body } = await call('GET', `/${resource}?externalId=${encodeURIComponent(externalId)}`);
-  const items = (body.pageItems as { id?: number }[] | undefined) ?? [];
-  return typeof items[0]?.id === 'number' ? items[0].id : null;
+  const items = (body.pageItems as { id?: number; status?: Record<string, unknown> }[] | undefined) ?? [];
+  const item = items[0];
+  if (typeof item?.id !== 'number') return null;
+  return { id: item.id, state: resource === 'loans' ? loanStateOf(item) : 'found' };
 }
 
 export async function openFineractTarget(settings: FineractSettings, ctx: TargetContext): Promise<SinkTarget> {
@@ -88,8 +100,8 @@ export async function openFineractTarget(settings: FineractSettings, ctx: Target
     if (!mapped) {
       const found = await findByExternalId(call, 'clients', c.id);
       if (found !== null) {
-        await ids.set('client', c.id, found, 'found');
-        mapped = { remoteId: found, state: 'found' };
+        await ids.set('client', c.id, found.id, found.state);
+        mapped = { remoteId: found.id, state: found.state };
       }
     }
     const fields = {
@@ -128,8 +140,8 @@ export async function openFineractTarget(settings: FineractSettings, ctx: Target
     if (!mapped) {
       const found = await findByExternalId(call, 'loans', l.id);
       if (found !== null) {
-        await ids.set('loan', l.id, found, 'submitted');
-        mapped = { remoteId: found, state: 'submitted' };
+        await ids.set('loan', l.id, found.id, found.state);
+        mapped = { remoteId: found.id, state: found.state };
       }
     }
     const digits = currencyDigits(l.currency);
