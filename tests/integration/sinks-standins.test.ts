@@ -6,7 +6,9 @@ import type { Db, Tx } from '#lib/db/index.ts';
 import { createTestDb } from '#lib/db/testing.ts';
 import { repayLoan } from '#lib/lending/commands/repay-loan.ts';
 import { createEventSinkCommand } from '#lib/sinks/commands.ts';
-import { runSink } from '#lib/sinks/run.ts';
+import { runSink, runTenantSinks } from '#lib/sinks/run.ts';
+import { schedulerTick } from '#lib/jobs/scheduler.ts';
+import { enqueueJob } from '#lib/jobs/queue.ts';
 import { createLendingFixture, setBusinessDate, type LendingFixture } from '../support/lending-fixtures.ts';
 
 // The stand-ins listen on 127.0.0.1: the operator's opt-in for private targets (and for apiEndpoint).
@@ -340,4 +342,41 @@ describe('event sinks against local stand-ins (BigQuery, Fineract)', () => {
     expect(loans.size).toBe(byExternal.size);
     for (const l of ourLoans) expect(byExternal.get(l.id)?.repayments).toHaveLength(1);
   }, 120_000);
+
+  test('a lease held by another server stops a second run; the scheduler queues one run per tenant and minute', async () => {
+    const [sink] = await t((tx) =>
+      tx.query<{ id: string }>(`select id::text as id from event_sinks order by created_at limit 1`),
+    );
+    await t((tx) =>
+      tx.query(
+        `update event_sinks set lease_owner = 'other-server', lease_until = now() + interval '1 minute' where id = $1`,
+        [sink.id],
+      ),
+    );
+    expect((await runSink(db, f.tenantId, sink.id)).ran).toBe(false);
+    await t((tx) =>
+      tx.query(`update event_sinks set lease_until = now() - interval '1 second' where id = $1`, [sink.id]),
+    );
+    expect((await runSink(db, f.tenantId, sink.id, { owner: 'this-server' })).ran).toBe(true);
+
+    // The heartbeat: a tenant whose last run reported an active sink gets one job per minute, however many ticks.
+    const tenantRun = await runTenantSinks(db, f.tenantId);
+    expect(tenantRun.active).toBe(2);
+    await db.system(async (tx) => {
+      const { job } = await enqueueJob(tx, { name: 'sinks.deliver', tenantId: f.tenantId });
+      await tx.query(`update jobs set status = 'succeeded', finished_at = now(), result = $2::jsonb where id = $1`, [
+        String(job.id),
+        JSON.stringify(tenantRun),
+      ]);
+    });
+    const now = new Date('2030-01-01T10:20:30Z');
+    await schedulerTick(db, now);
+    await schedulerTick(db, new Date('2030-01-01T10:20:50Z'));
+    const queued = await db.system((tx) =>
+      tx.query<{ n: number }>(`select count(*)::int as n from jobs where dedupe_key = $1`, [
+        `sinks.deliver:${f.tenantId}:2030-01-01T10:20`,
+      ]),
+    );
+    expect(queued[0].n).toBe(1);
+  });
 });
