@@ -9,6 +9,7 @@ import { createEventSinkCommand } from '#lib/sinks/commands.ts';
 import { runSink, runTenantSinks } from '#lib/sinks/run.ts';
 import { schedulerTick } from '#lib/jobs/scheduler.ts';
 import { enqueueJob } from '#lib/jobs/queue.ts';
+import { DATA_SOURCES, FLOW_LINKS, USAGE_MEASURES } from '#lib/data-flow/registry.ts';
 import { createLendingFixture, setBusinessDate, type LendingFixture } from '../support/lending-fixtures.ts';
 
 // The stand-ins listen on 127.0.0.1: the operator's opt-in for private targets (and for apiEndpoint).
@@ -378,5 +379,25 @@ describe('event sinks against local stand-ins (BigQuery, Fineract)', () => {
       ]),
     );
     expect(queued[0].n).toBe(1);
+  });
+
+  test('data-flow registry: product → sinks links per type, the "sinks" source and "events exported" per month', async () => {
+    const links = FLOW_LINKS.filter((l) => l.to === 'sinks');
+    expect(links.map((l) => l.id).sort()).toEqual(['sinks.bigquery', 'sinks.fineract', 'sinks.postgres']);
+    const states = await t(async (tx) =>
+      Object.fromEntries(await Promise.all(links.map(async (l) => [l.id, await l.read(tx, new Date(0))]))),
+    );
+    expect(states['sinks.postgres'].status).toBe('idle');
+    expect(states['sinks.bigquery'].volume).toBeGreaterThan(0);
+    expect(states['sinks.bigquery'].status).toBe('ok');
+    expect(states['sinks.fineract'].lastAt).not.toBeNull();
+    const source = DATA_SOURCES.find((d) => d.id === 'sinks')!;
+    const coverage = await t((tx) => source.read(tx));
+    expect(coverage.from).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(coverage.items).toBeGreaterThan(0);
+    const usage = USAGE_MEASURES.find((u) => u.id === 'sinks.events_exported')!;
+    const month = new Date().toISOString().slice(0, 7);
+    const perMonth = await t((tx) => usage.read(tx, [month]));
+    expect(perMonth[month]).toBe(Number(coverage.items));
   });
 });
