@@ -156,4 +156,71 @@ test.describe('[SINKS]: event sinks', () => {
     });
     expect(post.status()).toBe(403);
   });
+
+  test('[SINKS]: the API: secrets never answered, 400 naming the field, 409 on a stale revision, pause/resume/replay/test', async ({
+    page,
+  }) => {
+    await signIn(page, 'admin@demo.test');
+    const headers = { origin: appOrigin(), 'content-type': 'application/json' };
+    const connectionString = `${targetUrl.toString()}?sslmode=disable`;
+    const refused = await page.request.post('/v1/event-sinks', {
+      data: {
+        type: 'fineract',
+        name: 'x',
+        baseUrl: 'http://169.254.169.254',
+        username: 'u',
+        password: 'p',
+        loanProductId: 1,
+      },
+      headers,
+    });
+    expect(refused.status()).toBe(400);
+    expect((await refused.json()).error.field).toBe('baseUrl');
+    const created = await page.request.post('/v1/event-sinks', {
+      data: { type: 'postgres', name: 'API <b>sink</b>', connectionString, schema: 'api_copy', events: ['loan.*'] },
+      headers,
+    });
+    expect(created.status()).toBe(201);
+    const sink = await created.json();
+    expect(JSON.stringify(sink)).not.toContain('sslmode');
+    expect(sink.events).toEqual(['loan.*']);
+    // Hostile text in a name is shown as text.
+    await page.goto(`/admin/notifications/events/postgres/${sink.id}`);
+    await expect(page.getByRole('heading', { level: 1 })).toContainText('API <b>sink</b>');
+    const listed = await page.request.get('/v1/event-sinks?type=postgres');
+    expect(JSON.stringify(await listed.json())).not.toContain('sslmode');
+    const stale = await page.request.patch(`/v1/event-sinks/${sink.id}`, {
+      data: { name: 'renamed', expectedRevision: sink.revision + 5 },
+      headers,
+    });
+    expect(stale.status()).toBe(409);
+    const renamed = await page.request.patch(`/v1/event-sinks/${sink.id}`, {
+      data: { name: 'API renamed', expectedRevision: sink.revision },
+      headers,
+    });
+    expect(renamed.status()).toBe(200);
+    expect((await page.request.post(`/v1/event-sinks/${sink.id}/pause`, { headers })).status()).toBe(200);
+    expect((await (await page.request.get(`/v1/event-sinks/${sink.id}`)).json()).status).toBe('paused');
+    const badReplay = await page.request.post(`/v1/event-sinks/${sink.id}/replay`, {
+      data: { since: 'yesterday' },
+      headers,
+    });
+    expect(badReplay.status()).toBe(400);
+    expect((await badReplay.json()).error.field).toBe('since');
+    const replay = await page.request.post(`/v1/event-sinks/${sink.id}/replay`, {
+      data: { since: '2020-01-01T00:00:00Z' },
+      headers,
+    });
+    expect(replay.status()).toBe(200);
+    expect((await replay.json()).sink.status).toBe('active');
+    const tested = await page.request.post(`/v1/event-sinks/${sink.id}/test`, { headers });
+    expect(tested.status()).toBe(200);
+    expect((await tested.json()).ok).toBe(true);
+    await page.goto(`/admin/notifications/events/postgres/${sink.id}`);
+    await expect(page.getByRole('heading', { level: 1 })).toContainText('API renamed');
+    expect(
+      (await page.request.delete(`/v1/event-sinks/${sink.id}`, { headers: { origin: appOrigin() } })).status(),
+    ).toBe(200);
+    expect((await page.request.get(`/v1/event-sinks/${sink.id}`)).status()).toBe(404);
+  });
 });
