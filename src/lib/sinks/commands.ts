@@ -170,7 +170,10 @@ export const updateEventSinkCommand = defineCommand({
       .query(
         `update event_sinks set name = $2, event_filter = $3::text[], revision = revision + 1, updated_at = now(),
                 settings_sealed = coalesce($4, settings_sealed), settings_hint = coalesce($5, settings_hint),
-                generation = generation + case when $4::text is null then 0 else 1 end
+                generation = generation + case when $4::text is null then 0 else 1 end,
+                -- new connection settings may name a new target: copy the tables again (events: replay)
+                snapshot_stage = case when $4::text is null then snapshot_stage else 'customers' end,
+                snapshot_after = case when $4::text is null then snapshot_after else null end
           where id = $1`,
         [before.id, name, events, settings ? sealSettings(settings) : null, settings ? settingsHint(settings) : null],
       )

@@ -180,12 +180,14 @@ export async function runSink(db: Db, tenantId: string, sinkId: string, options:
   let target: SinkTarget | null = null;
   try {
     const settings = openSettings(claimed.settings_sealed);
-    target = await openTarget(settings, {
-      tenantId,
-      sinkId,
-      remoteIds: remoteIds(db, tenantId, sinkId),
-      allowPrivate: options.allowPrivate,
-    });
+    // Connected on the first batch that has something to write: an idle minute opens no connection.
+    const connect = () =>
+      openTarget(settings, {
+        tenantId,
+        sinkId,
+        remoteIds: remoteIds(db, tenantId, sinkId),
+        allowPrivate: options.allowPrivate,
+      });
     let sweep = true;
     while (Date.now() - started < budget) {
       const next = await db.tenant(tenantId, async (tx) => {
@@ -199,8 +201,10 @@ export async function runSink(db: Db, tenantId: string, sinkId: string, options:
       });
       if (!next || !next.changed) break;
       sweep = next.sweepFull;
-      if (next.events.length || next.customers.length || next.loans.length)
+      if (next.events.length || next.customers.length || next.loans.length) {
+        target ??= await connect();
         await target.write({ events: next.events, customers: next.customers, loans: next.loans });
+      }
       const rows = next.customers.length + next.loans.length;
       const occurred = next.events.map((e) => e.occurredAt).sort();
       const saved = await db.tenant(tenantId, async (tx) => {
