@@ -97,7 +97,25 @@ describe.each(testDbKinds())('Postgres event sink on %s', (kind) => {
     await drop?.();
   });
 
-  const run = () => runSink(db, TENANT, sinkId, { budgetMs: 300_000, batchSize: 200, snapshotPage: 50 });
+  /**
+   * Runs the sink until nothing is waiting. On a shared Postgres server the commit-safe read
+   * (`xid < pg_snapshot_xmin`) holds back events while any transaction of the server that started
+   * before them is still open (other databases' too): the sink is then only behind, so run again.
+   */
+  const run = async () => {
+    const total = { ran: false, delivered: 0, error: null as string | null };
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      const r = await runSink(db, TENANT, sinkId, { budgetMs: 300_000, batchSize: 200, snapshotPage: 50 });
+      total.ran ||= r.ran;
+      total.delivered += r.delivered;
+      total.error ??= r.error;
+      if (!r.ran || r.error) return total;
+      const lag = await t(async (tx) => sinkFigures(tx, (await getSinkRow(tx, sinkId))!));
+      if (lag.lagEvents === 0 || Date.now() > deadline) return total;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  };
 
   async function product(): Promise<Figures> {
     return t(async (tx) => {
