@@ -234,7 +234,17 @@ export function parseSince(raw: string): string {
   const at = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/.test(withZone)
     ? new Date(withZone)
     : null;
-  if (!at || Number.isNaN(at.getTime()) || at.getUTCFullYear() < 2000 || at.getTime() > Date.now() + 86_400_000)
+  const day = text.slice(0, 10);
+  const midnight = new Date(`${day}T00:00:00Z`);
+  const isRealDay =
+    /^\d{4}-\d{2}-\d{2}$/.test(day) && !Number.isNaN(midnight.getTime()) && midnight.toISOString().startsWith(day);
+  if (
+    !at ||
+    !isRealDay ||
+    Number.isNaN(at.getTime()) ||
+    at.getUTCFullYear() < 2000 ||
+    at.getTime() > Date.now() + 86_400_000
+  )
     throw new AppError('BAD_REQUEST', 'since must be a date and time such as 2026-01-31T12:00Z, not in the future', {
       field: 'since',
     });
