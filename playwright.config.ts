@@ -57,7 +57,7 @@ export default defineConfig({
       // and the conversations spec signs inbound replies with this secret.
       ...(process.env.E2E_SMTP_URL ? { SMTP_URL: process.env.E2E_SMTP_URL } : {}),
       INBOUND_WEBHOOK_SECRET: E2E_INBOUND_WEBHOOK_SECRET,
-      // Issue 16: the webhooks spec (tests/e2e/integrations-webhooks.spec.ts) delivers to a receiver on 127.0.0.1.
+      // Issue 16: webhook, sink and export targets in the tests are local servers and databases on 127.0.0.1.
       ALLOW_PRIVATE_TARGETS: '1',
     },
   },

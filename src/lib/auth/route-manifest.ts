@@ -446,6 +446,22 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
     },
     audit: audited('ip_restriction', { PATCH: 'ip_restriction.update', DELETE: 'ip_restriction.delete' }),
   },
+  // Admin › notifications › events (issue 16): event sinks.
+  {
+    pattern: '/v1/event-sinks',
+    methods: { GET: need('admin.events.view'), POST: need('admin.events.edit') },
+    audit: audited('event_sink', { POST: 'event_sink.create' }),
+  },
+  {
+    pattern: '/v1/event-sinks/:id',
+    methods: { GET: need('admin.events.view'), PATCH: need('admin.events.edit'), DELETE: need('admin.events.edit') },
+    audit: audited('event_sink', { PATCH: 'event_sink.update', DELETE: 'event_sink.delete' }),
+  },
+  ...(['pause', 'resume', 'replay', 'test'] as const).map((verb) => ({
+    pattern: `/v1/event-sinks/:id/${verb}`,
+    methods: { POST: need('admin.events.edit') },
+    audit: audited('event_sink', { POST: `event_sink.${verb}` }),
+  })),
   {
     pattern: '/v1/password-policy',
     methods: { GET: need('admin.password_policy.view'), PUT: need('admin.password_policy.edit') },

@@ -1,5 +1,6 @@
 import type { Tx } from '../db/index.ts';
 import { webhookDeliveriesUsage, webhooksFlowLink } from '../webhooks/flow.ts';
+import { exportedPerMonth, SINK_FLOW_LINKS, sinksCoverage } from '../sinks/flow.ts';
 
 /**
  * What the data pages read about every way data enters or leaves a tenant, declared once per area:
@@ -86,6 +87,7 @@ export const FLOW_LINKS: FlowLink[] = [
   // — webhooks —
   webhooksFlowLink,
   // — event sinks —
+  ...SINK_FLOW_LINKS,
   // — scheduled exports —
   // — data upload and import buckets —
 ];
@@ -93,6 +95,13 @@ export const FLOW_LINKS: FlowLink[] = [
 export const DATA_SOURCES: DataSource[] = [
   // — core (data pages) —
   // — event sinks —
+  {
+    id: 'sinks',
+    labelKey: 'sinks:title',
+    href: '/admin/notifications/events',
+    staleAfterHours: 1,
+    read: sinksCoverage,
+  },
   // — data upload and import buckets —
 ];
 
@@ -101,6 +110,7 @@ export const USAGE_MEASURES: UsageMeasure[] = [
   // — webhooks —
   webhookDeliveriesUsage,
   // — event sinks —
+  { id: 'sinks.events_exported', labelKey: 'sinks:usage.eventsExported', unit: 'count', read: exportedPerMonth },
   // — scheduled exports —
   // — data upload and import buckets —
 ];

@@ -765,6 +765,62 @@ export type ErrorReportsRow = {
   created_at: Date;
 };
 
+/** The `event_sink_batches` table. */
+export type EventSinkBatchesRow = {
+  tenant_id: string;
+  id: bigint;
+  sink_id: string;
+  sink_type: string;
+  delivered_at: Date;
+  events: number;
+  snapshot_rows: number;
+};
+
+/** The `event_sink_remote_ids` table. */
+export type EventSinkRemoteIdsRow = {
+  tenant_id: string;
+  sink_id: string;
+  object_type: string;
+  object_id: string;
+  remote_id: bigint;
+  state: string;
+  updated_at: Date;
+};
+
+/** The `event_sinks` table. */
+export type EventSinksRow = {
+  tenant_id: string;
+  id: string;
+  type: string;
+  name: string;
+  settings_sealed: string;
+  settings_hint: string;
+  event_filter: string[];
+  status: string;
+  cursor_xid: string | null;
+  cursor_seq: bigint | null;
+  generation: number;
+  revision: number;
+  snapshot_stage: string | null;
+  snapshot_after: string | null;
+  sweep: unknown;
+  delivered_count: bigint;
+  first_event_at: Date | null;
+  last_event_at: Date | null;
+  last_delivered_at: Date | null;
+  last_run_at: Date | null;
+  last_error: string | null;
+  last_error_at: Date | null;
+  last_test_at: Date | null;
+  last_test_ok: boolean | null;
+  last_test_message: string | null;
+  lease_owner: string | null;
+  lease_until: Date | null;
+  created_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+};
+
 /** The `form_drafts` table. */
 export type FormDraftsRow = {
   tenant_id: string;
@@ -1745,6 +1801,9 @@ export type Tables = {
   domain_events: DomainEventsRow;
   downloads: DownloadsRow;
   error_reports: ErrorReportsRow;
+  event_sink_batches: EventSinkBatchesRow;
+  event_sink_remote_ids: EventSinkRemoteIdsRow;
+  event_sinks: EventSinksRow;
   form_drafts: FormDraftsRow;
   form_pow_spent: FormPowSpentRow;
   form_submission_files: FormSubmissionFilesRow;

@@ -64,6 +64,8 @@ export async function startJobRuntime(
   }
   // Webhooks (issue 16): the dispatcher and the sender, so deliveries pending before a restart resume.
   (await import('../webhooks/jobs.ts')).registerWebhookJobs();
+  // Event sinks (issue 16): delivery runs of the tenants' sinks.
+  (await import('../sinks/run.ts')).registerSinkJobs();
   const worker = startWorker(db, options);
   const scheduler = startScheduler(db, {
     intervalMs: options.schedulerIntervalMs,

@@ -2,6 +2,7 @@ import type { Db, Tx } from '../db/index.ts';
 import { logger } from '../observability/log.ts';
 import { enqueueJob } from './queue.ts';
 import type { TenantsRow } from '../db/schema.generated.ts';
+import { sinkTickJobs } from '../sinks/schedule.ts';
 
 /**
  * Recurring work. Every app server runs the same tick; each recurrence has a period key, and the
@@ -71,6 +72,8 @@ export async function schedulerTick(db: Db, now = new Date()): Promise<TickResul
       priority: 200,
       maxAttempts: 3,
     });
+    // Event sinks (issue 16): a delivery run per minute for tenants with an active sink.
+    for (const job of await sinkTickJobs(tx, now)) await add(tx, enqueued, job);
     await add(tx, enqueued, {
       name: DOWNLOADS_EXPIRE_JOB,
       dedupeKey: `${DOWNLOADS_EXPIRE_JOB}:${day}`,

@@ -1004,6 +1004,50 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
   ],
   // Issue 16, webhooks: tenant-wide settings behind admin.webhooks.edit, which the officer lacks (403).
   ...webhookCases(),
+  // Event sinks (issue 16): tenant-wide settings behind admin.events.edit, which the officer lacks.
+  'POST /v1/event-sinks': () => [
+    {
+      method: 'POST',
+      path: '/v1/event-sinks',
+      json: { type: 'postgres', name: 'probe', connectionString: 'postgres://u:p@203.0.113.9/db' },
+      expect: [403],
+    },
+  ],
+  'PATCH /v1/event-sinks/:id': (ids) =>
+    idSpellings(ids.loanId).map((id): Probe => ({
+      method: 'PATCH',
+      path: `/v1/event-sinks/${id}`,
+      json: { name: 'probe' },
+      expect: [403],
+    })),
+  'DELETE /v1/event-sinks/:id': (ids) =>
+    idSpellings(ids.loanId).map((id): Probe => ({ method: 'DELETE', path: `/v1/event-sinks/${id}`, expect: [403] })),
+  ...Object.fromEntries(
+    ['pause', 'resume', 'replay', 'test'].map((verb) => [
+      `POST /v1/event-sinks/:id/${verb}`,
+      (ids: ForeignIds) =>
+        idSpellings(ids.loanId).map((id): Probe => ({
+          method: 'POST',
+          path: `/v1/event-sinks/${id}/${verb}`,
+          json: verb === 'replay' ? { since: '2026-01-01T00:00:00Z' } : {},
+          expect: [403],
+        })),
+    ]),
+  ),
+  'POST /admin/notifications/events/:database_type/add': () =>
+    ['postgres', 'bigquery', 'fineract'].map((type): Probe => ({
+      method: 'POST',
+      path: `/admin/notifications/events/${type}/add`,
+      form: { name: 'probe', events: '*' },
+      expect: [403],
+    })),
+  'POST /admin/notifications/events/:database_type/:id': (ids) =>
+    idSpellings(ids.loanId).map((id): Probe => ({
+      method: 'POST',
+      path: `/admin/notifications/events/postgres/${id}`,
+      form: { _action: 'delete' },
+      expect: [403],
+    })),
 };
 
 /** The webhook routes: the officer may neither add, change, rotate, test nor resend (403 before any lookup). */
