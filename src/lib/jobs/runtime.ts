@@ -62,6 +62,13 @@ export async function startJobRuntime(
   } catch (error) {
     logger.warn('conversation delivery jobs not registered at boot', { error });
   }
+  // Scheduled exports (issue 16): the run job and the scheduler step that enqueues due runs.
+  try {
+    const { registerScheduledExports } = await import('../scheduled-exports/register.ts');
+    registerScheduledExports();
+  } catch (error) {
+    logger.warn('scheduled export jobs not registered at boot', { error });
+  }
   const worker = startWorker(db, options);
   const scheduler = startScheduler(db, {
     intervalMs: options.schedulerIntervalMs,
