@@ -72,7 +72,7 @@ async function updateRun(db: Db, tenantId: string, id: string, set: Record<strin
 }
 
 function runName(e: ScheduledExport, run: ExportRun, format: string, fileBase: string): string {
-  const stamp = run.scheduledFor.toISOString().slice(0, 16).replace(/[-:]/g, '').replace('T', '-');
+  const stamp = run.scheduledFor.toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-');
   return `${fileBase}-${stamp}.${format}`;
 }
 
