@@ -34,6 +34,7 @@ import {
 import { testSftp } from '#lib/scheduled-exports/targets.ts';
 import { openTargets } from '#lib/scheduled-exports/model.ts';
 import { startSftpStandIn, type SftpStandIn } from './sftp-stand-in.ts';
+import { FLOW_LINKS, USAGE_MEASURES } from '#lib/data-flow/registry.ts';
 
 process.env.SESSION_SECRET ??= 'a-test-session-secret-that-is-long-enough-0123456789';
 
@@ -55,7 +56,12 @@ async function startReceiver(status = 200): Promise<Receiver> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) });
+      requests.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+      });
       res.writeHead(state.status, state.headers);
       res.end('ok');
     });
@@ -271,7 +277,13 @@ describe.each(testDbKinds())('scheduled exports on %s', (kind) => {
           targets: {
             downloads: true,
             http: { url: receiver.url, method: 'PUT', headerName: 'Authorization', headerValue: 'Bearer t0ken' },
-            sftp: { host: '127.0.0.1', port: sftpServer.port, username: 'drop', password: 'sftp-Pass-1', directory: '/in' },
+            sftp: {
+              host: '127.0.0.1',
+              port: sftpServer.port,
+              username: 'drop',
+              password: 'sftp-Pass-1',
+              directory: '/in',
+            },
           },
         }),
       );
@@ -289,10 +301,10 @@ describe.each(testDbKinds())('scheduled exports on %s', (kind) => {
       const { fingerprint } = await testSftp(openTargets(e.targets).sftp!, allowPrivate);
       expect(fingerprint).toMatch(/^SHA256:/);
       await db.tenant(A, (tx) =>
-        tx.query(`update scheduled_exports set targets = jsonb_set(targets, '{sftp,hostKeySha256}', to_jsonb($2::text)) where id = $1`, [
-          e.id,
-          fingerprint,
-        ]),
+        tx.query(
+          `update scheduled_exports set targets = jsonb_set(targets, '{sftp,hostKeySha256}', to_jsonb($2::text)) where id = $1`,
+          [e.id, fingerprint],
+        ),
       );
 
       const run = await db.tenant(A, (tx) => requestRunNow(tx, A, e.id, admin.userId));
@@ -312,9 +324,10 @@ describe.each(testDbKinds())('scheduled exports on %s', (kind) => {
 
       // Another key than the pinned one is refused (a permanent failure, no retry).
       await db.tenant(A, (tx) =>
-        tx.query(`update scheduled_exports set targets = jsonb_set(targets, '{sftp,hostKeySha256}', '"SHA256:someoneelse"') where id = $1`, [
-          e.id,
-        ]),
+        tx.query(
+          `update scheduled_exports set targets = jsonb_set(targets, '{sftp,hostKeySha256}', '"SHA256:someoneelse"') where id = $1`,
+          [e.id],
+        ),
       );
       const again = await runUntilDone((await db.tenant(A, (tx) => requestRunNow(tx, A, e.id, admin.userId))).id);
       expect(again.status).toBe('failed');
@@ -333,7 +346,10 @@ describe.each(testDbKinds())('scheduled exports on %s', (kind) => {
       const e = await create(
         input({
           name: 'Failing target',
-          targets: { downloads: true, http: { url: receiver.url, method: 'POST', headerName: null, headerValue: null } },
+          targets: {
+            downloads: true,
+            http: { url: receiver.url, method: 'POST', headerName: null, headerValue: null },
+          },
           alertUserIds: [analystId],
           alertEmails: ['ops@example.com'],
         }),
@@ -347,8 +363,8 @@ describe.each(testDbKinds())('scheduled exports on %s', (kind) => {
       expect(done.targets.http).toMatchObject({ status: 'failed', isTransient: true });
       expect(done.error).toContain('http: the target answered 503');
       // One file on the downloads list for the run, however many attempts.
-      const files = (await listDownloads(db, { tenantId: A, userId: admin.userId })).filter((d) =>
-        d.fileName.startsWith('loans-') && d.kind === 'scheduled-export' && d.id === done.downloadId,
+      const files = (await listDownloads(db, { tenantId: A, userId: admin.userId })).filter(
+        (d) => d.fileName.startsWith('loans-') && d.kind === 'scheduled-export' && d.id === done.downloadId,
       );
       expect(files).toHaveLength(1);
       const scheduledCount = await db.tenant(A, (tx) =>
@@ -359,12 +375,16 @@ describe.each(testDbKinds())('scheduled exports on %s', (kind) => {
       );
       expect(scheduledCount[0]!.n).toBe(1);
       const notes = await db.tenant(A, (tx) =>
-        tx.query<{ title: string; link: string }>('select title, link from notifications where user_id = $1', [analystId]),
+        tx.query<{ title: string; link: string }>('select title, link from notifications where user_id = $1', [
+          analystId,
+        ]),
       );
       expect(notes).toHaveLength(1);
       expect(notes[0]!.title).toContain('Failing target');
       expect(notes[0]!.link).toBe(`/admin/notifications/scheduled-exports/update/${e.id}`);
-      const outbox = fs.readdirSync(path.join(dataDir, 'outbox')).map((f) => fs.readFileSync(path.join(dataDir, 'outbox', f), 'utf8'));
+      const outbox = fs
+        .readdirSync(path.join(dataDir, 'outbox'))
+        .map((f) => fs.readFileSync(path.join(dataDir, 'outbox', f), 'utf8'));
       expect(outbox.some((m) => m.includes('ops@example.com') && m.includes('Failing target'))).toBe(true);
     } finally {
       await receiver.close();
@@ -377,7 +397,13 @@ describe.each(testDbKinds())('scheduled exports on %s', (kind) => {
     receiver.answer = { status: 302, headers: { location: elsewhere.url } };
     try {
       const e = await create(
-        input({ name: 'Redirected', targets: { downloads: false, http: { url: receiver.url, method: 'PUT', headerName: null, headerValue: null } } }),
+        input({
+          name: 'Redirected',
+          targets: {
+            downloads: false,
+            http: { url: receiver.url, method: 'PUT', headerName: null, headerValue: null },
+          },
+        }),
       );
       const done = await runUntilDone((await db.tenant(A, (tx) => requestRunNow(tx, A, e.id, admin.userId))).id);
       expect(done.status).toBe('failed');
@@ -393,7 +419,9 @@ describe.each(testDbKinds())('scheduled exports on %s', (kind) => {
 
   it('runs as the owner: an owner who lost the permission fails the run with the reason', async () => {
     const e = await create(input({ name: 'Owner check' }));
-    await db.tenant(A, (tx) => tx.query('update scheduled_exports set owner_id = $2 where id = $1', [e.id, noRightsId]));
+    await db.tenant(A, (tx) =>
+      tx.query('update scheduled_exports set owner_id = $2 where id = $1', [e.id, noRightsId]),
+    );
     const done = await runUntilDone((await db.tenant(A, (tx) => requestRunNow(tx, A, e.id, admin.userId))).id);
     expect(done.status).toBe('failed');
     expect(done.error).toBe('No Rights may not export the loans list.');
@@ -409,5 +437,29 @@ describe.each(testDbKinds())('scheduled exports on %s', (kind) => {
     }
     const ok = await create(input({ cron: '*/15 * * * *' }));
     expect(ok.cron).toBe('*/15 * * * *');
+  });
+
+  it('shows its runs on the data-flow link and in the usage measures', async () => {
+    const runs = await db.tenant(A, (tx) =>
+      tx.query<{ month: string; n: number; rows: number }>(
+        `select to_char(started_at at time zone 'Europe/Paris', 'YYYY-MM') as month, count(*)::int as n,
+                coalesce(sum(rows), 0)::int as rows
+           from scheduled_export_runs where started_at is not null group by 1`,
+      ),
+    );
+    expect(runs.length).toBeGreaterThan(0);
+    const month = runs[0]!.month;
+    const measure = (id: string) => USAGE_MEASURES.find((m) => m.id === id)!;
+    const counted = await db.tenant(A, (tx) => measure('scheduled-export-runs').read(tx, [month, '2000-01']));
+    expect(counted).toEqual({ [month]: runs[0]!.n });
+    const rows = await db.tenant(A, (tx) => measure('scheduled-export-rows').read(tx, [month]));
+    expect(rows[month]).toBe(runs[0]!.rows);
+    const link = FLOW_LINKS.find((l) => l.id === 'scheduled-exports')!;
+    expect(link).toMatchObject({ from: 'product', to: 'exports' });
+    const state = await db.tenant(A, (tx) => link.read(tx, new Date(0)));
+    expect(state.volume).toBeGreaterThan(0);
+    // The last run to end (the owner check above) failed.
+    expect(state.status).toBe('error');
+    expect(state.detail).toMatch(/failed/);
   });
 });

@@ -69,7 +69,8 @@ function serveSftp(sftp: SFTPWrapper, files: Map<string, Buffer>): void {
     const file = open.get(handleOf(handle));
     if (!file) return sftp.status(reqid, STATUS_CODE.FAILURE);
     const end = offset + data.length;
-    const grown = file.chunks.length < end ? Buffer.concat([file.chunks, Buffer.alloc(end - file.chunks.length)]) : file.chunks;
+    const grown =
+      file.chunks.length < end ? Buffer.concat([file.chunks, Buffer.alloc(end - file.chunks.length)]) : file.chunks;
     data.copy(grown, offset);
     file.chunks = grown;
     sftp.status(reqid, STATUS_CODE.OK);

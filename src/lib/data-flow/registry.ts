@@ -1,4 +1,5 @@
 import type { Tx } from '../db/index.ts';
+import { readExportsLink, readRowsPerMonth, readRunsPerMonth } from '../scheduled-exports/data-flow.ts';
 
 /**
  * What the data pages read about every way data enters or leaves a tenant, declared once per area:
@@ -85,6 +86,14 @@ export const FLOW_LINKS: FlowLink[] = [
   // — webhooks —
   // — event sinks —
   // — scheduled exports —
+  {
+    id: 'scheduled-exports',
+    from: 'product',
+    to: 'exports',
+    labelKey: 'schedexports:flow.link',
+    href: '/admin/notifications/scheduled-exports',
+    read: readExportsLink,
+  },
   // — data upload and import buckets —
 ];
 
@@ -99,5 +108,7 @@ export const USAGE_MEASURES: UsageMeasure[] = [
   // — webhooks —
   // — event sinks —
   // — scheduled exports —
+  { id: 'scheduled-export-runs', labelKey: 'schedexports:usage.runs', unit: 'count', read: readRunsPerMonth },
+  { id: 'scheduled-export-rows', labelKey: 'schedexports:usage.rows', unit: 'count', read: readRowsPerMonth },
   // — data upload and import buckets —
 ];
