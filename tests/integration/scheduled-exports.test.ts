@@ -31,8 +31,9 @@ import {
   scheduledExportHandler,
   SCHEDULED_EXPORT_JOB,
 } from '#lib/scheduled-exports/run.ts';
-import { testSftp } from '#lib/scheduled-exports/targets.ts';
-import { openTargets } from '#lib/scheduled-exports/model.ts';
+import { subjectOf } from '#lib/scheduled-exports/model.ts';
+import { probeSftp, sftpKeyCommand } from '#lib/scheduled-exports/commands.ts';
+import { runCommand } from '#lib/http/command.ts';
 import { startSftpStandIn, type SftpStandIn } from './sftp-stand-in.ts';
 import { FLOW_LINKS, USAGE_MEASURES } from '#lib/data-flow/registry.ts';
 
@@ -297,15 +298,16 @@ describe.each(testDbKinds())('scheduled exports on %s', (kind) => {
       expect(json).not.toContain('t0ken');
       expect(json).not.toContain('enc:v1');
 
-      // "Test connection" pins the key the server shows; a run then accepts only that key.
-      const { fingerprint } = await testSftp(openTargets(e.targets).sftp!, allowPrivate);
-      expect(fingerprint).toMatch(/^SHA256:/);
-      await db.tenant(A, (tx) =>
-        tx.query(
-          `update scheduled_exports set targets = jsonb_set(targets, '{sftp,hostKeySha256}', to_jsonb($2::text)) where id = $1`,
-          [e.id, fingerprint],
-        ),
-      );
+      // "Test connection" pins the key the server shows (the page's path: probe, then the command);
+      // a run then accepts only that key.
+      const { fingerprint } = await probeSftp(db, A, e.id, allowPrivate);
+      expect(fingerprint).toMatch(/^SHA256:[A-Za-z0-9+/]{43}$/);
+      const subject = await db.tenant(A, (tx) => subjectOf(tx, A, admin.userId));
+      await runCommand({ db, actor: { ...admin, isAdmin: true }, permissionSubject: subject }, sftpKeyCommand, () => ({
+        id: e.id,
+        fingerprint,
+      }));
+      expect((await db.tenant(A, (tx) => getScheduledExport(tx, e.id))).targets.sftp?.hostKeySha256).toBe(fingerprint);
 
       const run = await db.tenant(A, (tx) => requestRunNow(tx, A, e.id, admin.userId));
       const done = await runUntilDone(run.id);

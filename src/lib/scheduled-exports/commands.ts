@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { Tx } from '../db/index.ts';
+import type { Db, Tx } from '../db/index.ts';
+import type { TargetOptions } from '../net/outbound.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import { need } from '../auth/permissions.ts';
 import { AppError } from '../errors/app-error.ts';
@@ -118,39 +119,59 @@ export const runNowCommand = defineCommand({
 });
 
 /**
- * "Test connection" of the SFTP target: connects through the outbound guard, signs in, opens SFTP.
- * The host key seen is pinned when none is (later runs refuse another key); a pinned key that
- * differs is reported and stays pinned. `forget` clears the pin instead (the server's key changed on
- * purpose).
+ * "Test connection" of the SFTP target, outside any transaction (a slow server must not hold the
+ * database): connects through the outbound guard, signs in, opens SFTP, and answers the host key's
+ * fingerprint, or a 400 on `targets.sftp.host` saying why it failed (a changed key included).
+ */
+export async function probeSftp(
+  db: Db,
+  tenantId: string,
+  id: string,
+  options: TargetOptions = {},
+): Promise<{ fingerprint: string }> {
+  const e = await db.tenant(tenantId, (tx) => getScheduledExport(tx, id));
+  const sftp = openTargets(e.targets).sftp;
+  if (!sftp)
+    throw new AppError('BAD_REQUEST', 'targets.sftp: this export has no SFTP target', { field: 'targets.sftp' });
+  try {
+    return await testSftp(sftp, { ...options, timeoutMs: 10_000 });
+  } catch (error) {
+    const message =
+      error instanceof HostKeyMismatchError ? error.message : `connection failed: ${(error as Error).message}`;
+    throw new AppError('BAD_REQUEST', `targets.sftp.host: ${message}`, { field: 'targets.sftp.host' });
+  }
+}
+
+/**
+ * Pins the host key a probe saw (`fingerprint`, from `probeSftp` on the server, never from the
+ * browser) when none is pinned: later runs refuse another key. `forget` clears the pin instead (the
+ * server's key changed on purpose).
  */
 export const sftpKeyCommand = defineCommand({
   action: 'scheduled_export.sftp_test',
   objectType: 'scheduled_export',
   permission: EDIT,
-  input: z.object({ id: z.string().max(100), forget: z.boolean().default(false) }),
-  run: async (tx, actor, { id, forget }) => {
+  input: z.object({
+    id: z.string().max(100),
+    forget: z.boolean().default(false),
+    fingerprint: z
+      .string()
+      .regex(/^SHA256:[A-Za-z0-9+/]{43}$/)
+      .nullable()
+      .default(null),
+  }),
+  run: async (tx, actor, { id, forget, fingerprint }) => {
     const e = await getScheduledExport(tx, id);
-    const sftp = openTargets(e.targets).sftp;
-    if (!sftp)
+    if (!e.targets.sftp)
       throw new AppError('BAD_REQUEST', 'targets.sftp: this export has no SFTP target', { field: 'targets.sftp' });
+    const pinned = e.targets.sftp.hostKeySha256;
     if (forget) {
       await pinHostKey(tx, id, null);
-      await recorder(actor)(tx, {
-        action: 'scheduled_export.sftp_forget_key',
-        id,
-        before: { hostKeySha256: sftp.hostKeySha256 },
-      });
+      await recorder(actor)(tx, { action: 'scheduled_export.sftp_forget_key', id, before: { hostKeySha256: pinned } });
       return { fingerprint: null, pinned: false };
     }
-    let fingerprint: string;
-    try {
-      ({ fingerprint } = await testSftp(sftp));
-    } catch (error) {
-      const message =
-        error instanceof HostKeyMismatchError ? error.message : `connection failed: ${(error as Error).message}`;
-      throw new AppError('BAD_REQUEST', `targets.sftp.host: ${message}`, { field: 'targets.sftp.host' });
-    }
-    if (!sftp.hostKeySha256) await pinHostKey(tx, id, fingerprint);
+    if (!fingerprint) throw new AppError('BAD_REQUEST', 'fingerprint: required', { field: 'fingerprint' });
+    if (!pinned) await pinHostKey(tx, id, fingerprint);
     await recorder(actor)(tx, { action: 'scheduled_export.sftp_test', id, after: { hostKeySha256: fingerprint } });
     return { fingerprint, pinned: true };
   },

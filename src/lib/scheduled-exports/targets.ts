@@ -174,7 +174,10 @@ function isAuthFailure(error: unknown): boolean {
 }
 
 /** Connects, opens SFTP and answers the host key's fingerprint ("test connection"). */
-export async function testSftp(target: SftpTarget, options: TargetOptions = {}): Promise<{ fingerprint: string }> {
+export async function testSftp(
+  target: SftpTarget,
+  options: TargetOptions & { timeoutMs?: number } = {},
+): Promise<{ fingerprint: string }> {
   const { fingerprint } = await withSftp(target, options, async () => undefined);
   return { fingerprint: fingerprint ?? '' };
 }
