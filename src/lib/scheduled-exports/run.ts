@@ -168,8 +168,9 @@ export function scheduledExportHandler(options: RunnerOptions): JobHandler {
         fileName = runName(e, run, e.format, source.fileBase);
         const target = runFile(options.dataDir, tenantId, run.id, e.format);
         await fs.promises.mkdir(path.dirname(target), { recursive: true });
-        // The plan's export limit counts a scheduled run as one export, like a manual one.
-        await db.tenant(tenantId, (tx) => consumeUsage(tx, tenantId, 'exports'));
+        // The plan's export limit counts a scheduled run as one export, like a manual one (once per
+        // run: a retry that writes the file again after a failure does not count it twice).
+        if (ctx.job.attempts === 1) await db.tenant(tenantId, (tx) => consumeUsage(tx, tenantId, 'exports'));
         const result = await writeListExportFile(
           db,
           tenantId,
