@@ -615,6 +615,7 @@ export function exportJson(e: ScheduledExport, next: Date[], lastRun?: ExportRun
     format: e.format,
     cron: e.cron,
     nextRuns: next.map((d) => d.toISOString()),
+    nextRunAt: e.isEnabled ? (e.nextRunAt?.toISOString() ?? null) : null,
     isEnabled: e.isEnabled,
     targets: {
       downloads: t.downloads,
