@@ -277,6 +277,7 @@ describe.each(testDbKinds())('scheduled exports on %s', (kind) => {
           format: 'xlsx',
           targets: {
             downloads: true,
+            email: { recipients: ['finance@example.com'] },
             http: { url: receiver.url, method: 'PUT', headerName: 'Authorization', headerValue: 'Bearer t0ken' },
             sftp: {
               host: '127.0.0.1',
@@ -320,6 +321,15 @@ describe.each(testDbKinds())('scheduled exports on %s', (kind) => {
       expect(receiver.requests[0]!.headers.authorization).toBe('Bearer t0ken');
       expect(receiver.requests[0]!.headers['content-type']).toContain('spreadsheetml');
       expect(receiver.requests[0]!.body.equals(content)).toBe(true);
+      // The e-mail carries the file as an attachment (written to the outbox without SMTP_URL).
+      expect(done.targets.email?.status).toBe('ok');
+      const mails = fs
+        .readdirSync(path.join(dataDir, 'outbox'))
+        .map((f) => fs.readFileSync(path.join(dataDir, 'outbox', f), 'utf8'))
+        .filter((m) => m.includes('finance@example.com'));
+      expect(mails).toHaveLength(1);
+      expect(mails[0]).toContain(`filename=${done.fileName}`);
+      expect(mails[0]).toContain(content.subarray(0, 30).toString('base64').slice(0, 20));
       const remote = `/in/${done.fileName}`;
       expect([...sftpServer.files.keys()]).toEqual([remote]);
       expect(sftpServer.files.get(remote)!.equals(content)).toBe(true);
