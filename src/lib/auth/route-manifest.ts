@@ -1060,6 +1060,27 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
     methods: { POST: need('admin.webhooks.edit') },
     audit: audited('webhook', { POST: 'webhook.resend' }),
   },
+  // ── Issue 16, scheduled exports (src/lib/scheduled-exports) ──
+  {
+    pattern: '/v1/scheduled-exports',
+    methods: { GET: need('admin.scheduled_exports.view'), POST: need('admin.scheduled_exports.edit') },
+    audit: audited('scheduled_export', { POST: 'scheduled_export.create' }),
+  },
+  {
+    pattern: '/v1/scheduled-exports/:id',
+    methods: {
+      GET: need('admin.scheduled_exports.view'),
+      PATCH: need('admin.scheduled_exports.edit'),
+      DELETE: need('admin.scheduled_exports.edit'),
+    },
+    audit: audited('scheduled_export', { PATCH: 'scheduled_export.update', DELETE: 'scheduled_export.delete' }),
+  },
+  {
+    pattern: '/v1/scheduled-exports/:id/run',
+    methods: { POST: need('admin.scheduled_exports.edit') },
+    audit: audited('scheduled_export', { POST: 'scheduled_export.run' }),
+  },
+  { pattern: '/v1/scheduled-exports/:id/runs', methods: { GET: need('admin.scheduled_exports.view') } },
 ];
 
 const COMPILED_API = compile(API_ROUTES);

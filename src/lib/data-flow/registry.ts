@@ -1,6 +1,7 @@
 import type { Tx } from '../db/index.ts';
 import { webhookDeliveriesUsage, webhooksFlowLink } from '../webhooks/flow.ts';
 import { exportedPerMonth, SINK_FLOW_LINKS, sinksCoverage } from '../sinks/flow.ts';
+import { readExportsLink, readRowsPerMonth, readRunsPerMonth } from '../scheduled-exports/data-flow.ts';
 
 /**
  * What the data pages read about every way data enters or leaves a tenant, declared once per area:
@@ -89,6 +90,14 @@ export const FLOW_LINKS: FlowLink[] = [
   // — event sinks —
   ...SINK_FLOW_LINKS,
   // — scheduled exports —
+  {
+    id: 'scheduled-exports',
+    from: 'product',
+    to: 'exports',
+    labelKey: 'schedexports:flow.link',
+    href: '/admin/notifications/scheduled-exports',
+    read: readExportsLink,
+  },
   // — data upload and import buckets —
 ];
 
@@ -112,5 +121,7 @@ export const USAGE_MEASURES: UsageMeasure[] = [
   // — event sinks —
   { id: 'sinks.events_exported', labelKey: 'sinks:usage.eventsExported', unit: 'count', read: exportedPerMonth },
   // — scheduled exports —
+  { id: 'scheduled-export-runs', labelKey: 'schedexports:usage.runs', unit: 'count', read: readRunsPerMonth },
+  { id: 'scheduled-export-rows', labelKey: 'schedexports:usage.rows', unit: 'count', read: readRowsPerMonth },
   // — data upload and import buckets —
 ];

@@ -1463,6 +1463,49 @@ export type SavedQueriesRow = {
   updated_at: Date;
 };
 
+/** The `scheduled_export_runs` table. */
+export type ScheduledExportRunsRow = {
+  tenant_id: string;
+  id: string;
+  export_id: string;
+  trigger: string;
+  scheduled_for: Date;
+  status: string;
+  requested_by: string | null;
+  started_at: Date | null;
+  finished_at: Date | null;
+  attempts: number;
+  rows: number | null;
+  bytes: bigint | null;
+  file_name: string | null;
+  file_path: string | null;
+  download_id: string | null;
+  targets: unknown;
+  error: string | null;
+  created_at: Date;
+};
+
+/** The `scheduled_exports` table. */
+export type ScheduledExportsRow = {
+  tenant_id: string;
+  id: string;
+  name: string;
+  source: unknown;
+  format: string;
+  cron: string;
+  targets: unknown;
+  alert_user_ids: string[];
+  alert_emails: string[];
+  is_enabled: boolean;
+  owner_id: string;
+  next_run_at: Date | null;
+  last_scheduled_at: Date | null;
+  revision: number;
+  created_by: string;
+  created_at: Date;
+  updated_at: Date;
+};
+
 /** The `sessions` table. */
 export type SessionsRow = {
   tenant_id: string;
@@ -1846,6 +1889,8 @@ export type Tables = {
   reports: ReportsRow;
   roles: RolesRow;
   saved_queries: SavedQueriesRow;
+  scheduled_export_runs: ScheduledExportRunsRow;
+  scheduled_exports: ScheduledExportsRow;
   sessions: SessionsRow;
   sign_in_directory: SignInDirectoryRow;
   strategies: StrategiesRow;

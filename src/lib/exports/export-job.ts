@@ -118,6 +118,58 @@ export async function requestListExport(
   return download;
 }
 
+/**
+ * Writes the file of a list export as `userId` sees the list now (their data permissions re-read, the
+ * tenant's customized-field columns headed in `language`): the one producer of list and query files,
+ * used by the manual export job below and by scheduled exports (src/lib/scheduled-exports).
+ */
+export async function writeListExportFile(
+  db: Db,
+  tenantId: string,
+  payload: Pick<ExportPayload, 'userId' | 'list' | 'query' | 'format' | 'language'>,
+  filePath: string,
+  options: {
+    resolveList: ResolveList;
+    batchSize?: number;
+    signal?: AbortSignal;
+    onProgress?: (done: number, total: number) => Promise<void>;
+  },
+): Promise<{ rows: number; total: number }> {
+  const registered = options.resolveList(payload.list);
+  if (!registered) throw new PermanentJobError(`unknown list ${payload.list}`);
+  const { rowScope, date, currency, def, state } = await db.tenant(tenantId, async (tx) => {
+    // The tenant's customized-field columns, headed in the exporter's language (issue 13).
+    const def = await withCustomColumns(tx, registered, languageOf(payload.language));
+    const { state } = parseListState(def, new URLSearchParams(payload.query));
+    const subject = await loadScopeSubject(tx, payload.userId);
+    const [tenant] = await tx.query<Pick<TenantsRow, 'currency'>>('select currency from tenants where id = $1', [
+      tenantId,
+    ]);
+    return {
+      def,
+      state,
+      rowScope: await resolveRowScope(tx, subject, state.scope),
+      date: await businessDate(tx, tenantId),
+      currency: (tenant?.currency ?? 'EUR').trim(),
+    };
+  });
+  const t = await getT(languageOf(payload.language));
+  return writeListExport({
+    run: (fn) => db.tenant(tenantId, fn),
+    def,
+    state,
+    format: payload.format,
+    filePath,
+    tenantCurrency: currency,
+    options: { businessDate: date, currencyDigits: currencyDigits(currency), rowScope },
+    t: (key) => t(key),
+    title: t(`lists:${def.name}.title`),
+    batchSize: options.batchSize,
+    signal: options.signal,
+    onProgress: options.onProgress,
+  });
+}
+
 /** The job's work, separated from registration so tests can run it with their own list registry. */
 export function listExportHandler(options: {
   dataDir: string;
@@ -134,36 +186,9 @@ export function listExportHandler(options: {
     const tmpDir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'list-export-'));
     const filePath = path.join(tmpDir, `export.${payload.format}`);
     try {
-      const registered = options.resolveList(payload.list);
-      if (!registered) throw new PermanentJobError(`unknown list ${payload.list}`);
-      const { rowScope, date, currency, def, state } = await db.tenant(tenantId, async (tx) => {
-        // The tenant's customized-field columns, headed in the exporter's language (issue 13).
-        const def = await withCustomColumns(tx, registered, languageOf(payload.language));
-        const { state } = parseListState(def, new URLSearchParams(payload.query));
-        const subject = await loadScopeSubject(tx, payload.userId);
-        const [tenant] = await tx.query<Pick<TenantsRow, 'currency'>>('select currency from tenants where id = $1', [
-          tenantId,
-        ]);
-        return {
-          def,
-          state,
-          rowScope: await resolveRowScope(tx, subject, state.scope),
-          date: await businessDate(tx, tenantId),
-          currency: (tenant?.currency ?? 'EUR').trim(),
-        };
-      });
-      const t = await getT(languageOf(payload.language));
       let lastPercent = -1;
-      const result = await writeListExport({
-        run: (fn) => db.tenant(tenantId, fn),
-        def,
-        state,
-        format: payload.format,
-        filePath,
-        tenantCurrency: currency,
-        options: { businessDate: date, currencyDigits: currencyDigits(currency), rowScope },
-        t: (key) => t(key),
-        title: t(`lists:${def.name}.title`),
+      const result = await writeListExportFile(db, tenantId, payload, filePath, {
+        resolveList: options.resolveList,
         batchSize: options.batchSize,
         signal: ctx.signal,
         onProgress: async (done, total) => {

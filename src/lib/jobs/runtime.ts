@@ -24,6 +24,16 @@ export function registerPlatformJobHandlers(): void {
   registerJobHandler(DOWNLOADS_EXPIRE_JOB, async ({ db }) => ({ removed: await expireDownloads(db, env().dataDir) }));
 }
 
+/** The areas whose jobs run in every server, each loaded lazily from its own module. */
+const AREA_JOB_REGISTRATIONS: [string, () => Promise<void>][] = [
+  ['list exports', async () => (await import('../exports/register.ts')).ensureListExportJob()],
+  ['strategy simulations', async () => (await import('../strategies/simulation.ts')).registerSimulationJob()],
+  ['conversation delivery', async () => (await import('../conversations/deliver.ts')).registerDeliverJob()],
+  ['webhooks', async () => (await import('../webhooks/jobs.ts')).registerWebhookJobs()],
+  ['event sinks', async () => (await import('../sinks/run.ts')).registerSinkJobs()],
+  ['scheduled exports', async () => (await import('../scheduled-exports/register.ts')).registerScheduledExports()],
+];
+
 export type JobRuntime = { stop(): Promise<void> };
 
 /**
@@ -41,31 +51,15 @@ export async function startJobRuntime(
   registerPlatformJobHandlers();
   const { registerCloseJobHandlers } = await import('../close/jobs.ts');
   registerCloseJobHandlers();
-  // List exports (loans workspace): registered at boot too, so exports queued before a restart resume.
-  try {
-    const { ensureListExportJob } = await import('../exports/register.ts');
-    ensureListExportJob();
-  } catch (error) {
-    logger.warn('list export jobs not registered at boot', { error });
+  // Each area's handlers, registered at boot so work queued before a restart resumes. One area that
+  // fails to load is logged and skipped; the others still run.
+  for (const [area, register] of AREA_JOB_REGISTRATIONS) {
+    try {
+      await register();
+    } catch (error) {
+      logger.warn('area jobs not registered at boot', { area, error });
+    }
   }
-  // Strategy simulations (issue 12): registered at boot too, so a simulation queued before a restart resumes.
-  try {
-    const { registerSimulationJob } = await import('../strategies/simulation.ts');
-    registerSimulationJob();
-  } catch (error) {
-    logger.warn('strategy simulation jobs not registered at boot', { error });
-  }
-  // Conversation messages (issue 14): delivery of queued e-mails and SMS.
-  try {
-    const { registerDeliverJob } = await import('../conversations/deliver.ts');
-    registerDeliverJob();
-  } catch (error) {
-    logger.warn('conversation delivery jobs not registered at boot', { error });
-  }
-  // Webhooks (issue 16): the dispatcher and the sender, so deliveries pending before a restart resume.
-  (await import('../webhooks/jobs.ts')).registerWebhookJobs();
-  // Event sinks (issue 16): delivery runs of the tenants' sinks.
-  (await import('../sinks/run.ts')).registerSinkJobs();
   const worker = startWorker(db, options);
   const scheduler = startScheduler(db, {
     intervalMs: options.schedulerIntervalMs,

@@ -31,6 +31,22 @@ export function localDate(now: Date, timeZone: string): string {
 export type TickResult = { enqueued: string[] };
 
 /**
+ * Recurring work of other areas (e.g. scheduled exports): each step runs after the platform's own
+ * at every tick and answers the dedupe keys it enqueued. Process-wide on globalThis, like the job
+ * handlers, because the boot script and the Astro bundle load separate copies of this module.
+ */
+export type SchedulerStep = (db: Db, now: Date) => Promise<string[]>;
+const STEPS_KEY = Symbol.for('lending.jobs.scheduler-steps');
+function steps(): Map<string, SchedulerStep> {
+  const slot = globalThis as { [STEPS_KEY]?: Map<string, SchedulerStep> };
+  slot[STEPS_KEY] ??= new Map();
+  return slot[STEPS_KEY];
+}
+export function registerSchedulerStep(name: string, step: SchedulerStep): void {
+  steps().set(name, step);
+}
+
+/**
  * One scheduler pass at `now`:
  * - the daily close of every active tenant whose business date is behind its local calendar date
  *   (the tenant's local midnight has passed). The close advances the business date by one day, so a
@@ -81,6 +97,13 @@ export async function schedulerTick(db: Db, now = new Date()): Promise<TickResul
       maxAttempts: 3,
     });
   });
+  for (const [name, step] of steps()) {
+    try {
+      enqueued.push(...(await step(db, now)));
+    } catch (error) {
+      logger.warn('scheduler step failed', { step: name, error });
+    }
+  }
   if (enqueued.length) logger.info('jobs scheduled', { jobs: enqueued });
   return { enqueued };
 }

@@ -1048,6 +1048,65 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
       form: { _action: 'delete' },
       expect: [403],
     })),
+  // Issue 16, scheduled exports: an export of the loans list filtered on another branch, and another
+  // branch's ids as the export's id; the officer holds no admin.scheduled_exports key (403).
+  'POST /v1/scheduled-exports': (ids) => [
+    {
+      method: 'POST',
+      path: '/v1/scheduled-exports',
+      json: {
+        name: 'probe',
+        source: { kind: 'list', list: 'loans', filters: { branch: ids.branchId } },
+        format: 'csv',
+        cron: '0 6 * * *',
+        targets: { downloads: true },
+      },
+      expect: [403],
+    },
+  ],
+  'PATCH /v1/scheduled-exports/:id': (ids) =>
+    idSpellings(ids.loanId).map((id): Probe => ({
+      method: 'PATCH',
+      path: `/v1/scheduled-exports/${id}`,
+      json: { source: { kind: 'list', list: 'loans', filters: { branch: ids.branchId } } },
+      expect: [403],
+    })),
+  'DELETE /v1/scheduled-exports/:id': (ids) =>
+    idSpellings(ids.loanId).map((id): Probe => ({
+      method: 'DELETE',
+      path: `/v1/scheduled-exports/${id}`,
+      expect: [403],
+    })),
+  'POST /v1/scheduled-exports/:id/run': (ids) =>
+    idSpellings(ids.loanId).map((id): Probe => ({
+      method: 'POST',
+      path: `/v1/scheduled-exports/${id}/run`,
+      json: {},
+      expect: [403],
+    })),
+  'POST /admin/notifications/scheduled-exports/add': (ids) => [
+    {
+      method: 'POST',
+      path: '/admin/notifications/scheduled-exports/add',
+      form: {
+        _action: 'save',
+        name: 'probe',
+        source: 'list:loans',
+        filters: `branch=${ids.branchId}`,
+        cron: '0 6 * * *',
+        format: 'csv',
+        toDownloads: 'on',
+      },
+      expect: [403],
+    },
+  ],
+  'POST /admin/notifications/scheduled-exports/update/:id': (ids) =>
+    idSpellings(ids.loanId).map((id): Probe => ({
+      method: 'POST',
+      path: `/admin/notifications/scheduled-exports/update/${id}`,
+      form: { _action: 'run' },
+      expect: [403],
+    })),
 };
 
 /** The webhook routes: the officer may neither add, change, rotate, test nor resend (403 before any lookup). */
