@@ -1,4 +1,5 @@
 import type { Tx } from '../db/index.ts';
+import { CORE_DATA_SOURCES, CORE_FLOW_LINKS, CORE_USAGE_MEASURES } from './core.ts';
 
 /**
  * What the data pages read about every way data enters or leaves a tenant, declared once per area:
@@ -82,6 +83,7 @@ export type UsageMeasure = {
 
 export const FLOW_LINKS: FlowLink[] = [
   // — core (data pages) —
+  ...CORE_FLOW_LINKS,
   // — webhooks —
   // — event sinks —
   // — scheduled exports —
@@ -90,12 +92,14 @@ export const FLOW_LINKS: FlowLink[] = [
 
 export const DATA_SOURCES: DataSource[] = [
   // — core (data pages) —
+  ...CORE_DATA_SOURCES,
   // — event sinks —
   // — data upload and import buckets —
 ];
 
 export const USAGE_MEASURES: UsageMeasure[] = [
   // — core (data pages) —
+  ...CORE_USAGE_MEASURES,
   // — webhooks —
   // — event sinks —
   // — scheduled exports —

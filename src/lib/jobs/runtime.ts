@@ -62,6 +62,13 @@ export async function startJobRuntime(
   } catch (error) {
     logger.warn('conversation delivery jobs not registered at boot', { error });
   }
+  // Data-quality runs (issue 16): on demand and nightly.
+  try {
+    const { registerDataQualityJob } = await import('../data-quality/run.ts');
+    registerDataQualityJob();
+  } catch (error) {
+    logger.warn('data quality jobs not registered at boot', { error });
+  }
   const worker = startWorker(db, options);
   const scheduler = startScheduler(db, {
     intervalMs: options.schedulerIntervalMs,
