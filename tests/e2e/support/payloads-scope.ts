@@ -933,6 +933,11 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
       form: { _action: 'save', name: 'probe' },
       expect: [403],
     })),
+  // Issue 16, data pages: starting a data-quality run needs admin.data_quality_check.view, which the officer lacks.
+  'POST /v1/data-quality/runs': () => [{ method: 'POST', path: '/v1/data-quality/runs', json: {}, expect: [403] }],
+  'POST /admin/data/data-quality-check': () => [
+    { method: 'POST', path: '/admin/data/data-quality-check', form: { _action: 'run' }, expect: [403] },
+  ],
 };
 
 /** The customer profile's form posts, in every section: the dispatcher loads the customer through the scope first. */
