@@ -144,7 +144,7 @@ test.describe('[DATA PAGES]: data quality, availability, usage and data flow', (
       }
       await page.goto('/data-flow');
       await expect(page.getByRole('columnheader', { name: 'Dernières 24 h' })).toBeVisible();
-      await expect(page.getByText('Commandes de l’équipe').first()).toBeVisible();
+      await expect(page.getByTestId('flow-table').getByText('Commandes de l’équipe')).toBeVisible();
       await page.goto('/admin/data/data-quality-check');
       await expect(page.getByRole('button', { name: 'Lancer le contrôle maintenant' })).toBeVisible();
     } finally {
