@@ -12,6 +12,9 @@ import { checkTenantLedger } from '../lending/ledger/check-ledger.ts';
  * Every statement runs in the tenant's transaction: row-level security keeps it to the tenant.
  * `$1` is the tenant's business date (the only "today" for lending).
  */
+/** Failing rows a run keeps per rule for the drill-down (the count covers them all). */
+export const KEPT_ROWS = 1000;
+
 export const ENTITIES = ['customers', 'loans', 'applications', 'offers'] as const;
 export type Entity = (typeof ENTITIES)[number];
 
@@ -141,9 +144,11 @@ export const RULES: readonly Rule[] = [
           byLoan.set(d.loanId, [...(byLoan.get(d.loanId) ?? []), `${d.field}: ${d.stored} ≠ ${d.actual}`]);
       }
       if (byLoan.size === 0) return [];
+      // Only the rows the run keeps (the first by id) are linked to their customer.
+      const kept = [...byLoan.keys()].sort().slice(0, KEPT_ROWS);
       const owners = await tx.query<{ id: string; customer_id: string }>(
         'select id::text as id, customer_id from loans where id = any($1::uuid[])',
-        [[...byLoan.keys()]],
+        [kept],
       );
       const owner = new Map(owners.map((o) => [o.id, o.customer_id]));
       return [...byLoan].map(([loanId, details]) => ({

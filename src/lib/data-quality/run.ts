@@ -15,6 +15,7 @@ import { DATA_QUALITY_JOB } from '../jobs/scheduler.ts';
 import { registerJobHandler, type JobContext } from '../jobs/worker.ts';
 import {
   ENTITY_COUNT,
+  KEPT_ROWS,
   RULES,
   overallScore,
   ruleById,
@@ -32,7 +33,7 @@ import {
  * scheduler, once per tenant and local day). Only the last RUNS_KEPT runs are kept.
  */
 export { DATA_QUALITY_JOB };
-export const FAILURES_KEPT = 1000;
+export const FAILURES_KEPT = KEPT_ROWS;
 export const RUNS_KEPT = 20;
 
 export type RunStatus = 'queued' | 'running' | 'done' | 'failed';
