@@ -257,6 +257,28 @@ describe.each(testDbKinds())('data pages on %s', (kind) => {
     for (const x of usage.measures) expect(x.error, x.id).toBeNull();
   });
 
+  test('a rule counts every failing row but keeps the first 1,000 (by id) for the drill-down', async () => {
+    await t((tx) =>
+      tx.query(
+        `insert into customers (tenant_id, first_name, last_name, phone)
+         select $1, 'No', 'Id ' || n, '+3360000' || lpad(n::text, 4, '0') from generate_series(1, 1005) n`,
+        [f.tenantId],
+      ),
+    );
+    const call = { db, actor: f.admin, permissionSubject: { isAdmin: true, authorities: [] } };
+    const { run } = await runCommand(call, startRunCommand, () => ({}));
+    await runJob(db, run.job_id!);
+    const missing = (await t((tx) => runResults(tx, run.id))).find((r) => r.rule === 'customers.missing_national_id')!;
+    const total = await t((tx) => tx.query<{ n: number }>('select count(*)::int as n from customers'));
+    expect(missing).toMatchObject({ checked: total[0].n, failing: 1005 });
+    expect(missing.score).toBeCloseTo(((total[0].n - 1005) / total[0].n) * 100, 2);
+    const page = await t((tx) => runFailures(tx, run.id, 'customers.missing_national_id', { limit: 1000 }));
+    expect(page.kept).toBe(1000);
+    expect(page.rows).toHaveLength(1000);
+    const ids = page.rows.map((r) => r.row_id);
+    expect(ids).toEqual([...ids].sort());
+  });
+
   test('the data flow: every core link with its status and volumes', async () => {
     const flow = await t((tx) => readFlow(tx, new Date()));
     const ids = flow.links.map((l) => l.id);
