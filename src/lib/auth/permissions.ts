@@ -155,6 +155,17 @@ export const IMPLIED_PERMISSIONS = {
   'loans.products.view': { anyOf: ['loans.loans.view', 'loans.offers.view'] },
   'loans.schedules.preview': { anyOf: ['loans.offers.simulate_repayment', 'loans.loans.view'] },
   'customer.bank_statements.import': { allOf: ['customer.files.upload', 'customer.bank_statements.view'] },
+  // /data-flow (issue 16): the spec names no key; whoever sees any of the integrations or data pages
+  // sees where the tenant's data comes from and goes to.
+  'admin.data_flow.view': {
+    anyOf: [
+      'admin.webhooks.view',
+      'admin.events.view',
+      'admin.scheduled_exports.view',
+      'admin.data_upload.view',
+      'admin.data_availability.view',
+    ],
+  },
 } as const satisfies Record<string, { anyOf: readonly PermissionKey[] } | { allOf: readonly PermissionKey[] }>;
 export type ImpliedPermissionKey = keyof typeof IMPLIED_PERMISSIONS;
 /** A key a rule may name: one of the table, or an implied one. */

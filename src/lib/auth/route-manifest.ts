@@ -98,7 +98,8 @@ const PAGE_DEFS: Def[] = [
   // Root area: home, conversations, data-flow; standalone 403 and result pages.
   ['/'],
   ['/conversations'],
-  ['/data-flow'],
+  // Any holder of an integrations or data view permission (an implied key, src/lib/auth/permissions.ts).
+  ['/data-flow', 'admin.data_flow.view'],
   ['/400'],
   ['/403'],
   ['/404'],
@@ -969,6 +970,18 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
   { pattern: '/v1/analytics/risk/delinquency', methods: { GET: need('analytics.delinquency_risk.view') } },
   { pattern: '/v1/analytics/risk/delinquency/loans', methods: { GET: need('analytics.delinquency_risk.view') } },
   { pattern: '/v1/analytics/risk/vintage-analysis', methods: { GET: need('analytics.vintage_analysis.view') } },
+
+  // ── Issue 16, data pages: data quality runs, availability, resource usage, data flow ──
+  {
+    pattern: '/v1/data-quality/runs',
+    methods: { GET: need('admin.data_quality_check.view'), POST: need('admin.data_quality_check.view') },
+    audit: audited('data_quality_run', { POST: 'data_quality.run' }),
+  },
+  { pattern: '/v1/data-quality/runs/:id', methods: { GET: need('admin.data_quality_check.view') } },
+  { pattern: '/v1/data-quality/runs/:id/failures', methods: { GET: need('admin.data_quality_check.view') } },
+  { pattern: '/v1/data-availability', methods: { GET: need('admin.data_availability.view') } },
+  { pattern: '/v1/resource-usage', methods: { GET: need('admin.resource_usage.view') } },
+  { pattern: '/v1/data-flow', methods: { GET: need('admin.data_flow.view') } },
 
   // ── Issue 15, analytics: list-export queries and datasets ──
   // Saved queries are shared by the tenant's analysts (src/lib/analytics/queries.ts); results and

@@ -2,6 +2,7 @@ import type { Tx } from '../db/index.ts';
 import { webhookDeliveriesUsage, webhooksFlowLink } from '../webhooks/flow.ts';
 import { exportedPerMonth, SINK_FLOW_LINKS, sinksCoverage } from '../sinks/flow.ts';
 import { readExportsLink, readRowsPerMonth, readRunsPerMonth } from '../scheduled-exports/data-flow.ts';
+import { CORE_DATA_SOURCES, CORE_FLOW_LINKS, CORE_USAGE_MEASURES } from './core.ts';
 
 /**
  * What the data pages read about every way data enters or leaves a tenant, declared once per area:
@@ -85,6 +86,7 @@ export type UsageMeasure = {
 
 export const FLOW_LINKS: FlowLink[] = [
   // — core (data pages) —
+  ...CORE_FLOW_LINKS,
   // — webhooks —
   webhooksFlowLink,
   // — event sinks —
@@ -103,6 +105,7 @@ export const FLOW_LINKS: FlowLink[] = [
 
 export const DATA_SOURCES: DataSource[] = [
   // — core (data pages) —
+  ...CORE_DATA_SOURCES,
   // — event sinks —
   {
     id: 'sinks',
@@ -116,6 +119,7 @@ export const DATA_SOURCES: DataSource[] = [
 
 export const USAGE_MEASURES: UsageMeasure[] = [
   // — core (data pages) —
+  ...CORE_USAGE_MEASURES,
   // — webhooks —
   webhookDeliveriesUsage,
   // — event sinks —

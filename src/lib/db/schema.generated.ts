@@ -151,6 +151,14 @@ export type AnalyticsVintagesRow = {
   written_off: bigint;
 };
 
+/** The `api_call_counts` table. */
+export type ApiCallCountsRow = {
+  tenant_id: string;
+  month: string;
+  calls: bigint;
+  updated_at: Date;
+};
+
 /** The `api_tokens` table. */
 export type ApiTokensRow = {
   tenant_id: string;
@@ -609,6 +617,45 @@ export type CustomersRow = {
   custom_fields: unknown;
   national_id_key: string | null;
   phone_key: string | null;
+};
+
+/** The `data_quality_failures` table. */
+export type DataQualityFailuresRow = {
+  tenant_id: string;
+  run_id: string;
+  rule: string;
+  row_id: string;
+  customer_id: string | null;
+  detail: string | null;
+};
+
+/** The `data_quality_results` table. */
+export type DataQualityResultsRow = {
+  tenant_id: string;
+  run_id: string;
+  rule: string;
+  entity: string;
+  position: number;
+  checked: bigint;
+  failing: bigint;
+  score: string;
+};
+
+/** The `data_quality_runs` table. */
+export type DataQualityRunsRow = {
+  tenant_id: string;
+  id: string;
+  trigger: string;
+  status: string;
+  job_id: bigint | null;
+  requested_by: string | null;
+  rules_total: number;
+  rules_done: number;
+  score: string | null;
+  error: string | null;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
 };
 
 /** The `days_off` table. */
@@ -1803,6 +1850,7 @@ export type Tables = {
   analytics_portfolio_months: AnalyticsPortfolioMonthsRow;
   analytics_revenue_months: AnalyticsRevenueMonthsRow;
   analytics_vintages: AnalyticsVintagesRow;
+  api_call_counts: ApiCallCountsRow;
   api_tokens: ApiTokensRow;
   application_form_versions: ApplicationFormVersionsRow;
   application_forms: ApplicationFormsRow;
@@ -1834,6 +1882,9 @@ export type Tables = {
   customer_risk_class_history: CustomerRiskClassHistoryRow;
   customer_transaction_metrics: CustomerTransactionMetricsRow;
   customers: CustomersRow;
+  data_quality_failures: DataQualityFailuresRow;
+  data_quality_results: DataQualityResultsRow;
+  data_quality_runs: DataQualityRunsRow;
   days_off: DaysOffRow;
   decision_bindings: DecisionBindingsRow;
   decision_model_versions: DecisionModelVersionsRow;

@@ -32,6 +32,7 @@ const AREA_JOB_REGISTRATIONS: [string, () => Promise<void>][] = [
   ['webhooks', async () => (await import('../webhooks/jobs.ts')).registerWebhookJobs()],
   ['event sinks', async () => (await import('../sinks/run.ts')).registerSinkJobs()],
   ['scheduled exports', async () => (await import('../scheduled-exports/register.ts')).registerScheduledExports()],
+  ['data quality', async () => (await import('../data-quality/run.ts')).registerDataQualityJob()],
 ];
 
 export type JobRuntime = { stop(): Promise<void> };

@@ -15,6 +15,8 @@ export const IDEMPOTENCY_CLEANUP_JOB = 'idempotency.cleanup';
 export const JOBS_PRUNE_JOB = 'jobs.prune';
 /** Deletes generated files past their expiry (src/lib/downloads/admin.ts). */
 export const DOWNLOADS_EXPIRE_JOB = 'downloads.expire';
+/** A tenant's data-quality check (src/lib/data-quality/run.ts): on demand, and nightly from here. */
+export const DATA_QUALITY_JOB = 'data_quality.run';
 
 /** The calendar date ('YYYY-MM-DD') at `now` in an IANA time zone. */
 export function localDate(now: Date, timeZone: string): string {
@@ -54,7 +56,8 @@ export function registerSchedulerStep(name: string, step: SchedulerStep): void {
  *   job ticks again when it finishes);
  * - the idempotency-key cleanup, hourly;
  * - pruning of old finished jobs, daily;
- * - deleting generated files past their expiry, daily.
+ * - deleting generated files past their expiry, daily;
+ * - the data-quality check of every active tenant, once per local day.
  */
 export async function schedulerTick(db: Db, now = new Date()): Promise<TickResult> {
   const enqueued: string[] = [];
@@ -73,6 +76,17 @@ export async function schedulerTick(db: Db, now = new Date()): Promise<TickResul
           maxAttempts: 10,
         });
       }
+      // The nightly data-quality check, once per tenant and local day, after the close has had its turn.
+      const localDay = localDate(now, t.time_zone);
+      await add(tx, enqueued, {
+        name: DATA_QUALITY_JOB,
+        tenantId: t.id,
+        payload: { trigger: 'nightly' },
+        dedupeKey: `${DATA_QUALITY_JOB}:nightly:${t.id}:${localDay}`,
+        runAt: new Date(now.getTime() + 15 * 60_000),
+        priority: 150,
+        maxAttempts: 3,
+      });
     }
     const hour = now.toISOString().slice(0, 13);
     await add(tx, enqueued, {

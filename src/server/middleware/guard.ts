@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'astro';
 import { EventBuffer } from '#lib/analytics/events.ts';
+import { ApiCallCounter } from '#lib/data-flow/api-calls.ts';
 import { decideAccess } from '#lib/auth/guard.ts';
 import { clientIp } from '#lib/auth/client-ip.ts';
 import { getDb } from '#lib/db/index.ts';
@@ -12,6 +13,8 @@ import { featureAccess } from '#lib/plans/plans.ts';
 
 /** Page views are written in batches off the request path (src/lib/analytics/events.ts). */
 export const pageViews = new EventBuffer(getDb);
+/** /v1 calls per tenant and month (resource usage), counted here and written in batches (src/lib/data-flow/api-calls.ts). */
+export const apiCalls = new ApiCallCounter(getDb);
 
 /** The plan feature this route needs when the tenant's plan lacks it (src/lib/plans/feature-routes.ts), else null. */
 async function planRefusal(
@@ -84,8 +87,12 @@ export const guard: MiddlewareHandler = async (context, next) => {
         context.locals.planRefusal = refusal;
         return withStatus(await next('/plan-required'), 403);
       }
+      if (principal && (path === '/v1' || path.startsWith('/v1/')))
+        apiCalls.count(principal.tenantId, context.locals.tenant?.timeZone);
       const response = await next();
-      if (decision.event && principal && context.request.method === 'GET' && response.status < 400) {
+      // A page's own background refresh (x-background: 1, e.g. /data-flow) is not a page view.
+      const isBackground = context.request.headers.get('x-background') === '1';
+      if (decision.event && principal && context.request.method === 'GET' && response.status < 400 && !isBackground) {
         pageViews.push({ tenantId: principal.tenantId, name: decision.event, userId: principal.userId, path });
       }
       return response;

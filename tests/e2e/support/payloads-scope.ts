@@ -1107,6 +1107,11 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
       form: { _action: 'run' },
       expect: [403],
     })),
+  // Issue 16, data pages: starting a data-quality run needs admin.data_quality_check.view, which the officer lacks.
+  'POST /v1/data-quality/runs': () => [{ method: 'POST', path: '/v1/data-quality/runs', json: {}, expect: [403] }],
+  'POST /admin/data/data-quality-check': () => [
+    { method: 'POST', path: '/admin/data/data-quality-check', form: { _action: 'run' }, expect: [403] },
+  ],
 };
 
 /** The webhook routes: the officer may neither add, change, rotate, test nor resend (403 before any lookup). */
