@@ -1,4 +1,5 @@
 import type { Tx } from '../db/index.ts';
+import { IMPORT_DATA_SOURCES, IMPORT_FLOW_LINKS, IMPORT_USAGE_MEASURES } from '../data-import/flow.ts';
 
 /**
  * What the data pages read about every way data enters or leaves a tenant, declared once per area:
@@ -86,12 +87,14 @@ export const FLOW_LINKS: FlowLink[] = [
   // — event sinks —
   // — scheduled exports —
   // — data upload and import buckets —
+  ...IMPORT_FLOW_LINKS,
 ];
 
 export const DATA_SOURCES: DataSource[] = [
   // — core (data pages) —
   // — event sinks —
   // — data upload and import buckets —
+  ...IMPORT_DATA_SOURCES,
 ];
 
 export const USAGE_MEASURES: UsageMeasure[] = [
@@ -100,4 +103,5 @@ export const USAGE_MEASURES: UsageMeasure[] = [
   // — event sinks —
   // — scheduled exports —
   // — data upload and import buckets —
+  ...IMPORT_USAGE_MEASURES,
 ];

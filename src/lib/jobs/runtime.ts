@@ -62,6 +62,13 @@ export async function startJobRuntime(
   } catch (error) {
     logger.warn('conversation delivery jobs not registered at boot', { error });
   }
+  // Data upload and import buckets (issue 16): import runs, the bucket watcher and bucket checks.
+  try {
+    const { registerDataImportJobs } = await import('../data-import/register.ts');
+    registerDataImportJobs();
+  } catch (error) {
+    logger.warn('data import jobs not registered at boot', { error });
+  }
   const worker = startWorker(db, options);
   const scheduler = startScheduler(db, {
     intervalMs: options.schedulerIntervalMs,

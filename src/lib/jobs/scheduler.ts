@@ -71,6 +71,15 @@ export async function schedulerTick(db: Db, now = new Date()): Promise<TickResul
       priority: 200,
       maxAttempts: 3,
     });
+    // Import buckets (issue 16): every 5 minutes, one job that queues a check of each enabled bucket (src/lib/data-import/buckets.ts).
+    const slot = `${now.toISOString().slice(0, 13)}:${String(Math.floor(now.getUTCMinutes() / 5) * 5).padStart(2, '0')}`;
+    await add(tx, enqueued, {
+      name: 'import_buckets.watch',
+      payload: { slot },
+      dedupeKey: `import_buckets.watch:${slot}`,
+      priority: 150,
+      maxAttempts: 1,
+    });
     await add(tx, enqueued, {
       name: DOWNLOADS_EXPIRE_JOB,
       dedupeKey: `${DOWNLOADS_EXPIRE_JOB}:${day}`,
