@@ -386,6 +386,17 @@ export async function checkBucket(
               [bucket.kind, hash],
             ),
           );
+          const [failedBefore] = await db.tenant(tenantId, (tx) =>
+            tx.query(
+              `select 1 from import_bucket_files where bucket_id = $1 and file_key = $2 and sha256 = $3 and outcome = 'failed'`,
+              [bucketId, file.key, hash],
+            ),
+          );
+          // Unchanged since it was refused: not tried again until someone fixes the file.
+          if (failedBefore) {
+            counts.skipped++;
+            continue;
+          }
           let outcome: 'imported' | 'duplicate' | 'failed';
           let importId: string | null = done?.id ?? null;
           let reason: string | undefined;

@@ -45,7 +45,7 @@ export function cleanImportFileName(name: string): string {
 const wrongType = () =>
   new AppError('BAD_REQUEST', 'file must be a CSV (UTF-8 text) or an XLSX workbook', {
     field: 'file',
-    key: 'dataimport.wrongType',
+    details: { messageKey: 'wrongType' },
   });
 
 export function detectType(bytes: Uint8Array): FileType {
@@ -62,21 +62,20 @@ export function detectType(bytes: Uint8Array): FileType {
 
 export async function parseImportFile(bytes: Uint8Array): Promise<ParsedFile> {
   if (bytes.byteLength === 0)
-    throw new AppError('BAD_REQUEST', 'file is empty', { field: 'file', key: 'dataimport.emptyFile' });
+    throw new AppError('BAD_REQUEST', 'file is empty', { field: 'file', details: { messageKey: 'emptyFile' } });
   const type = detectType(bytes);
   const table = type === 'csv' ? readCsv(bytes) : await readXlsx(bytes);
   const [header, ...rest] = table;
   const headers = (header?.cells ?? []).map((h) => h.trim());
   if (!headers.length || headers.every((h) => h === ''))
-    throw new AppError('BAD_REQUEST', 'file has no header row', { field: 'file', key: 'dataimport.noHeader' });
+    throw new AppError('BAD_REQUEST', 'file has no header row', { field: 'file', details: { messageKey: 'noHeader' } });
   if (headers.length > MAX_COLUMNS)
     throw new AppError('BAD_REQUEST', `file has more than ${MAX_COLUMNS} columns`, { field: 'file' });
   const rows = rest.filter((r) => r.cells.some((c) => c.trim() !== ''));
   if (rows.length > MAX_IMPORT_ROWS)
     throw new AppError('BAD_REQUEST', `file has more than ${MAX_IMPORT_ROWS} rows`, {
       field: 'file',
-      key: 'dataimport.tooManyRows',
-      params: { max: MAX_IMPORT_ROWS },
+      details: { messageKey: 'tooManyRows', params: { max: MAX_IMPORT_ROWS } },
     });
   return { type, headers, rows };
 }
@@ -100,7 +99,7 @@ function readCsv(bytes: Uint8Array): { line: number; cells: string[] }[] {
   } catch (error) {
     throw new AppError('BAD_REQUEST', `file is not valid CSV: ${(error as Error).message.slice(0, 200)}`, {
       field: 'file',
-      key: 'dataimport.badCsv',
+      details: { messageKey: 'badCsv' },
     });
   }
   // The row number is the record's position (header = 1), as a spreadsheet shows it.

@@ -60,10 +60,15 @@ export async function getImport(tx: Tx, id: string): Promise<DataImport> {
   return row;
 }
 
-export async function listImports(tx: Tx, limit = 50): Promise<(DataImport & { bucket_name: string | null })[]> {
-  return tx.query(
-    `select ${cols('i.')}, b.name as bucket_name
-       from data_imports i left join import_buckets b on b.tenant_id = i.tenant_id and b.id = i.bucket_id
+export type ImportListRow = DataImport & { bucket_name: string | null; created_by_name: string | null };
+
+/** The import history, newest first, with the bucket's name and the uploader's name. */
+export async function listImports(tx: Tx, limit = 50): Promise<ImportListRow[]> {
+  return tx.query<ImportListRow>(
+    `select ${cols('i.')}, b.name as bucket_name, u.display_name as created_by_name
+       from data_imports i
+       left join import_buckets b on b.tenant_id = i.tenant_id and b.id = i.bucket_id
+       left join users u on u.tenant_id = i.tenant_id and u.id::text = i.created_by
       order by i.created_at desc limit $1`,
     [limit],
   );

@@ -363,7 +363,7 @@ async function prepareLoans(tx: Tx, ctx: Context, rows: Row[]): Promise<Prepared
         .filter(Boolean)) {
         const m = /^(\d{4}-\d{2}-\d{2})\s*[=:]\s*(\S+)$/.exec(part);
         const date = m ? parseDateInput(m[1], { max: ctx.today, maxIsBusinessDate: true }) : null;
-        let amount: bigint | null = null;
+        let amount: bigint | null;
         try {
           amount = m ? parseMinor(m[2], currencyDigits(currency), 'repayments', { allowZero: false }) : null;
         } catch {
@@ -605,14 +605,12 @@ export function assertMappingComplete(kind: ImportKind, headers: readonly string
     if (header && !headers.includes(header))
       throw new AppError('BAD_REQUEST', `mapping.${field.name} names a column the file does not have`, {
         field: `mapping.${field.name}`,
-        key: 'dataimport.unknownColumn',
-        params: { column: header },
+        details: { messageKey: 'unknownColumn', params: { column: header } },
       });
     if (field.isRequired && !header)
       throw new AppError('BAD_REQUEST', `mapping.${field.name} is required: choose the column it is read from`, {
         field: `mapping.${field.name}`,
-        key: 'dataimport.unmapped',
-        params: { field: field.name },
+        details: { messageKey: 'unmapped', params: { field: field.name } },
       });
   }
 }
