@@ -647,7 +647,7 @@ export type DataImportsRow = {
   mode: string | null;
   source: string;
   bucket_id: string | null;
-  job_id: string | null;
+  job_id: bigint | null;
   processed_rows: number;
   created_count: number;
   skipped_count: number;
