@@ -13,6 +13,8 @@ import { repayLoan } from '#lib/lending/commands/repay-loan.ts';
 import { createCustomer } from '#lib/lending/customers.ts';
 import { MAX_IMPORT_BYTES, parseImportFile } from '#lib/data-import/file.ts';
 import { createImport, processImport } from '#lib/data-import/imports.ts';
+import { registerDataImportJobs } from '#lib/data-import/register.ts';
+import { startWorker } from '#lib/jobs/worker.ts';
 import type { ImportKind } from '#lib/data-import/kinds.ts';
 import { USAGE_MEASURES, DATA_SOURCES, FLOW_LINKS } from '#lib/data-flow/registry.ts';
 import { createLendingFixture, setBusinessDate, type LendingFixture } from '../support/lending-fixtures.ts';
@@ -400,6 +402,28 @@ describe.each(testDbKinds())('data upload on %s', (kind) => {
       { id: created.body.id },
     );
     expect(state.body).toMatchObject({ status: 'queued', progress: { done: 0, total: 1 } });
+    // The job runs the import with the uploader as the actor.
+    registerDataImportJobs();
+    const worker = startWorker(db, { pollMs: 20, concurrency: 1 });
+    try {
+      await worker.idle();
+    } finally {
+      await worker.stop();
+    }
+    const after = await call(
+      importApi.GET,
+      `/v1/data-imports/${created.body.id}`,
+      { method: 'GET' },
+      { id: created.body.id },
+    );
+    expect(after.body).toMatchObject({ status: 'imported', created: 1, skipped: 0, progress: { done: 1, total: 1 } });
+    const [apiUser] = await t((tx) =>
+      tx.query<{ n: number }>(
+        `select count(*)::int as n from audit_log where action = 'customer.create' and actor_id = $1 and object_id in (select id::text from customers where external_id = 'API-1')`,
+        [f.admin.userId],
+      ),
+    );
+    expect(apiUser.n).toBe(1);
   });
 
   test('the data-flow registry reads the imports', async () => {

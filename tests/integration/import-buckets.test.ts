@@ -6,7 +6,16 @@ import { createTestDb, testDbKinds } from '#lib/db/testing.ts';
 import { setDb, type Db, type Tx } from '#lib/db/index.ts';
 import type { Principal } from '#lib/auth/principal.ts';
 import { AppError } from '#lib/errors/app-error.ts';
-import { addBucket, checkBucket, testBucket, updateBucket, getBucket } from '#lib/data-import/buckets.ts';
+import {
+  addBucket,
+  checkBucket,
+  getBucket,
+  testBucket,
+  updateBucket,
+  watchBuckets,
+  watchSlot,
+} from '#lib/data-import/buckets.ts';
+import { schedulerTick } from '#lib/jobs/scheduler.ts';
 import { createLendingFixture, type LendingFixture } from '../support/lending-fixtures.ts';
 import * as bucketsApi from '../../src/pages/v1/import-buckets/index.ts';
 
@@ -429,5 +438,25 @@ describe.each(testDbKinds())('import buckets on %s', (kind) => {
       status: 'failed',
       error: expect.stringMatching(/endpoint must be a public address/),
     });
+  });
+
+  test('the scheduler queues the watcher once per 5 minutes; the watcher queues each enabled bucket once per slot', async () => {
+    const now = new Date('2026-11-26T10:07:30Z');
+    expect(watchSlot(now)).toBe('2026-11-26T10:05');
+    const ticks = await Promise.all([schedulerTick(db, now), schedulerTick(db, now)]);
+    expect(ticks.flatMap((r) => r.enqueued).filter((k) => k.startsWith('import_buckets.watch'))).toEqual([
+      'import_buckets.watch:2026-11-26T10:05',
+    ]);
+    const enabled = await t((tx) =>
+      tx.query<{ n: number }>(`select count(*)::int as n from import_buckets where is_enabled`),
+    );
+    expect(await watchBuckets(db, '2026-11-26T10:05')).toBe(enabled[0].n);
+    expect(await watchBuckets(db, '2026-11-26T10:05')).toBe(0);
+    const jobs = await db.system((tx) =>
+      tx.query<{ n: number }>(
+        `select count(*)::int as n from jobs where name = 'import_buckets.check' and dedupe_key like '%:2026-11-26T10:05'`,
+      ),
+    );
+    expect(jobs[0].n).toBe(enabled[0].n);
   });
 });

@@ -478,31 +478,38 @@ export function watchSlot(now: Date): string {
   return `${now.toISOString().slice(0, 13)}:${String(minutes).padStart(2, '0')}`;
 }
 
+/**
+ * The scheduler's 5-minute pass: queues one check of every enabled bucket of every active tenant,
+ * once per slot (the dedupe key), however many servers run it. Returns how many were queued.
+ */
+export async function watchBuckets(db: Db, slot: string): Promise<number> {
+  const tenants = await db.system((tx) =>
+    tx.query<Pick<TenantsRow, 'id'>>(`select id from tenants where is_active order by id`),
+  );
+  let queued = 0;
+  for (const { id: tenantId } of tenants) {
+    await db.tenant(tenantId, async (tx) => {
+      const buckets = await tx.query<{ id: string }>(`select id from import_buckets where is_enabled`);
+      for (const b of buckets) {
+        const { isNew } = await enqueueJob(tx, {
+          name: BUCKET_CHECK_JOB,
+          tenantId,
+          payload: { bucketId: b.id, trigger: 'schedule' },
+          dedupeKey: `${BUCKET_CHECK_JOB}:${b.id}:${slot}`,
+          maxAttempts: 1,
+          priority: 150,
+        });
+        if (isNew) queued++;
+      }
+    });
+  }
+  return queued;
+}
+
 export function registerBucketJobs(): void {
-  registerJobHandler(BUCKETS_WATCH_JOB, async ({ db, payload }) => {
-    const slot = String(payload.slot ?? watchSlot(new Date()));
-    const tenants = await db.system((tx) =>
-      tx.query<Pick<TenantsRow, 'id'>>(`select id from tenants where is_active order by id`),
-    );
-    let queued = 0;
-    for (const { id: tenantId } of tenants) {
-      await db.tenant(tenantId, async (tx) => {
-        const buckets = await tx.query<{ id: string }>(`select id from import_buckets where is_enabled`);
-        for (const b of buckets) {
-          const { isNew } = await enqueueJob(tx, {
-            name: BUCKET_CHECK_JOB,
-            tenantId,
-            payload: { bucketId: b.id, trigger: 'schedule' },
-            dedupeKey: `${BUCKET_CHECK_JOB}:${b.id}:${slot}`,
-            maxAttempts: 1,
-            priority: 150,
-          });
-          if (isNew) queued++;
-        }
-      });
-    }
-    return { queued };
-  });
+  registerJobHandler(BUCKETS_WATCH_JOB, async ({ db, payload }) => ({
+    queued: await watchBuckets(db, String(payload.slot ?? watchSlot(new Date()))),
+  }));
   registerJobHandler(BUCKET_CHECK_JOB, async ({ db, tenantId, payload }) => {
     if (!tenantId) return { skipped: true };
     const run = await checkBucket(

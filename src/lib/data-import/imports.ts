@@ -52,6 +52,23 @@ export function liveProgress(importId: string): Progress | null {
   return live.get(importId) ?? null;
 }
 
+/**
+ * How far a queued or running import is: this process's live count, else its job's progress (another
+ * server runs it, on Postgres), else the rows recorded on the import.
+ */
+export async function importProgress(tx: Tx, row: DataImport): Promise<Progress> {
+  const running = liveProgress(row.id);
+  if (running) return running;
+  if ((row.status === 'running' || row.status === 'queued') && row.job_id !== null) {
+    const [job] = await tx.query<{ done: number | null; total: number | null }>(
+      `select progress_done::int as done, progress_total::int as total from jobs where id = $1`,
+      [String(row.job_id)],
+    );
+    if (job?.done !== null && job?.done !== undefined) return { done: job.done, total: job.total ?? row.total_rows };
+  }
+  return { done: row.processed_rows, total: row.total_rows };
+}
+
 export async function getImport(tx: Tx, id: string): Promise<DataImport> {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id))
     throw new AppError('NOT_FOUND', 'Import not found', { field: 'id' });
@@ -361,8 +378,8 @@ export function registerDataImportJob(): void {
 }
 
 /** The import as the API answers it (no bytes). */
-export function importJson(row: DataImport) {
-  const running = liveProgress(row.id);
+export function importJson(row: DataImport, progress?: Progress) {
+  const running = progress ?? liveProgress(row.id);
   return {
     id: row.id,
     kind: row.kind,

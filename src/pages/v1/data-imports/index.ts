@@ -7,7 +7,7 @@ import { importJson, listImports, uploadImportCommand } from '#lib/data-import/i
 
 /** GET /v1/data-imports → { items: [the import history, newest first] }. */
 export const GET: APIRoute = (context) =>
-  query(apiContext(context), async (tx) => ({ items: (await listImports(tx)).map(importJson) }));
+  query(apiContext(context), async (tx) => ({ items: (await listImports(tx)).map((row) => importJson(row)) }));
 
 /**
  * POST /v1/data-imports?kind=customers&name=file.csv with the file as the body (or multipart with
