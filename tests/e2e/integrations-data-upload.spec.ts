@@ -94,13 +94,11 @@ test.describe('[DATA UPLOAD]: data upload and import buckets', () => {
 
     // A file that is not CSV or XLSX by its content is refused, whatever its name.
     await page.goto('/admin/data/data-upload');
-    await page
-      .getByLabel('File (CSV or XLSX, up to 20 MB)')
-      .setInputFiles({
-        name: 'image.csv',
-        mimeType: 'text/csv',
-        buffer: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0]),
-      });
+    await page.getByLabel('File (CSV or XLSX, up to 20 MB)').setInputFiles({
+      name: 'image.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0]),
+    });
     await page.getByRole('button', { name: 'Upload', exact: true }).click();
     await expect(page.getByRole('alert')).toContainText('CSV (UTF-8 text) or an XLSX workbook');
   });
