@@ -426,6 +426,20 @@ describe.each(testDbKinds())('data upload on %s', (kind) => {
     expect(apiUser.n).toBe(1);
   });
 
+  test('two imports of the same file at once create its rows once', async () => {
+    const bytes = customerCsv(50, 'RACE');
+    const a = await upload('customers', bytes);
+    const b = await upload('customers', bytes);
+    const [ra, rb] = await Promise.all([
+      processImport(db, f.admin, a.id, 'commit'),
+      processImport(db, f.admin, b.id, 'commit'),
+    ]);
+    expect([ra.status, rb.status]).toEqual(['imported', 'imported']);
+    expect(ra.created + rb.created).toBe(50);
+    expect(ra.skipped + rb.skipped).toBe(50);
+    expect(await count(`select count(*)::int as n from customers where external_id like 'RACE-%'`)).toBe(50);
+  });
+
   test('the data-flow registry reads the imports', async () => {
     const links = FLOW_LINKS.filter((l) => l.id.startsWith('imports.') || l.id.startsWith('buckets.'));
     const since = new Date(Date.now() - 86_400_000);

@@ -243,7 +243,8 @@ export const runImportCommand = defineCommand({
         },
       },
       ...(/^[0-9a-f-]{36}$/.test(actor.userId) ? { createdBy: actor.userId } : {}),
-      maxAttempts: 1,
+      // A server that dies mid-import leaves nothing written (one transaction); the job is run again.
+      maxAttempts: 3,
       priority: 50,
     });
     await tx.query(

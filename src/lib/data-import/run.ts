@@ -659,6 +659,9 @@ export async function executeImport(
   };
   try {
     return await db.tenant(actor.tenantId, async (tx) => {
+      // One import of a kind at a time per tenant: a second one waits, then sees the first one's keys,
+      // so two uploads of the same file at once cannot both create its rows.
+      await tx.query(`select pg_advisory_xact_lock(hashtext($1))`, [`data-import:${actor.tenantId}:${kind}`]);
       const [tenant] = await tx.query<Pick<TenantsRow, 'currency'>>(`select currency from tenants where id = $1`, [
         actor.tenantId,
       ]);
