@@ -939,7 +939,10 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
     {
       method: 'POST',
       path: '/v1/data-imports?kind=customers&name=probe.csv',
-      raw: { body: `external_id,first_name,last_name,branch\nP1,A,B,${ids.branchId}\n`, contentType: 'text/csv' },
+      raw: {
+        body: `--x\r\nContent-Disposition: form-data; name="file"; filename="p.csv"\r\nContent-Type: text/csv\r\n\r\nexternal_id,first_name,last_name,branch\nP1,A,B,${ids.branchId}\n\r\n--x--\r\n`,
+        contentType: 'multipart/form-data; boundary=x',
+      },
       expect: [403],
     },
   ],
