@@ -1094,6 +1094,41 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
     audit: audited('scheduled_export', { POST: 'scheduled_export.run' }),
   },
   { pattern: '/v1/scheduled-exports/:id/runs', methods: { GET: need('admin.scheduled_exports.view') } },
+  // Issue 16, data upload (src/lib/data-import): history and state need data_upload.view; uploading,
+  // dry runs and commits need data_upload.edit. Import buckets are administrators' only.
+  {
+    pattern: '/v1/data-imports',
+    methods: { GET: need('admin.data_upload.view'), POST: need('admin.data_upload.edit') },
+    audit: audited('data_import', { POST: 'data_import.upload' }),
+  },
+  { pattern: '/v1/data-imports/:id', methods: { GET: need('admin.data_upload.view') } },
+  {
+    pattern: '/v1/data-imports/:id/dry-run',
+    methods: { POST: need('admin.data_upload.edit') },
+    audit: audited('data_import', { POST: 'data_import.run' }),
+  },
+  {
+    pattern: '/v1/data-imports/:id/commit',
+    methods: { POST: need('admin.data_upload.edit') },
+    audit: audited('data_import', { POST: 'data_import.run' }),
+  },
+  {
+    pattern: '/v1/import-buckets',
+    methods: { GET: ADMIN, POST: ADMIN },
+    audit: audited('import_bucket', { POST: 'import_bucket.create' }),
+  },
+  {
+    pattern: '/v1/import-buckets/:id',
+    methods: { GET: ADMIN, PATCH: ADMIN, DELETE: ADMIN },
+    audit: audited('import_bucket', { PATCH: 'import_bucket.update', DELETE: 'import_bucket.delete' }),
+  },
+  {
+    pattern: '/v1/import-buckets/:id/check',
+    methods: { POST: ADMIN },
+    audit: audited('import_bucket', { POST: 'import_bucket.check' }),
+  },
+  { pattern: '/v1/import-buckets/:id/test', methods: { POST: ADMIN } },
+  { pattern: '/v1/import-buckets/:id/runs', methods: { GET: ADMIN } },
 ];
 
 const COMPILED_API = compile(API_ROUTES);

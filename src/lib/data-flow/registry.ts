@@ -3,6 +3,7 @@ import { webhookDeliveriesUsage, webhooksFlowLink } from '../webhooks/flow.ts';
 import { exportedPerMonth, SINK_FLOW_LINKS, sinksCoverage } from '../sinks/flow.ts';
 import { readExportsLink, readRowsPerMonth, readRunsPerMonth } from '../scheduled-exports/data-flow.ts';
 import { CORE_DATA_SOURCES, CORE_FLOW_LINKS, CORE_USAGE_MEASURES } from './core.ts';
+import { IMPORT_DATA_SOURCES, IMPORT_FLOW_LINKS, IMPORT_USAGE_MEASURES } from '../data-import/flow.ts';
 
 /**
  * What the data pages read about every way data enters or leaves a tenant, declared once per area:
@@ -101,6 +102,7 @@ export const FLOW_LINKS: FlowLink[] = [
     read: readExportsLink,
   },
   // — data upload and import buckets —
+  ...IMPORT_FLOW_LINKS,
 ];
 
 export const DATA_SOURCES: DataSource[] = [
@@ -115,6 +117,7 @@ export const DATA_SOURCES: DataSource[] = [
     read: sinksCoverage,
   },
   // — data upload and import buckets —
+  ...IMPORT_DATA_SOURCES,
 ];
 
 export const USAGE_MEASURES: UsageMeasure[] = [
@@ -128,4 +131,5 @@ export const USAGE_MEASURES: UsageMeasure[] = [
   { id: 'scheduled-export-runs', labelKey: 'schedexports:usage.runs', unit: 'count', read: readRunsPerMonth },
   { id: 'scheduled-export-rows', labelKey: 'schedexports:usage.rows', unit: 'count', read: readRowsPerMonth },
   // — data upload and import buckets —
+  ...IMPORT_USAGE_MEASURES,
 ];

@@ -619,6 +619,57 @@ export type CustomersRow = {
   phone_key: string | null;
 };
 
+/** The `data_import_keys` table. */
+export type DataImportKeysRow = {
+  tenant_id: string;
+  kind: string;
+  natural_key: string;
+  object_id: string | null;
+  import_id: string;
+  created_at: Date;
+};
+
+/** The `data_import_mappings` table. */
+export type DataImportMappingsRow = {
+  tenant_id: string;
+  kind: string;
+  mapping: unknown;
+  updated_by: string | null;
+  updated_at: Date;
+};
+
+/** The `data_imports` table. */
+export type DataImportsRow = {
+  tenant_id: string;
+  id: string;
+  kind: string;
+  file_name: string;
+  file_type: string;
+  file_size: number;
+  sha256: string;
+  content: Uint8Array | null;
+  headers: unknown;
+  total_rows: number;
+  mapping: unknown;
+  status: string;
+  mode: string | null;
+  source: string;
+  bucket_id: string | null;
+  job_id: bigint | null;
+  processed_rows: number;
+  created_count: number;
+  skipped_count: number;
+  error_count: number;
+  errors: unknown;
+  is_duplicate_file: boolean;
+  first_date: string | null;
+  last_date: string | null;
+  created_by: string | null;
+  created_at: Date;
+  finished_at: Date | null;
+  version: number;
+};
+
 /** The `data_quality_failures` table. */
 export type DataQualityFailuresRow = {
   tenant_id: string;
@@ -952,6 +1003,60 @@ export type IdempotencyKeysRow = {
   response_body: string | null;
   created_at: Date;
   completed_at: Date | null;
+};
+
+/** The `import_bucket_files` table. */
+export type ImportBucketFilesRow = {
+  tenant_id: string;
+  bucket_id: string;
+  file_key: string;
+  sha256: string;
+  outcome: string;
+  import_id: string | null;
+  processed_at: Date;
+};
+
+/** The `import_bucket_runs` table. */
+export type ImportBucketRunsRow = {
+  tenant_id: string;
+  id: string;
+  bucket_id: string;
+  trigger: string;
+  status: string;
+  files_seen: number;
+  files_imported: number;
+  files_skipped: number;
+  files_failed: number;
+  details: unknown;
+  error: string | null;
+  started_at: Date;
+  finished_at: Date | null;
+};
+
+/** The `import_buckets` table. */
+export type ImportBucketsRow = {
+  tenant_id: string;
+  id: string;
+  name: string;
+  type: string;
+  kind: string;
+  endpoint: string | null;
+  region: string | null;
+  bucket: string | null;
+  prefix: string;
+  access_key_id: string | null;
+  host: string | null;
+  port: number | null;
+  username: string | null;
+  path: string | null;
+  secret_sealed: string;
+  mapping: unknown;
+  is_enabled: boolean;
+  last_run_at: Date | null;
+  created_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+  version: number;
 };
 
 /** The `ip_restriction_roles` table. */
@@ -1882,6 +1987,9 @@ export type Tables = {
   customer_risk_class_history: CustomerRiskClassHistoryRow;
   customer_transaction_metrics: CustomerTransactionMetricsRow;
   customers: CustomersRow;
+  data_import_keys: DataImportKeysRow;
+  data_import_mappings: DataImportMappingsRow;
+  data_imports: DataImportsRow;
   data_quality_failures: DataQualityFailuresRow;
   data_quality_results: DataQualityResultsRow;
   data_quality_runs: DataQualityRunsRow;
@@ -1904,6 +2012,9 @@ export type Tables = {
   form_submissions: FormSubmissionsRow;
   hierarchy_nodes: HierarchyNodesRow;
   idempotency_keys: IdempotencyKeysRow;
+  import_bucket_files: ImportBucketFilesRow;
+  import_bucket_runs: ImportBucketRunsRow;
+  import_buckets: ImportBucketsRow;
   ip_restriction_roles: IpRestrictionRolesRow;
   ip_restrictions: IpRestrictionsRow;
   jobs: JobsRow;

@@ -25,6 +25,8 @@ const TRANSLATIONS_IMPORT = /^\/(v1\/translation-overrides\/import|admin\/platfo
 const CONVERSATION_POSTS =
   /^\/(v1\/conversations(\/[0-9a-f-]{36}\/messages)?|loans\/conversations\/(new|[0-9a-f-]{36}))\/?$/;
 const PUBLIC_APPLICATION = /^\/application\/[^/]+\/?$/;
+/** Issue 16, data upload: a CSV/XLSX import file up to 20 MB (src/lib/data-import/file.ts), raw or in a form. */
+const DATA_UPLOAD = /^\/(v1\/data-imports|admin\/data\/data-upload)\/?$/;
 const CONTRACT_DOCUMENT = /^\/(v1\/contracts\/[^/]+\/document|admin\/plan-contracts\/contracts)\/?$/;
 
 /**
@@ -40,6 +42,7 @@ export function bodyLimitFor(url: string): number {
   }
   if (STATEMENTS_API.test(path)) return FILE_RULES.bank_statement.maxBytes;
   if (TRANSLATIONS_IMPORT.test(path)) return 1024 * KB + FORM_OVERHEAD;
+  if (DATA_UPLOAD.test(path)) return 20 * 1024 * KB + FORM_OVERHEAD;
   if (CONTRACT_DOCUMENT.test(path)) return 10 * 1024 * KB + FORM_OVERHEAD;
   const profile = PROFILE_UPLOAD.exec(path);
   if (profile)

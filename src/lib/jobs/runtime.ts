@@ -33,6 +33,7 @@ const AREA_JOB_REGISTRATIONS: [string, () => Promise<void>][] = [
   ['event sinks', async () => (await import('../sinks/run.ts')).registerSinkJobs()],
   ['scheduled exports', async () => (await import('../scheduled-exports/register.ts')).registerScheduledExports()],
   ['data quality', async () => (await import('../data-quality/run.ts')).registerDataQualityJob()],
+  ['data import', async () => (await import('../data-import/register.ts')).registerDataImportJobs()],
 ];
 
 export type JobRuntime = { stop(): Promise<void> };

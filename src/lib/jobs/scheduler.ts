@@ -104,6 +104,15 @@ export async function schedulerTick(db: Db, now = new Date()): Promise<TickResul
     });
     // Event sinks (issue 16): a delivery run per minute for tenants with an active sink.
     for (const job of await sinkTickJobs(tx, now)) await add(tx, enqueued, job);
+    // Import buckets (issue 16): every 5 minutes, one job that queues a check of each enabled bucket (src/lib/data-import/buckets.ts).
+    const slot = `${now.toISOString().slice(0, 13)}:${String(Math.floor(now.getUTCMinutes() / 5) * 5).padStart(2, '0')}`;
+    await add(tx, enqueued, {
+      name: 'import_buckets.watch',
+      payload: { slot },
+      dedupeKey: `import_buckets.watch:${slot}`,
+      priority: 150,
+      maxAttempts: 1,
+    });
     await add(tx, enqueued, {
       name: DOWNLOADS_EXPIRE_JOB,
       dedupeKey: `${DOWNLOADS_EXPIRE_JOB}:${day}`,

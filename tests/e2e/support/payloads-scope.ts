@@ -1112,6 +1112,70 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
   'POST /admin/data/data-quality-check': () => [
     { method: 'POST', path: '/admin/data/data-quality-check', form: { _action: 'run' }, expect: [403] },
   ],
+  // Issue 16, data upload and import buckets: the officer has no admin.data_upload.* and is no
+  // administrator; an import file naming another branch is refused by the guard before it is read.
+  'POST /v1/data-imports': (ids) => [
+    {
+      method: 'POST',
+      path: '/v1/data-imports?kind=customers&name=probe.csv',
+      raw: {
+        body: `--x\r\nContent-Disposition: form-data; name="file"; filename="p.csv"\r\nContent-Type: text/csv\r\n\r\nexternal_id,first_name,last_name,branch\nP1,A,B,${ids.branchId}\n\r\n--x--\r\n`,
+        contentType: 'multipart/form-data; boundary=x',
+      },
+      expect: [403],
+    },
+  ],
+  'POST /v1/data-imports/:id/dry-run': (ids) =>
+    idSpellings(ids.loanId).map((id): Probe => ({
+      method: 'POST',
+      path: `/v1/data-imports/${id}/dry-run`,
+      json: {},
+      expect: [403],
+    })),
+  'POST /v1/data-imports/:id/commit': (ids) =>
+    idSpellings(ids.loanId).map((id): Probe => ({
+      method: 'POST',
+      path: `/v1/data-imports/${id}/commit`,
+      json: {},
+      expect: [403],
+    })),
+  'POST /admin/data/data-upload': (ids) => [
+    { method: 'POST', path: '/admin/data/data-upload', form: { _action: 'commit', id: ids.loanId }, expect: [403] },
+  ],
+  'POST /v1/import-buckets': () => [
+    {
+      method: 'POST',
+      path: '/v1/import-buckets',
+      json: { name: 'probe', type: 'sftp', kind: 'customers', host: 'example.com', username: 'u', secret: 's' },
+      expect: [403],
+    },
+  ],
+  'PATCH /v1/import-buckets/:id': (ids) => [
+    { method: 'PATCH', path: `/v1/import-buckets/${ids.loanId}`, json: { name: 'probe' }, expect: [403] },
+  ],
+  'DELETE /v1/import-buckets/:id': (ids) => [
+    { method: 'DELETE', path: `/v1/import-buckets/${ids.loanId}`, expect: [403] },
+  ],
+  'POST /v1/import-buckets/:id/check': (ids) => [
+    { method: 'POST', path: `/v1/import-buckets/${ids.loanId}/check`, json: {}, expect: [403] },
+  ],
+  'POST /v1/import-buckets/:id/test': (ids) => [
+    { method: 'POST', path: `/v1/import-buckets/${ids.loanId}/test`, json: {}, expect: [403] },
+  ],
+  'POST /admin/data/import-buckets': (ids) => [
+    { method: 'POST', path: '/admin/data/import-buckets', form: { _action: 'check', id: ids.loanId }, expect: [403] },
+  ],
+  'POST /admin/data/import-buckets/add': () => [
+    {
+      method: 'POST',
+      path: '/admin/data/import-buckets/add',
+      form: { name: 'probe', type: 'sftp', kind: 'customers', host: 'example.com', username: 'u', secret: 's' },
+      expect: [403],
+    },
+  ],
+  'POST /admin/data/import-buckets/edit/:id': (ids) => [
+    { method: 'POST', path: `/admin/data/import-buckets/edit/${ids.loanId}`, form: { name: 'probe' }, expect: [403] },
+  ],
 };
 
 /** The webhook routes: the officer may neither add, change, rotate, test nor resend (403 before any lookup). */
