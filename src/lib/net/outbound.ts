@@ -151,7 +151,10 @@ export function checkTargetUrl(
   if ((url.protocol === 'https:' || url.protocol === 'http:') && (url.username || url.password))
     throw new AppError('BAD_REQUEST', `${field} must not carry a user name or password`, { field });
   // A trailing dot names the same host ("localhost." is localhost): judge the name without it.
-  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '').toLowerCase();
+  const host = url.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.+$/, '')
+    .toLowerCase();
   if ((net.isIP(host) || host === 'localhost' || host.endsWith('.localhost')) && !allowPrivate(options)) {
     if (!net.isIP(host) || isPrivateAddress(host))
       throw new AppError('BAD_REQUEST', `${field} ${PRIVATE_TARGET_MESSAGE}`, { field });
