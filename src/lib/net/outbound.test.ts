@@ -1,5 +1,13 @@
-import { describe, expect, it } from 'vitest';
-import { checkTargetUrl, isPrivateAddress, resolvePublicHost, sendHttp } from './outbound.ts';
+import dns from 'node:dns';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  checkTargetAddress,
+  checkTargetUrl,
+  isPrivateAddress,
+  resolvePublicHost,
+  SAVE_LOOKUP_TIMEOUT_MS,
+  sendHttp,
+} from './outbound.ts';
 
 const refused = [
   'http://127.0.0.1/',
@@ -18,6 +26,8 @@ const refused = [
   'http://[::]/',
   'http://[::ffff:127.0.0.1]/',
   'http://[::ffff:7f00:1]/',
+  'http://[::ffff:0:7f00:1]/',
+  'http://[::ffff:0:169.254.169.254]/',
   'http://[::ffff:169.254.169.254]/',
   'http://[0:0:0:0:0:ffff:10.0.0.1]/',
   'http://[64:ff9b::7f00:1]/',
@@ -64,6 +74,10 @@ describe('outbound targets', () => {
     expect(isPrivateAddress('::ffff:192.168.0.1')).toBe(true);
     expect(isPrivateAddress('2001:db8::1')).toBe(true);
     expect(isPrivateAddress('nonsense')).toBe(true);
+    // SIIT's IPv4-translated form (::ffff:0:0:0/96) and the rest of the reserved ::/8.
+    expect(isPrivateAddress('::ffff:0:7f00:1')).toBe(true);
+    expect(isPrivateAddress('::ffff:0:a00:1')).toBe(true);
+    expect(isPrivateAddress('0:0:1::1')).toBe(true);
   });
 
   it('refuses a name that resolves to a private address, at connection time too', async () => {
@@ -75,4 +89,19 @@ describe('outbound targets', () => {
       /not a public address/,
     );
   });
+
+  it('bounds the save-time lookup: a name whose DNS never answers does not hold the save', async () => {
+    const spy = vi.spyOn(dns.promises, 'lookup').mockImplementation(() => new Promise(() => {}));
+    const before = SAVE_LOOKUP_TIMEOUT_MS.value;
+    SAVE_LOOKUP_TIMEOUT_MS.value = 200;
+    try {
+      const started = Date.now();
+      const url = await checkTargetAddress('https://slow.example.com/hook', 'url', ['https:'], { allowPrivate: false });
+      expect(url.hostname).toBe('slow.example.com');
+      expect(Date.now() - started).toBeLessThan(2_000);
+    } finally {
+      SAVE_LOOKUP_TIMEOUT_MS.value = before;
+      spy.mockRestore();
+    }
+  }, 5_000);
 });

@@ -99,6 +99,9 @@ function privateV6(b: number[]): boolean {
     const v4 = b.slice(12, 16);
     return b[10] === 0 ? true : privateV4(v4);
   }
+  // The rest of ::/8 is reserved, never a public unicast address; it holds ::ffff:0:0:0/96 (SIIT's
+  // IPv4-translated form, which a translator would send to the IPv4 inside).
+  if (b[0] === 0) return true;
   // 64:ff9b::/96 (NAT64): the IPv4 inside.
   if (word(0) === 0x64 && word(1) === 0xff9b && zeros(4, 12)) return privateV4(b.slice(12, 16));
   if (word(0) === 0x64 && word(1) === 0xff9b) return true; // 64:ff9b:1::/48, local-use NAT64
@@ -299,11 +302,31 @@ export async function checkTargetAddress(
   options?: TargetOptions,
 ): Promise<URL> {
   const url = checkTargetUrl(raw, field, schemes, options);
+  await checkResolvesPublic(url.hostname, field, options);
+  return url;
+}
+
+/** How long a save waits for a name to resolve (default 3 s; tests shorten it). */
+export const SAVE_LOOKUP_TIMEOUT_MS = { value: 3_000 };
+
+/**
+ * The save-time lookup of `host`: a 400 naming `field` when the name resolves to a refused address.
+ * Saves run inside a database transaction (with PGlite, the server's only connection), so the lookup
+ * is bounded: a name whose DNS answers slowly (a hostile name server can delay its answers for many
+ * seconds) is accepted after SAVE_LOOKUP_TIMEOUT_MS, like a name that does not resolve — every
+ * connection checks it again.
+ */
+export async function checkResolvesPublic(host: string, field: string, options?: TargetOptions): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), SAVE_LOOKUP_TIMEOUT_MS.value);
+  });
   try {
-    await resolvePublicHost(url.hostname, options);
+    await Promise.race([resolvePublicHost(host, options), timeout]);
   } catch (error) {
     if (error instanceof PrivateTargetError)
       throw new AppError('BAD_REQUEST', `${field} ${PRIVATE_TARGET_MESSAGE}`, { field });
+  } finally {
+    clearTimeout(timer);
   }
-  return url;
 }

@@ -3,9 +3,9 @@ import net from 'node:net';
 import { Client, type ConnectConfig } from 'ssh2';
 import { AppError } from '../errors/app-error.ts';
 import {
+  checkResolvesPublic,
   checkTargetUrl,
   HttpTimeoutError,
-  PRIVATE_TARGET_MESSAGE,
   PrivateTargetError,
   resolvePublicHost,
   sendHttp,
@@ -69,13 +69,8 @@ export function checkSftpHost(raw: string, field: string, options?: TargetOption
 /** The same check with the name resolved now: a name pointing at a private address is refused when saved. */
 export async function checkSftpAddress(raw: string, field: string, options?: TargetOptions): Promise<string> {
   const host = checkSftpHost(raw, field, options);
-  try {
-    await resolvePublicHost(host, options);
-  } catch (error) {
-    if (error instanceof PrivateTargetError)
-      throw new AppError('BAD_REQUEST', `${field} ${PRIVATE_TARGET_MESSAGE}`, { field });
-    // A name that does not resolve (yet) is accepted: every connection checks again.
-  }
+  // A name that does not resolve (yet, or in time) is accepted: every connection checks again.
+  await checkResolvesPublic(host, field, options);
   return host;
 }
 
