@@ -419,7 +419,7 @@ describe.each(testDbKinds())('import buckets on %s', (kind) => {
           tx,
           f.admin,
           saved.id,
-          { ...sftp('127.0.0.1'), port: server.port, secret: '' },
+          { ...sftp('127.0.0.1'), port: server.port, secret: 'p' },
           current.version,
           local,
         ),
@@ -438,6 +438,48 @@ describe.each(testDbKinds())('import buckets on %s', (kind) => {
       status: 'failed',
       error: expect.stringMatching(/endpoint must be a public address/),
     });
+  });
+
+  test('a stored secret is only used again with the server it was typed for: a new host needs it typed again', async () => {
+    const sftp = (host: string, extra: Record<string, unknown> = {}) => ({
+      name: 'secret keeper',
+      type: 'sftp',
+      kind: 'customers',
+      host,
+      username: 'u',
+      secret: '',
+      ...extra,
+    });
+    const saved = await t((tx) => addBucket(tx, f.admin, sftp('93.184.216.34', { secret: 'stored-pw' }), local));
+    // Same server, secret left empty: kept (a rename, a new mapping).
+    const renamed = await t((tx) =>
+      updateBucket(tx, f.admin, saved.id, { ...sftp('93.184.216.34'), name: 'secret keeper 2' }, saved.version, local),
+    );
+    // Another host, port, user name or type without the secret: refused, naming secret.
+    for (const values of [
+      sftp('93.184.216.99', { name: 'secret keeper 2' }),
+      sftp('93.184.216.34', { name: 'secret keeper 2', port: 2222 }),
+      sftp('93.184.216.34', { name: 'secret keeper 2', username: 'other' }),
+      { name: 'secret keeper 2', type: 's3', kind: 'customers', bucket: 'imports', accessKeyId: 'AKIA', secret: '' },
+    ]) {
+      const refused = await t((tx) => updateBucket(tx, f.admin, saved.id, values, renamed.version, local)).catch(
+        (e: unknown) => e,
+      );
+      expect(refused).toBeInstanceOf(AppError);
+      expect((refused as AppError).field).toBe('secret');
+    }
+    // Typed again: accepted.
+    const moved = await t((tx) =>
+      updateBucket(
+        tx,
+        f.admin,
+        saved.id,
+        sftp('93.184.216.99', { name: 'secret keeper 2', secret: 'new' }),
+        renamed.version,
+        local,
+      ),
+    );
+    expect(moved.host).toBe('93.184.216.99');
   });
 
   test('the scheduler queues the watcher once per 5 minutes; the watcher queues each enabled bucket once per slot', async () => {

@@ -128,6 +128,64 @@ describe.each(testDbKinds())('scheduled export targets refuse private addresses 
     expect(sftp.body.error?.field).toBe('targets.sftp.host');
   });
 
+  it('sends a stored SFTP password or HTTP header value only to the server it was typed for', async () => {
+    const sftp = (host: string, extra: Record<string, unknown> = {}) => ({
+      host,
+      username: 'u',
+      directory: 'out',
+      ...extra,
+    });
+    const http = (url: string, extra: Record<string, unknown> = {}) => ({
+      url,
+      method: 'PUT',
+      headerName: 'X-Token',
+      ...extra,
+    });
+    const created = await post(
+      base({
+        sftp: sftp('93.184.216.34', { password: 'stored-pw' }),
+        http: http('https://93.184.216.34/in', { headerValue: 'stored-token' }),
+      }),
+    );
+    expect(created.status).toBe(201);
+    const id = created.body.id!;
+    // The same servers, secrets left empty: kept.
+    const same = await post(
+      { targets: { sftp: sftp('93.184.216.34'), http: http('https://93.184.216.34/other') } },
+      'PATCH',
+      id,
+    );
+    expect(same.status).toBe(200);
+    // Another SFTP host, port or user name without the password: refused.
+    for (const moved of [
+      sftp('93.184.216.99'),
+      sftp('93.184.216.34', { port: 2222 }),
+      sftp('93.184.216.34', { username: 'x' }),
+    ]) {
+      const r = await post({ targets: { sftp: moved, http: http('https://93.184.216.34/in') } }, 'PATCH', id);
+      expect(r.status).toBe(400);
+      expect(r.body.error?.field).toBe('targets.sftp.password');
+    }
+    // Another HTTP origin with the header kept: refused.
+    for (const url of ['https://93.184.216.99/in', 'http://93.184.216.34/in', 'https://93.184.216.34:8443/in']) {
+      const r = await post({ targets: { sftp: sftp('93.184.216.34'), http: http(url) } }, 'PATCH', id);
+      expect(r.status, url).toBe(400);
+      expect(r.body.error?.field, url).toBe('targets.http.headerValue');
+    }
+    // Typed again: accepted.
+    const retyped = await post(
+      {
+        targets: {
+          sftp: sftp('93.184.216.99', { password: 'new' }),
+          http: http('https://93.184.216.99/in', { headerValue: 'new' }),
+        },
+      },
+      'PATCH',
+      id,
+    );
+    expect(retyped.status).toBe(200);
+  });
+
   it('refuses private addresses again when delivering, and does not follow a redirect', async () => {
     const file = { name: 'x.csv', content: Buffer.from('a,b\r\n'), contentType: 'text/csv' };
     for (const host of ['127.0.0.1', '[::1]', '169.254.169.254', '10.0.0.1']) {

@@ -199,6 +199,19 @@ export async function updateBucket(
     });
   const input = bucketInput.parse(raw);
   const fields = await checkedFields(input, options);
+  // The stored secret (an SFTP password, an S3 secret key) is only used again with the server and
+  // account it was typed for: another type, endpoint, host, port or user name needs it typed again.
+  const sameTarget =
+    input.type === current.type &&
+    fields.endpoint === current.endpoint &&
+    fields.host === current.host &&
+    fields.port === current.port &&
+    fields.username === current.username &&
+    fields.access_key_id === current.access_key_id;
+  if (!input.secret && !sameTarget)
+    throw new AppError('BAD_REQUEST', 'secret must be typed again: the server or account changed', {
+      field: 'secret',
+    });
   const [dup] = await tx.query(`select 1 from import_buckets where name = $1 and id <> $2`, [input.name, id]);
   if (dup) throw new AppError('CONFLICT', 'An import bucket with this name exists', { field: 'name' });
   await tx.query(

@@ -279,9 +279,17 @@ async function storeTargets(
     const prev = previous?.sftp ?? null;
     const password = s.password ? sealSecret(s.password) : null;
     const privateKey = s.privateKey?.trim() ? sealSecret(s.privateKey.trim() + '\n') : null;
-    const keep = !password && !privateKey && prev;
+    // A stored password or key is only ever sent again to the server it was typed for: a new host or
+    // port (or user name) without it typed again would hand it to whatever server the editor names.
+    const sameAccount = prev && prev.host === host && prev.port === s.port && prev.username === s.username;
+    const keep = !password && !privateKey && sameAccount ? prev : null;
     if (!password && !privateKey && !keep)
-      throw bad('targets.sftp.password', 'a password or a private key is required');
+      throw bad(
+        'targets.sftp.password',
+        prev
+          ? 'type the password or private key again: the server or user name changed'
+          : 'a password or a private key is required',
+      );
     if (s.directory.split('/').some((part) => part === '..'))
       throw bad('targets.sftp.directory', 'must not contain ..');
     // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
@@ -302,12 +310,20 @@ async function storeTargets(
     const h = input.http;
     const url = await checkTargetAddress(h.url, 'targets.http.url', ['https:', 'http:'], options);
     const prev = previous?.http ?? null;
+    // The stored header value (a token) only goes again to the origin it was typed for.
+    const sameOrigin = prev !== null && new URL(prev.url).origin === url.origin;
     const headerValue = h.headerValue
       ? sealSecret(h.headerValue)
-      : h.headerName && prev?.headerName
+      : h.headerName && prev?.headerName && sameOrigin
         ? prev.headerValue
         : null;
-    if (h.headerName && !headerValue) throw bad('targets.http.headerValue', 'a value is required with a header name');
+    if (h.headerName && !headerValue)
+      throw bad(
+        'targets.http.headerValue',
+        prev?.headerValue && !sameOrigin
+          ? 'type the header value again: the address changed'
+          : 'a value is required with a header name',
+      );
     out.http = {
       url: url.toString(),
       method: h.method,

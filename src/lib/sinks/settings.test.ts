@@ -98,4 +98,32 @@ describe('event sink settings', () => {
     });
     expect(fineractRoot('https://f.example.com/fineract-provider/api/v1/')).toBe('https://f.example.com');
   });
+
+  test('a stored password is only sent again to the server it was typed for', async () => {
+    const opts = { allowPrivate: false };
+    const saved = await checkSettings(
+      'fineract',
+      { baseUrl: 'https://93.184.216.35', username: 'u', password: 'secret-pw', loanProductId: 1 },
+      null,
+      opts,
+    );
+    // Same server, password left empty: kept.
+    const same = await checkSettings('fineract', { tenantIdentifier: 'other', password: '' }, saved, opts);
+    expect(same).toMatchObject({ password: 'secret-pw', tenantIdentifier: 'other' });
+    // Another server (or user name) without the password typed again: refused, naming password.
+    await expect(
+      checkSettings('fineract', { baseUrl: 'https://93.184.216.99', password: '' }, saved, opts),
+    ).rejects.toMatchObject({ status: 400, field: 'password' });
+    await expect(checkSettings('fineract', { username: 'attacker' }, saved, opts)).rejects.toMatchObject({
+      field: 'password',
+    });
+    // Typed again: accepted.
+    const moved = await checkSettings(
+      'fineract',
+      { baseUrl: 'https://93.184.216.99', password: 'new-pw' },
+      saved,
+      opts,
+    );
+    expect(moved).toMatchObject({ baseUrl: 'https://93.184.216.99', password: 'new-pw' });
+  });
 });

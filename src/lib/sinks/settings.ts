@@ -204,15 +204,32 @@ export async function checkSettings(
   options: { allowPrivate?: boolean } = {},
 ): Promise<SinkSettings> {
   const merged: Record<string, unknown> = { ...raw };
+  const kept = new Set<string>();
   if (previous && previous.type === type)
     for (const field of SETTINGS_FIELDS[type]) {
       const value = merged[field];
-      if (value === undefined || (SECRET_FIELDS.has(field) && value === ''))
+      if (value === undefined || (SECRET_FIELDS.has(field) && value === '')) {
         merged[field] = (previous as Record<string, unknown>)[field];
+        if (SECRET_FIELDS.has(field)) kept.add(field);
+      }
     }
   if (type === 'postgres') return { type, ...(await checkPostgres(merged, options.allowPrivate)) };
-  if (type === 'bigquery') return { type, ...(await checkBigQuery(merged, options.allowPrivate)) };
-  return { type, ...(await checkFineract(merged, options.allowPrivate)) };
+  if (type === 'bigquery') {
+    const checked: SinkSettings = { type, ...(await checkBigQuery(merged, options.allowPrivate)) };
+    // The key's token goes to apiEndpoint: a stored key is only used again with the endpoint it was saved with.
+    if (kept.has('credentials') && previous?.type === 'bigquery' && previous.apiEndpoint !== checked.apiEndpoint)
+      throw bad('credentials', 'must be typed again: the API endpoint changed');
+    return checked;
+  }
+  const checked: SinkSettings = { type, ...(await checkFineract(merged, options.allowPrivate)) };
+  // The password goes to baseUrl (HTTP Basic): a stored one is only sent again to the server it was typed for.
+  if (
+    kept.has('password') &&
+    previous?.type === 'fineract' &&
+    (previous.baseUrl !== checked.baseUrl || previous.username !== checked.username)
+  )
+    throw bad('password', 'must be typed again: the server address or user name changed');
+  return checked;
 }
 
 export function sealSettings(settings: SinkSettings): string {
