@@ -272,6 +272,39 @@ describe.each(testDbKinds())('data upload on %s', (kind) => {
     expect(await processImport(db, f.admin, again.id, 'commit')).toMatchObject({ created: 0, skipped: 2 });
   });
 
+  test('a branch-scoped importer cannot write bank lines (or loans) for a customer of another branch', async () => {
+    const [a, b] = await t(async (tx) => {
+      const ids: string[] = [];
+      for (const code of ['RV-A', 'RV-B'])
+        ids.push(
+          (
+            await tx.query<{ id: string }>(
+              `insert into hierarchy_nodes (tenant_id, level, code, name) values ($1, 'branch', $2, $2) returning id`,
+              [f.tenantId, code],
+            )
+          )[0].id,
+        );
+      await createCustomer(tx, f.admin, { externalId: 'SC-A', firstName: 'In', lastName: 'Scope', branchId: ids[0] });
+      await createCustomer(tx, f.admin, { externalId: 'SC-B', firstName: 'Out', lastName: 'Scope', branchId: ids[1] });
+      return ids;
+    });
+    expect(a).not.toBe(b);
+    const scoped = { ...f.admin, isAdmin: false, dataPermissions: [{ field: 'branch', value: 'RV-A' }] };
+    const csv =
+      'external_id,customer_external_id,date,amount,description\nSB-1,SC-A,2026-05-02,10.00,Mine\nSB-2,SC-B,2026-05-02,99.00,Theirs\n';
+    const up = await upload('bank_transactions', new TextEncoder().encode(csv));
+    const out = await processImport(db, scoped, up.id, 'commit');
+    expect(out.status).toBe('refused');
+    expect(out.errors.map((e) => [e.row, e.column])).toEqual([[3, 'customer_external_id']]);
+    expect(
+      await count(`select count(*)::int as n from customer_bank_transactions b join customers c on c.id = b.customer_id
+                    where c.external_id = 'SC-B'`),
+    ).toBe(0);
+    // The same file by an unrestricted administrator names no error.
+    const again = await upload('bank_transactions', new TextEncoder().encode(csv));
+    expect(await processImport(db, f.admin, again.id, 'dry_run')).toMatchObject({ status: 'checked' });
+  });
+
   test('the API: oversize is 413 before reading, a wrong type is 400, hostile names stay text, a commit is a job', async () => {
     expect(bodyLimitFor('/v1/data-imports?kind=customers')).toBeGreaterThanOrEqual(MAX_IMPORT_BYTES);
     expect(bodyLimitFor('/v1/data-imports?kind=customers')).toBeLessThan(MAX_IMPORT_BYTES + 1024 * 1024);

@@ -6,6 +6,7 @@ import { currencyCode, currencyDigits, parseMinor } from '../money/money.ts';
 import { businessDate } from '../tenancy/tenant.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import type { Actor } from '../lending/actor.ts';
+import { scopeNodesFor } from '../auth/data-permissions.ts';
 import { createCustomer } from '../lending/customers.ts';
 import { submitApplication } from '../lending/commands/submit-application.ts';
 import { approveApplication } from '../lending/commands/approve-application.ts';
@@ -191,14 +192,36 @@ class Checker {
   }
 }
 
-async function lookup(tx: Tx, sql: string, values: string[]): Promise<Map<string, Record<string, unknown>>> {
+async function lookup(
+  tx: Tx,
+  sql: string,
+  values: string[],
+  extra: unknown[] = [],
+): Promise<Map<string, Record<string, unknown>>> {
   const unique = [...new Set(values)];
   const map = new Map<string, Record<string, unknown>>();
   for (let i = 0; i < unique.length; i += 5000) {
-    const rows = await tx.query<{ k: string } & Record<string, unknown>>(sql, [unique.slice(i, i + 5000)]);
+    const rows = await tx.query<{ k: string } & Record<string, unknown>>(sql, [unique.slice(i, i + 5000), ...extra]);
     for (const r of rows) map.set(r.k, r);
   }
   return map;
+}
+
+/**
+ * The customers a file names by external id, among those the importer may act on (hierarchy data
+ * permissions): a customer outside the importer's scope is "no customer with this external id", as a
+ * page would answer 404. Commands check placement again; bank lines are written directly, so this is
+ * their scope check.
+ */
+async function customersInScope(tx: Tx, ctx: Context, refs: string[]): Promise<Map<string, Record<string, unknown>>> {
+  const nodes = await scopeNodesFor(tx, ctx.actor);
+  return lookup(
+    tx,
+    `select external_id as k, id from customers where external_id = any($1::text[])
+        and ($2::uuid[] is null or branch_id = any($2::uuid[]) or officer_id = any($2::uuid[]))`,
+    refs,
+    [nodes],
+  );
 }
 
 async function importedKeys(tx: Tx, kind: ImportKind, keys: string[]): Promise<Map<string, string | null>> {
@@ -318,9 +341,9 @@ const RATE = /^\d{1,3}(\.\d{1,6})?$/;
 async function prepareLoans(tx: Tx, ctx: Context, rows: Row[]): Promise<Prepared> {
   const check = new Checker(ctx.mapping);
   const seen = new Map<string, number>();
-  const customers = await lookup(
+  const customers = await customersInScope(
     tx,
-    `select external_id as k, id from customers where external_id = any($1::text[])`,
+    ctx,
     rows.map((r) => r.values.customer_external_id ?? ''),
   );
   const products = await lookup(
@@ -508,9 +531,9 @@ type BankLine = {
 async function prepareBankTransactions(tx: Tx, ctx: Context, rows: Row[]): Promise<Prepared> {
   const check = new Checker(ctx.mapping);
   const seen = new Map<string, number>();
-  const customers = await lookup(
+  const customers = await customersInScope(
     tx,
-    `select external_id as k, id from customers where external_id = any($1::text[])`,
+    ctx,
     rows.map((r) => r.values.customer_external_id ?? ''),
   );
   const done = await importedKeys(
