@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { BigQuery, type Dataset, type TableField } from '@google-cloud/bigquery';
 import { OAuth2Client } from 'google-auth-library';
+import { env } from '../config/env.ts';
 import { checkTargetUrl, sendHttp } from '../net/outbound.ts';
 import { readServiceAccountKey, type BigQuerySettings } from './settings.ts';
 import type { SinkBatch, SinkTarget, TargetContext } from './target.ts';
@@ -133,6 +134,12 @@ export async function fetchAccessToken(
 }
 
 async function client(settings: BigQuerySettings, ctx: Pick<TargetContext, 'allowPrivate'>): Promise<BigQuery> {
+  // The client library's own HTTP stack (gaxios) resolves names without the outbound guard and follows
+  // redirects: it may only ever talk to Google's fixed endpoint, or to an apiEndpoint while the
+  // operator allows private targets (as when it was saved). A sink saved under the opt-out does not
+  // keep reaching its endpoint once the operator turns it off.
+  if (settings.apiEndpoint && !(ctx.allowPrivate ?? env().allowPrivateTargets))
+    throw new Error('apiEndpoint is only used while the operator allows private targets (ALLOW_PRIVATE_TARGETS)');
   const { token, expiresAt } = await fetchAccessToken(settings.credentials, ctx);
   const auth = new OAuth2Client();
   auth.setCredentials({ access_token: token, expiry_date: expiresAt, token_type: 'Bearer' });

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import { AppError } from '../errors/app-error.ts';
 import { parseSince } from './commands.ts';
+import { testBigQueryTarget } from './bigquery-target.ts';
 import { checkEventFilter, checkSettings, fineractRoot, settingsHint, visibleSettings } from './settings.ts';
 
 const field = (fn: () => unknown) => {
@@ -125,5 +126,26 @@ describe('event sink settings', () => {
       opts,
     );
     expect(moved).toMatchObject({ baseUrl: 'https://93.184.216.99', password: 'new-pw' });
+  });
+
+  test('BigQuery: a saved apiEndpoint is not used once private targets are no longer allowed', async () => {
+    const credentials = JSON.stringify({
+      type: 'service_account',
+      client_email: 'sink@demo.iam.gserviceaccount.com',
+      private_key: '-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----\n',
+      token_uri: 'https://93.184.216.34/token',
+    });
+    await expect(
+      testBigQueryTarget(
+        {
+          type: 'bigquery',
+          projectId: 'demo-project',
+          dataset: 'ds',
+          credentials,
+          apiEndpoint: 'http://bq.internal:9050',
+        },
+        { allowPrivate: false },
+      ),
+    ).rejects.toThrow(/ALLOW_PRIVATE_TARGETS/);
   });
 });
