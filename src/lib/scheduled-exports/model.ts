@@ -299,8 +299,8 @@ async function storeTargets(
       host,
       port: s.port,
       username: s.username,
-      password: keep ? prev.password : password,
-      privateKey: keep ? prev.privateKey : privateKey,
+      password: keep ? keep.password : password,
+      privateKey: keep ? keep.privateKey : privateKey,
       directory: s.directory || '.',
       // A pinned key stays pinned for the same server; another server is pinned again by "test connection".
       hostKeySha256: sameServer ? prev.hostKeySha256 : null,

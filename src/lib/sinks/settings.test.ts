@@ -138,7 +138,6 @@ describe('event sink settings', () => {
     await expect(
       testBigQueryTarget(
         {
-          type: 'bigquery',
           projectId: 'demo-project',
           dataset: 'ds',
           credentials,
