@@ -1,7 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import ssh2 from 'ssh2';
+import ssh2, { type ParsedKey } from 'ssh2';
+import { fingerprintOf } from '#lib/net/sftp.ts';
 import { createTestDb, testDbKinds } from '#lib/db/testing.ts';
 import { setDb, type Db, type Tx } from '#lib/db/index.ts';
 import type { Principal } from '#lib/auth/principal.ts';
@@ -9,6 +10,7 @@ import { AppError } from '#lib/errors/app-error.ts';
 import {
   addBucket,
   checkBucket,
+  forgetHostKey,
   getBucket,
   testBucket,
   updateBucket,
@@ -25,14 +27,19 @@ const { Server, utils } = ssh2;
 const { STATUS_CODE } = utils.sftp;
 
 /** An in-memory SFTP server on 127.0.0.1: password u/p, files by path ('in/a.csv'), rename and mkdir supported. */
-async function startSftp(files: Map<string, Buffer>) {
+async function startSftp(files: Map<string, Buffer>, listenPort = 0) {
   // ssh2's ed25519 generator now and then writes a key its own parser refuses: take one it reads.
   let hostKey = utils.generateKeyPairSync('ed25519').private;
   while (utils.parseKey(hostKey) instanceof Error) hostKey = utils.generateKeyPairSync('ed25519').private;
+  const parsed = utils.parseKey(hostKey) as ParsedKey;
   let connections = 0;
+  let signIns = 0;
   const server = new Server({ hostKeys: [hostKey] }, (client) => {
     connections++;
+    // A client refusing the host key drops the connection during the key exchange.
+    client.on('error', () => undefined);
     client.on('authentication', (ctx) => {
+      signIns++;
       if (ctx.method === 'password' && ctx.username === 'u' && ctx.password === 'p') ctx.accept();
       else ctx.reject(['password']);
     });
@@ -115,10 +122,14 @@ async function startSftp(files: Map<string, Buffer>) {
       });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(listenPort, '127.0.0.1', resolve));
   return {
     port: (server.address() as AddressInfo).port,
+    /** The fingerprint a client sees (OpenSSH's SHA256 form of the public host key). */
+    fingerprint: fingerprintOf(parsed.getPublicSSH()),
     connections: () => connections,
+    /** Sign-in attempts (a password is only sent after the host key was accepted). */
+    signIns: () => signIns,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -218,7 +229,12 @@ describe.each(testDbKinds())('import buckets on %s', (kind) => {
         ),
       );
       expect(bucket).not.toHaveProperty('secret_sealed');
-      expect(await testBucket(db, f.tenantId, bucket.id, local)).toEqual({ ok: true, files: 3, error: null });
+      expect(await testBucket(db, f.tenantId, bucket.id, local)).toEqual({
+        ok: true,
+        files: 3,
+        error: null,
+        fingerprint: sftp.fingerprint,
+      });
       const first = await checkBucket(db, f.tenantId, bucket.id, 'manual', local);
       expect(first).toMatchObject({
         status: 'failed',
@@ -257,6 +273,107 @@ describe.each(testDbKinds())('import buckets on %s', (kind) => {
       expect(history.every((h) => h.source === 'bucket' && h.created_by === 'system:import-bucket')).toBe(true);
     } finally {
       await sftp.close();
+    }
+  });
+
+  test('SFTP host key: pinned on first use, a server showing another key is refused before sign-in, forget then re-pin', async () => {
+    const files = new Map<string, Buffer>([['in/p1.csv', csv(['P-1;Pat;One'])]]);
+    const genuine = await startSftp(files);
+    let impostor: Awaited<ReturnType<typeof startSftp>> | null = null;
+    try {
+      const bucket = await t((tx) =>
+        addBucket(
+          tx,
+          f.admin,
+          {
+            name: 'Pinned SFTP',
+            type: 'sftp',
+            kind: 'customers',
+            host: '127.0.0.1',
+            port: genuine.port,
+            username: 'u',
+            path: 'in',
+            secret: 'p',
+          },
+          local,
+        ),
+      );
+      const pinnedKey = async () => (await t((tx) => getBucket(tx, bucket.id))).host_key_sha256;
+      expect(await pinnedKey()).toBeNull();
+      // Test connection: the key seen is answered and pinned (trust on first use).
+      expect(await testBucket(db, f.tenantId, bucket.id, local)).toMatchObject({
+        ok: true,
+        fingerprint: genuine.fingerprint,
+      });
+      expect(await pinnedKey()).toBe(genuine.fingerprint);
+      // The pinned key is accepted: the run imports.
+      const first = await checkBucket(db, f.tenantId, bucket.id, 'manual', local);
+      expect(first).toMatchObject({ status: 'ok', files_imported: 1, error: null });
+      expect(await customers('P-%')).toBe(1);
+
+      // Another server takes the same address (a man in the middle) with its own host key.
+      const port = genuine.port;
+      await genuine.close();
+      files.set('in/p2.csv', csv(['P-2;Pat;Two']));
+      impostor = await startSftp(files, port);
+      expect(impostor.fingerprint).not.toBe(genuine.fingerprint);
+      const refused = await checkBucket(db, f.tenantId, bucket.id, 'schedule', local);
+      expect(refused).toMatchObject({ status: 'failed', files_seen: 0, files_imported: 0 });
+      expect(refused.error).toContain('host key changed');
+      expect(refused.error).toContain(genuine.fingerprint);
+      expect(refused.error).toContain(impostor.fingerprint);
+      expect(impostor.connections()).toBe(1);
+      expect(impostor.signIns()).toBe(0); // refused during the key exchange: no password sent
+      expect(await customers('P-%')).toBe(1);
+      expect(files.has('in/p2.csv')).toBe(true);
+      const tested = await testBucket(db, f.tenantId, bucket.id, local);
+      expect(tested).toMatchObject({ ok: false, error: expect.stringContaining('host key changed') });
+      expect(await pinnedKey()).toBe(genuine.fingerprint);
+      expect(impostor.signIns()).toBe(0);
+
+      // An administrator who knows the key really changed forgets it; the next test pins the new one.
+      await t((tx) => forgetHostKey(tx, f.admin, bucket.id));
+      expect(await pinnedKey()).toBeNull();
+      const [forgot] = await t((tx) =>
+        tx.query<{ action: string }>(
+          `select action from audit_log where object_id = $1 and action = 'import_bucket.forget_host_key'`,
+          [bucket.id],
+        ),
+      );
+      expect(forgot).toBeDefined();
+      expect(await testBucket(db, f.tenantId, bucket.id, local)).toMatchObject({
+        ok: true,
+        fingerprint: impostor.fingerprint,
+      });
+      expect(await pinnedKey()).toBe(impostor.fingerprint);
+      const after = await checkBucket(db, f.tenantId, bucket.id, 'manual', local);
+      expect(after).toMatchObject({ status: 'ok', files_imported: 1 });
+      expect(await customers('P-%')).toBe(2);
+
+      // Another port is another server: the pin is dropped with it (and the next connection pins again).
+      const moved = await t((tx) =>
+        updateBucket(
+          tx,
+          f.admin,
+          bucket.id,
+          {
+            name: 'Pinned SFTP',
+            type: 'sftp',
+            kind: 'customers',
+            host: '127.0.0.1',
+            port: port + 1,
+            username: 'u',
+            path: 'in',
+            secret: 'p',
+          },
+          undefined,
+          local,
+        ),
+      );
+      expect(moved.host_key_sha256).toBeNull();
+    } finally {
+      if (impostor) await impostor.close();
+      else await genuine.close();
     }
   });
 

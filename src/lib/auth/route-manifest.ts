@@ -1128,6 +1128,11 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
     audit: audited('import_bucket', { POST: 'import_bucket.check' }),
   },
   { pattern: '/v1/import-buckets/:id/test', methods: { POST: ADMIN } },
+  {
+    pattern: '/v1/import-buckets/:id/host-key',
+    methods: { DELETE: ADMIN },
+    audit: audited('import_bucket', { DELETE: 'import_bucket.forget_host_key' }),
+  },
   { pattern: '/v1/import-buckets/:id/runs', methods: { GET: ADMIN } },
 ];
 

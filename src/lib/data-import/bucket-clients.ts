@@ -2,7 +2,6 @@ import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path/posix';
 import { S3Client, ListObjectsV2Command, GetObjectCommand } from '@aws-sdk/client-s3';
-import { Client as SshClient, type SFTPWrapper } from 'ssh2';
 import { AppError } from '../errors/app-error.ts';
 import {
   checkTargetAddress,
@@ -13,6 +12,7 @@ import {
   PrivateTargetError,
   type TargetOptions,
 } from '../net/outbound.ts';
+import { connectSftp } from '../net/sftp.ts';
 import { MAX_IMPORT_BYTES } from './file.ts';
 
 /**
@@ -32,7 +32,16 @@ export type BucketTarget =
       accessKeyId: string;
       secret: string;
     }
-  | { type: 'sftp'; host: string; port: number; username: string; path: string; secret: string };
+  | {
+      type: 'sftp';
+      host: string;
+      port: number;
+      username: string;
+      path: string;
+      secret: string;
+      /** The pinned host key fingerprint (`SHA256:…`); null = not pinned yet (trust on first use). */
+      hostKeySha256: string | null;
+    };
 
 export type RemoteFile = { key: string; name: string; size: number; tag: string };
 
@@ -42,6 +51,8 @@ export type BucketConnection = {
   /** Marks a processed file at the source when the storage allows it (SFTP: moved into `processed/`). */
   markProcessed(file: RemoteFile): Promise<void>;
   close(): Promise<void>;
+  /** SFTP: the fingerprint of the host key the server showed (checked against the pinned one). */
+  fingerprint?: string;
 };
 
 const IMPORTABLE = /\.(csv|xlsx)$/i;
@@ -147,18 +158,18 @@ async function openSftp(
       throw new AppError('BAD_REQUEST', `host ${PRIVATE_TARGET_MESSAGE}`, { field: 'host' });
     throw error;
   }
-  const conn = new SshClient();
-  const sftp = await new Promise<SFTPWrapper>((resolve, reject) => {
-    conn.once('ready', () => conn.sftp((error, s) => (error ? reject(error) : resolve(s))));
-    conn.once('error', reject);
-    conn.connect({
+  // The host key is checked against the pinned one before the password is sent (src/lib/net/sftp.ts).
+  const conn = await connectSftp(
+    {
       host: addresses[0].address,
       port: target.port,
       username: target.username,
       password: target.secret,
-      readyTimeout: TIMEOUT_MS,
-    });
-  });
+      hostKeySha256: target.hostKeySha256,
+    },
+    { ...options, timeoutMs: TIMEOUT_MS },
+  );
+  const sftp = conn.sftp;
   const dir = target.path || '.';
   const processed = path.join(dir, 'processed');
   return {
@@ -186,8 +197,9 @@ async function openSftp(
       await sftpCall((cb) => sftp.rename(file.key, path.join(processed, file.name), cb));
     },
     async close() {
-      conn.end();
+      conn.close();
     },
+    fingerprint: conn.fingerprint,
   };
 }
 

@@ -14,6 +14,7 @@ import type { ImportBucketRunsRow, ImportBucketsRow, TenantsRow } from '../db/sc
 import { IMPORT_KINDS, KIND_FIELDS, suggestMapping, type ColumnMapping, type ImportKind } from './kinds.ts';
 import { checkS3Endpoint, checkSftpHost, openBucket, type BucketTarget } from './bucket-clients.ts';
 import { parseImportFile, sha256 } from './file.ts';
+import { HostKeyMismatchError } from '../net/sftp.ts';
 import { createImport, processImport } from './imports.ts';
 
 /**
@@ -39,7 +40,7 @@ export type BucketRun = Omit<ImportBucketRunsRow, 'details'> & {
 };
 
 const COLUMNS = `id, tenant_id, name, type, kind, endpoint, region, bucket, prefix, access_key_id, host, port, username, path,
-  mapping, is_enabled, last_run_at, created_by, created_at, updated_at, version`;
+  mapping, is_enabled, host_key_sha256, last_run_at, created_by, created_at, updated_at, version`;
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -208,6 +209,8 @@ export async function updateBucket(
     fields.port === current.port &&
     fields.username === current.username &&
     fields.access_key_id === current.access_key_id;
+  // The pinned host key belongs to the server it was seen on: another host or port starts unpinned.
+  const sameServer = input.type === current.type && fields.host === current.host && fields.port === current.port;
   if (!input.secret && !sameTarget)
     throw new AppError('BAD_REQUEST', 'secret must be typed again: the server or account changed', {
       field: 'secret',
@@ -217,7 +220,8 @@ export async function updateBucket(
   await tx.query(
     `update import_buckets set name = $2, type = $3, kind = $4, endpoint = $5, region = $6, bucket = $7, prefix = $8,
        access_key_id = $9, host = $10, port = $11, username = $12, path = $13,
-       secret_sealed = coalesce($14, secret_sealed), mapping = $15::jsonb, is_enabled = $16, updated_at = now(), version = version + 1
+       secret_sealed = coalesce($14, secret_sealed), mapping = $15::jsonb, is_enabled = $16,
+       host_key_sha256 = case when $17::boolean then host_key_sha256 end, updated_at = now(), version = version + 1
      where id = $1`,
     [
       id,
@@ -236,6 +240,7 @@ export async function updateBucket(
       input.secret ? sealSecret(input.secret) : null,
       JSON.stringify(fields.mapping),
       input.isEnabled,
+      sameServer,
     ],
   );
   await audit(tx, actor, 'import_bucket.update', id, { name: input.name, secretChanged: Boolean(input.secret) });
@@ -320,6 +325,7 @@ async function targetOf(db: Db, tenantId: string, id: string): Promise<{ bucket:
             username: bucket.username ?? '',
             path: bucket.path ?? '.',
             secret,
+            hostKeySha256: bucket.host_key_sha256,
           };
     return { bucket, target };
   });
@@ -327,22 +333,71 @@ async function targetOf(db: Db, tenantId: string, id: string): Promise<{ bucket:
 
 function reasonOf(error: unknown): string {
   if (error instanceof AppError) return error.message;
+  if (error instanceof HostKeyMismatchError)
+    return `refused: ${error.message}. Nothing was read and no password was sent. If the server's key really changed, forget the pinned key on the bucket's page and test the connection again.`;
   const message = error instanceof Error ? error.message : String(error);
   return message.slice(0, 300) || 'connection failed';
 }
 
-/** "Test connection": connects and lists; answers how many importable files it sees, or why it failed. */
+/**
+ * Trust on first use: a bucket with no pinned host key pins the key its first successful connection
+ * saw ("test connection" or a run). Only when still unpinned (two connections at once pin one key).
+ */
+async function pinFirstKey(db: Db, tenantId: string, bucketId: string, fingerprint: string | undefined) {
+  if (!fingerprint) return;
+  await db.tenant(tenantId, async (tx) => {
+    const pinned = await tx.query(
+      `update import_buckets set host_key_sha256 = $2 where id = $1 and host_key_sha256 is null returning id`,
+      [bucketId, fingerprint],
+    );
+    if (pinned.length)
+      await recordAudit(tx, {
+        tenantId,
+        actorId: BUCKET_ACTOR_ID,
+        actorKind: 'system',
+        action: 'import_bucket.pin_host_key',
+        objectType: 'import_bucket',
+        objectId: bucketId,
+        after: { hostKeySha256: fingerprint },
+        outcome: 'success',
+      });
+  });
+}
+
+/** "Forget" the pinned SFTP host key: the next successful connection pins the key it sees. */
+export async function forgetHostKey(tx: Tx, actor: Actor, id: string): Promise<ImportBucket> {
+  const bucket = await getBucket(tx, id);
+  if (bucket.type !== 'sftp') throw new AppError('BAD_REQUEST', 'only an SFTP bucket has a host key', { field: 'id' });
+  await tx.query(`update import_buckets set host_key_sha256 = null, updated_at = now() where id = $1`, [id]);
+  await audit(tx, actor, 'import_bucket.forget_host_key', id, { before: bucket.host_key_sha256 });
+  return getBucket(tx, id);
+}
+
+export const forgetHostKeyCommand = defineCommand({
+  action: 'import_bucket.forget_host_key',
+  objectType: 'import_bucket',
+  permission: ADMIN,
+  input: z.object({ id: z.string() }),
+  run: (tx, actor, { id }) => forgetHostKey(tx, actor, id),
+});
+
+/**
+ * "Test connection": connects and lists; answers how many importable files it sees (and, for SFTP, the
+ * host key fingerprint seen, pinned if none was), or why it failed.
+ */
 export async function testBucket(
   db: Db,
   tenantId: string,
   id: string,
   options?: TargetOptions,
-): Promise<{ ok: boolean; files: number; error: string | null }> {
+): Promise<{ ok: boolean; files: number; error: string | null; fingerprint?: string }> {
   const { target } = await targetOf(db, tenantId, id);
   try {
     const conn = await openBucket(target, options);
     try {
-      return { ok: true, files: (await conn.list()).length, error: null };
+      const files = (await conn.list()).length;
+      await pinFirstKey(db, tenantId, id, conn.fingerprint);
+      return { ok: true, files, error: null, ...(conn.fingerprint ? { fingerprint: conn.fingerprint } : {}) };
     } finally {
       await conn.close();
     }
@@ -378,6 +433,7 @@ export async function checkBucket(
     const conn = await openBucket(target, options);
     try {
       const files = await conn.list();
+      await pinFirstKey(db, tenantId, bucketId, conn.fingerprint);
       counts.seen = files.length;
       for (const file of files) {
         const known = await db.tenant(tenantId, (tx) =>
@@ -552,6 +608,7 @@ export function bucketJson(b: ImportBucket) {
     path: b.path,
     mapping: b.mapping,
     isEnabled: b.is_enabled,
+    hostKeySha256: b.host_key_sha256,
     lastRunAt: b.last_run_at,
     version: b.version,
   };

@@ -1057,6 +1057,7 @@ export type ImportBucketsRow = {
   created_at: Date;
   updated_at: Date;
   version: number;
+  host_key_sha256: string | null;
 };
 
 /** The `ip_restriction_roles` table. */

@@ -1,16 +1,16 @@
-import crypto from 'node:crypto';
 import net from 'node:net';
-import { Client, type ConnectConfig } from 'ssh2';
 import { AppError } from '../errors/app-error.ts';
 import {
   checkResolvesPublic,
   checkTargetUrl,
   HttpTimeoutError,
   PrivateTargetError,
-  resolvePublicHost,
   sendHttp,
   type TargetOptions,
 } from '../net/outbound.ts';
+import { HostKeyMismatchError, withSftp } from '../net/sftp.ts';
+
+export { fingerprintOf, HostKeyMismatchError } from '../net/sftp.ts';
 
 /**
  * Delivery of an export's file to an SFTP server or an HTTP endpoint a user typed. Both go through
@@ -74,11 +74,6 @@ export async function checkSftpAddress(raw: string, field: string, options?: Tar
   return host;
 }
 
-/** OpenSSH's fingerprint of a host key: `SHA256:` and the unpadded base64 of its SHA-256. */
-export function fingerprintOf(key: Buffer): string {
-  return `SHA256:${crypto.createHash('sha256').update(key).digest('base64').replace(/=+$/, '')}`;
-}
-
 export type SftpTarget = {
   host: string;
   port: number;
@@ -96,74 +91,6 @@ export function remotePath(directory: string, fileName: string): string {
   return `${dir.replace(/\/+$/, '') || ''}/${fileName}`.replace(/^\/\//, '/');
 }
 
-type SftpSession = {
-  /** The fingerprint the server showed. */
-  fingerprint: string;
-  upload?: (path: string, content: Buffer) => Promise<void>;
-};
-
-async function withSftp<T>(
-  target: SftpTarget,
-  options: TargetOptions & { timeoutMs?: number },
-  work: (session: SftpSession, sftp: import('ssh2').SFTPWrapper) => Promise<T>,
-): Promise<{ fingerprint: string | null; result: T }> {
-  // The name resolved once, every address public; the socket goes to the checked address.
-  const [address] = await resolvePublicHost(target.host, options);
-  const client = new Client();
-  let seen: string | null = null;
-  const config: ConnectConfig = {
-    host: address!.address,
-    port: target.port,
-    username: target.username,
-    readyTimeout: options.timeoutMs ?? 20_000,
-    hostVerifier: (key: Buffer) => {
-      seen = fingerprintOf(key);
-      return target.hostKeySha256 === null || target.hostKeySha256 === seen;
-    },
-    ...(target.privateKey ? { privateKey: target.privateKey } : { password: target.password ?? '' }),
-  };
-  return new Promise((resolve, reject) => {
-    let isSettled = false;
-    const settle = (fn: () => void) => {
-      if (isSettled) return;
-      isSettled = true;
-      client.end();
-      fn();
-    };
-    client.on('error', (error: Error) => {
-      const mismatch = seen !== null && target.hostKeySha256 !== null && seen !== target.hostKeySha256;
-      settle(() =>
-        reject(
-          mismatch
-            ? new HostKeyMismatchError(target.hostKeySha256!, seen!)
-            : Object.assign(error, { fingerprint: seen }),
-        ),
-      );
-    });
-    client.on('ready', () => {
-      client.sftp((error, sftp) => {
-        if (error) return settle(() => reject(error));
-        work({ fingerprint: seen ?? '' }, sftp).then(
-          (result) => settle(() => resolve({ fingerprint: seen, result })),
-          (workError: unknown) => settle(() => reject(workError)),
-        );
-      });
-    });
-    try {
-      client.connect(config);
-    } catch (error) {
-      settle(() => reject(error));
-    }
-  });
-}
-
-export class HostKeyMismatchError extends Error {
-  constructor(expected: string, seen: string) {
-    super(`the server's host key changed: pinned ${expected}, the server showed ${seen}`);
-    this.name = 'HostKeyMismatchError';
-  }
-}
-
 function isAuthFailure(error: unknown): boolean {
   return error instanceof Error && /authentication methods failed|auth/i.test(error.message);
 }
@@ -174,7 +101,7 @@ export async function testSftp(
   options: TargetOptions & { timeoutMs?: number } = {},
 ): Promise<{ fingerprint: string }> {
   const { fingerprint } = await withSftp(target, options, async () => undefined);
-  return { fingerprint: fingerprint ?? '' };
+  return { fingerprint };
 }
 
 /** Uploads the file as `<name>.part` and renames it, so a reader never picks up half a file. */
@@ -187,7 +114,7 @@ export async function deliverSftp(
   const finalPath = remotePath(target.directory, fileName);
   const partPath = `${finalPath}.part`;
   try {
-    const { fingerprint } = await withSftp(target, options, async (_session, sftp) => {
+    const { fingerprint } = await withSftp(target, options, async (sftp) => {
       await new Promise<void>((resolve, reject) =>
         sftp.writeFile(partPath, content, (e) => (e ? reject(e) : resolve())),
       );
@@ -197,7 +124,7 @@ export async function deliverSftp(
         sftp.rename(partPath, finalPath, (e) => (e ? reject(e) : resolve())),
       );
     });
-    return ok(`${finalPath} (${fingerprint ?? ''})`);
+    return ok(`${finalPath} (${fingerprint})`);
   } catch (error) {
     if (error instanceof HostKeyMismatchError || error instanceof PrivateTargetError)
       return failed(error.message, false);

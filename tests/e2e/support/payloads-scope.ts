@@ -1162,6 +1162,9 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
   'POST /v1/import-buckets/:id/test': (ids) => [
     { method: 'POST', path: `/v1/import-buckets/${ids.loanId}/test`, json: {}, expect: [403] },
   ],
+  'DELETE /v1/import-buckets/:id/host-key': (ids) => [
+    { method: 'DELETE', path: `/v1/import-buckets/${ids.loanId}/host-key`, expect: [403] },
+  ],
   'POST /admin/data/import-buckets': (ids) => [
     { method: 'POST', path: '/admin/data/import-buckets', form: { _action: 'check', id: ids.loanId }, expect: [403] },
   ],

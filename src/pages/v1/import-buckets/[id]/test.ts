@@ -5,7 +5,11 @@ import { requirePrincipal } from '#lib/auth/principal.ts';
 import { pageDb } from '../../../../server/db.ts';
 import { testBucket } from '#lib/data-import/buckets.ts';
 
-/** POST /v1/import-buckets/{id}/test → { ok, files, error }: connects through the outbound guard and lists; stores nothing. */
+/**
+ * POST /v1/import-buckets/{id}/test → { ok, files, error, fingerprint? }: connects through the outbound
+ * guard and lists. SFTP: the host key must be the pinned one; with none pinned, the key seen is pinned
+ * (trust on first use) and answered as `fingerprint`.
+ */
 export const POST: APIRoute = async (context) => {
   const ctx = apiContext(context);
   try {
