@@ -57,8 +57,10 @@ export default defineConfig({
       // and the conversations spec signs inbound replies with this secret.
       ...(process.env.E2E_SMTP_URL ? { SMTP_URL: process.env.E2E_SMTP_URL } : {}),
       INBOUND_WEBHOOK_SECRET: E2E_INBOUND_WEBHOOK_SECRET,
-      // Issue 16: webhook, sink and export targets in the tests are local servers and databases on 127.0.0.1.
-      ALLOW_PRIVATE_TARGETS: '1',
+      // Issue 16: webhook, sink and export targets in the tests are local servers and databases on
+      // loopback; only loopback is let through, every other private address (the metadata service…)
+      // stays refused, as the specs that check refusals expect.
+      ALLOW_PRIVATE_TARGETS: '127.0.0.1,::1',
     },
   },
 });

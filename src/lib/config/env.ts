@@ -29,6 +29,11 @@ export type Env = {
    * loopback and private addresses (local development and tests only; src/lib/net/outbound.ts).
    */
   allowPrivateTargets: boolean;
+  /**
+   * ALLOW_PRIVATE_TARGETS=127.0.0.1,::1 (addresses or CIDR ranges): only these private addresses may
+   * be reached, every other private one stays refused (a local receiver, never the metadata service).
+   */
+  privateTargetAllowList: string[];
   seedDemo: boolean;
   demoPassword: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
@@ -41,6 +46,17 @@ export const DEFAULT_DEMO_PASSWORD = 'Demo-Lender-2026!';
 function flag(value: string | undefined, fallback: boolean): boolean {
   if (value === undefined || value === '') return fallback;
   return !['0', 'false', 'no', 'off'].includes(value.toLowerCase());
+}
+
+/** ALLOW_PRIVATE_TARGETS: a flag (1/0), or a comma-separated list of allowed private addresses. */
+function privateTargets(value: string | undefined): Pick<Env, 'allowPrivateTargets' | 'privateTargetAllowList'> {
+  const text = (value ?? '').trim();
+  if (!/[.:/,]/.test(text)) return { allowPrivateTargets: flag(text, false), privateTargetAllowList: [] };
+  const list = text
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+  return { allowPrivateTargets: false, privateTargetAllowList: list };
 }
 
 export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
@@ -57,7 +73,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
     smsProviderToken: source.SMS_PROVIDER_TOKEN || undefined,
     inboundWebhookSecret: source.INBOUND_WEBHOOK_SECRET || undefined,
     replyDomain: source.REPLY_DOMAIN || undefined,
-    allowPrivateTargets: flag(source.ALLOW_PRIVATE_TARGETS, false),
+    ...privateTargets(source.ALLOW_PRIVATE_TARGETS),
     seedDemo: flag(source.SEED_DEMO, true),
     demoPassword: source.DEMO_PASSWORD || DEFAULT_DEMO_PASSWORD,
     logLevel: (['debug', 'info', 'warn', 'error'].includes(level) ? level : 'info') as Env['logLevel'],

@@ -15,7 +15,8 @@ import { AppError } from '../errors/app-error.ts';
  *  - `sendHttp` for HTTP: never follows a redirect (a 3xx is an answer like any other).
  * Loopback, private, link-local, carrier-grade NAT, documentation, multicast and reserved ranges are
  * refused, and so are IPv6 forms that embed such an IPv4 address (mapped, NAT64, 6to4), unless the
- * operator sets ALLOW_PRIVATE_TARGETS=1 (local development and tests).
+ * operator sets ALLOW_PRIVATE_TARGETS=1 (local development and tests), or lists the private addresses
+ * that may be reached (ALLOW_PRIVATE_TARGETS=127.0.0.1,::1: a local receiver, the rest still refused).
  */
 
 export type TargetOptions = {
@@ -25,6 +26,39 @@ export type TargetOptions = {
 
 function allowPrivate(options: TargetOptions | undefined): boolean {
   return options?.allowPrivate ?? env().allowPrivateTargets;
+}
+
+let allowListCache: { text: string; list: net.BlockList } | null = null;
+/** The operator's list of private addresses that may be reached (ALLOW_PRIVATE_TARGETS=127.0.0.1,::1). */
+function operatorAllowList(): net.BlockList | null {
+  const items = env().privateTargetAllowList;
+  if (items.length === 0) return null;
+  const text = items.join(',');
+  if (allowListCache?.text !== text) {
+    const list = new net.BlockList();
+    for (const item of items) {
+      const [address, bits] = item.split('/');
+      const type = net.isIPv6(address) ? 'ipv6' : 'ipv4';
+      if (!net.isIP(address)) continue;
+      if (bits === undefined) list.addAddress(address, type);
+      else list.addSubnet(address, Number(bits), type);
+    }
+    allowListCache = { text, list };
+  }
+  return allowListCache.list;
+}
+
+/**
+ * True when a connection to `ip` must be refused: a private address, unless the caller or the
+ * operator allows private targets, or the operator's list names it (only when the caller did not
+ * decide for itself, as tests of the refusals do).
+ */
+function isRefused(ip: string, options: TargetOptions | undefined): boolean {
+  if (allowPrivate(options) || !isPrivateAddress(ip)) return false;
+  if (options?.allowPrivate !== undefined) return true;
+  const allowed = operatorAllowList();
+  const bare = ip.replace(/^\[|\]$/g, '');
+  return !(allowed && net.isIP(bare) && allowed.check(bare, net.isIPv6(bare) ? 'ipv6' : 'ipv4'));
 }
 
 function parseIpv4(text: string): number[] | null {
@@ -158,10 +192,10 @@ export function checkTargetUrl(
     .replace(/^\[|\]$/g, '')
     .replace(/\.+$/, '')
     .toLowerCase();
-  if ((net.isIP(host) || host === 'localhost' || host.endsWith('.localhost')) && !allowPrivate(options)) {
-    if (!net.isIP(host) || isPrivateAddress(host))
-      throw new AppError('BAD_REQUEST', `${field} ${PRIVATE_TARGET_MESSAGE}`, { field });
-  }
+  // localhost names are loopback whatever the resolver says.
+  const address = net.isIP(host) ? host : host === 'localhost' || host.endsWith('.localhost') ? '127.0.0.1' : null;
+  if (address && isRefused(address, options))
+    throw new AppError('BAD_REQUEST', `${field} ${PRIVATE_TARGET_MESSAGE}`, { field });
   return url;
 }
 
@@ -186,10 +220,8 @@ export async function resolvePublicHost(host: string, options?: TargetOptions): 
   const addresses: LookupAddress[] = net.isIP(bare)
     ? [{ address: bare, family: net.isIP(bare) }]
     : await dns.promises.lookup(bare, { all: true, verbatim: true });
-  if (!allowPrivate(options)) {
-    const bad = addresses.find((a) => isPrivateAddress(a.address));
-    if (bad) throw new PrivateTargetError(bare, bad.address);
-  }
+  const bad = addresses.find((a) => isRefused(a.address, options));
+  if (bad) throw new PrivateTargetError(bare, bad.address);
   return addresses;
 }
 
@@ -240,7 +272,7 @@ export async function sendHttp(target: string | URL, request: HttpRequest = {}):
   const url = typeof target === 'string' ? new URL(target) : target;
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`unsupported scheme ${url.protocol}`);
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (net.isIP(host) && !allowPrivate(request) && isPrivateAddress(host)) throw new PrivateTargetError(host, host);
+  if (net.isIP(host) && isRefused(host, request)) throw new PrivateTargetError(host, host);
   const timeoutMs = request.timeoutMs ?? 15_000;
   const max = request.maxResponseBytes ?? 64 * 1024;
   const started = performance.now();
