@@ -16,3 +16,4 @@ export { generateSchedule, previewSchedule } from './generator.ts';
 export { scheduleToJson } from './json.ts';
 export { allocatePayment, DEFAULT_ADVANCED_ALLOCATION } from './allocation.ts';
 export { loanDelinquency, classifyDays, overdueInstallments, DEFAULT_DELINQUENCY_RANGES } from './delinquency.ts';
+export { reAgeInstallments, reAmortizeInstallments, validateReAgeRequest, RE_AGE_FREQUENCIES } from './reage.ts';
