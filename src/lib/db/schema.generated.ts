@@ -4,7 +4,7 @@
 // One type per table and view, as the driver returns its rows (int8 → bigint, numeric and date →
 // string, timestamptz → Date, json → unknown). Views report every column as nullable.
 
-export type LoanTransactionType = 'DISBURSEMENT' | 'REPAYMENT' | 'WAIVE_INTEREST' | 'WAIVE_CHARGES' | 'WRITE_OFF' | 'ACCRUAL' | 'FEE_APPLIED' | 'PENALTY_APPLIED' | 'REVERSAL' | 'CREDIT_BALANCE_REFUND';
+export type LoanTransactionType = 'DISBURSEMENT' | 'REPAYMENT' | 'WAIVE_INTEREST' | 'WAIVE_CHARGES' | 'WRITE_OFF' | 'ACCRUAL' | 'FEE_APPLIED' | 'PENALTY_APPLIED' | 'REVERSAL' | 'CREDIT_BALANCE_REFUND' | 'REAGE' | 'REAMORTIZE';
 
 /** The `analytics_delinquency_months` table. */
 export type AnalyticsDelinquencyMonthsRow = {
@@ -1315,6 +1315,20 @@ export type LoanProductsRow = {
   updated_at: Date;
 };
 
+/** The `loan_schedule_changes` table. */
+export type LoanScheduleChangesRow = {
+  tenant_id: string;
+  id: string;
+  loan_id: string;
+  frequency_type: string | null;
+  frequency_number: number | null;
+  start_date: string | null;
+  number_of_installments: number | null;
+  previous_schedule: unknown;
+  created_due_dates: unknown;
+  created_at: Date;
+};
+
 /** The `loan_transactions` table. */
 export type LoanTransactionsRow = {
   tenant_id: string;
@@ -2031,6 +2045,7 @@ export type Tables = {
   loan_month_end_snapshots: LoanMonthEndSnapshotsRow;
   loan_product_versions: LoanProductVersionsRow;
   loan_products: LoanProductsRow;
+  loan_schedule_changes: LoanScheduleChangesRow;
   loan_transactions: LoanTransactionsRow;
   loan_transactions_view: LoanTransactionsViewRow;
   loans: LoansRow;

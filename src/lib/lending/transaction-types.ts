@@ -23,6 +23,10 @@ export const LOAN_TRANSACTION_TYPES = {
   REVERSAL: 'REVERSAL',
   /** Pays (part of) an overpaid loan's credit balance back to the borrower; the loan closes when none is left. */
   CREDIT_BALANCE_REFUND: 'CREDIT_BALANCE_REFUND',
+  /** Re-age: the unpaid principal moves into new installments (loan_schedule_changes keeps the request); no money moves. Undone by its own command. */
+  REAGE: 'REAGE',
+  /** Re-amortisation: the unpaid principal of past-due installments is spread over the future ones; no money moves. Undone by its own command. */
+  REAMORTIZE: 'REAMORTIZE',
 } as const;
 
 export type LoanTransactionType = keyof typeof LOAN_TRANSACTION_TYPES;

@@ -35,6 +35,8 @@ const LOAN_TABLE: Record<string, LoanStatus> = {
   'OVERPAID reverseTransaction': 'ACTIVE',
   'CLOSED_WRITTEN_OFF reverseTransaction': 'ACTIVE',
   'OVERPAID refundCredit': 'ACTIVE',
+  'ACTIVE reAge': 'ACTIVE',
+  'ACTIVE reAmortize': 'ACTIVE',
 };
 
 describe('loan state machine', () => {

@@ -26,6 +26,8 @@ export const LOAN_ACTIONS = [
   'writeOff',
   'reverseTransaction',
   'refundCredit',
+  'reAge',
+  'reAmortize',
 ] as const;
 export type LoanAction = (typeof LOAN_ACTIONS)[number];
 
@@ -95,6 +97,16 @@ export const loanMachine: Machine<LoanStatus, LoanAction, LoanContext> = {
       to: settledState,
       guard: (c) =>
         (c.creditBalance ?? 0n) > 0n ? null : refuse('no_credit_balance', 'This loan has no credit balance to refund'),
+    },
+    reAge: {
+      from: ['ACTIVE'],
+      to: 'ACTIVE',
+      guard: (c) => (c.outstanding > 0n ? null : refuse('nothing_outstanding', 'Nothing is outstanding on this loan')),
+    },
+    reAmortize: {
+      from: ['ACTIVE'],
+      to: 'ACTIVE',
+      guard: (c) => (c.outstanding > 0n ? null : refuse('nothing_outstanding', 'Nothing is outstanding on this loan')),
     },
     reverseTransaction: {
       from: ['ACTIVE', 'CLOSED_OBLIGATIONS_MET', 'OVERPAID', 'CLOSED_WRITTEN_OFF'],
