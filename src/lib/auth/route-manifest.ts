@@ -558,6 +558,23 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
     methods: { POST: ADMIN },
     audit: audited('loan', { POST: 'loan.reverse_transaction' }),
   },
+  // Re-age / re-amortisation (issue 17) and their undo: administrators only, like write-offs.
+  { pattern: '/v1/loans/:id/re-ages', methods: { POST: ADMIN }, audit: audited('loan', { POST: 'loan.reage' }) },
+  {
+    pattern: '/v1/loans/:id/re-ages/undo',
+    methods: { POST: ADMIN },
+    audit: audited('loan', { POST: 'loan.undo_reage' }),
+  },
+  {
+    pattern: '/v1/loans/:id/re-amortizations',
+    methods: { POST: ADMIN },
+    audit: audited('loan', { POST: 'loan.reamortize' }),
+  },
+  {
+    pattern: '/v1/loans/:id/re-amortizations/undo',
+    methods: { POST: ADMIN },
+    audit: audited('loan', { POST: 'loan.undo_reamortize' }),
+  },
   {
     pattern: '/v1/applications',
     methods: { GET: need('loans.loan_applications.view'), POST: need('loans.offers.request_loan') },

@@ -474,6 +474,20 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
   'POST /v1/loans/:id/transactions/:transactionId/reversals': (ids) => [
     money(`/v1/loans/${ids.loanId}/transactions/${ids.transactionId}/reversals`, {}, [403, 404]),
   ],
+  'POST /v1/loans/:id/re-ages': (ids) => [
+    money(
+      `/v1/loans/${ids.loanId}/re-ages`,
+      { startDate: '2030-01-01', frequencyType: 'MONTHS', frequencyNumber: 1, numberOfInstallments: 2 },
+      [403, 404],
+    ),
+  ],
+  'POST /v1/loans/:id/re-ages/undo': (ids) => [money(`/v1/loans/${ids.loanId}/re-ages/undo`, {}, [403, 404])],
+  'POST /v1/loans/:id/re-amortizations': (ids) => [
+    money(`/v1/loans/${ids.loanId}/re-amortizations`, {}, [403, 404]),
+  ],
+  'POST /v1/loans/:id/re-amortizations/undo': (ids) => [
+    money(`/v1/loans/${ids.loanId}/re-amortizations/undo`, {}, [403, 404]),
+  ],
   'POST /v1/exports': (ids) =>
     [ids.branchId, 'LYO-01', ids.regionId, ids.officerId].flatMap((node): Probe[] =>
       ['customers', 'loans', 'offers', 'collaterals', 'payments', 'loan-applications'].map((list) => ({

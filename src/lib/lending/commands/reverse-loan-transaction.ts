@@ -49,6 +49,19 @@ export async function reverseLoanTransaction(tx: Tx, actor: Actor, input: Revers
       details: { reason: 'write_off_first' },
     });
   }
+  // A re-age / re-amortisation reshaped the dues from the history before it: changing that history
+  // under it would leave the reshaped dues wrong, so it is undone first (its own undo command).
+  const targetIndex = transactions.indexOf(target);
+  if (
+    transactions.some(
+      (t, i) => i > targetIndex && !t.is_reversed && (t.type === 'REAGE' || t.type === 'REAMORTIZE'),
+    )
+  ) {
+    throw new AppError('CONFLICT', 'Undo the later re-age or re-amortisation first', {
+      field: 'transactionId',
+      details: { reason: 'undo_later_reshape_first' },
+    });
+  }
   const context = loanContextOf(installments, transactions);
   transitionLoan(loan.status, 'reverseTransaction', context);
   const before = auditSnapshot(loan, installments);

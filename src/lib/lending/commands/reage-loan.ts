@@ -1,0 +1,341 @@
+import { AppError } from '#lib/errors/app-error.ts';
+import { validationError } from '#lib/errors/messages.ts';
+import { parseDateInput } from '#lib/dates/parse-date.ts';
+import type { Tx } from '#lib/db/index.ts';
+import type { LoanScheduleChangesRow } from '#lib/db/schema.generated.ts';
+import {
+  reAgeInstallments,
+  reAmortizeInstallments,
+  RE_AGE_FREQUENCIES,
+  type ReAgeFrequency,
+  type ReshapeInstallment,
+  type ReshapeMoney,
+  type ReshapeResult,
+} from '#lib/schedule/reage.ts';
+import type { Actor } from '../actor.ts';
+import type { InstallmentRow } from '../installments.ts';
+import { transitionLoan } from '../lifecycle/loan.ts';
+import { loanContextOf, type TransactionRow } from '../loans.ts';
+import type { ProductRow } from '../products.ts';
+import { replaceLoanSchedule, type ScheduleRowInput } from '../schedule-sync.ts';
+import { auditSnapshot, auditSuccess, insertTransaction, openLoanForCommand, type LoanCommandState } from './common.ts';
+
+/**
+ * Re-age and re-amortisation of an active loan (Fineract LoanReAgingServiceImpl /
+ * LoanReAmortizationServiceImpl and their validators), and their undo.
+ *
+ * The new installments come from the pure engine (src/lib/schedule/reage.ts); the loan's
+ * installments are rewritten with replaceLoanSchedule, which replays the live transactions onto them.
+ * No money moves and the principal owed is unchanged, so nothing is posted unless the replay moves
+ * money between components. The request and the dues the change replaced are kept in
+ * loan_schedule_changes: the undo puts those dues back (a REVERSAL row names the undone transaction).
+ */
+export type ReAgeInput = {
+  loanId: string;
+  /** Due date of the first new installment; not before the loan's maturity date. */
+  startDate: string;
+  frequencyType: ReAgeFrequency;
+  frequencyNumber: number;
+  numberOfInstallments: number;
+  note?: string | null;
+};
+export type ReAmortizeInput = { loanId: string; note?: string | null };
+export type UndoScheduleChangeInput = { loanId: string; note?: string | null };
+
+type Kind = 'REAGE' | 'REAMORTIZE';
+const ADVANCED = 'advanced-payment-allocation-strategy';
+
+const conflict = (reason: string, message: string, field?: string) =>
+  new AppError('CONFLICT', message, { ...(field ? { field } : {}), details: { reason } });
+
+/** The money rules the engine splits with: the product's digits, rounding and installment multiple. */
+export function reshapeMoneyOf(product: ProductRow): ReshapeMoney {
+  return {
+    digits: product.digits_after_decimal,
+    roundingMode: product.rounding_mode as ReshapeMoney['roundingMode'],
+    installmentAmountInMultiplesOf: product.installment_amount_in_multiples_of || null,
+  };
+}
+
+/** Charges applied after disbursement, per installment number (replaceLoanSchedule re-attaches them itself). */
+function appliedCharges(transactions: TransactionRow[]): Map<number, { fees: bigint; penalties: bigint }> {
+  const byNumber = new Map<number, { fees: bigint; penalties: bigint }>();
+  for (const t of transactions) {
+    if (t.is_reversed || (t.type !== 'FEE_APPLIED' && t.type !== 'PENALTY_APPLIED')) continue;
+    const entry = byNumber.get(t.installment_number ?? -1) ?? { fees: 0n, penalties: 0n };
+    if (t.type === 'FEE_APPLIED') entry.fees += t.amount;
+    else entry.penalties += t.amount;
+    byNumber.set(t.installment_number ?? -1, entry);
+  }
+  return byNumber;
+}
+
+/** The installments as the engine sees them; `reAged` are the due dates earlier live re-ages created. */
+export function reshapeInstallmentsOf(rows: InstallmentRow[], reAged: ReadonlySet<string>): ReshapeInstallment[] {
+  return rows.map((r) => ({
+    number: r.number,
+    fromDate: r.from_date,
+    dueDate: r.due_date,
+    isDownPayment: r.is_down_payment,
+    isReAged: reAged.has(r.due_date),
+    principal: r.principal_due,
+    principalPaid: r.principal_paid + r.principal_written_off,
+    interest: r.interest_due,
+    interestPaid: r.interest_paid + r.interest_waived + r.interest_written_off,
+    fees: r.fee_due,
+    feesPaid: r.fee_paid + r.fee_waived + r.fee_written_off,
+    penalties: r.penalty_due,
+    penaltiesPaid: r.penalty_paid + r.penalty_waived + r.penalty_written_off,
+  }));
+}
+
+/** Engine installments → the rows replaceLoanSchedule writes (applied charges left out: it re-attaches them). */
+function scheduleRowsOf(
+  installments: readonly ReshapeInstallment[],
+  charges: Map<number, { fees: bigint; penalties: bigint }>,
+): ScheduleRowInput[] {
+  return installments.map((i) => {
+    const applied = charges.get(i.number) ?? { fees: 0n, penalties: 0n };
+    return {
+      number: i.number,
+      fromDate: i.fromDate,
+      dueDate: i.dueDate,
+      isDownPayment: i.isDownPayment ?? false,
+      principal: i.principal,
+      interest: i.interest,
+      fees: i.fees - applied.fees,
+      penalties: i.penalties - applied.penalties,
+    };
+  });
+}
+
+type StoredRow = Omit<ScheduleRowInput, 'principal' | 'interest' | 'fees' | 'penalties'> &
+  Record<'principal' | 'interest' | 'fees' | 'penalties', string>;
+
+const toStored = (rows: ScheduleRowInput[]): StoredRow[] =>
+  rows.map((r) => ({
+    ...r,
+    principal: String(r.principal),
+    interest: String(r.interest),
+    fees: String(r.fees),
+    penalties: String(r.penalties),
+  }));
+const fromStored = (rows: StoredRow[]): ScheduleRowInput[] =>
+  rows.map((r) => ({
+    ...r,
+    principal: BigInt(r.principal),
+    interest: BigInt(r.interest),
+    fees: BigInt(r.fees),
+    penalties: BigInt(r.penalties),
+  }));
+
+async function loadChanges(tx: Tx, loanId: string): Promise<LoanScheduleChangesRow[]> {
+  return tx.query<LoanScheduleChangesRow>(`select * from loan_schedule_changes where loan_id = $1`, [loanId]);
+}
+
+/** Due dates of the installments the loan's live re-ages created. */
+function reAgedDueDates(changes: LoanScheduleChangesRow[], transactions: TransactionRow[]): Set<string> {
+  const live = new Set(transactions.filter((t) => t.type === 'REAGE' && !t.is_reversed).map((t) => t.id));
+  return new Set(changes.filter((c) => live.has(c.id)).flatMap((c) => c.created_due_dates as string[]));
+}
+
+/** The loan's maturity: the last installment's due date. */
+const maturityOf = (rows: InstallmentRow[]) => rows.reduce((m, r) => (r.due_date > m ? r.due_date : m), '');
+
+/**
+ * Fineract's business rules for both commands: an active progressive loan with the advanced payment
+ * allocation, without interest, something still owed, and at most one such transaction a day.
+ */
+function assertEligible(state: LoanCommandState, kind: Kind): void {
+  const { loan, product, installments, transactions, today } = state;
+  const what = kind === 'REAGE' ? 'Re-ageing' : 'Re-amortisation';
+  transitionLoan(loan.status, kind === 'REAGE' ? 'reAge' : 'reAmortize', loanContextOf(installments, transactions));
+  if (product.schedule_type !== 'PROGRESSIVE' || product.allocation_strategy !== ADVANCED) {
+    throw conflict(
+      'reshape_not_supported',
+      `${what} is only available for progressive schedules with the advanced payment allocation`,
+    );
+  }
+  const rate = Number(loan.terms.annualInterestRate ?? product.annual_interest_rate);
+  if (rate > 0) throw conflict('reshape_interest_bearing', `${what} is only available for loans without interest`);
+  if (transactions.some((t) => t.type === kind && t.transaction_date === today)) {
+    throw conflict('reshape_once_a_day', `${what} can only be done once a day`);
+  }
+}
+
+async function record(
+  tx: Tx,
+  actor: Actor,
+  state: LoanCommandState,
+  kind: Kind,
+  result: ReshapeResult,
+  request: Omit<ReAgeInput, 'loanId' | 'note'> | null,
+  note: string | null | undefined,
+) {
+  const { loan, product, installments, transactions, today } = state;
+  const before = auditSnapshot(loan, installments);
+  const charges = appliedCharges(transactions);
+  const previous = scheduleRowsOf(reshapeInstallmentsOf(installments, new Set()), charges);
+  const next = scheduleRowsOf(result.installments, charges);
+  const transaction = await insertTransaction(tx, actor, loan, {
+    type: kind,
+    date: today,
+    amount: result.principal,
+    principal: result.principal,
+    note,
+  });
+  await tx.query(
+    `insert into loan_schedule_changes (tenant_id, id, loan_id, frequency_type, frequency_number, start_date,
+       number_of_installments, previous_schedule, created_due_dates)
+     values ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb)`,
+    [
+      actor.tenantId,
+      transaction.id,
+      loan.id,
+      request?.frequencyType ?? null,
+      request?.frequencyNumber ?? null,
+      request?.startDate ?? null,
+      request?.numberOfInstallments ?? null,
+      JSON.stringify(toStored(previous)),
+      JSON.stringify(result.installments.filter((i) => i.isReAged && kind === 'REAGE').map((i) => i.dueDate)),
+    ],
+  );
+  const replaced = await replaceLoanSchedule(tx, actor, { loan, product }, next, {
+    date: today,
+    transactionId: transaction.id,
+    description: `${kind === 'REAGE' ? 'Re-age' : 'Re-amortisation'} of loan ${loan.account_no}`,
+  });
+  await auditSuccess(tx, actor, kind === 'REAGE' ? 'loan.reage' : 'loan.reamortize', 'loan', loan.id, before, {
+    ...auditSnapshot(replaced.loan, replaced.installments),
+    transactionId: transaction.id,
+    principal: result.principal,
+    ...(request ?? {}),
+  });
+  return { transaction, loan: replaced.loan, installments: replaced.installments };
+}
+
+function parseReAgeRequest(input: ReAgeInput, maturity: string): Omit<ReAgeInput, 'loanId' | 'note'> {
+  const start = parseDateInput(input.startDate, { min: maturity });
+  if (!start.ok) throw validationError('startDate', start.problem.key, start.problem.params);
+  if (!RE_AGE_FREQUENCIES.includes(input.frequencyType))
+    throw validationError('frequencyType', 'choice', { options: RE_AGE_FREQUENCIES.join(', ') });
+  for (const field of ['frequencyNumber', 'numberOfInstallments'] as const) {
+    const value = input[field];
+    if (!Number.isInteger(value)) throw validationError(field, 'number.whole');
+    if (value < 1) throw validationError(field, 'number.min', { min: 1 });
+    if (value > 1200) throw validationError(field, 'number.max', { max: 1200 });
+  }
+  return {
+    startDate: start.date,
+    frequencyType: input.frequencyType,
+    frequencyNumber: input.frequencyNumber,
+    numberOfInstallments: input.numberOfInstallments,
+  };
+}
+
+/** What a re-age would make of the loan's installments, without writing anything (the form's preview). */
+export function planReAge(state: LoanCommandState, changes: LoanScheduleChangesRow[], input: ReAgeInput) {
+  const maturity = maturityOf(state.installments);
+  const request = parseReAgeRequest(input, maturity);
+  const view = reshapeInstallmentsOf(state.installments, reAgedDueDates(changes, state.transactions));
+  return {
+    request,
+    result: reAgeInstallments(view, { ...request, transactionDate: state.today }, reshapeMoneyOf(state.product)),
+  };
+}
+
+/**
+ * Re-ages an overdue loan (Fineract REAGE): on or after its maturity, the unpaid principal of every
+ * installment moves into `numberOfInstallments` new ones from `startDate`.
+ */
+export async function reAgeLoan(tx: Tx, actor: Actor, input: ReAgeInput) {
+  const state = await openLoanForCommand(tx, actor, input.loanId);
+  assertEligible(state, 'REAGE');
+  const maturity = maturityOf(state.installments);
+  if (state.today < maturity) {
+    throw conflict('reage_before_maturity', `A loan cannot be re-aged before its maturity date (${maturity})`);
+  }
+  const { request, result } = planReAge(state, await loadChanges(tx, state.loan.id), input);
+  return record(tx, actor, state, 'REAGE', result, request, input.note);
+}
+
+/**
+ * Re-amortises a loan (Fineract REAMORTIZE): until its maturity, the unpaid principal of the
+ * installments due so far is spread over the installments still to come.
+ */
+export async function reAmortizeLoan(tx: Tx, actor: Actor, input: ReAmortizeInput) {
+  const state = await openLoanForCommand(tx, actor, input.loanId);
+  assertEligible(state, 'REAMORTIZE');
+  const maturity = maturityOf(state.installments);
+  if (state.today > maturity) {
+    throw conflict('reamortize_after_maturity', `A loan cannot be re-amortised after its maturity date (${maturity})`);
+  }
+  const view = reshapeInstallmentsOf(
+    state.installments,
+    reAgedDueDates(await loadChanges(tx, state.loan.id), state.transactions),
+  );
+  if (!view.some((i) => i.dueDate > state.today && !i.isDownPayment && !i.isReAged)) {
+    throw conflict('no_future_installment', 'No installment falls due after today to take the past-due principal');
+  }
+  const result = reAmortizeInstallments(view, state.today, reshapeMoneyOf(state.product));
+  return record(tx, actor, state, 'REAMORTIZE', result, null, input.note);
+}
+
+/**
+ * Undoes the latest live re-age or re-amortisation (Fineract undoReAge / undoReAmortize): refused when
+ * a repayment came after it, or when a later re-age / re-amortisation stands (undo that one first).
+ * The dues it replaced come back and the live transactions are replayed onto them.
+ */
+async function undo(tx: Tx, actor: Actor, input: UndoScheduleChangeInput, kind: Kind) {
+  const state = await openLoanForCommand(tx, actor, input.loanId);
+  const { loan, product, installments, transactions, today } = state;
+  const what = kind === 'REAGE' ? 're-age' : 're-amortisation';
+  const index = transactions.findLastIndex((t) => t.type === kind && !t.is_reversed);
+  if (index < 0) throw conflict(kind === 'REAGE' ? 'no_reage' : 'no_reamortization', `This loan has no ${what} to undo`);
+  const target = transactions[index];
+  const later = transactions.slice(index + 1).filter((t) => !t.is_reversed && t.type !== 'REVERSAL');
+  if (later.some((t) => t.type === 'REPAYMENT')) {
+    throw conflict('repayment_after_reshape', `A repayment was made after the ${what}: it cannot be undone`);
+  }
+  if (later.some((t) => t.type === 'REAGE' || t.type === 'REAMORTIZE')) {
+    throw conflict('undo_later_reshape_first', `Undo the later re-age or re-amortisation first`);
+  }
+  const [change] = await tx.query<LoanScheduleChangesRow>(`select * from loan_schedule_changes where id = $1`, [
+    target.id,
+  ]);
+  if (!change) throw new AppError('INTERNAL', `The ${what} has no stored schedule`, { internal: target.id });
+  const before = auditSnapshot(loan, installments);
+  const reversal = await insertTransaction(tx, actor, loan, {
+    type: 'REVERSAL',
+    date: today,
+    amount: target.amount,
+    principal: target.principal_portion,
+    reversesId: target.id,
+    note: input.note,
+  });
+  const replaced = await replaceLoanSchedule(
+    tx,
+    actor,
+    { loan, product },
+    fromStored(change.previous_schedule as StoredRow[]),
+    {
+      date: today,
+      transactionId: reversal.id,
+      description: `Undo of the ${what} ${target.id} on loan ${loan.account_no}`,
+    },
+  );
+  await auditSuccess(
+    tx,
+    actor,
+    kind === 'REAGE' ? 'loan.undo_reage' : 'loan.undo_reamortize',
+    'loan',
+    loan.id,
+    before,
+    { ...auditSnapshot(replaced.loan, replaced.installments), undoneTransactionId: target.id, reversalId: reversal.id },
+  );
+  return { transaction: reversal, loan: replaced.loan, installments: replaced.installments };
+}
+
+export const undoReAgeLoan = (tx: Tx, actor: Actor, input: UndoScheduleChangeInput) => undo(tx, actor, input, 'REAGE');
+export const undoReAmortizeLoan = (tx: Tx, actor: Actor, input: UndoScheduleChangeInput) =>
+  undo(tx, actor, input, 'REAMORTIZE');
