@@ -482,9 +482,7 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
     ),
   ],
   'POST /v1/loans/:id/re-ages/undo': (ids) => [money(`/v1/loans/${ids.loanId}/re-ages/undo`, {}, [403, 404])],
-  'POST /v1/loans/:id/re-amortizations': (ids) => [
-    money(`/v1/loans/${ids.loanId}/re-amortizations`, {}, [403, 404]),
-  ],
+  'POST /v1/loans/:id/re-amortizations': (ids) => [money(`/v1/loans/${ids.loanId}/re-amortizations`, {}, [403, 404])],
   'POST /v1/loans/:id/re-amortizations/undo': (ids) => [
     money(`/v1/loans/${ids.loanId}/re-amortizations/undo`, {}, [403, 404]),
   ],

@@ -291,7 +291,8 @@ async function undo(tx: Tx, actor: Actor, input: UndoScheduleChangeInput, kind: 
   const { loan, product, installments, transactions, today } = state;
   const what = kind === 'REAGE' ? 're-age' : 're-amortisation';
   const index = transactions.findLastIndex((t) => t.type === kind && !t.is_reversed);
-  if (index < 0) throw conflict(kind === 'REAGE' ? 'no_reage' : 'no_reamortization', `This loan has no ${what} to undo`);
+  if (index < 0)
+    throw conflict(kind === 'REAGE' ? 'no_reage' : 'no_reamortization', `This loan has no ${what} to undo`);
   const target = transactions[index];
   const later = transactions.slice(index + 1).filter((t) => !t.is_reversed && t.type !== 'REVERSAL');
   if (later.some((t) => t.type === 'REPAYMENT')) {

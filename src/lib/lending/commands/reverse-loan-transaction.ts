@@ -53,9 +53,7 @@ export async function reverseLoanTransaction(tx: Tx, actor: Actor, input: Revers
   // under it would leave the reshaped dues wrong, so it is undone first (its own undo command).
   const targetIndex = transactions.indexOf(target);
   if (
-    transactions.some(
-      (t, i) => i > targetIndex && !t.is_reversed && (t.type === 'REAGE' || t.type === 'REAMORTIZE'),
-    )
+    transactions.some((t, i) => i > targetIndex && !t.is_reversed && (t.type === 'REAGE' || t.type === 'REAMORTIZE'))
   ) {
     throw new AppError('CONFLICT', 'Undo the later re-age or re-amortisation first', {
       field: 'transactionId',
