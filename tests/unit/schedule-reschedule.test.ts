@@ -3,11 +3,7 @@ import { readFileSync } from 'node:fs';
 import { AppError } from '#lib/errors/app-error.ts';
 import { formatMinor } from '#lib/money/money.ts';
 import { generateSchedule, parseTerms } from '#lib/schedule/index.ts';
-import {
-  type CurrentInstallment,
-  type RescheduleRequest,
-  rescheduleSchedule,
-} from '#lib/schedule/reschedule.ts';
+import { type CurrentInstallment, type RescheduleRequest, rescheduleSchedule } from '#lib/schedule/reschedule.ts';
 
 /**
  * Loan reschedules against the schedules Apache Fineract's own scenarios assert after a reschedule

@@ -96,7 +96,11 @@ function checkDate(value: string, field: string) {
 const RATE = /^\d{1,4}(\.\d{1,6})?$/;
 
 /** Validates the request against the loan; returns the normalised counts. Throws the refusals above. */
-export function checkRescheduleRequest(terms: ScheduleTerms, current: CurrentInstallment[], request: RescheduleRequest) {
+export function checkRescheduleRequest(
+  terms: ScheduleTerms,
+  current: CurrentInstallment[],
+  request: RescheduleRequest,
+) {
   checkDate(request.rescheduleFromDate, 'rescheduleFromDate');
   checkDate(request.submittedOn, 'submittedOn');
   if (request.adjustedDueDate) checkDate(request.adjustedDueDate, 'adjustedDueDate');
@@ -116,13 +120,7 @@ export function checkRescheduleRequest(terms: ScheduleTerms, current: CurrentIns
     );
   }
   const adjusted = request.adjustedDueDate || null;
-  if (
-    rate === null &&
-    adjusted === null &&
-    extraTerms === 0 &&
-    graceOnPrincipal === 0 &&
-    graceOnInterest === 0
-  ) {
+  if (rate === null && adjusted === null && extraTerms === 0 && graceOnPrincipal === 0 && graceOnInterest === 0) {
     refuse(
       'RESCHEDULE_NOTHING_TO_CHANGE',
       'A reschedule needs a new rate, a new due date, extra terms or a grace period',
@@ -144,11 +142,7 @@ export function checkRescheduleRequest(terms: ScheduleTerms, current: CurrentIns
     );
   }
   if (from.obligationsMet) {
-    refuse(
-      'RESCHEDULE_INSTALLMENT_PAID',
-      'rescheduleFromDate: that installment is already paid',
-      'rescheduleFromDate',
-    );
+    refuse('RESCHEDULE_INSTALLMENT_PAID', 'rescheduleFromDate: that installment is already paid', 'rescheduleFromDate');
   }
   if (adjusted !== null && adjusted < request.rescheduleFromDate) {
     refuse(

@@ -4,11 +4,7 @@ import type { LoanRescheduleRequestsRow } from '#lib/db/schema.generated.ts';
 import { assertInScope } from '#lib/auth/data-permissions.ts';
 import { currencyCode, fromMinor, toDecimalString } from '#lib/money/money.ts';
 import { parseTerms, scheduleToJson } from '#lib/schedule/index.ts';
-import {
-  type CurrentInstallment,
-  type RescheduleRequest,
-  rescheduleSchedule,
-} from '#lib/schedule/reschedule.ts';
+import { type CurrentInstallment, type RescheduleRequest, rescheduleSchedule } from '#lib/schedule/reschedule.ts';
 import type { Schedule, ScheduleJson, ScheduleTerms } from '#lib/schedule/types.ts';
 import type { Actor } from '../actor.ts';
 import { loanOutstanding, type InstallmentRow } from '../installments.ts';
@@ -202,13 +198,7 @@ async function computeReschedule(
 export async function previewLoanReschedule(tx: Tx, actor: Actor, loanId: string, input: RescheduleInput) {
   const { loan, installments, transactions, today } = await openLoanForCommand(tx, actor, loanId);
   transitionLoan(loan.status, 'reschedule', loanContextOf(installments, transactions));
-  const { terms, result } = await computeReschedule(
-    tx,
-    loan,
-    installments,
-    transactions,
-    engineRequest(input, today),
-  );
+  const { terms, result } = await computeReschedule(tx, loan, installments, transactions, engineRequest(input, today));
   const after = scheduleToJson(result.schedule);
   const before = currentScheduleJson(installments, loan.currency, terms.digits);
   // The new schedule carries the charges applied after disbursement as the approval will place them.
@@ -351,9 +341,17 @@ export async function rejectRescheduleRequest(
     [request.id, next, actor.userId, today, note?.trim() || null],
   );
   const json = rescheduleRequestJson(row, loan.currency);
-  await auditSuccess(tx, actor, 'loan.reschedule.reject', 'loan', loan.id, { request: { status: request.status } }, {
-    request: json,
-  });
+  await auditSuccess(
+    tx,
+    actor,
+    'loan.reschedule.reject',
+    'loan',
+    loan.id,
+    { request: { status: request.status } },
+    {
+      request: json,
+    },
+  );
   return json;
 }
 
