@@ -17,6 +17,7 @@ import { loanLedgerBalances } from '#lib/lending/ledger/post-entry.ts';
 import { checkLedger } from '#lib/lending/ledger/check-ledger.ts';
 import { parseTerms } from '#lib/schedule/index.ts';
 import { rescheduleSchedule } from '#lib/schedule/reschedule.ts';
+import { simulateReschedule } from '#lib/simulator/features/reschedule.ts';
 import { createLendingFixture, type LendingFixture } from '../support/lending-fixtures.ts';
 
 /**
@@ -177,5 +178,17 @@ describe.each(testDbKinds())('loan reschedule requests on %s', (kind) => {
         ),
       ),
     ).toEqual({ status: 409, reason: 'wrong_state' });
+  });
+
+  test('the simulator’s reschedule stretches an active loan by two installments through maker and checker', async () => {
+    const { loanId } = await f.disbursedLoan({ principal: '1000.00', numberOfRepayments: 6 });
+    const done = await f.db.tenant(f.tenantId, (tx) =>
+      simulateReschedule(tx, { maker: f.maker, checker: f.checker }, loanId),
+    );
+    expect(done).toMatchObject({ fromDate: '2026-02-15', extraTerms: 2 });
+    expect((await rows(loanId)).installments).toHaveLength(8);
+    const [request] = await f.db.tenant(f.tenantId, (tx) => listRescheduleRequests(tx, f.checker, loanId));
+    expect(request).toMatchObject({ status: 'approved', submittedBy: f.maker.userId, decidedBy: f.checker.userId });
+    expect((await checkLedger(db, [f.tenantId])).differences).toEqual([]);
   });
 });
