@@ -575,6 +575,24 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
     methods: { POST: ADMIN },
     audit: audited('loan', { POST: 'loan.undo_reamortize' }),
   },
+  // Reschedule requests (issue 17), maker-checker: a servicing key submits, the loan approver decides
+  // (the command refuses the submitter's own approval).
+  {
+    pattern: '/v1/loans/:id/reschedule-requests',
+    methods: { GET: need('loans.loans.view'), POST: need('loans.loans.repay') },
+    audit: audited('loan', { POST: 'loan.reschedule.submit' }),
+  },
+  { pattern: '/v1/loans/:id/reschedule-requests/preview', methods: { GET: need('loans.loans.repay') } },
+  {
+    pattern: '/v1/loans/:id/reschedule-requests/:requestId/approve',
+    methods: { POST: need('loans.offers.approve_loan') },
+    audit: audited('loan', { POST: 'loan.reschedule.approve' }),
+  },
+  {
+    pattern: '/v1/loans/:id/reschedule-requests/:requestId/reject',
+    methods: { POST: need('loans.offers.reject_loan') },
+    audit: audited('loan', { POST: 'loan.reschedule.reject' }),
+  },
   {
     pattern: '/v1/applications',
     methods: { GET: need('loans.loan_applications.view'), POST: need('loans.offers.request_loan') },

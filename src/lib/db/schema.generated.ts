@@ -1315,6 +1315,30 @@ export type LoanProductsRow = {
   updated_at: Date;
 };
 
+/** The `loan_reschedule_requests` table. */
+export type LoanRescheduleRequestsRow = {
+  tenant_id: string;
+  id: string;
+  loan_id: string;
+  reschedule_from_date: string;
+  new_interest_rate: string | null;
+  adjusted_due_date: string | null;
+  extra_terms: number;
+  grace_on_principal: number;
+  grace_on_interest: number;
+  submitted_on: string;
+  reason: string | null;
+  status: string;
+  submitted_by: string;
+  submitted_at: Date;
+  decided_by: string | null;
+  decided_at: Date | null;
+  decided_on: string | null;
+  decision_note: string | null;
+  interest_change: bigint | null;
+  version: number;
+};
+
 /** The `loan_schedule_changes` table. */
 export type LoanScheduleChangesRow = {
   tenant_id: string;
@@ -2045,6 +2069,7 @@ export type Tables = {
   loan_month_end_snapshots: LoanMonthEndSnapshotsRow;
   loan_product_versions: LoanProductVersionsRow;
   loan_products: LoanProductsRow;
+  loan_reschedule_requests: LoanRescheduleRequestsRow;
   loan_schedule_changes: LoanScheduleChangesRow;
   loan_transactions: LoanTransactionsRow;
   loan_transactions_view: LoanTransactionsViewRow;

@@ -486,6 +486,18 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
   'POST /v1/loans/:id/re-amortizations/undo': (ids) => [
     money(`/v1/loans/${ids.loanId}/re-amortizations/undo`, {}, [403, 404]),
   ],
+  'POST /v1/loans/:id/reschedule-requests': (ids) =>
+    idSpellings(ids.loanId).map((id) =>
+      money(`/v1/loans/${id}/reschedule-requests`, { rescheduleFromDate: '2030-01-01', extraTerms: 1 }, [403, 404]),
+    ),
+  // No request of another branch's loan is at hand: an unknown one on that loan must still be refused
+  // through the loan's scope (404), never reach the command.
+  'POST /v1/loans/:id/reschedule-requests/:requestId/approve': (ids) => [
+    money(`/v1/loans/${ids.loanId}/reschedule-requests/00000000-0000-4000-8000-000000000017/approve`, {}, [403, 404]),
+  ],
+  'POST /v1/loans/:id/reschedule-requests/:requestId/reject': (ids) => [
+    money(`/v1/loans/${ids.loanId}/reschedule-requests/00000000-0000-4000-8000-000000000017/reject`, {}, [403, 404]),
+  ],
   'POST /v1/exports': (ids) =>
     [ids.branchId, 'LYO-01', ids.regionId, ids.officerId].flatMap((node): Probe[] =>
       ['customers', 'loans', 'offers', 'collaterals', 'payments', 'loan-applications'].map((list) => ({

@@ -8,6 +8,7 @@ import {
   transitionApplication,
   type ApplicationContext,
 } from './application.ts';
+import { dryRunReschedule, transitionReschedule } from './reschedule.ts';
 import { OFFER_ACTIONS, OFFER_STATUSES, dryRunOffer, transitionOffer, type OfferContext } from './offer.ts';
 
 const owing: LoanContext = {
@@ -37,6 +38,7 @@ const LOAN_TABLE: Record<string, LoanStatus> = {
   'OVERPAID refundCredit': 'ACTIVE',
   'ACTIVE reAge': 'ACTIVE',
   'ACTIVE reAmortize': 'ACTIVE',
+  'ACTIVE reschedule': 'ACTIVE',
 };
 
 describe('loan state machine', () => {
@@ -201,5 +203,19 @@ describe('offer state machine', () => {
         (e) => e.action === 'expire',
       )?.allowed,
     ).toBe(false);
+  });
+});
+
+describe('reschedule request state machine', () => {
+  test('the submitter cannot approve (FORBIDDEN), another user can; anyone may reject; decided requests are final', () => {
+    const self = { actorId: 'maker', submittedBy: 'maker' };
+    const other = { actorId: 'checker', submittedBy: 'maker' };
+    const mine = dryRunReschedule('submitted', self).find((e) => e.action === 'approve')!;
+    expect(mine.allowed).toBe(false);
+    expect(mine.reason).toMatchObject({ code: 'self_reschedule_approval', kind: 'FORBIDDEN' });
+    expect(transitionReschedule('submitted', 'approve', other)).toBe('approved');
+    expect(transitionReschedule('submitted', 'reject', self)).toBe('rejected');
+    for (const state of ['approved', 'rejected'] as const)
+      for (const e of dryRunReschedule(state, other)) expect(e.reason?.code).toBe('wrong_state');
   });
 });

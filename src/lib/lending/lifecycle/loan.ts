@@ -28,6 +28,7 @@ export const LOAN_ACTIONS = [
   'refundCredit',
   'reAge',
   'reAmortize',
+  'reschedule',
 ] as const;
 export type LoanAction = (typeof LOAN_ACTIONS)[number];
 
@@ -115,6 +116,12 @@ export const loanMachine: Machine<LoanStatus, LoanAction, LoanContext> = {
         c.hasReversibleTransactions
           ? null
           : refuse('nothing_to_reverse', 'This loan has no transaction that can be reversed'),
+    },
+    // A reschedule request (submitted, then approved by another user) on a loan that still owes money.
+    reschedule: {
+      from: ['ACTIVE'],
+      to: 'ACTIVE',
+      guard: (c) => (c.outstanding > 0n ? null : refuse('nothing_outstanding', 'Nothing is outstanding on this loan')),
     },
   },
 };
