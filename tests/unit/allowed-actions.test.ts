@@ -6,7 +6,10 @@ import { findList } from '#lib/lists/registry.ts';
 const officer = { isAdmin: false, authorities: DEMO_ROLES.loan_officer.authorities };
 const analyst = { isAdmin: false, authorities: DEMO_ROLES.analyst.authorities };
 const admin = { isAdmin: true, authorities: [] };
-const everything = ['disburse', 'repay', 'writeOff', 'reverseTransaction'].map((action) => ({ action, allowed: true }));
+const everything = ['disburse', 'repay', 'writeOff', 'reverseTransaction', 'reAge', 'reAmortize'].map((action) => ({
+  action,
+  allowed: true,
+}));
 
 describe('allowedActions: the route rule AND the lifecycle', () => {
   it('shows a loan action only when both the API route and the dry run allow it', () => {
@@ -15,12 +18,20 @@ describe('allowedActions: the route rule AND the lifecycle', () => {
       repay: true,
       writeOff: false,
       reverseTransaction: false,
+      reAge: false,
+      reAmortize: false,
+      undoReAge: false,
+      undoReAmortize: false,
     });
     expect(allowedActions(admin, 'loan', { dryRun: everything })).toEqual({
       disburse: true,
       repay: true,
       writeOff: true,
       reverseTransaction: true,
+      reAge: true,
+      reAmortize: true,
+      undoReAge: true,
+      undoReAmortize: true,
     });
     // The lifecycle says no: hidden even from an administrator; an action the dry run omits is not allowed.
     expect(allowedActions(admin, 'loan', { dryRun: [{ action: 'repay', allowed: false }] })).toEqual({
@@ -28,12 +39,21 @@ describe('allowedActions: the route rule AND the lifecycle', () => {
       repay: false,
       writeOff: false,
       reverseTransaction: false,
+      reAge: false,
+      reAmortize: false,
+      // The undo actions have no lifecycle entry: their availability is the loan page's (a live re-age).
+      undoReAge: true,
+      undoReAmortize: true,
     });
     expect(allowedActions(analyst, 'loan', { dryRun: everything })).toEqual({
       disburse: false,
       repay: false,
       writeOff: false,
       reverseTransaction: false,
+      reAge: false,
+      reAmortize: false,
+      undoReAge: false,
+      undoReAmortize: false,
     });
   });
 

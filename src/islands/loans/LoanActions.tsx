@@ -3,6 +3,7 @@ import { lazy, Suspense, useState, type ReactNode } from 'react';
 import type { Language } from '#lib/i18n/index.ts';
 import { IslandProvider } from '../ui/provider.tsx';
 import { label, type Labels } from './labels.ts';
+import type { ReshapeInfo } from '#lib/lending/commands/reage-loan.ts';
 
 export type LoanActionsProps = {
   language: Language;
@@ -10,7 +11,16 @@ export type LoanActionsProps = {
   currency: string;
   businessDate: string;
   /** Permission held AND allowed by the loan's lifecycle (dry run) now. */
-  can: { transfer: boolean; repay: boolean; writeOff: boolean; reverse: boolean };
+  can: {
+    transfer: boolean;
+    repay: boolean;
+    writeOff: boolean;
+    reverse: boolean;
+    reAge?: boolean;
+    reAmortize?: boolean;
+    undoReAge?: boolean;
+    undoReAmortize?: boolean;
+  };
   /** The page that is one form (the transfer / repay pages) shows it at once; the loan page opens them on demand. */
   only?: 'transfer' | 'repay';
   /** Amount proposed for a repayment: the next installment's outstanding. */
@@ -19,22 +29,33 @@ export type LoanActionsProps = {
   /** Where to go after a success (the loan page). */
   loanHref: string;
   labels: Labels;
+  /** Re-age / re-amortisation: the loan's installments and money rules for the forms' preview. */
+  reshape?: ReshapeInfo;
 };
 
 type Props = LoanActionsProps;
-type FormKind = 'transfer' | 'repay' | 'reverse' | 'writeOff';
+type FormKind = 'transfer' | 'repay' | 'reverse' | 'writeOff' | ReshapeKind;
+type ReshapeKind = 'reAge' | 'reAmortize' | 'undoReAge' | 'undoReAmortize';
+const RESHAPE_KINDS: readonly ReshapeKind[] = ['reAge', 'reAmortize', 'undoReAge', 'undoReAmortize'];
 
 // Loaded when a form is first opened (loan-forms.tsx says why).
 const TransferForm = lazy(() => import('./loan-forms.tsx').then((m) => ({ default: m.TransferForm })));
 const RepayForm = lazy(() => import('./loan-forms.tsx').then((m) => ({ default: m.RepayForm })));
 const ReverseForm = lazy(() => import('./loan-forms.tsx').then((m) => ({ default: m.ReverseForm })));
 const WriteOffForm = lazy(() => import('./loan-forms.tsx').then((m) => ({ default: m.WriteOffForm })));
+const ReAgeForm = lazy(() => import('./reshape-forms.tsx').then((m) => ({ default: m.ReAgeForm })));
+const ReAmortizeForm = lazy(() => import('./reshape-forms.tsx').then((m) => ({ default: m.ReAmortizeForm })));
+const UndoReshapeForm = lazy(() => import('./reshape-forms.tsx').then((m) => ({ default: m.UndoReshapeForm })));
 
 const TITLES: Record<FormKind, string> = {
   transfer: 'loan.transferTitle',
   repay: 'loan.repayTitle',
   reverse: 'loan.reverseConfirm',
   writeOff: 'loan.writeOffTitle',
+  reAge: 'loan.reshape.reAgeTitle',
+  reAmortize: 'loan.reshape.reAmortizeTitle',
+  undoReAge: 'loan.reshape.undoReAgeTitle',
+  undoReAmortize: 'loan.reshape.undoReAmortizeTitle',
 };
 
 function Loading({ props }: { props: Props }) {
@@ -53,6 +74,14 @@ function FormOf({ kind, props }: { kind: FormKind; props: Props }): ReactNode {
       <RepayForm props={props} />
     ) : kind === 'reverse' ? (
       <ReverseForm props={props} />
+    ) : kind === 'reAge' ? (
+      <ReAgeForm props={props} />
+    ) : kind === 'reAmortize' ? (
+      <ReAmortizeForm props={props} />
+    ) : kind === 'undoReAge' ? (
+      <UndoReshapeForm props={props} kind="reAge" />
+    ) : kind === 'undoReAmortize' ? (
+      <UndoReshapeForm props={props} kind="reAmortize" />
     ) : (
       <WriteOffForm props={props} />
     );
@@ -63,9 +92,12 @@ function Actions(props: Props) {
   const { can, only } = props;
   const [open, setOpen] = useState<FormKind[]>([]);
   if (only) return can[only] ? <FormOf kind={only} props={props} /> : null;
-  const kinds = (['transfer', 'repay', 'reverse', 'writeOff'] as const).filter((kind) =>
-    kind === 'reverse' ? can.reverse && props.reversible.length > 0 : can[kind],
-  );
+  const kinds = [
+    ...(['transfer', 'repay', 'reverse', 'writeOff'] as const).filter((kind) =>
+      kind === 'reverse' ? can.reverse && props.reversible.length > 0 : can[kind],
+    ),
+    ...RESHAPE_KINDS.filter((kind) => props.reshape && can[kind] === true),
+  ];
   if (!kinds.length) return null;
   const toggle = (kind: FormKind) =>
     setOpen((current) => (current.includes(kind) ? current.filter((k) => k !== kind) : [...current, kind]));
@@ -76,7 +108,11 @@ function Actions(props: Props) {
           <Button
             key={kind}
             variant="outline"
-            colorPalette={kind === 'reverse' || kind === 'writeOff' ? 'red' : 'gray'}
+            colorPalette={
+              kind === 'reverse' || kind === 'writeOff' || kind === 'undoReAge' || kind === 'undoReAmortize'
+                ? 'red'
+                : 'gray'
+            }
             aria-expanded={open.includes(kind)}
             onClick={() => toggle(kind)}
           >

@@ -47,6 +47,10 @@ const TABLES = {
     repay: { rule: apiRule('POST', `${LOAN}/repayments`), lifecycle: true },
     writeOff: { rule: apiRule('POST', `${LOAN}/write-offs`), lifecycle: true },
     reverseTransaction: { rule: apiRule('POST', `${LOAN}/transactions/x/reversals`), lifecycle: true },
+    reAge: { rule: apiRule('POST', `${LOAN}/re-ages`), lifecycle: true },
+    reAmortize: { rule: apiRule('POST', `${LOAN}/re-amortizations`), lifecycle: true },
+    undoReAge: { rule: apiRule('POST', `${LOAN}/re-ages/undo`) },
+    undoReAmortize: { rule: apiRule('POST', `${LOAN}/re-amortizations/undo`) },
   },
   /** The offer page. Simulating, copying the code and printing do not change the offer. */
   offer: {

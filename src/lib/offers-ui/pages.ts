@@ -7,6 +7,7 @@ import { getApplicationView } from '../lending/applications.ts';
 import { actorFromPrincipal } from '../lending/actor.ts';
 import { getCustomer } from '../lending/customers.ts';
 import { getLoanView, isUuid } from '../lending/loans.ts';
+import { reshapeInfoOf } from '../lending/commands/reage-loan.ts';
 import { getOffer, offerActions, offerJson } from '../lending/offers.ts';
 import { listDecisions } from '../decisioning/decisions.ts';
 import { listProducts, loadCalendar, productOf, productOfRecord, termsFor } from '../lending/products.ts';
@@ -181,6 +182,7 @@ export async function loadLoanPage(db: Db, principal: Principal, customerId: str
         pastDueDays: h.past_due_days,
         amount: toDecimalString(fromMinor(h.delinquent_amount, loan.currency)),
       })),
+      reshape: await reshapeInfoOf(tx, loanId),
     };
   });
 }
@@ -192,7 +194,16 @@ export function loanActionsFor(data: LoanPage, principal: Principal) {
   const can = allowedActions(principal, 'loan', { dryRun: data.loan.actions });
   const next = data.loan.installments.find((i) => !isZero(fromDecimalString(i.outstanding.total, data.loan.currency)));
   return {
-    can: { transfer: can.disburse, repay: can.repay, writeOff: can.writeOff, reverse: can.reverseTransaction },
+    can: {
+      transfer: can.disburse,
+      repay: can.repay,
+      writeOff: can.writeOff,
+      reverse: can.reverseTransaction,
+      reAge: can.reAge && data.reshape.eligible,
+      reAmortize: can.reAmortize && data.reshape.eligible,
+      undoReAge: can.undoReAge && data.reshape.undoable.reAge,
+      undoReAmortize: can.undoReAmortize && data.reshape.undoable.reAmortize,
+    },
     suggestedAmount: next?.outstanding.total ?? '',
     reversible: data.loan.transactions
       .filter(

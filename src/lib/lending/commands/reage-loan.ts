@@ -13,10 +13,11 @@ import {
   type ReshapeResult,
 } from '#lib/schedule/reage.ts';
 import type { Actor } from '../actor.ts';
-import type { InstallmentRow } from '../installments.ts';
+import { fromMinor, toDecimalString } from '#lib/money/money.ts';
+import { loadInstallments, type InstallmentRow } from '../installments.ts';
 import { transitionLoan } from '../lifecycle/loan.ts';
-import { loanContextOf, type TransactionRow } from '../loans.ts';
-import type { ProductRow } from '../products.ts';
+import { loadTransactions, loanContextOf, type LoanRow, type TransactionRow } from '../loans.ts';
+import { productOf, type ProductRow } from '../products.ts';
 import { replaceLoanSchedule, type ScheduleRowInput } from '../schedule-sync.ts';
 import { auditSnapshot, auditSuccess, insertTransaction, openLoanForCommand, type LoanCommandState } from './common.ts';
 
@@ -340,3 +341,52 @@ async function undo(tx: Tx, actor: Actor, input: UndoScheduleChangeInput, kind: 
 export const undoReAgeLoan = (tx: Tx, actor: Actor, input: UndoScheduleChangeInput) => undo(tx, actor, input, 'REAGE');
 export const undoReAmortizeLoan = (tx: Tx, actor: Actor, input: UndoScheduleChangeInput) =>
   undo(tx, actor, input, 'REAMORTIZE');
+
+/** One installment as the re-age / re-amortisation forms preview it (decimal strings). */
+export type ReshapeInstallmentView = {
+  number: number;
+  fromDate: string;
+  dueDate: string;
+  isDownPayment: boolean;
+  isReAged: boolean;
+  principal: string;
+  principalPaid: string;
+};
+
+/**
+ * What the loan page needs to offer re-age / re-amortisation: whether the loan qualifies (product and
+ * interest), its maturity, the money rules and installments the form's preview runs the engine with,
+ * and whether a re-age / re-amortisation stands to be undone. Read-only.
+ */
+export async function reshapeInfoOf(tx: Tx, loanId: string) {
+  const [loan] = await tx.query<LoanRow>(`select * from loans where id = $1`, [loanId]);
+  if (!loan) throw new AppError('NOT_FOUND', 'Loan not found', { field: 'loanId' });
+  const product = await productOf(tx, loan);
+  const installments = await loadInstallments(tx, loanId);
+  const transactions = await loadTransactions(tx, loanId);
+  const reAged = reAgedDueDates(await loadChanges(tx, loanId), transactions);
+  const rate = Number(loan.terms.annualInterestRate ?? product.annual_interest_rate);
+  const digits = product.digits_after_decimal;
+  const decimal = (minor: bigint) => toDecimalString(fromMinor(minor, loan.currency));
+  const live = (kind: Kind) => transactions.some((t) => t.type === kind && !t.is_reversed);
+  return {
+    eligible:
+      loan.status === 'ACTIVE' &&
+      product.schedule_type === 'PROGRESSIVE' &&
+      product.allocation_strategy === ADVANCED &&
+      !(rate > 0),
+    maturity: maturityOf(installments),
+    money: { ...reshapeMoneyOf(product), digits },
+    installments: reshapeInstallmentsOf(installments, reAged).map((i): ReshapeInstallmentView => ({
+      number: i.number,
+      fromDate: i.fromDate,
+      dueDate: i.dueDate,
+      isDownPayment: i.isDownPayment ?? false,
+      isReAged: i.isReAged ?? false,
+      principal: decimal(i.principal),
+      principalPaid: decimal(i.principalPaid),
+    })),
+    undoable: { reAge: live('REAGE'), reAmortize: live('REAMORTIZE') },
+  };
+}
+export type ReshapeInfo = Awaited<ReturnType<typeof reshapeInfoOf>>;
