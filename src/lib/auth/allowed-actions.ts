@@ -47,6 +47,11 @@ const TABLES = {
     repay: { rule: apiRule('POST', `${LOAN}/repayments`), lifecycle: true },
     writeOff: { rule: apiRule('POST', `${LOAN}/write-offs`), lifecycle: true },
     reverseTransaction: { rule: apiRule('POST', `${LOAN}/transactions/x/reversals`), lifecycle: true },
+    // Reschedule requests: submitting follows the loan's lifecycle; deciding is maker-checker (the
+    // command refuses the submitter's own approval).
+    reschedule: { rule: apiRule('POST', `${LOAN}/reschedule-requests`), lifecycle: true },
+    approveReschedule: { rule: apiRule('POST', `${LOAN}/reschedule-requests/x/approve`) },
+    rejectReschedule: { rule: apiRule('POST', `${LOAN}/reschedule-requests/x/reject`) },
   },
   /** The offer page. Simulating, copying the code and printing do not change the offer. */
   offer: {
