@@ -6,7 +6,7 @@ import { findList } from '#lib/lists/registry.ts';
 const officer = { isAdmin: false, authorities: DEMO_ROLES.loan_officer.authorities };
 const analyst = { isAdmin: false, authorities: DEMO_ROLES.analyst.authorities };
 const admin = { isAdmin: true, authorities: [] };
-const everything = ['disburse', 'repay', 'writeOff', 'reverseTransaction'].map((action) => ({ action, allowed: true }));
+const everything = ['disburse', 'repay', 'writeOff', 'reverseTransaction', 'reschedule'].map((action) => ({ action, allowed: true }));
 
 describe('allowedActions: the route rule AND the lifecycle', () => {
   it('shows a loan action only when both the API route and the dry run allow it', () => {
@@ -15,12 +15,19 @@ describe('allowedActions: the route rule AND the lifecycle', () => {
       repay: true,
       writeOff: false,
       reverseTransaction: false,
+      // The officer submits reschedule requests; deciding them is for another role (maker-checker).
+      reschedule: true,
+      approveReschedule: false,
+      rejectReschedule: false,
     });
     expect(allowedActions(admin, 'loan', { dryRun: everything })).toEqual({
       disburse: true,
       repay: true,
       writeOff: true,
       reverseTransaction: true,
+      reschedule: true,
+      approveReschedule: true,
+      rejectReschedule: true,
     });
     // The lifecycle says no: hidden even from an administrator; an action the dry run omits is not allowed.
     expect(allowedActions(admin, 'loan', { dryRun: [{ action: 'repay', allowed: false }] })).toEqual({
@@ -28,12 +35,18 @@ describe('allowedActions: the route rule AND the lifecycle', () => {
       repay: false,
       writeOff: false,
       reverseTransaction: false,
+      reschedule: false,
+      approveReschedule: true,
+      rejectReschedule: true,
     });
     expect(allowedActions(analyst, 'loan', { dryRun: everything })).toEqual({
       disburse: false,
       repay: false,
       writeOff: false,
       reverseTransaction: false,
+      reschedule: false,
+      approveReschedule: false,
+      rejectReschedule: false,
     });
   });
 
