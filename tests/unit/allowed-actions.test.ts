@@ -6,10 +6,9 @@ import { findList } from '#lib/lists/registry.ts';
 const officer = { isAdmin: false, authorities: DEMO_ROLES.loan_officer.authorities };
 const analyst = { isAdmin: false, authorities: DEMO_ROLES.analyst.authorities };
 const admin = { isAdmin: true, authorities: [] };
-const everything = ['disburse', 'repay', 'writeOff', 'reverseTransaction', 'reAge', 'reAmortize'].map((action) => ({
-  action,
-  allowed: true,
-}));
+const everything = ['disburse', 'repay', 'writeOff', 'reverseTransaction', 'reAge', 'reAmortize', 'reschedule'].map(
+  (action) => ({ action, allowed: true }),
+);
 
 describe('allowedActions: the route rule AND the lifecycle', () => {
   it('shows a loan action only when both the API route and the dry run allow it', () => {
@@ -22,6 +21,10 @@ describe('allowedActions: the route rule AND the lifecycle', () => {
       reAmortize: false,
       undoReAge: false,
       undoReAmortize: false,
+      // The officer submits reschedule requests; deciding them is for another role (maker-checker).
+      reschedule: true,
+      approveReschedule: false,
+      rejectReschedule: false,
     });
     expect(allowedActions(admin, 'loan', { dryRun: everything })).toEqual({
       disburse: true,
@@ -32,6 +35,9 @@ describe('allowedActions: the route rule AND the lifecycle', () => {
       reAmortize: true,
       undoReAge: true,
       undoReAmortize: true,
+      reschedule: true,
+      approveReschedule: true,
+      rejectReschedule: true,
     });
     // The lifecycle says no: hidden even from an administrator; an action the dry run omits is not allowed.
     expect(allowedActions(admin, 'loan', { dryRun: [{ action: 'repay', allowed: false }] })).toEqual({
@@ -44,6 +50,9 @@ describe('allowedActions: the route rule AND the lifecycle', () => {
       // The undo actions have no lifecycle entry: their availability is the loan page's (a live re-age).
       undoReAge: true,
       undoReAmortize: true,
+      reschedule: false,
+      approveReschedule: true,
+      rejectReschedule: true,
     });
     expect(allowedActions(analyst, 'loan', { dryRun: everything })).toEqual({
       disburse: false,
@@ -54,6 +63,9 @@ describe('allowedActions: the route rule AND the lifecycle', () => {
       reAmortize: false,
       undoReAge: false,
       undoReAmortize: false,
+      reschedule: false,
+      approveReschedule: false,
+      rejectReschedule: false,
     });
   });
 

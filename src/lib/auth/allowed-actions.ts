@@ -51,6 +51,11 @@ const TABLES = {
     reAmortize: { rule: apiRule('POST', `${LOAN}/re-amortizations`), lifecycle: true },
     undoReAge: { rule: apiRule('POST', `${LOAN}/re-ages/undo`) },
     undoReAmortize: { rule: apiRule('POST', `${LOAN}/re-amortizations/undo`) },
+    // Reschedule requests: submitting follows the loan's lifecycle; deciding is maker-checker (the
+    // command refuses the submitter's own approval).
+    reschedule: { rule: apiRule('POST', `${LOAN}/reschedule-requests`), lifecycle: true },
+    approveReschedule: { rule: apiRule('POST', `${LOAN}/reschedule-requests/x/approve`) },
+    rejectReschedule: { rule: apiRule('POST', `${LOAN}/reschedule-requests/x/reject`) },
   },
   /** The offer page. Simulating, copying the code and printing do not change the offer. */
   offer: {

@@ -19,6 +19,7 @@ import type {
   LoanDelinquencyHistoryRow,
   UsersRow,
 } from '../db/schema.generated.ts';
+import { listRescheduleRequests } from '../lending/commands/reschedule-loan.ts';
 
 /**
  * What the offer, application and loan pages of the customer profile show, read through the
@@ -162,9 +163,11 @@ export async function loadLoanPage(db: Db, principal: Principal, customerId: str
          from loan_delinquency_history where loan_id = $1 order by business_date desc, created_at desc limit 200`,
       [loanId],
     );
+    const rescheduleRequests = await listRescheduleRequests(tx, principal, loanId);
     return {
       customer,
       loan,
+      rescheduleRequests,
       productName: product.name,
       businessDate: await businessDate(tx, principal.tenantId),
       collaterals: collaterals.map((c): CollateralView => ({

@@ -356,7 +356,7 @@ export async function rejectRescheduleRequest(
 }
 
 /** A loan's reschedule requests, newest first. */
-export async function listRescheduleRequests(tx: Tx, actor: Actor, loanId: string) {
+export async function listRescheduleRequests(tx: Tx, actor: Parameters<typeof assertInScope>[1], loanId: string) {
   await assertInScope(tx, actor, 'loan', loanId);
   const loans = await tx.query<Pick<LoanRow, 'currency'>>(`select currency from loans where id = $1`, [loanId]);
   if (!loans[0]) throw new AppError('NOT_FOUND', 'Loan not found', { field: 'loanId' });
