@@ -27,7 +27,7 @@ import {
   pmtPeriod,
 } from './rates.ts';
 import type { ScheduleInstallment, ScheduleTerms, WorkingCalendar } from './types.ts';
-import { repaymentsAfterVariations, variationPlan } from './variations.ts';
+import { repaymentsAfterVariations, variationPlan, variedEndDate } from './variations.ts';
 
 /**
  * The cumulative ("classic") generator: AbstractCumulativeLoanScheduleGenerator with the
@@ -105,7 +105,9 @@ export function generateCumulative(
     unadjustedDueDates(start, t.firstRepaymentDate, i + 1, t.repaymentFrequency, t.repaymentEvery)[i];
   const firstRepaymentDate = unadjustedAt(0);
   const idealDisbursementDate = minusUnits(firstRepaymentDate, t);
-  const loanEndDate = dueAt(n - 1);
+  // The loan end date (flat interest over the term) counts the repayments before inserts / deletes,
+  // then follows a due-date change of that last date (Fineract's loanEndDate with variations).
+  const loanEndDate = variedEndDate(t, dueAt(t.numberOfRepayments - 1));
 
   const principal = roundMoney(ctx, fromMinor(t.principal, t.digits));
   const down = downPaymentAmount(ctx, principal, t.downPaymentPercent);
@@ -127,7 +129,7 @@ export function generateCumulative(
     } else if (t.allowPartialPeriodInterest) {
       periodsInTerm = periodsBetweenDates(interestChargedFrom ?? start, loanEndDate, t.repaymentFrequency, seed);
     } else {
-      periodsInTerm = fromInt(n * t.repaymentEvery);
+      periodsInTerm = fromInt(t.numberOfRepayments * t.repaymentEvery);
     }
     const perYear = fromInt(periodsInOneYear(rateTerms));
     const termRate = mul(
@@ -172,6 +174,7 @@ export function generateCumulative(
   let reducePrincipal = zero(ctx);
   let interestDueToGrace = zero(ctx);
   let periodStart = start;
+  let flatAdjust = zero(ctx);
   let number = installments.length + 1;
   const maxPeriods = n + 600;
 
@@ -218,7 +221,19 @@ export function generateCumulative(
       }
       principalPart = isPrincipalGrace
         ? zero(ctx)
-        : roundMoney(ctx, divScale(minus(ctx, scheduled, zero(ctx)), fromInt(n - g), t.digits, ctx.mode));
+        : plus(
+            ctx,
+            roundMoney(ctx, divScale(minus(ctx, scheduled, zero(ctx)), fromInt(n - g), t.digits, ctx.mode)),
+            flatAdjust,
+          );
+      if (!isPrincipalGrace && slotAmount !== null) {
+        // A fixed principal spreads its difference from the regular one over the remaining periods.
+        if (n - p > 0) {
+          const spread = divScale(minus(ctx, principalPart, slotAmount), fromInt(n - p), t.digits, ctx.mode);
+          flatAdjust = plus(ctx, flatAdjust, roundMoney(ctx, spread));
+        }
+        principalPart = slotAmount;
+      }
       if (t.installmentAmountInMultiplesOf !== null) {
         const rp = roundToMultiple(ctx, principalPart, t.installmentAmountInMultiplesOf);
         const ri = roundToMultiple(ctx, interest, t.installmentAmountInMultiplesOf);

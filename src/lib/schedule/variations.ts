@@ -36,9 +36,7 @@ export function parseVariations(raw: unknown, terms: ScheduleTerms): ScheduleVar
   if (raw === undefined || raw === null) return [];
   if (!Array.isArray(raw)) bad('variations', 'must be a list');
   if (raw.length === 0) return [];
-  if (terms.scheduleType !== 'CUMULATIVE' || terms.interestMethod !== 'DECLINING_BALANCE') {
-    bad('variations', 'variable installments apply to CUMULATIVE, DECLINING_BALANCE schedules only');
-  }
+  if (terms.scheduleType !== 'CUMULATIVE') bad('variations', 'variable installments apply to CUMULATIVE schedules only');
   if (terms.downPaymentPercent !== null) bad('variations', 'variable installments cannot be combined with a down payment');
   if (raw.length > 240) bad('variations', 'at most 240 variations');
   return raw.map((item, i): ScheduleVariation => {
@@ -91,6 +89,12 @@ export function repaymentsAfterVariations(t: ScheduleTerms): number {
     else if (v.type === 'DELETE') n--;
   }
   return n;
+}
+
+/** The regular loan end date, or the new date of a due-date change made on it. */
+export function variedEndDate(t: ScheduleTerms, regularEnd: string): string {
+  for (const v of t.variations ?? []) if (v.type === 'DUE_DATE' && v.dueDate === regularEnd) return v.newDueDate;
+  return regularEnd;
 }
 
 /** One installment of a varied schedule: its due date and, when the user fixed it, its amount. */
