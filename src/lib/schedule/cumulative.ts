@@ -272,9 +272,13 @@ export function generateCumulative(
         if ((givenEmi !== null || slotAmount !== null) && cmp(due, interest) < 0) {
           // Fineract refuses a fixed installment amount that does not cover the period's interest.
           const field = slotAmount !== null ? 'variations' : 'fixedEmiAmount';
-          throw new AppError('BAD_REQUEST', `${field}: the installment of ${dueDate} must at least cover its interest`, {
-            field,
-          });
+          throw new AppError(
+            'BAD_REQUEST',
+            `${field}: the installment of ${dueDate} must at least cover its interest`,
+            {
+              field,
+            },
+          );
         }
         principalPart = isPrincipalGrace ? zero(ctx) : minus(ctx, due, interestForPeriod);
       } else principalPart = isPrincipalGrace ? zero(ctx) : (slotAmount ?? (fixedPrincipal as Dec));
@@ -287,7 +291,13 @@ export function generateCumulative(
               scheduled,
               t.principalThresholdForLastInstallment ?? 0,
             )
-          : adjustLastPrincipal(ctx, principalPart, minus(ctx, cumulativePrincipal, reducePrincipal), scheduled, isLast);
+          : adjustLastPrincipal(
+              ctx,
+              principalPart,
+              minus(ctx, cumulativePrincipal, reducePrincipal),
+              scheduled,
+              isLast,
+            );
     }
 
     // updatePrincipalPortionBasedOnPreviousEarlyPayments: a non-positive principal is carried forward.
@@ -313,7 +323,8 @@ export function generateCumulative(
     const left = minus(ctx, scheduled, cumulativePrincipal);
     if (slotAmount !== null && n - p > 0 && signum(left) > 0) {
       if (emi !== null && givenEmi === null) emi = annuity(left, n - p);
-      else if (fixedPrincipal !== null) fixedPrincipal = roundMoney(ctx, divScale(left, fromInt(n - p), t.digits, ctx.mode));
+      else if (fixedPrincipal !== null)
+        fixedPrincipal = roundMoney(ctx, divScale(left, fromInt(n - p), t.digits, ctx.mode));
     }
   }
 

@@ -97,7 +97,10 @@ export function applyFixedLength(t: ScheduleTerms, dueDates: string[], calendar?
   const out = [...dueDates];
   out[out.length - 1] = moved;
   if (out.length > 1 && moved <= out[out.length - 2]) {
-    bad('fixedLength', `the fixed-length end date ${moved} must fall after the previous due date ${out[out.length - 2]}`);
+    bad(
+      'fixedLength',
+      `the fixed-length end date ${moved} must fall after the previous due date ${out[out.length - 2]}`,
+    );
   }
   return out;
 }

@@ -36,8 +36,10 @@ export function parseVariations(raw: unknown, terms: ScheduleTerms): ScheduleVar
   if (raw === undefined || raw === null) return [];
   if (!Array.isArray(raw)) bad('variations', 'must be a list');
   if (raw.length === 0) return [];
-  if (terms.scheduleType !== 'CUMULATIVE') bad('variations', 'variable installments apply to CUMULATIVE schedules only');
-  if (terms.downPaymentPercent !== null) bad('variations', 'variable installments cannot be combined with a down payment');
+  if (terms.scheduleType !== 'CUMULATIVE')
+    bad('variations', 'variable installments apply to CUMULATIVE schedules only');
+  if (terms.downPaymentPercent !== null)
+    bad('variations', 'variable installments cannot be combined with a down payment');
   if (raw.length > 240) bad('variations', 'at most 240 variations');
   return raw.map((item, i): ScheduleVariation => {
     const field = `variations[${i}]`;
