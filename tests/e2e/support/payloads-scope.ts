@@ -474,6 +474,13 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
   'POST /v1/loans/:id/transactions/:transactionId/reversals': (ids) => [
     money(`/v1/loans/${ids.loanId}/transactions/${ids.transactionId}/reversals`, {}, [403, 404]),
   ],
+  'POST /v1/loans/:id/installment-variations': (ids) =>
+    idSpellings(ids.applicationLoanId).map((id) => ({
+      method: 'POST',
+      path: `/v1/loans/${id}/installment-variations`,
+      json: { variations: [], preview: true },
+      expect: [404],
+    })),
   'POST /v1/exports': (ids) =>
     [ids.branchId, 'LYO-01', ids.regionId, ids.officerId].flatMap((node): Probe[] =>
       ['customers', 'loans', 'offers', 'collaterals', 'payments', 'loan-applications'].map((list) => ({
