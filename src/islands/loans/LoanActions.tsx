@@ -10,7 +10,7 @@ export type LoanActionsProps = {
   currency: string;
   businessDate: string;
   /** Permission held AND allowed by the loan's lifecycle (dry run) now. */
-  can: { transfer: boolean; repay: boolean; writeOff: boolean; reverse: boolean };
+  can: { transfer: boolean; repay: boolean; writeOff: boolean; reverse: boolean; vary?: boolean };
   /** The page that is one form (the transfer / repay pages) shows it at once; the loan page opens them on demand. */
   only?: 'transfer' | 'repay';
   /** Amount proposed for a repayment: the next installment's outstanding. */
@@ -19,22 +19,31 @@ export type LoanActionsProps = {
   /** Where to go after a success (the loan page). */
   loanHref: string;
   labels: Labels;
+  /** Installment edits before disbursement (vary-form.tsx): what the product allows and the saved edits. */
+  installments?: {
+    variable: boolean;
+    fixedEmi: boolean;
+    variations: Record<string, unknown>[];
+    fixedEmiAmount: string | null;
+  };
 };
 
 type Props = LoanActionsProps;
-type FormKind = 'transfer' | 'repay' | 'reverse' | 'writeOff';
+type FormKind = 'transfer' | 'repay' | 'reverse' | 'writeOff' | 'vary';
 
 // Loaded when a form is first opened (loan-forms.tsx says why).
 const TransferForm = lazy(() => import('./loan-forms.tsx').then((m) => ({ default: m.TransferForm })));
 const RepayForm = lazy(() => import('./loan-forms.tsx').then((m) => ({ default: m.RepayForm })));
 const ReverseForm = lazy(() => import('./loan-forms.tsx').then((m) => ({ default: m.ReverseForm })));
 const WriteOffForm = lazy(() => import('./loan-forms.tsx').then((m) => ({ default: m.WriteOffForm })));
+const VaryForm = lazy(() => import('./vary-form.tsx').then((m) => ({ default: m.VaryForm })));
 
 const TITLES: Record<FormKind, string> = {
   transfer: 'loan.transferTitle',
   repay: 'loan.repayTitle',
   reverse: 'loan.reverseConfirm',
   writeOff: 'loan.writeOffTitle',
+  vary: 'loan.actions.vary',
 };
 
 function Loading({ props }: { props: Props }) {
@@ -53,6 +62,8 @@ function FormOf({ kind, props }: { kind: FormKind; props: Props }): ReactNode {
       <RepayForm props={props} />
     ) : kind === 'reverse' ? (
       <ReverseForm props={props} />
+    ) : kind === 'vary' ? (
+      <VaryForm props={props} />
     ) : (
       <WriteOffForm props={props} />
     );
@@ -63,8 +74,8 @@ function Actions(props: Props) {
   const { can, only } = props;
   const [open, setOpen] = useState<FormKind[]>([]);
   if (only) return can[only] ? <FormOf kind={only} props={props} /> : null;
-  const kinds = (['transfer', 'repay', 'reverse', 'writeOff'] as const).filter((kind) =>
-    kind === 'reverse' ? can.reverse && props.reversible.length > 0 : can[kind],
+  const kinds = (['transfer', 'repay', 'reverse', 'writeOff', 'vary'] as const).filter((kind) =>
+    kind === 'reverse' ? can.reverse && props.reversible.length > 0 : can[kind] === true,
   );
   if (!kinds.length) return null;
   const toggle = (kind: FormKind) =>
