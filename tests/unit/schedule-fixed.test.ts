@@ -7,6 +7,7 @@ import { AppError } from '#lib/errors/app-error.ts';
 import { generateSchedule, parseTerms, previewSchedule } from '#lib/schedule/index.ts';
 import { checkVariations } from '#lib/schedule/variations.ts';
 import cases from '../fixtures/fineract-fixed-cases.json' with { type: 'json' };
+import holidayCases from '../fixtures/fineract-holiday-cases.json' with { type: 'json' };
 
 /**
  * Fixed-length schedules and variable installments, case by case from Apache Fineract's own tests
@@ -66,6 +67,36 @@ describe('Fineract fixed-length and variable-installment cases', () => {
       );
     }
   }, 60_000);
+});
+
+describe('Fineract holiday cases (due dates)', () => {
+  for (const c of holidayCases as unknown as {
+    id: string;
+    terms: Record<string, unknown>;
+    expected: { periods: string[][] };
+  }[]) {
+    it(c.id, () => {
+      const out = previewSchedule(c.terms);
+      expect(out.installments.map((i) => [i.fromDate, i.dueDate])).toEqual(c.expected.periods);
+    });
+  }
+
+  it('a holiday has a reschedule date or moves to the next repayment date, not both', () => {
+    const terms = {
+      ...(holidayCases[0].terms as Record<string, unknown>),
+      calendar: {
+        holidays: [
+          {
+            from: '2024-04-04',
+            to: '2024-04-04',
+            repaymentsRescheduledTo: '2024-04-08',
+            rescheduleToNextRepaymentDate: true,
+          },
+        ],
+      },
+    };
+    expect(errorOf(() => previewSchedule(terms))?.field).toBe('calendar.holidays[0].rescheduleToNextRepaymentDate');
+  });
 });
 
 const base = {

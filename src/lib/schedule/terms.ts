@@ -269,6 +269,13 @@ export function parseCalendar(input: unknown): WorkingCalendar | undefined {
     const to = date(h as Obj, 'to', true) as string;
     if (to < from) bad(`${field}.to`, 'must not be before from');
     const moved = date(h as Obj, 'repaymentsRescheduledTo', false);
+    const toNext = bool(h as Obj, 'rescheduleToNextRepaymentDate', false);
+    if (moved && toNext)
+      bad(
+        `${field}.rescheduleToNextRepaymentDate`,
+        'a holiday has a reschedule date or moves to the next repayment date, not both',
+      );
+    if (toNext) return { from, to, rescheduleToNextRepaymentDate: true };
     return moved ? { from, to, repaymentsRescheduledTo: moved } : { from, to };
   });
   const weekdaysRaw = o.nonWorkingWeekdays ?? [];

@@ -82,6 +82,12 @@ export type Holiday = {
   to: string;
   /** When set, due dates inside the holiday move to this date (Fineract "reschedule to specified date"). */
   repaymentsRescheduledTo?: string;
+  /**
+   * Fineract's holiday RescheduleType 1 (RESCHEDULE_TO_NEXT_REPAYMENT_DATE): a due date inside the
+   * holiday moves to the next repayment date after it, and the following dates continue from there.
+   * Absent, a holiday without a reschedule date follows the calendar rule (this product's default).
+   */
+  rescheduleToNextRepaymentDate?: boolean;
 };
 
 /** The tenant's days off. Weekdays are ISO numbers: 1 = Monday … 7 = Sunday. */

@@ -141,6 +141,8 @@ export function variationPlan(t: ScheduleTerms, calendar: WorkingCalendar | unde
         chain = first && t.firstRepaymentDate ? t.firstRepaymentDate : step(chain);
         first = false;
         let due = adjustDueDate(chain, calendar, step);
+        if (calendar?.holidays.some((h) => h.rescheduleToNextRepaymentDate && h.from <= chain && chain <= h.to))
+          chain = due;
         const moved = dueDateChanges.get(due);
         if (moved !== undefined) due = moved;
         let skip = false;
