@@ -76,6 +76,16 @@ export const PRODUCT_FIELD_GROUPS: FieldGroup[] = [
       { name: 'allowOverpayment', kind: 'yesno' },
     ],
   },
+  {
+    title: 'installments',
+    fields: [
+      { name: 'fixedLength', kind: 'int', optional: true },
+      { name: 'allowFixedEmi', kind: 'yesno' },
+      { name: 'allowVariableInstallments', kind: 'yesno' },
+      { name: 'variableInstallmentMinGapDays', kind: 'int', optional: true },
+      { name: 'variableInstallmentMaxGapDays', kind: 'int', optional: true },
+    ],
+  },
 ];
 
 /** The form's starting values: the product's (editing) or the usual defaults in the tenant's currency. */
@@ -114,6 +124,11 @@ export function productFormValues(product: ProductRow | null, tenantCurrency: st
       graceOnArrearsAgeing: '0',
       allocationStrategy: 'mifos-standard-strategy',
       allowOverpayment: 'false',
+      fixedLength: '',
+      allowFixedEmi: 'false',
+      allowVariableInstallments: 'false',
+      variableInstallmentMinGapDays: '',
+      variableInstallmentMaxGapDays: '',
     };
   }
   const json = productJson(product) as Record<string, unknown>;

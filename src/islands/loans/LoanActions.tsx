@@ -20,6 +20,7 @@ export type LoanActionsProps = {
     reAmortize?: boolean;
     undoReAge?: boolean;
     undoReAmortize?: boolean;
+    vary?: boolean;
   };
   /** The page that is one form (the transfer / repay pages) shows it at once; the loan page opens them on demand. */
   only?: 'transfer' | 'repay';
@@ -31,10 +32,17 @@ export type LoanActionsProps = {
   labels: Labels;
   /** Re-age / re-amortisation: the loan's installments and money rules for the forms' preview. */
   reshape?: ReshapeInfo;
+  /** Installment edits before disbursement (vary-form.tsx): what the product allows and the saved edits. */
+  installments?: {
+    variable: boolean;
+    fixedEmi: boolean;
+    variations: Record<string, unknown>[];
+    fixedEmiAmount: string | null;
+  };
 };
 
 type Props = LoanActionsProps;
-type FormKind = 'transfer' | 'repay' | 'reverse' | 'writeOff' | ReshapeKind;
+type FormKind = 'transfer' | 'repay' | 'reverse' | 'writeOff' | 'vary' | ReshapeKind;
 type ReshapeKind = 'reAge' | 'reAmortize' | 'undoReAge' | 'undoReAmortize';
 const RESHAPE_KINDS: readonly ReshapeKind[] = ['reAge', 'reAmortize', 'undoReAge', 'undoReAmortize'];
 
@@ -46,6 +54,7 @@ const WriteOffForm = lazy(() => import('./loan-forms.tsx').then((m) => ({ defaul
 const ReAgeForm = lazy(() => import('./reshape-forms.tsx').then((m) => ({ default: m.ReAgeForm })));
 const ReAmortizeForm = lazy(() => import('./reshape-forms.tsx').then((m) => ({ default: m.ReAmortizeForm })));
 const UndoReshapeForm = lazy(() => import('./reshape-forms.tsx').then((m) => ({ default: m.UndoReshapeForm })));
+const VaryForm = lazy(() => import('./vary-form.tsx').then((m) => ({ default: m.VaryForm })));
 
 const TITLES: Record<FormKind, string> = {
   transfer: 'loan.transferTitle',
@@ -56,6 +65,7 @@ const TITLES: Record<FormKind, string> = {
   reAmortize: 'loan.reshape.reAmortizeTitle',
   undoReAge: 'loan.reshape.undoReAgeTitle',
   undoReAmortize: 'loan.reshape.undoReAmortizeTitle',
+  vary: 'loan.actions.vary',
 };
 
 function Loading({ props }: { props: Props }) {
@@ -82,6 +92,8 @@ function FormOf({ kind, props }: { kind: FormKind; props: Props }): ReactNode {
       <UndoReshapeForm props={props} kind="reAge" />
     ) : kind === 'undoReAmortize' ? (
       <UndoReshapeForm props={props} kind="reAmortize" />
+    ) : kind === 'vary' ? (
+      <VaryForm props={props} />
     ) : (
       <WriteOffForm props={props} />
     );
@@ -93,8 +105,8 @@ function Actions(props: Props) {
   const [open, setOpen] = useState<FormKind[]>([]);
   if (only) return can[only] ? <FormOf kind={only} props={props} /> : null;
   const kinds = [
-    ...(['transfer', 'repay', 'reverse', 'writeOff'] as const).filter((kind) =>
-      kind === 'reverse' ? can.reverse && props.reversible.length > 0 : can[kind],
+    ...(['transfer', 'repay', 'reverse', 'writeOff', 'vary'] as const).filter((kind) =>
+      kind === 'reverse' ? can.reverse && props.reversible.length > 0 : can[kind] === true,
     ),
     ...RESHAPE_KINDS.filter((kind) => props.reshape && can[kind] === true),
   ];

@@ -97,6 +97,7 @@ function termsOf(values: Values, sample: Values, businessDate: string): Record<s
   if (n('installmentAmountInMultiplesOf') > 0)
     terms.installmentAmountInMultiplesOf = n('installmentAmountInMultiplesOf');
   if ((values.downPaymentPercent ?? '').trim()) terms.downPaymentPercent = values.downPaymentPercent.trim();
+  if ((values.fixedLength ?? '').trim()) terms.fixedLength = Number(values.fixedLength);
   return terms;
 }
 

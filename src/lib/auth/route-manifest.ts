@@ -594,6 +594,11 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
     audit: audited('loan', { POST: 'loan.reschedule.reject' }),
   },
   {
+    pattern: '/v1/loans/:id/installment-variations',
+    methods: { POST: need('loans.loans.transfer_funds') },
+    audit: audited('loan', { POST: 'loan.vary_installments' }),
+  },
+  {
     pattern: '/v1/applications',
     methods: { GET: need('loans.loan_applications.view'), POST: need('loans.offers.request_loan') },
     audit: audited('loan_application', { POST: 'application.submit' }),

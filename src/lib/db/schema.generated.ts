@@ -1313,6 +1313,11 @@ export type LoanProductsRow = {
   version: number;
   updated_by: string | null;
   updated_at: Date;
+  fixed_length: number | null;
+  allow_fixed_emi: boolean;
+  allow_variable_installments: boolean;
+  variable_installment_min_gap_days: number | null;
+  variable_installment_max_gap_days: number | null;
 };
 
 /** The `loan_reschedule_requests` table. */

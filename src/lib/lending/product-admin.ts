@@ -111,6 +111,11 @@ const termFields = {
   allocationStrategy: z.enum(ALLOCATION_STRATEGIES),
   delinquencyBucketSetId: z.string().uuid().nullable(),
   allowOverpayment: z.boolean(),
+  fixedLength: z.number().int().min(1).max(120_000).nullable(),
+  allowFixedEmi: z.boolean(),
+  allowVariableInstallments: z.boolean(),
+  variableInstallmentMinGapDays: z.number().int().min(0).max(3660).nullable(),
+  variableInstallmentMaxGapDays: z.number().int().min(1).max(3660).nullable(),
 };
 
 export const createProductInput = z
@@ -143,6 +148,11 @@ export const createProductInput = z
     allocationStrategy: termFields.allocationStrategy.optional(),
     delinquencyBucketSetId: termFields.delinquencyBucketSetId.optional(),
     allowOverpayment: termFields.allowOverpayment.optional(),
+    fixedLength: termFields.fixedLength.optional(),
+    allowFixedEmi: termFields.allowFixedEmi.optional(),
+    allowVariableInstallments: termFields.allowVariableInstallments.optional(),
+    variableInstallmentMinGapDays: termFields.variableInstallmentMinGapDays.optional(),
+    variableInstallmentMaxGapDays: termFields.variableInstallmentMaxGapDays.optional(),
   })
   .strict();
 export type CreateProductBody = z.infer<typeof createProductInput>;
@@ -207,6 +217,7 @@ export function checkProduct(p: ProductInput): void {
     if (pen.kind === 'PERCENT_OF_INSTALLMENT' && (!pen.percent || !(Number(pen.percent) > 0)))
       throw validationError(`${field}.percent`, 'number.between', { min: '0.0001', max: '999' });
   });
+  checkFixedAndVariable(p);
   if ((p.graceOnPrincipalPeriods ?? 0) >= p.minRepayments)
     throw validationError('graceOnPrincipalPeriods', 'number.max', { max: p.minRepayments - 1 });
   // The engine judges the remaining combinations: a schedule of the smallest loan must exist.
@@ -225,6 +236,35 @@ export function checkProduct(p: ProductInput): void {
   } catch (error) {
     if (error instanceof AppError) throw new AppError('UNPROCESSABLE', error.message, { field: error.field });
     throw error;
+  }
+}
+
+/**
+ * Fixed length (progressive, zero interest, long enough for the largest term), fixed EMI (cumulative,
+ * declining balance, equal installments) and variable installments (cumulative; gaps in order), as
+ * Fineract's LoanProductDataValidator and the engine's terms contract (src/lib/schedule/fixed.ts).
+ */
+function checkFixedAndVariable(p: ProductInput): void {
+  if (p.fixedLength != null) {
+    if ((p.scheduleType ?? 'CUMULATIVE') !== 'PROGRESSIVE') throw validationError('fixedLength', 'invalid');
+    if (Number(p.annualInterestRate) !== 0) throw validationError('fixedLength', 'invalid');
+    const minimum = (p.maxRepayments - 1) * (p.repaymentEvery ?? 1) + 1;
+    if (p.fixedLength < minimum) throw validationError('fixedLength', 'number.min', { min: minimum });
+  }
+  if (
+    p.allowFixedEmi &&
+    ((p.scheduleType ?? 'CUMULATIVE') !== 'CUMULATIVE' ||
+      (p.interestMethod ?? 'DECLINING_BALANCE') !== 'DECLINING_BALANCE' ||
+      (p.amortization ?? 'EQUAL_INSTALLMENTS') !== 'EQUAL_INSTALLMENTS')
+  )
+    throw validationError('allowFixedEmi', 'invalid');
+  if (p.allowVariableInstallments) {
+    if ((p.scheduleType ?? 'CUMULATIVE') !== 'CUMULATIVE' || p.downPaymentPercent != null)
+      throw validationError('allowVariableInstallments', 'invalid');
+    const min = p.variableInstallmentMinGapDays ?? null;
+    const max = p.variableInstallmentMaxGapDays ?? null;
+    if (min !== null && max !== null && max < min)
+      throw validationError('variableInstallmentMaxGapDays', 'number.min', { min });
   }
 }
 
@@ -302,6 +342,11 @@ export function inputOfRow(p: ProductRow): ProductInput {
     allocationStrategy: p.allocation_strategy,
     delinquencyBucketSetId: p.delinquency_bucket_set_id,
     allowOverpayment: p.allow_overpayment,
+    fixedLength: p.fixed_length ?? null,
+    allowFixedEmi: p.allow_fixed_emi === true,
+    allowVariableInstallments: p.allow_variable_installments === true,
+    variableInstallmentMinGapDays: p.variable_installment_min_gap_days ?? null,
+    variableInstallmentMaxGapDays: p.variable_installment_max_gap_days ?? null,
   };
 }
 

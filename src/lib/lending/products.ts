@@ -51,6 +51,14 @@ export type ProductInput = {
   delinquencyBucketSetId?: string | null;
   /** Accept repayments above what a loan owes, as a credit balance; default no. */
   allowOverpayment?: boolean;
+  /** Fineract fixedLength: the last due date is the start + this many repayment units (progressive, 0 % only). */
+  fixedLength?: number | null;
+  /** A loan may be given its own installment amount (Fineract canDefineInstallmentAmount). */
+  allowFixedEmi?: boolean;
+  /** Installments may be moved, changed, added or deleted before disbursement, within these gaps (days). */
+  allowVariableInstallments?: boolean;
+  variableInstallmentMinGapDays?: number | null;
+  variableInstallmentMaxGapDays?: number | null;
 };
 
 /**
@@ -119,6 +127,11 @@ export const PRODUCT_COLUMNS = [
   'allocation_strategy',
   'delinquency_bucket_set_id',
   'allow_overpayment',
+  'fixed_length',
+  'allow_fixed_emi',
+  'allow_variable_installments',
+  'variable_installment_min_gap_days',
+  'variable_installment_max_gap_days',
 ] as const;
 
 /** ProductInput → its column values, with Fineract's usual product settings as defaults (tenant_id left empty). */
@@ -159,6 +172,11 @@ export function productColumns(p: ProductInput): Record<(typeof PRODUCT_COLUMNS)
     allocation_strategy: p.allocationStrategy ?? 'mifos-standard-strategy',
     delinquency_bucket_set_id: p.delinquencyBucketSetId ?? null,
     allow_overpayment: p.allowOverpayment ?? false,
+    fixed_length: p.fixedLength ?? null,
+    allow_fixed_emi: p.allowFixedEmi ?? false,
+    allow_variable_installments: p.allowVariableInstallments ?? false,
+    variable_installment_min_gap_days: p.allowVariableInstallments ? (p.variableInstallmentMinGapDays ?? null) : null,
+    variable_installment_max_gap_days: p.allowVariableInstallments ? (p.variableInstallmentMaxGapDays ?? null) : null,
   };
 }
 
@@ -304,6 +322,7 @@ export function termsFor(
   if (loan.expectedDisbursementDate && loan.expectedDisbursementDate < loan.disbursementDate)
     terms.expectedDisbursementDate = loan.expectedDisbursementDate;
   if (loan.firstRepaymentDate) terms.firstRepaymentDate = loan.firstRepaymentDate;
+  if (product.fixed_length) terms.fixedLength = product.fixed_length;
   return terms;
 }
 
@@ -397,6 +416,11 @@ export function productJson(p: ProductRow) {
     delinquencyBucketSetId: p.delinquency_bucket_set_id,
     isActive: p.is_active,
     allowOverpayment: p.allow_overpayment,
+    fixedLength: p.fixed_length ?? null,
+    allowFixedEmi: p.allow_fixed_emi === true,
+    allowVariableInstallments: p.allow_variable_installments === true,
+    variableInstallmentMinGapDays: p.variable_installment_min_gap_days ?? null,
+    variableInstallmentMaxGapDays: p.variable_installment_max_gap_days ?? null,
     version: p.version,
     updatedAt: p.updated_at ? new Date(p.updated_at).toISOString() : null,
   };

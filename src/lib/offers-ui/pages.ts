@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/principal.ts';
+import { installmentEditsOf } from '../lending/commands/vary-installments.ts';
 import { allowedActions } from '../auth/allowed-actions.ts';
 import { assertInScope } from '../auth/data-permissions.ts';
 import type { Db, Tx } from '../db/index.ts';
@@ -164,11 +165,22 @@ export async function loadLoanPage(db: Db, principal: Principal, customerId: str
       [loanId],
     );
     const rescheduleRequests = await listRescheduleRequests(tx, principal, loanId);
+    const [stored] = await tx.query<{ terms: Record<string, unknown> | null }>(
+      'select terms from loans where id = $1',
+      [loanId],
+    );
     return {
       customer,
       loan,
       rescheduleRequests,
       productName: product.name,
+      // Installment edits before disbursement (vary-installments.ts): what the product allows, what is saved.
+      installmentOptions: {
+        variable: product.allow_variable_installments === true,
+        fixedEmi: product.allow_fixed_emi === true,
+        variations: (installmentEditsOf(stored?.terms).variations as Record<string, unknown>[] | undefined) ?? [],
+        fixedEmiAmount: (installmentEditsOf(stored?.terms).fixedEmiAmount as string | undefined) ?? null,
+      },
       businessDate: await businessDate(tx, principal.tenantId),
       collaterals: collaterals.map((c): CollateralView => ({
         ...collateralMoney(c.value, c.currency),
@@ -206,7 +218,10 @@ export function loanActionsFor(data: LoanPage, principal: Principal) {
       reAmortize: can.reAmortize && data.reshape.eligible,
       undoReAge: can.undoReAge && data.reshape.undoable.reAge,
       undoReAmortize: can.undoReAmortize && data.reshape.undoable.reAmortize,
+      // Before the transfer, on a product that allows it (the same permission as the transfer).
+      vary: can.disburse && (data.installmentOptions.variable || data.installmentOptions.fixedEmi),
     },
+    installments: data.installmentOptions,
     suggestedAmount: next?.outstanding.total ?? '',
     reversible: data.loan.transactions
       .filter(

@@ -27,6 +27,7 @@ import {
   pmtPeriod,
 } from './rates.ts';
 import type { ScheduleInstallment, ScheduleTerms, WorkingCalendar } from './types.ts';
+import { repaymentsAfterVariations, variationPlan, variedEndDate } from './variations.ts';
 
 /**
  * The cumulative ("classic") generator: AbstractCumulativeLoanScheduleGenerator with the
@@ -72,7 +73,9 @@ export function generateCumulative(
   calendar?: WorkingCalendar,
 ): ScheduleInstallment[] {
   const rc = { mode: ctx.mode };
-  const n = t.numberOfRepayments;
+  // Inserted / deleted installments change the number of repayments (variations.ts).
+  const n = repaymentsAfterVariations(t);
+  const plan = t.variations?.length ? variationPlan(t, calendar) : null;
   const g = t.graceOnPrincipalPeriods;
   const gi = t.graceOnInterestPaymentPeriods;
   const k = t.interestFreePeriods;
@@ -102,7 +105,9 @@ export function generateCumulative(
     unadjustedDueDates(start, t.firstRepaymentDate, i + 1, t.repaymentFrequency, t.repaymentEvery)[i];
   const firstRepaymentDate = unadjustedAt(0);
   const idealDisbursementDate = minusUnits(firstRepaymentDate, t);
-  const loanEndDate = dueAt(n - 1);
+  // The loan end date (flat interest over the term) counts the repayments before inserts / deletes,
+  // then follows a due-date change of that last date (Fineract's loanEndDate with variations).
+  const loanEndDate = variedEndDate(t, dueAt(t.numberOfRepayments - 1));
 
   const principal = roundMoney(ctx, fromMinor(t.principal, t.digits));
   const down = downPaymentAmount(ctx, principal, t.downPaymentPercent);
@@ -124,7 +129,7 @@ export function generateCumulative(
     } else if (t.allowPartialPeriodInterest) {
       periodsInTerm = periodsBetweenDates(interestChargedFrom ?? start, loanEndDate, t.repaymentFrequency, seed);
     } else {
-      periodsInTerm = fromInt(n * t.repaymentEvery);
+      periodsInTerm = fromInt(t.numberOfRepayments * t.repaymentEvery);
     }
     const perYear = fromInt(periodsInOneYear(rateTerms));
     const termRate = mul(
@@ -145,16 +150,20 @@ export function generateCumulative(
   // The annuity, computed once up front in floating point (LoanApplicationTerms.paymentPerPeriod).
   let emi: Dec | null = null;
   let fixedPrincipal: Dec | null = null;
-  if (t.interestMethod === 'DECLINING_BALANCE' && t.amortization === 'EQUAL_INSTALLMENTS') {
+  const annuity = (balance: Dec, periods: number): Dec => {
     const [ps, pe] = pmtPeriod(start, t.repaymentFrequency, t.repaymentEvery);
     const rate = cumulativePeriodicRate(rc, rateTerms, ps, pe, true);
-    const payment = pmtDouble(toNumber(rate), n - g, -toNumber(scheduled));
+    const payment = pmtDouble(toNumber(rate), periods, -toNumber(balance));
     let amount = fromDouble(payment);
     if (t.installmentAmountInMultiplesOf !== null) {
       const m = fromInt(t.installmentAmountInMultiplesOf);
       amount = mul(divScale(amount, m, 0, ctx.mode), m);
     }
-    emi = roundMoney(ctx, amount);
+    return roundMoney(ctx, amount);
+  };
+  const givenEmi = t.fixedEmiAmount ? fromMinor(t.fixedEmiAmount, t.digits) : null;
+  if (t.interestMethod === 'DECLINING_BALANCE' && t.amortization === 'EQUAL_INSTALLMENTS') {
+    emi = givenEmi ?? annuity(scheduled, n - g);
   } else if (t.interestMethod === 'DECLINING_BALANCE') {
     fixedPrincipal = roundMoney(ctx, divScale(scheduled, fromInt(n - g), t.digits, ctx.mode));
   }
@@ -165,12 +174,15 @@ export function generateCumulative(
   let reducePrincipal = zero(ctx);
   let interestDueToGrace = zero(ctx);
   let periodStart = start;
+  let flatAdjust = zero(ctx);
   let number = installments.length + 1;
   const maxPeriods = n + 600;
 
   for (let p = 1; !isZero(outstanding); p++) {
     if (p > maxPeriods) throw new Error('schedule does not converge');
-    const dueDate = dueAt(p - 1);
+    const slot = plan ? plan.next() : null;
+    const dueDate = slot ? slot.dueDate : dueAt(p - 1);
+    const slotAmount = slot?.amount != null ? fromMinor(slot.amount, t.digits) : null;
     const isLast = p === n;
     const isPrincipalGrace = p <= g;
     const isInterestPaymentGrace = p <= gi;
@@ -209,7 +221,19 @@ export function generateCumulative(
       }
       principalPart = isPrincipalGrace
         ? zero(ctx)
-        : roundMoney(ctx, divScale(minus(ctx, scheduled, zero(ctx)), fromInt(n - g), t.digits, ctx.mode));
+        : plus(
+            ctx,
+            roundMoney(ctx, divScale(minus(ctx, scheduled, zero(ctx)), fromInt(n - g), t.digits, ctx.mode)),
+            flatAdjust,
+          );
+      if (!isPrincipalGrace && slotAmount !== null) {
+        // A fixed principal spreads its difference from the regular one over the remaining periods.
+        if (n - p > 0) {
+          const spread = divScale(minus(ctx, principalPart, slotAmount), fromInt(n - p), t.digits, ctx.mode);
+          flatAdjust = plus(ctx, flatAdjust, roundMoney(ctx, spread));
+        }
+        principalPart = slotAmount;
+      }
       if (t.installmentAmountInMultiplesOf !== null) {
         const rp = roundToMultiple(ctx, principalPart, t.installmentAmountInMultiplesOf);
         const ri = roundToMultiple(ctx, interest, t.installmentAmountInMultiplesOf);
@@ -243,15 +267,37 @@ export function generateCumulative(
       }
       const interestForPeriod =
         signum(interest) > 0 ? minus(ctx, interest, bfIn) : minus(ctx, interestDueToGrace, bfIn);
-      if (emi !== null) principalPart = isPrincipalGrace ? zero(ctx) : minus(ctx, emi, interestForPeriod);
-      else principalPart = isPrincipalGrace ? zero(ctx) : (fixedPrincipal as Dec);
-      principalPart = adjustLastPrincipal(
-        ctx,
-        principalPart,
-        minus(ctx, cumulativePrincipal, reducePrincipal),
-        scheduled,
-        isLast,
-      );
+      if (emi !== null) {
+        const due = slotAmount ?? emi;
+        if ((givenEmi !== null || slotAmount !== null) && cmp(due, interest) < 0) {
+          // Fineract refuses a fixed installment amount that does not cover the period's interest.
+          const field = slotAmount !== null ? 'variations' : 'fixedEmiAmount';
+          throw new AppError(
+            'BAD_REQUEST',
+            `${field}: the installment of ${dueDate} must at least cover its interest`,
+            {
+              field,
+            },
+          );
+        }
+        principalPart = isPrincipalGrace ? zero(ctx) : minus(ctx, due, interestForPeriod);
+      } else principalPart = isPrincipalGrace ? zero(ctx) : (slotAmount ?? (fixedPrincipal as Dec));
+      principalPart =
+        givenEmi !== null
+          ? adjustLastPrincipalFixedEmi(
+              ctx,
+              principalPart,
+              minus(ctx, cumulativePrincipal, reducePrincipal),
+              scheduled,
+              t.principalThresholdForLastInstallment ?? 0,
+            )
+          : adjustLastPrincipal(
+              ctx,
+              principalPart,
+              minus(ctx, cumulativePrincipal, reducePrincipal),
+              scheduled,
+              isLast,
+            );
     }
 
     // updatePrincipalPortionBasedOnPreviousEarlyPayments: a non-positive principal is carried forward.
@@ -272,6 +318,14 @@ export function generateCumulative(
     cumulativeInterest = plus(ctx, cumulativeInterest, interest);
     periodStart = dueDate;
     number++;
+    // After an installment with a user-fixed amount, the EMI (or equal principal) is recomputed over the
+    // remaining periods for the principal still to schedule (adjustInstallmentOrPrincipalAmount).
+    const left = minus(ctx, scheduled, cumulativePrincipal);
+    if (slotAmount !== null && n - p > 0 && signum(left) > 0) {
+      if (emi !== null && givenEmi === null) emi = annuity(left, n - p);
+      else if (fixedPrincipal !== null)
+        fixedPrincipal = roundMoney(ctx, divScale(left, fromInt(n - p), t.digits, ctx.mode));
+    }
   }
 
   // Interest deferred by grace and never paid goes to the last installment.
@@ -285,6 +339,25 @@ export function generateCumulative(
 
 function neg(d: Dec): Dec {
   return { u: -d.u, s: d.s };
+}
+
+/**
+ * adjustPrincipalIfLastRepaymentPeriod with a user-given EMI: no fixed last period; the schedule runs
+ * until the principal is repaid, and an installment takes the rest when what would remain after it is
+ * below `threshold` percent of its principal (principalThresholdForLastInstalment).
+ */
+function adjustLastPrincipalFixedEmi(
+  ctx: MoneyContext,
+  principalPart: Dec,
+  cumulativeBefore: Dec,
+  scheduled: Dec,
+  threshold: number,
+): Dec {
+  const remaining = minus(ctx, scheduled, plus(ctx, cumulativeBefore, principalPart));
+  if (signum(remaining) < 0) return minus(ctx, principalPart, neg(remaining));
+  const limit = roundMoney(ctx, divScale(mul(principalPart, fromInt(threshold)), fromInt(100), ctx.digits, ctx.mode));
+  if (cmp(remaining, limit) < 0) return plus(ctx, principalPart, remaining);
+  return principalPart;
 }
 
 /** LoanApplicationTerms.adjustPrincipalIfLastRepaymentPeriod (no fixed EMI given by the user). */

@@ -69,6 +69,12 @@ export function adjustDueDate(
       current = holiday.repaymentsRescheduledTo;
       continue;
     }
+    if (holiday?.rescheduleToNextRepaymentDate) {
+      do successor = next(successor);
+      while (successor <= current);
+      current = successor;
+      continue;
+    }
     if (!isDayOff(calendar, current)) return current;
     const rule = holiday && calendar.rule === 'SAME_DAY' ? 'NEXT_WORKING_DAY' : calendar.rule;
     if (rule === 'SAME_DAY') return current;
@@ -115,6 +121,8 @@ export function dueDateSequence(
       const raw = k === 0 ? (firstRepaymentDate ?? next(start)) : next(unadjusted[k - 1]);
       unadjusted.push(raw);
       let due = adjustDueDate(raw, calendar, next);
+      // A "next repayment date" holiday moves the chain too (Fineract sets the actual repayment date).
+      if (calendar && holidayOn(calendar, raw)?.rescheduleToNextRepaymentDate) unadjusted[k] = due;
       const previous = k === 0 ? notBefore : adjusted[k - 1];
       if (due <= previous) due = nextWorkingDayAfter(previous, calendar);
       adjusted.push(due);

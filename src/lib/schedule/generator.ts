@@ -5,6 +5,7 @@ import type { MoneyContext } from './fineract-money.ts';
 import { scheduleToJson } from './json.ts';
 import { generateProgressive } from './progressive.ts';
 import { parseCalendar, parseTerms } from './terms.ts';
+import { checkVariations } from './variations.ts';
 import type { Schedule, ScheduleJson, ScheduleTerms, WorkingCalendar } from './types.ts';
 
 /**
@@ -30,6 +31,15 @@ export function generateSchedule(terms: ScheduleTerms, calendar?: WorkingCalenda
     currencyMultiple: terms.digits === 0 ? terms.currencyInMultiplesOf : 0,
     installmentMultiple: terms.installmentAmountInMultiplesOf,
   };
+  if (terms.variations?.length) {
+    // Fineract's checks against the schedule without variations (variations.ts).
+    const base = generateSchedule({ ...terms, variations: undefined }, calendar);
+    checkVariations(
+      terms.variations,
+      base.installments.map((i) => i.dueDate),
+      terms.disbursementDate,
+    );
+  }
   const installments =
     terms.scheduleType === 'PROGRESSIVE'
       ? generateProgressive(terms, ctx, calendar)

@@ -17,6 +17,7 @@ import {
 } from './decimal.ts';
 import { dueDateSequence } from './due-dates.ts';
 import { downPaymentAmount, row } from './cumulative.ts';
+import { applyFixedLength } from './fixed.ts';
 import { minus, roundMoney, type MoneyContext, plus, roundToMultiple, zero } from './fineract-money.ts';
 import { PRECISION, progressiveRateFactor, type ProgressiveRateTerms } from './rates.ts';
 import type { ScheduleInstallment, ScheduleTerms, WorkingCalendar } from './types.ts';
@@ -129,7 +130,11 @@ export function progressiveSchedule(
     calendar,
     t.disbursementDate,
   );
-  const dueDates = Array.from({ length: t.numberOfRepayments }, (_, i) => dueAt(i));
+  const dueDates = applyFixedLength(
+    t,
+    Array.from({ length: t.numberOfRepayments }, (_, i) => dueAt(i)),
+    calendar,
+  );
 
   const principal = roundMoney(ctx, fromMinor(t.principal, t.digits));
   const down = downPaymentAmount(ctx, principal, t.downPaymentPercent);

@@ -4,6 +4,7 @@ import { isValidDate } from './dates.ts';
 import { DATE_EXAMPLE } from '../dates/parse-date.ts';
 import { validationMessage } from '../errors/messages.ts';
 import { parseAmount } from '../money/parse.ts';
+import { withFixedTerms } from './fixed.ts';
 import type {
   Amortization,
   DaysInMonth,
@@ -222,7 +223,7 @@ export function parseTerms(input: unknown): ScheduleTerms {
     bad('downPaymentPercent', 'must be greater than 0 and less than 100');
   }
 
-  return {
+  const base: ScheduleTerms = {
     principal,
     currency,
     digits,
@@ -248,6 +249,8 @@ export function parseTerms(input: unknown): ScheduleTerms {
     interestFreePeriods,
     downPaymentPercent: downPaymentPercent === null || Number(downPaymentPercent) === 0 ? null : downPaymentPercent,
   };
+  // Fixed length, fixed EMI and variable installments (fixed.ts): optional, absent = unchanged terms.
+  return withFixedTerms(o, base);
 }
 
 const RULES: readonly WorkingDayRule[] = ['SAME_DAY', 'NEXT_WORKING_DAY', 'PREVIOUS_WORKING_DAY', 'NEXT_REPAYMENT_DAY'];
@@ -266,6 +269,13 @@ export function parseCalendar(input: unknown): WorkingCalendar | undefined {
     const to = date(h as Obj, 'to', true) as string;
     if (to < from) bad(`${field}.to`, 'must not be before from');
     const moved = date(h as Obj, 'repaymentsRescheduledTo', false);
+    const toNext = bool(h as Obj, 'rescheduleToNextRepaymentDate', false);
+    if (moved && toNext)
+      bad(
+        `${field}.rescheduleToNextRepaymentDate`,
+        'a holiday has a reschedule date or moves to the next repayment date, not both',
+      );
+    if (toNext) return { from, to, rescheduleToNextRepaymentDate: true };
     return moved ? { from, to, repaymentsRescheduledTo: moved } : { from, to };
   });
   const weekdaysRaw = o.nonWorkingWeekdays ?? [];

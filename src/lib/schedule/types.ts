@@ -49,7 +49,29 @@ export type ScheduleTerms = {
   interestFreePeriods: number;
   /** Percent of the principal paid as installment 1 on the disbursement date; null means none. */
   downPaymentPercent: string | null;
+  /**
+   * Fineract `fixedLength` (PROGRESSIVE only): the last due date is the schedule start plus this many
+   * repayment-frequency units (days, weeks or months); null means off. See fixed.ts.
+   */
+  fixedLength?: number | null;
+  /** Fineract `fixedEmiAmount` (CUMULATIVE, declining balance, equal installments): the EMI in minor units; null means computed. */
+  fixedEmiAmount?: bigint | null;
+  /** Fineract `principalThresholdForLastInstalment` in percent [0], used with fixedEmiAmount. */
+  principalThresholdForLastInstallment?: number;
+  /** Variable installments (CUMULATIVE only): due-date / amount changes, inserted and deleted installments. */
+  variations?: ScheduleVariation[];
 };
+
+/**
+ * One installment variation (Fineract LoanTermVariations of a variable-installment loan, all specific to
+ * one installment). Amounts are minor units: the installment total (EMI loans) or its principal (other
+ * loans), as Fineract's `installmentAmount` / `principal`.
+ */
+export type ScheduleVariation =
+  | { type: 'DUE_DATE'; dueDate: string; newDueDate: string; amount?: bigint }
+  | { type: 'AMOUNT'; dueDate: string; amount: bigint }
+  | { type: 'INSERT'; dueDate: string; amount?: bigint }
+  | { type: 'DELETE'; dueDate: string };
 
 /** How a due date that falls on a day off moves (Fineract RepaymentRescheduleType). */
 export type WorkingDayRule = 'SAME_DAY' | 'NEXT_WORKING_DAY' | 'PREVIOUS_WORKING_DAY' | 'NEXT_REPAYMENT_DAY';
@@ -60,6 +82,12 @@ export type Holiday = {
   to: string;
   /** When set, due dates inside the holiday move to this date (Fineract "reschedule to specified date"). */
   repaymentsRescheduledTo?: string;
+  /**
+   * Fineract's holiday RescheduleType 1 (RESCHEDULE_TO_NEXT_REPAYMENT_DATE): a due date inside the
+   * holiday moves to the next repayment date after it, and the following dates continue from there.
+   * Absent, a holiday without a reschedule date follows the calendar rule (this product's default).
+   */
+  rescheduleToNextRepaymentDate?: boolean;
 };
 
 /** The tenant's days off. Weekdays are ISO numbers: 1 = Monday … 7 = Sunday. */

@@ -498,6 +498,13 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
   'POST /v1/loans/:id/reschedule-requests/:requestId/reject': (ids) => [
     money(`/v1/loans/${ids.loanId}/reschedule-requests/00000000-0000-4000-8000-000000000017/reject`, {}, [403, 404]),
   ],
+  'POST /v1/loans/:id/installment-variations': (ids) =>
+    idSpellings(ids.applicationLoanId).map((id) => ({
+      method: 'POST',
+      path: `/v1/loans/${id}/installment-variations`,
+      json: { variations: [], preview: true },
+      expect: [404],
+    })),
   'POST /v1/exports': (ids) =>
     [ids.branchId, 'LYO-01', ids.regionId, ids.officerId].flatMap((node): Probe[] =>
       ['customers', 'loans', 'offers', 'collaterals', 'payments', 'loan-applications'].map((list) => ({

@@ -7,6 +7,7 @@ import { loadInstallments } from '../installments.ts';
 import { postJournalEntry } from '../ledger/post-entry.ts';
 import { loadCalendar, termsFor } from '../products.ts';
 import { auditSuccess, commandDate, insertTransaction, openLoanForCommand, updateLoan } from './common.ts';
+import { installmentEditsOf } from './vary-installments.ts';
 
 export type DisburseInput = {
   loanId: string;
@@ -40,6 +41,18 @@ export async function disburseLoan(tx: Tx, actor: Actor, input: DisburseInput) {
     expectedDisbursementDate: loan.expected_disbursement_date,
     firstRepaymentDate: input.firstRepaymentDate ?? null,
   });
+  // Installments edited before disbursement (vary-installments.ts) were laid out on the expected date.
+  const edits = installmentEditsOf(loan.terms);
+  if (Object.keys(edits).length > 0) {
+    if (edits.variations && (date !== loan.expected_disbursement_date || input.firstRepaymentDate)) {
+      throw new AppError(
+        'CONFLICT',
+        `The installments of this loan were edited for a disbursement on ${loan.expected_disbursement_date}; disburse on that date or clear the edits first`,
+        { field: 'date' },
+      );
+    }
+    Object.assign(terms, edits);
+  }
   const schedule = generateSchedule(parseTerms(terms), await loadCalendar(tx, loan.customer_branch_id));
   if (schedule.totals.principal !== loan.principal) {
     throw new AppError('INTERNAL', 'The schedule does not repay the principal', {
