@@ -16,3 +16,12 @@ export { generateSchedule, previewSchedule } from './generator.ts';
 export { scheduleToJson } from './json.ts';
 export { allocatePayment, DEFAULT_ADVANCED_ALLOCATION } from './allocation.ts';
 export { loanDelinquency, classifyDays, overdueInstallments, DEFAULT_DELINQUENCY_RANGES } from './delinquency.ts';
+export {
+  parseCharges,
+  applyCharges,
+  chargeAmount,
+  installmentHolding,
+  overduePenaltyOccurrences,
+  overduePenaltyAmount,
+  chargeMoneyContext,
+} from './charges.ts';

@@ -4,6 +4,7 @@ import { isValidDate } from './dates.ts';
 import { DATE_EXAMPLE } from '../dates/parse-date.ts';
 import { validationMessage } from '../errors/messages.ts';
 import { parseAmount } from '../money/parse.ts';
+import { parseCharges } from './charges.ts';
 import type {
   Amortization,
   DaysInMonth,
@@ -222,6 +223,8 @@ export function parseTerms(input: unknown): ScheduleTerms {
     bad('downPaymentPercent', 'must be greater than 0 and less than 100');
   }
 
+  const charges = parseCharges(o.charges, digits);
+
   return {
     principal,
     currency,
@@ -247,6 +250,7 @@ export function parseTerms(input: unknown): ScheduleTerms {
     graceOnInterestPaymentPeriods,
     interestFreePeriods,
     downPaymentPercent: downPaymentPercent === null || Number(downPaymentPercent) === 0 ? null : downPaymentPercent,
+    ...(charges.length > 0 ? { charges } : {}),
   };
 }
 
