@@ -174,7 +174,8 @@ describe('charges: contract rules', () => {
       expect(i.fees).toBe('2.50');
       const interest = BigInt(i.interest.replace('.', ''));
       // 10% of the interest, half-even to the cent
-      const tenth = interest / 10n + (interest % 10n > 5n || (interest % 10n === 5n && (interest / 10n) % 2n === 1n) ? 1n : 0n);
+      const tenth =
+        interest / 10n + (interest % 10n > 5n || (interest % 10n === 5n && (interest / 10n) % 2n === 1n) ? 1n : 0n);
       expect(i.penalties).toBe(formatMinor(tenth, 2));
     }
     const sum = s.installments.reduce((a, i) => a + BigInt(i.total.replace('.', '')), 0n);

@@ -23,6 +23,8 @@ export const LOAN_TRANSACTION_TYPES = {
   REVERSAL: 'REVERSAL',
   /** Pays (part of) an overpaid loan's credit balance back to the borrower; the loan closes when none is left. */
   CREDIT_BALANCE_REFUND: 'CREDIT_BALANCE_REFUND',
+  /** Fees due at disbursement, collected out of the disbursed funds (no installment involved). */
+  REPAYMENT_AT_DISBURSEMENT: 'REPAYMENT_AT_DISBURSEMENT',
 } as const;
 
 export type LoanTransactionType = keyof typeof LOAN_TRANSACTION_TYPES;
