@@ -16,8 +16,8 @@ import { productJson, type ProductRow } from '#lib/lending/products.ts';
 
 /**
  * The product form's fields (ProductForm island), grouped as a Mambu/Fineract product page groups
- * them: every term the schedule engine and the lending commands understand. Fees are not offered:
- * the schedule engine charges none; overdue penalties are edited through the API.
+ * them: every term the schedule engine and the lending commands understand. Fees and overdue
+ * penalties are edited in their own block of the island (ChargesEditor).
  */
 export const PRODUCT_FIELD_GROUPS: FieldGroup[] = [
   {
@@ -156,5 +156,6 @@ export function productFormLabels(t: TFunction): unknown {
     groups: tree('groups'),
     preview: tree('preview'),
     form: tree('form'),
+    charges: tree('charges'),
   };
 }

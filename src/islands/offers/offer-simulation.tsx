@@ -24,10 +24,13 @@ type Preview = {
     principal: string;
     interest: string;
     fees: string;
+    penalties: string;
     total: string;
     balance: string;
   }[];
-  totals: { principal: string; interest: string; total: string };
+  totals: { principal: string; interest: string; fees: string; penalties: string; total: string };
+  /** Fees due at disbursement (issue 17): collected out of the amount paid out. */
+  disbursement?: { date: string; fees: string; total: string };
 };
 
 export function Simulation({ props }: { props: OfferActionsProps }) {
@@ -181,6 +184,14 @@ export function Simulation({ props }: { props: OfferActionsProps }) {
             </Table.Body>
           </Table.Root>
         </Table.ScrollArea>
+      ) : null}
+      {preview?.disbursement ? (
+        <Text mt="2" data-testid="simulation-disbursement-fees">
+          {label(labels, 'schedule.atDisbursement', {
+            date: preview.disbursement.date,
+            amount: `${preview.disbursement.total} ${preview.currency}`,
+          })}
+        </Text>
       ) : null}
     </Box>
   );

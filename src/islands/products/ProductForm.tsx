@@ -17,6 +17,16 @@ import { api, errorMessageOf } from '../lib/api.ts';
 import { ErrorAlert } from '../ui/error-alert.tsx';
 import { IslandProvider } from '../ui/provider.tsx';
 import { label, type Labels } from '../loans/labels.ts';
+import {
+  ChargesEditor,
+  feeRowsOf,
+  feesAsCharges,
+  feesBody,
+  penaltiesBody,
+  penaltyRowsOf,
+  type FeeRow,
+  type PenaltyRow,
+} from './ChargesEditor.tsx';
 
 /** One field of the form: its API name, its kind, and for choices their values. */
 export type FieldSpec = {
@@ -38,6 +48,9 @@ type Props = {
   productId?: string;
   version?: number;
   businessDate: string;
+  /** The product's fee and overdue penalty definitions (API shape). */
+  initialFees?: unknown[];
+  initialPenalties?: unknown[];
 };
 
 type Schedule = {
@@ -47,11 +60,16 @@ type Schedule = {
     dueDate: string;
     principal: string;
     interest: string;
+    fees: string;
+    penalties: string;
     total: string;
     balance: string;
   }[];
-  totals: { principal: string; interest: string; total: string };
+  totals: { principal: string; interest: string; fees: string; penalties: string; total: string };
+  disbursement?: { date: string; fees: string; penalties: string; total: string };
 };
+
+const nonZero = (amount: string | undefined) => /[1-9]/.test(amount ?? '');
 
 /** The body the API takes: numbers as numbers, yes/no as booleans, empty optional values as null. */
 function bodyOf(groups: FieldGroup[], values: Values, editing: boolean): Record<string, unknown> {
@@ -110,6 +128,9 @@ function Form(props: Props) {
     term: props.initial.defaultRepayments || props.initial.minRepayments || '12',
     rate: props.initial.annualInterestRate || '10',
   });
+  const digits = Number(props.initial.digitsAfterDecimal || 2);
+  const [fees, setFees] = useState<FeeRow[]>(() => feeRowsOf(props.initialFees));
+  const [penalties, setPenalties] = useState<PenaltyRow[]>(() => penaltyRowsOf(props.initialPenalties, digits));
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<{ status: number; message: string; field?: string; error: unknown } | null>(
     null,
@@ -120,7 +141,10 @@ function Form(props: Props) {
     if (failure?.field === name) setFailure(null);
   };
 
-  const terms = useMemo(() => termsOf(values, sample, props.businessDate), [values, sample, props.businessDate]);
+  const terms = useMemo(() => {
+    const charges = feesAsCharges(fees);
+    return { ...termsOf(values, sample, props.businessDate), ...(charges.length > 0 ? { charges } : {}) };
+  }, [values, sample, props.businessDate, fees]);
   useEffect(() => {
     let live = true;
     setPreview((p) => ({ ...p, loading: true }));
@@ -144,7 +168,11 @@ function Form(props: Props) {
     setBusy(true);
     setFailure(null);
     try {
-      const body = bodyOf(groups, values, editing);
+      const body = {
+        ...bodyOf(groups, values, editing),
+        fees: feesBody(fees),
+        penalties: penaltiesBody(penalties, Number(values.digitsAfterDecimal || digits)),
+      };
       const answer = editing
         ? await api
             .patch(`products/${props.productId}`, { json: { ...body, expectedVersion: props.version } })
@@ -206,6 +234,21 @@ function Form(props: Props) {
     );
   };
 
+  const shown = preview.schedule;
+  const withFees = nonZero(shown?.totals.fees) || nonZero(shown?.disbursement?.fees);
+  const withPenalties = nonZero(shown?.totals.penalties);
+  const columns = [
+    'number',
+    'dueDate',
+    'principal',
+    'interest',
+    ...(withFees ? ['fees'] : []),
+    ...(withPenalties ? ['penalties'] : []),
+    'total',
+    'balance',
+  ];
+  const chargeField = /^(fees|penalties)\./.test(failure?.field ?? '');
+
   return (
     <Box asChild>
       <form onSubmit={submit} noValidate aria-label={label(labels, editing ? 'form.editTitle' : 'form.addTitle')}>
@@ -220,6 +263,14 @@ function Form(props: Props) {
               </Box>
             </Box>
           ))}
+          <ChargesEditor
+            labels={labels}
+            fees={fees}
+            penalties={penalties}
+            onFees={setFees}
+            onPenalties={setPenalties}
+            failure={chargeField ? failure : null}
+          />
           <Box as="section" borderWidth="1px" borderRadius="md" p="4" aria-labelledby="product-preview-title">
             <Heading as="h2" size="sm" mb="1" id="product-preview-title">
               {label(labels, 'preview.title')}
@@ -249,18 +300,33 @@ function Form(props: Props) {
                 <Table.Root size="sm" data-testid="product-preview">
                   <Table.Header>
                     <Table.Row>
-                      {['number', 'dueDate', 'principal', 'interest', 'total', 'balance'].map((c) => (
+                      {columns.map((c) => (
                         <Table.ColumnHeader key={c}>{label(labels, `preview.${c}`)}</Table.ColumnHeader>
                       ))}
                     </Table.Row>
                   </Table.Header>
                   <Table.Body>
+                    {preview.schedule.disbursement ? (
+                      <Table.Row data-testid="preview-disbursement">
+                        <Table.Cell />
+                        <Table.Cell>{preview.schedule.disbursement.date}</Table.Cell>
+                        <Table.Cell colSpan={2}>{label(labels, 'preview.atDisbursement')}</Table.Cell>
+                        {withFees ? (
+                          <Table.Cell textAlign="end">{preview.schedule.disbursement.fees}</Table.Cell>
+                        ) : null}
+                        {withPenalties ? <Table.Cell /> : null}
+                        <Table.Cell textAlign="end">{preview.schedule.disbursement.total}</Table.Cell>
+                        <Table.Cell />
+                      </Table.Row>
+                    ) : null}
                     {preview.schedule.installments.map((i) => (
                       <Table.Row key={i.number}>
                         <Table.Cell>{i.number}</Table.Cell>
                         <Table.Cell>{i.dueDate}</Table.Cell>
                         <Table.Cell textAlign="end">{i.principal}</Table.Cell>
                         <Table.Cell textAlign="end">{i.interest}</Table.Cell>
+                        {withFees ? <Table.Cell textAlign="end">{i.fees}</Table.Cell> : null}
+                        {withPenalties ? <Table.Cell textAlign="end">{i.penalties}</Table.Cell> : null}
                         <Table.Cell textAlign="end">{i.total}</Table.Cell>
                         <Table.Cell textAlign="end">{i.balance}</Table.Cell>
                       </Table.Row>
@@ -269,6 +335,10 @@ function Form(props: Props) {
                       <Table.Cell colSpan={2}>{label(labels, 'preview.totals')}</Table.Cell>
                       <Table.Cell textAlign="end">{preview.schedule.totals.principal}</Table.Cell>
                       <Table.Cell textAlign="end">{preview.schedule.totals.interest}</Table.Cell>
+                      {withFees ? <Table.Cell textAlign="end">{preview.schedule.totals.fees}</Table.Cell> : null}
+                      {withPenalties ? (
+                        <Table.Cell textAlign="end">{preview.schedule.totals.penalties}</Table.Cell>
+                      ) : null}
                       <Table.Cell textAlign="end">{preview.schedule.totals.total}</Table.Cell>
                       <Table.Cell />
                     </Table.Row>
@@ -279,10 +349,10 @@ function Form(props: Props) {
               <Text>{label(labels, 'preview.loading')}</Text>
             )}
           </Box>
-          {failure && !groups.some((g) => g.fields.some((f) => f.name === failure.field)) ? (
+          {failure && !chargeField && !groups.some((g) => g.fields.some((f) => f.name === failure.field)) ? (
             <ErrorAlert status={failure.status} message={failure.message} error={failure.error} module="ProductForm" />
           ) : null}
-          {failure && groups.some((g) => g.fields.some((f) => f.name === failure.field)) ? (
+          {failure && (chargeField || groups.some((g) => g.fields.some((f) => f.name === failure.field))) ? (
             <Text role="alert" color="fg.error">
               {failure.message}
             </Text>

@@ -4,7 +4,7 @@
 // One type per table and view, as the driver returns its rows (int8 → bigint, numeric and date →
 // string, timestamptz → Date, json → unknown). Views report every column as nullable.
 
-export type LoanTransactionType = 'DISBURSEMENT' | 'REPAYMENT' | 'WAIVE_INTEREST' | 'WAIVE_CHARGES' | 'WRITE_OFF' | 'ACCRUAL' | 'FEE_APPLIED' | 'PENALTY_APPLIED' | 'REVERSAL' | 'CREDIT_BALANCE_REFUND' | 'REAGE' | 'REAMORTIZE';
+export type LoanTransactionType = 'DISBURSEMENT' | 'REPAYMENT' | 'WAIVE_INTEREST' | 'WAIVE_CHARGES' | 'WRITE_OFF' | 'ACCRUAL' | 'FEE_APPLIED' | 'PENALTY_APPLIED' | 'REVERSAL' | 'CREDIT_BALANCE_REFUND' | 'REPAYMENT_AT_DISBURSEMENT' | 'REAGE' | 'REAMORTIZE';
 
 /** The `analytics_delinquency_months` table. */
 export type AnalyticsDelinquencyMonthsRow = {
@@ -241,6 +241,7 @@ export type ClosePenaltiesRow = {
   business_date: string;
   amount: bigint;
   transaction_id: string;
+  occurrence: number;
 };
 
 /** The `close_runs` table. */

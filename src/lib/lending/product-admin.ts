@@ -52,7 +52,23 @@ export const ALLOCATION_STRATEGIES = [
   'advanced-payment-allocation-strategy',
 ] as const;
 /** Penalties the daily close charges (src/lib/close/penalties.ts): overdue, flat or a percent of the installment. */
-export const PENALTY_KINDS = ['FLAT', 'PERCENT_OF_INSTALLMENT'] as const;
+export const PENALTY_KINDS = [
+  'FLAT',
+  'PERCENT_OF_INSTALLMENT',
+  'PERCENT_OF_OVERDUE_PRINCIPAL',
+  'PERCENT_OF_OVERDUE_PRINCIPAL_AND_INTEREST',
+  'PERCENT_OF_OVERDUE_INTEREST',
+] as const;
+/** Recurrence of an overdue penalty (Fineract feeFrequency); absent = charged once per installment. */
+export const PENALTY_FREQUENCIES = ['DAYS', 'WEEKS', 'MONTHS', 'YEARS'] as const;
+/** Product fees the schedule engine puts into every loan's schedule (src/lib/schedule/charges.ts). */
+export const FEE_TIMINGS = ['DISBURSEMENT', 'INSTALLMENT'] as const;
+export const FEE_CALCULATIONS = [
+  'FLAT',
+  'PERCENT_OF_AMOUNT',
+  'PERCENT_OF_AMOUNT_AND_INTEREST',
+  'PERCENT_OF_INTEREST',
+] as const;
 
 const count = (max: number) => z.number().int().min(0).max(max);
 const percent = z.string().regex(/^\d{1,3}(\.\d{1,4})?$/, 'must be a percentage such as "10.5"');
@@ -74,8 +90,26 @@ const penaltyField = z
       .optional(),
     percent: percent.optional(),
     graceDays: count(365).optional(),
+    frequency: z.enum(PENALTY_FREQUENCIES).optional(),
+    interval: z.number().int().min(1).max(366).optional(),
   })
   .strict();
+
+/**
+ * A product fee (issue 17): due at disbursement or with every installment; `amount` is a decimal
+ * string, money in the product currency for FLAT (e.g. "25.50"), a percentage otherwise.
+ */
+const feeField = z
+  .object({
+    code: z.string().regex(/^[A-Z0-9][A-Z0-9_-]{0,39}$/i, 'must be letters, digits, - or _ (40 at most)'),
+    name: z.string().trim().min(1).max(120),
+    timing: z.enum(FEE_TIMINGS),
+    calculation: z.enum(FEE_CALCULATIONS),
+    amount: z.string().regex(/^\d{1,15}(\.\d{1,6})?$/, 'must be a decimal number such as "25.50"'),
+  })
+  .strict();
+export type ProductFee = z.infer<typeof feeField>;
+export type ProductPenalty = z.infer<typeof penaltyField>;
 
 /** The terms of a product (every field of ProductInput the engine and the lending commands use). */
 const termFields = {
@@ -105,8 +139,8 @@ const termFields = {
   interestFreePeriods: count(1200),
   graceOnArrearsAgeing: count(365),
   downPaymentPercent: percent.nullable(),
-  // The schedule engine charges no fees: a product may carry none (penalties are charged by the close).
-  fees: z.array(z.unknown()).max(0, 'the schedule engine charges no fees; leave fees empty'),
+  // Fees go into each loan's schedule (engine charges.ts); penalties are charged by the daily close.
+  fees: z.array(feeField).max(10),
   penalties: z.array(penaltyField).max(10),
   allocationStrategy: z.enum(ALLOCATION_STRATEGIES),
   delinquencyBucketSetId: z.string().uuid().nullable(),
@@ -214,8 +248,23 @@ export function checkProduct(p: ProductInput): void {
     codes.add(pen.code.toUpperCase());
     if (pen.kind === 'FLAT' && (!pen.amount || BigInt(pen.amount) <= 0n))
       throw validationError(`${field}.amount`, 'money.mustBePositive');
-    if (pen.kind === 'PERCENT_OF_INSTALLMENT' && (!pen.percent || !(Number(pen.percent) > 0)))
+    if (pen.kind !== 'FLAT' && (!pen.percent || !(Number(pen.percent) > 0)))
       throw validationError(`${field}.percent`, 'number.between', { min: '0.0001', max: '999' });
+    if (pen.interval !== undefined && pen.frequency === undefined)
+      throw validationError(`${field}.frequency`, 'required');
+  });
+  const feeCodes = new Set<string>();
+  (p.fees ?? []).forEach((raw, k) => {
+    const fee = raw as ProductFee;
+    const field = `fees.${k}`;
+    if (feeCodes.has(fee.code.toUpperCase())) throw validationError(`${field}.code`, 'invalid');
+    feeCodes.add(fee.code.toUpperCase());
+    const value = Number(fee.amount);
+    if (!(value > 0)) throw validationError(`${field}.amount`, 'money.mustBePositive');
+    if (fee.calculation === 'FLAT' && (fee.amount.split('.')[1] ?? '').length > d)
+      throw validationError(`${field}.amount`, 'money.tooManyDecimals', { digits: d });
+    if (fee.calculation !== 'FLAT' && value > 100)
+      throw validationError(`${field}.amount`, 'number.between', { min: '0.0001', max: '100' });
   });
   checkFixedAndVariable(p);
   if ((p.graceOnPrincipalPeriods ?? 0) >= p.minRepayments)

@@ -323,7 +323,20 @@ export function termsFor(
     terms.expectedDisbursementDate = loan.expectedDisbursementDate;
   if (loan.firstRepaymentDate) terms.firstRepaymentDate = loan.firstRepaymentDate;
   if (product.fixed_length) terms.fixedLength = product.fixed_length;
+  const charges = productCharges(product.fees);
+  if (charges.length > 0) terms.charges = charges;
   return terms;
+}
+
+/** A product's fees as the terms' `charges` (disbursement and installment fees; see product-admin.ts). */
+export function productCharges(fees: unknown[] | null | undefined): Record<string, unknown>[] {
+  return (fees ?? []).flatMap((raw) => {
+    const f = raw as { name?: string; timing?: string; calculation?: string; amount?: string };
+    if (!f || (f.timing !== 'DISBURSEMENT' && f.timing !== 'INSTALLMENT') || !f.amount) return [];
+    return [
+      { name: f.name ?? null, type: 'FEE', timing: f.timing, calculation: f.calculation ?? 'FLAT', amount: f.amount },
+    ];
+  });
 }
 
 /**

@@ -27,6 +27,8 @@ export const LOAN_TRANSACTION_TYPES = {
   REAGE: 'REAGE',
   /** Re-amortisation: the unpaid principal of past-due installments is spread over the future ones; no money moves. Undone by its own command. */
   REAMORTIZE: 'REAMORTIZE',
+  /** Fees due at disbursement, collected out of the disbursed funds (no installment involved). */
+  REPAYMENT_AT_DISBURSEMENT: 'REPAYMENT_AT_DISBURSEMENT',
 } as const;
 
 export type LoanTransactionType = keyof typeof LOAN_TRANSACTION_TYPES;

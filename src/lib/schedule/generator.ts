@@ -1,4 +1,5 @@
 import { AppError } from '../errors/app-error.ts';
+import { applyCharges } from './charges.ts';
 import { generateCumulative } from './cumulative.ts';
 import { unadjustedDueDates } from './due-dates.ts';
 import type { MoneyContext } from './fineract-money.ts';
@@ -52,7 +53,7 @@ export function generateSchedule(terms: ScheduleTerms, calendar?: WorkingCalenda
     totals.penalties += i.penalties;
     totals.total += i.total;
   }
-  return { currency: terms.currency, digits: terms.digits, installments, totals };
+  return applyCharges({ currency: terms.currency, digits: terms.digits, installments, totals }, terms, ctx);
 }
 
 /** Terms JSON (with an optional `calendar`) → contract JSON. Used by the CLI and the preview endpoint. */

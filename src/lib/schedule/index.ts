@@ -17,3 +17,12 @@ export { scheduleToJson } from './json.ts';
 export { allocatePayment, DEFAULT_ADVANCED_ALLOCATION } from './allocation.ts';
 export { loanDelinquency, classifyDays, overdueInstallments, DEFAULT_DELINQUENCY_RANGES } from './delinquency.ts';
 export { reAgeInstallments, reAmortizeInstallments, validateReAgeRequest, RE_AGE_FREQUENCIES } from './reage.ts';
+export {
+  parseCharges,
+  applyCharges,
+  chargeAmount,
+  installmentHolding,
+  overduePenaltyOccurrences,
+  overduePenaltyAmount,
+  chargeMoneyContext,
+} from './charges.ts';

@@ -25,5 +25,15 @@ export function scheduleToJson(schedule: Schedule): ScheduleJson {
       penalties: f(schedule.totals.penalties),
       total: f(schedule.totals.total),
     },
+    ...(schedule.disbursement
+      ? {
+          disbursement: {
+            date: schedule.disbursement.date,
+            fees: f(schedule.disbursement.fees),
+            penalties: f(schedule.disbursement.penalties),
+            total: f(schedule.disbursement.total),
+          },
+        }
+      : {}),
   };
 }

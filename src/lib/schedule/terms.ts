@@ -5,6 +5,7 @@ import { DATE_EXAMPLE } from '../dates/parse-date.ts';
 import { validationMessage } from '../errors/messages.ts';
 import { parseAmount } from '../money/parse.ts';
 import { withFixedTerms } from './fixed.ts';
+import { parseCharges } from './charges.ts';
 import type {
   Amortization,
   DaysInMonth,
@@ -223,6 +224,8 @@ export function parseTerms(input: unknown): ScheduleTerms {
     bad('downPaymentPercent', 'must be greater than 0 and less than 100');
   }
 
+  const charges = parseCharges(o.charges, digits);
+
   const base: ScheduleTerms = {
     principal,
     currency,
@@ -248,6 +251,7 @@ export function parseTerms(input: unknown): ScheduleTerms {
     graceOnInterestPaymentPeriods,
     interestFreePeriods,
     downPaymentPercent: downPaymentPercent === null || Number(downPaymentPercent) === 0 ? null : downPaymentPercent,
+    ...(charges.length > 0 ? { charges } : {}),
   };
   // Fixed length, fixed EMI and variable installments (fixed.ts): optional, absent = unchanged terms.
   return withFixedTerms(o, base);

@@ -60,6 +60,8 @@ export type ScheduleTerms = {
   principalThresholdForLastInstallment?: number;
   /** Variable installments (CUMULATIVE only): due-date / amount changes, inserted and deleted installments. */
   variations?: ScheduleVariation[];
+  /** Charges in the schedule (charges.ts); absent or empty means none. */
+  charges?: ScheduleCharge[];
 };
 
 /**
@@ -119,6 +121,8 @@ export type Schedule = {
   digits: number;
   installments: ScheduleInstallment[];
   totals: ScheduleTotals;
+  /** Charges due at disbursement (collected then; not part of any installment nor of totals). */
+  disbursement?: DisbursementCharges;
 };
 
 /** The contract JSON (CLI stdout and POST /v1/schedules/preview): amounts as decimal strings. */
@@ -139,6 +143,8 @@ export type ScheduleJson = {
   currency: string;
   installments: ScheduleInstallmentJson[];
   totals: { principal: string; interest: string; fees: string; penalties: string; total: string };
+  /** Only when charges are due at disbursement. */
+  disbursement?: { date: string; fees: string; penalties: string; total: string };
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -276,3 +282,29 @@ export type LoanDelinquency = {
   /** Per range, amounts of overdue installments by their own raw days past due (empty unless delinquent). */
   installmentLevel: InstallmentLevelDelinquency[];
 };
+
+// ---------------------------------------------------------------------------------------------
+// Charges (charges.ts)
+
+export type ChargeType = 'FEE' | 'PENALTY';
+/** Fineract ChargeTimeType subset that lives in the schedule. */
+export type ChargeTiming = 'DISBURSEMENT' | 'INSTALLMENT' | 'SPECIFIED_DUE_DATE';
+/** Fineract ChargeCalculationType (PERCENT_OF_AMOUNT = of the principal). */
+export type ChargeCalculation = 'FLAT' | 'PERCENT_OF_AMOUNT' | 'PERCENT_OF_AMOUNT_AND_INTEREST' | 'PERCENT_OF_INTEREST';
+
+export type ScheduleCharge = {
+  name: string | null;
+  type: ChargeType;
+  timing: ChargeTiming;
+  calculation: ChargeCalculation;
+  /** Decimal string: money in the currency (FLAT) or a percentage. */
+  amount: string;
+  /** Only for SPECIFIED_DUE_DATE. */
+  dueDate: string | null;
+};
+
+/** Charges due on the disbursement date (minor units). */
+export type DisbursementCharges = { date: string; fees: bigint; penalties: bigint; total: bigint };
+
+/** Recurrence of an overdue penalty (Fineract feeFrequency + feeInterval). */
+export type OverduePenaltyFrequency = { unit: 'DAYS' | 'WEEKS' | 'MONTHS' | 'YEARS'; interval: number };

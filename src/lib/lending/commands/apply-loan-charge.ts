@@ -4,6 +4,7 @@ import type { Actor } from '../actor.ts';
 import { applyCharge } from '../apply.ts';
 import { loanOutstanding, saveInstallments, totalOf } from '../installments.ts';
 import { validationError } from '#lib/errors/messages.ts';
+import { installmentHolding } from '#lib/schedule/charges.ts';
 import { fromMinor, MAX_AMOUNT_MINOR, toDecimalString } from '#lib/money/money.ts';
 import { transitionLoan } from '../lifecycle/loan.ts';
 import { loanContextOf } from '../loans.ts';
@@ -25,6 +26,11 @@ export type ApplyChargeInput = {
   amount: string | bigint;
   /** Installment the charge is due with; default the oldest one not yet settled. */
   installmentNumber?: number | null;
+  /**
+   * Specified-due-date charge (Fineract SPECIFIED_DUE_DATE): the installment whose period holds this
+   * date (the first one from its start date inclusive). Instead of installmentNumber.
+   */
+  dueDate?: string | null;
   date?: string;
   note?: string | null;
 };
@@ -45,7 +51,27 @@ export async function applyLoanCharge(tx: Tx, actor: Actor, input: ApplyChargeIn
     });
   }
   const date = commandDate(input.date, today, loan.disbursed_on);
+  if (input.dueDate && input.installmentNumber != null) throw validationError('dueDate', 'invalid', {}, 'BAD_REQUEST');
+  const holding = input.dueDate
+    ? installmentHolding(
+        installments.map((i) => ({
+          number: i.number,
+          fromDate: i.from_date,
+          dueDate: i.due_date,
+          isDownPayment: i.is_down_payment,
+          principal: 0n,
+          interest: 0n,
+          fees: 0n,
+          penalties: 0n,
+          total: 0n,
+          balance: 0n,
+        })),
+        input.dueDate,
+      )
+    : null;
+  if (input.dueDate && !holding) throw validationError('dueDate', 'date.outOfSchedule', {}, 'BAD_REQUEST');
   const number =
+    holding?.number ??
     input.installmentNumber ??
     installments.find((i) => i.obligations_met_on === null)?.number ??
     installments.at(-1)?.number;

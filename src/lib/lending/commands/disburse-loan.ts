@@ -109,6 +109,31 @@ export async function disburseLoan(tx: Tx, actor: Actor, input: DisburseInput) {
       { account: 'PENALTY_INCOME', credit: t.penalties },
     ],
   });
+  const atDisbursement = schedule.disbursement?.fees ?? 0n;
+  if (atDisbursement > 0n) {
+    // Fees due at disbursement are collected out of the disbursed funds (Fineract's repayment at
+    // disbursement): the borrower receives the principal less these fees.
+    const collected = await insertTransaction(tx, actor, loan, {
+      type: 'REPAYMENT_AT_DISBURSEMENT',
+      date,
+      amount: atDisbursement,
+      fees: atDisbursement,
+      note: 'Fees due at disbursement',
+    });
+    await postJournalEntry(tx, {
+      tenantId: actor.tenantId,
+      date,
+      currency: loan.currency,
+      loanId: loan.id,
+      transactionId: collected.id,
+      postedBy: actor.userId,
+      description: `Fees at disbursement of loan ${loan.account_no}`,
+      lines: [
+        { account: 'FUND_SOURCE', debit: atDisbursement },
+        { account: 'FEE_INCOME', credit: atDisbursement },
+      ],
+    });
+  }
   const updated = await updateLoan(tx, loan, { status, disbursed_on: date, terms });
   if (loan.offer_id) {
     await tx.query(
@@ -123,7 +148,13 @@ export async function disburseLoan(tx: Tx, actor: Actor, input: DisburseInput) {
     'loan',
     loan.id,
     { status: loan.status },
-    { status, disbursedOn: date, principal: loan.principal, interest: t.interest },
+    {
+      status,
+      disbursedOn: date,
+      principal: loan.principal,
+      interest: t.interest,
+      ...(t.fees > 0n || atDisbursement > 0n ? { fees: t.fees, feesAtDisbursement: atDisbursement } : {}),
+    },
   );
   return { transaction, loan: updated, installments: await loadInstallments(tx, loan.id) };
 }

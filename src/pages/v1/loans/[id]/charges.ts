@@ -8,10 +8,12 @@ const Body = z.object({
   amount: amountField,
   installmentNumber: z.number().int().positive().optional(),
   date: dateField.optional(),
+  /** Specified due date: the charge goes on the installment whose period holds it. */
+  dueDate: dateField.optional(),
   note: z.string().max(500).optional(),
 });
 
-/** POST /v1/loans/{id}/charges { kind, amount, installmentNumber? } + Idempotency-Key → 201 { transaction, loan }. */
+/** POST /v1/loans/{id}/charges { kind, amount, installmentNumber? | dueDate? } + Idempotency-Key → 201 { transaction, loan }. */
 export const POST: APIRoute = (context) => {
   const loanId = context.params.id ?? '';
   return moneyCommand(apiContext(context), {
