@@ -26,6 +26,7 @@ import {
   pmtDouble,
   pmtPeriod,
 } from './rates.ts';
+import { checkMaxOutstanding, trancheState } from './tranches.ts';
 import type { ScheduleInstallment, ScheduleTerms, WorkingCalendar } from './types.ts';
 
 /**
@@ -107,6 +108,10 @@ export function generateCumulative(
   const principal = roundMoney(ctx, fromMinor(t.principal, t.digits));
   const down = downPaymentAmount(ctx, principal, t.downPaymentPercent);
   const scheduled = minus(ctx, principal, down);
+  // Multi-disbursement: the EMI is still computed on `principal`; the balance starts with the first
+  // tranche and every later tranche joins it in the period that holds its date (tranches.ts).
+  const tranches = trancheState(t);
+  let principalToDate = tranches ? fromMinor(tranches.initial, t.digits) : scheduled;
 
   const installments: ScheduleInstallment[] = [];
   if (t.downPaymentPercent !== null) {
@@ -155,11 +160,12 @@ export function generateCumulative(
       amount = mul(divScale(amount, m, 0, ctx.mode), m);
     }
     emi = roundMoney(ctx, amount);
+    if (t.fixedEmiAmount) emi = fromMinor(t.fixedEmiAmount, t.digits);
   } else if (t.interestMethod === 'DECLINING_BALANCE') {
     fixedPrincipal = roundMoney(ctx, divScale(scheduled, fromInt(n - g), t.digits, ctx.mode));
   }
 
-  let outstanding = scheduled;
+  let outstanding = principalToDate;
   let cumulativePrincipal = zero(ctx);
   let cumulativeInterest = zero(ctx);
   let reducePrincipal = zero(ctx);
@@ -168,9 +174,18 @@ export function generateCumulative(
   let number = installments.length + 1;
   const maxPeriods = n + 600;
 
-  for (let p = 1; !isZero(outstanding); p++) {
+  for (let p = 1; !isZero(outstanding) || (tranches?.pending.length ?? 0) > 0; p++) {
     if (p > maxPeriods) throw new Error('schedule does not converge');
     const dueDate = dueAt(p - 1);
+    // processDisbursements: a tranche in (period start, due date] adds to the balance now, but interest
+    // this period is still on the balance before it (outstandingBalanceAsPerRest moves at the due date).
+    const interestBase = outstanding;
+    while (tranches && tranches.pending.length > 0 && tranches.pending[0].date <= dueDate) {
+      const tranche = tranches.pending.shift()!;
+      checkMaxOutstanding(t, minor(ctx, outstanding), tranche);
+      outstanding = plus(ctx, outstanding, fromMinor(tranche.amount, t.digits));
+      principalToDate = plus(ctx, principalToDate, fromMinor(tranche.amount, t.digits));
+    }
     const isLast = p === n;
     const isPrincipalGrace = p <= g;
     const isInterestPaymentGrace = p <= gi;
@@ -219,7 +234,7 @@ export function generateCumulative(
         ctx,
         principalPart,
         minus(ctx, cumulativePrincipal, reducePrincipal),
-        scheduled,
+        principalToDate,
         isLast,
       );
       // adjustInterestIfLastRepaymentPeriod
@@ -230,7 +245,7 @@ export function generateCumulative(
       if (signum(interest) < 0) interest = plus(ctx, interest, interest); // Fineract's own (odd) correction, kept.
     } else {
       const rate = cumulativePeriodicRate(rc, rateTerms, interestStart, dueDate, false);
-      const beforeGrace = roundMoney(ctx, setScale(mul(outstanding, rate), t.digits, ctx.mode));
+      const beforeGrace = roundMoney(ctx, setScale(mul(interestBase, rate), t.digits, ctx.mode));
       const afterGrace = isInterestPaymentGrace || isInterestFree ? zero(ctx) : beforeGrace;
       if (signum(afterGrace) > 0) {
         interest = plus(ctx, interestDueToGrace, afterGrace);
@@ -249,8 +264,9 @@ export function generateCumulative(
         ctx,
         principalPart,
         minus(ctx, cumulativePrincipal, reducePrincipal),
-        scheduled,
+        principalToDate,
         isLast,
+        Boolean(t.fixedEmiAmount),
       );
     }
 
@@ -294,10 +310,17 @@ function adjustLastPrincipal(
   cumulativeBefore: Dec,
   scheduled: Dec,
   isLast: boolean,
+  fixedEmi = false,
 ): Dec {
   const cumulativeToDate = plus(ctx, cumulativeBefore, principalPart);
   const remaining = minus(ctx, scheduled, cumulativeToDate);
   if (signum(remaining) < 0) return minus(ctx, principalPart, neg(remaining));
+  if (fixedEmi) {
+    // A user-fixed EMI: the remainder joins this installment once it is below half of its principal
+    // (principalThresholdForLastInstalment, 50 for multi-disbursement products).
+    const threshold = roundMoney(ctx, divScale(mul(principalPart, fromInt(50)), HUNDRED, ctx.digits, ctx.mode));
+    return cmp(remaining, threshold) < 0 ? plus(ctx, principalPart, remaining) : principalPart;
+  }
   if (isLast) return plus(ctx, principalPart, remaining);
   return principalPart;
 }

@@ -5,6 +5,7 @@ import type { MoneyContext } from './fineract-money.ts';
 import { scheduleToJson } from './json.ts';
 import { generateProgressive } from './progressive.ts';
 import { parseCalendar, parseTerms } from './terms.ts';
+import { progressiveTrancheSchedule } from './tranches.ts';
 import type { Schedule, ScheduleJson, ScheduleTerms, WorkingCalendar } from './types.ts';
 
 /**
@@ -32,7 +33,9 @@ export function generateSchedule(terms: ScheduleTerms, calendar?: WorkingCalenda
   };
   const installments =
     terms.scheduleType === 'PROGRESSIVE'
-      ? generateProgressive(terms, ctx, calendar)
+      ? terms.disbursements
+        ? progressiveTrancheSchedule(terms, ctx, terms.disbursements, calendar)
+        : generateProgressive(terms, ctx, calendar)
       : generateCumulative(terms, ctx, calendar);
   const totals = { principal: 0n, interest: 0n, fees: 0n, penalties: 0n, total: 0n };
   for (const i of installments) {
@@ -42,7 +45,13 @@ export function generateSchedule(terms: ScheduleTerms, calendar?: WorkingCalenda
     totals.penalties += i.penalties;
     totals.total += i.total;
   }
-  return { currency: terms.currency, digits: terms.digits, installments, totals };
+  return {
+    currency: terms.currency,
+    digits: terms.digits,
+    installments,
+    totals,
+    ...(terms.disbursements ? { disbursements: terms.disbursements.map((d) => ({ ...d })) } : {}),
+  };
 }
 
 /** Terms JSON (with an optional `calendar`) → contract JSON. Used by the CLI and the preview endpoint. */

@@ -25,5 +25,8 @@ export function scheduleToJson(schedule: Schedule): ScheduleJson {
       penalties: f(schedule.totals.penalties),
       total: f(schedule.totals.total),
     },
+    ...(schedule.disbursements
+      ? { disbursements: schedule.disbursements.map((d) => ({ date: d.date, amount: f(d.amount) })) }
+      : {}),
   };
 }

@@ -4,6 +4,7 @@ import { isValidDate } from './dates.ts';
 import { DATE_EXAMPLE } from '../dates/parse-date.ts';
 import { validationMessage } from '../errors/messages.ts';
 import { parseAmount } from '../money/parse.ts';
+import { parseTrancheTerms } from './tranches.ts';
 import type {
   Amortization,
   DaysInMonth,
@@ -222,7 +223,7 @@ export function parseTerms(input: unknown): ScheduleTerms {
     bad('downPaymentPercent', 'must be greater than 0 and less than 100');
   }
 
-  return {
+  const terms: ScheduleTerms = {
     principal,
     currency,
     digits,
@@ -248,6 +249,7 @@ export function parseTerms(input: unknown): ScheduleTerms {
     interestFreePeriods,
     downPaymentPercent: downPaymentPercent === null || Number(downPaymentPercent) === 0 ? null : downPaymentPercent,
   };
+  return parseTrancheTerms(o, terms);
 }
 
 const RULES: readonly WorkingDayRule[] = ['SAME_DAY', 'NEXT_WORKING_DAY', 'PREVIOUS_WORKING_DAY', 'NEXT_REPAYMENT_DAY'];

@@ -49,7 +49,16 @@ export type ScheduleTerms = {
   interestFreePeriods: number;
   /** Percent of the principal paid as installment 1 on the disbursement date; null means none. */
   downPaymentPercent: string | null;
+  /** Multi-disbursement (tranches.ts): expected tranches in date order, the first on `disbursementDate`; absent = one disbursement of `principal`. */
+  disbursements?: Tranche[];
+  /** Cap on the principal outstanding after a tranche (Fineract maxOutstandingLoanBalance); minor units. */
+  maxOutstandingBalance?: bigint | null;
+  /** Cumulative EQUAL_INSTALLMENTS only: an installment amount fixed by the user (Fineract fixedEmiAmount); minor units. */
+  fixedEmiAmount?: bigint | null;
 };
+
+/** One disbursement of a multi-disbursement loan: date and amount in minor units. */
+export type Tranche = { date: string; amount: bigint };
 
 /** How a due date that falls on a day off moves (Fineract RepaymentRescheduleType). */
 export type WorkingDayRule = 'SAME_DAY' | 'NEXT_WORKING_DAY' | 'PREVIOUS_WORKING_DAY' | 'NEXT_REPAYMENT_DAY';
@@ -91,6 +100,8 @@ export type Schedule = {
   digits: number;
   installments: ScheduleInstallment[];
   totals: ScheduleTotals;
+  /** Multi-disbursement only: the tranches the schedule was built with. */
+  disbursements?: Tranche[];
 };
 
 /** The contract JSON (CLI stdout and POST /v1/schedules/preview): amounts as decimal strings. */
@@ -111,6 +122,8 @@ export type ScheduleJson = {
   currency: string;
   installments: ScheduleInstallmentJson[];
   totals: { principal: string; interest: string; fees: string; penalties: string; total: string };
+  /** Multi-disbursement only: each tranche's date and amount. */
+  disbursements?: { date: string; amount: string }[];
 };
 
 // ---------------------------------------------------------------------------------------------
