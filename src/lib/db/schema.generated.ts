@@ -1313,6 +1313,21 @@ export type LoanProductsRow = {
   version: number;
   updated_by: string | null;
   updated_at: Date;
+  multi_disbursement: boolean;
+  max_tranches: number | null;
+};
+
+/** The `loan_tranches` table. */
+export type LoanTranchesRow = {
+  tenant_id: string;
+  loan_id: string;
+  number: number;
+  expected_date: string;
+  amount: bigint;
+  disbursed_on: string | null;
+  transaction_id: string | null;
+  created_by: string | null;
+  created_at: Date;
 };
 
 /** The `loan_transactions` table. */
@@ -2031,6 +2046,7 @@ export type Tables = {
   loan_month_end_snapshots: LoanMonthEndSnapshotsRow;
   loan_product_versions: LoanProductVersionsRow;
   loan_products: LoanProductsRow;
+  loan_tranches: LoanTranchesRow;
   loan_transactions: LoanTransactionsRow;
   loan_transactions_view: LoanTransactionsViewRow;
   loans: LoansRow;

@@ -111,6 +111,8 @@ const termFields = {
   allocationStrategy: z.enum(ALLOCATION_STRATEGIES),
   delinquencyBucketSetId: z.string().uuid().nullable(),
   allowOverpayment: z.boolean(),
+  multiDisbursement: z.boolean(),
+  maxTranches: z.number().int().min(2).max(100).nullable(),
 };
 
 export const createProductInput = z
@@ -143,6 +145,8 @@ export const createProductInput = z
     allocationStrategy: termFields.allocationStrategy.optional(),
     delinquencyBucketSetId: termFields.delinquencyBucketSetId.optional(),
     allowOverpayment: termFields.allowOverpayment.optional(),
+    multiDisbursement: termFields.multiDisbursement.optional(),
+    maxTranches: termFields.maxTranches.optional(),
   })
   .strict();
 export type CreateProductBody = z.infer<typeof createProductInput>;
@@ -302,6 +306,8 @@ export function inputOfRow(p: ProductRow): ProductInput {
     allocationStrategy: p.allocation_strategy,
     delinquencyBucketSetId: p.delinquency_bucket_set_id,
     allowOverpayment: p.allow_overpayment,
+    multiDisbursement: p.multi_disbursement === true,
+    maxTranches: p.max_tranches ?? null,
   };
 }
 

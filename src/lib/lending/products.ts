@@ -51,6 +51,10 @@ export type ProductInput = {
   delinquencyBucketSetId?: string | null;
   /** Accept repayments above what a loan owes, as a credit balance; default no. */
   allowOverpayment?: boolean;
+  /** Multi-disbursement: a loan is paid out in tranches (migration 1110); default no. */
+  multiDisbursement?: boolean;
+  /** With multiDisbursement: the most tranches a loan may have (2–100); null = no limit but 100. */
+  maxTranches?: number | null;
 };
 
 /**
@@ -119,6 +123,8 @@ export const PRODUCT_COLUMNS = [
   'allocation_strategy',
   'delinquency_bucket_set_id',
   'allow_overpayment',
+  'multi_disbursement',
+  'max_tranches',
 ] as const;
 
 /** ProductInput → its column values, with Fineract's usual product settings as defaults (tenant_id left empty). */
@@ -159,6 +165,8 @@ export function productColumns(p: ProductInput): Record<(typeof PRODUCT_COLUMNS)
     allocation_strategy: p.allocationStrategy ?? 'mifos-standard-strategy',
     delinquency_bucket_set_id: p.delinquencyBucketSetId ?? null,
     allow_overpayment: p.allowOverpayment ?? false,
+    multi_disbursement: p.multiDisbursement ?? false,
+    max_tranches: p.multiDisbursement ? (p.maxTranches ?? null) : null,
   };
 }
 
@@ -397,6 +405,8 @@ export function productJson(p: ProductRow) {
     delinquencyBucketSetId: p.delinquency_bucket_set_id,
     isActive: p.is_active,
     allowOverpayment: p.allow_overpayment,
+    multiDisbursement: p.multi_disbursement === true,
+    maxTranches: p.max_tranches ?? null,
     version: p.version,
     updatedAt: p.updated_at ? new Date(p.updated_at).toISOString() : null,
   };

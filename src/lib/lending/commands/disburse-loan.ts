@@ -7,6 +7,7 @@ import { loadInstallments } from '../installments.ts';
 import { postJournalEntry } from '../ledger/post-entry.ts';
 import { loadCalendar, termsFor } from '../products.ts';
 import { auditSuccess, commandDate, insertTransaction, openLoanForCommand, updateLoan } from './common.ts';
+import { firstTrancheDisbursement, markTrancheDisbursed } from './tranches.ts';
 
 export type DisburseInput = {
   loanId: string;
@@ -32,7 +33,7 @@ export async function disburseLoan(tx: Tx, actor: Actor, input: DisburseInput) {
     hasReversibleTransactions: false,
   });
   const date = commandDate(input.date, today, loan.approved_on);
-  const terms = termsFor(product, {
+  const baseTerms = termsFor(product, {
     principal: loan.principal,
     numberOfRepayments: loan.number_of_repayments,
     annualInterestRate: loan.annual_interest_rate,
@@ -40,10 +41,14 @@ export async function disburseLoan(tx: Tx, actor: Actor, input: DisburseInput) {
     expectedDisbursementDate: loan.expected_disbursement_date,
     firstRepaymentDate: input.firstRepaymentDate ?? null,
   });
+  // A multi-disbursement loan with expected tranches pays out its first tranche (commands/tranches.ts).
+  const tranche = await firstTrancheDisbursement(tx, loan, product, date);
+  const terms = tranche ? tranche.terms(baseTerms) : baseTerms;
+  const principal = tranche ? tranche.amount : loan.principal;
   const schedule = generateSchedule(parseTerms(terms), await loadCalendar(tx, loan.customer_branch_id));
-  if (schedule.totals.principal !== loan.principal) {
+  if (schedule.totals.principal !== principal) {
     throw new AppError('INTERNAL', 'The schedule does not repay the principal', {
-      internal: `${schedule.totals.principal} ≠ ${loan.principal}`,
+      internal: `${schedule.totals.principal} ≠ ${principal}`,
     });
   }
   const params: unknown[] = [];
@@ -71,10 +76,11 @@ export async function disburseLoan(tx: Tx, actor: Actor, input: DisburseInput) {
   const transaction = await insertTransaction(tx, actor, loan, {
     type: 'DISBURSEMENT',
     date,
-    amount: loan.principal,
-    principal: loan.principal,
+    amount: principal,
+    principal,
     note: input.note,
   });
+  if (tranche) await markTrancheDisbursed(tx, loan.id, 1, date, transaction.id);
   const t = schedule.totals;
   await postJournalEntry(tx, {
     tenantId: actor.tenantId,
@@ -85,8 +91,8 @@ export async function disburseLoan(tx: Tx, actor: Actor, input: DisburseInput) {
     postedBy: actor.userId,
     description: `Disbursement of loan ${loan.account_no}`,
     lines: [
-      { account: 'LOAN_PORTFOLIO', debit: loan.principal },
-      { account: 'FUND_SOURCE', credit: loan.principal },
+      { account: 'LOAN_PORTFOLIO', debit: principal },
+      { account: 'FUND_SOURCE', credit: principal },
       // Scheduled interest and fees become receivable (and income) when the schedule is fixed.
       { account: 'INTEREST_RECEIVABLE', debit: t.interest },
       { account: 'INTEREST_INCOME', credit: t.interest },
@@ -110,7 +116,7 @@ export async function disburseLoan(tx: Tx, actor: Actor, input: DisburseInput) {
     'loan',
     loan.id,
     { status: loan.status },
-    { status, disbursedOn: date, principal: loan.principal, interest: t.interest },
+    { status, disbursedOn: date, principal, interest: t.interest },
   );
   return { transaction, loan: updated, installments: await loadInstallments(tx, loan.id) };
 }
