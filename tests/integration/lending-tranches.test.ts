@@ -8,6 +8,7 @@ import { loadInstallments, loanOutstanding } from '#lib/lending/installments.ts'
 import { loanLedgerBalances } from '#lib/lending/ledger/post-entry.ts';
 import { checkLedger } from '#lib/lending/ledger/check-ledger.ts';
 import { generateSchedule, parseTerms } from '#lib/schedule/index.ts';
+import { simulateNextTranche } from '#lib/simulator/features/tranches.ts';
 import { createLendingFixture, setBusinessDate, type LendingFixture } from '../support/lending-fixtures.ts';
 
 /**
@@ -153,6 +154,34 @@ describe.each(testDbKinds())('tranches on %s', (kind) => {
     await expect(f.db.tenant(f.tenantId, (tx) => disburseNextTranche(tx, f.checker, { loanId }))).rejects.toThrow(
       /Every tranche/,
     );
+    expect((await checkLedger(db, [f.tenantId])).differences).toEqual([]);
+  });
+
+  test('the simulator pays a tranche out once it is expected, through the command', async () => {
+    const f = await createLendingFixture(db, {
+      businessDate: '2026-01-15',
+      product: { scheduleType: 'PROGRESSIVE', multiDisbursement: true },
+    });
+    const { loanId } = await f.approvedLoan({ principal: '3000.00', numberOfRepayments: 12 });
+    await f.db.tenant(f.tenantId, async (tx) => {
+      await setLoanTranches(tx, f.checker, {
+        loanId,
+        tranches: [
+          { date: '2026-01-15', amount: '1000.00' },
+          { date: '2026-02-20', amount: '1000.00' },
+          { date: '2026-04-10', amount: '1000.00' },
+        ],
+      });
+      await disburseLoan(tx, f.checker, { loanId });
+    });
+    await setBusinessDate(db, f.tenantId, '2026-02-10');
+    expect(await f.db.tenant(f.tenantId, (tx) => simulateNextTranche(tx, f.checker, loanId))).toBeNull();
+    await setBusinessDate(db, f.tenantId, '2026-02-20');
+    const paid = await f.db.tenant(f.tenantId, (tx) => simulateNextTranche(tx, f.checker, loanId));
+    expect(paid).toMatchObject({ number: 2, date: '2026-02-20', amount: 100000n });
+    expect(await f.db.tenant(f.tenantId, (tx) => simulateNextTranche(tx, f.checker, loanId))).toBeNull();
+    const installments = await f.db.tenant(f.tenantId, (tx) => loadInstallments(tx, loanId));
+    expect(installments.reduce((s, i) => s + i.principal_due, 0n)).toBe(200000n);
     expect((await checkLedger(db, [f.tenantId])).differences).toEqual([]);
   });
 });
