@@ -288,3 +288,24 @@ export async function disburseNextTranche(tx: Tx, actor: Actor, input: DisburseT
     tranches: await loadTranches(tx, loan.id),
   };
 }
+
+export type TrancheView = { number: number; expectedDate: string; amount: string; disbursedOn: string | null };
+
+/** The tranches of a loan as the API and the loan page show them; null when its product has none. */
+export async function loanTranchesView(
+  tx: Tx,
+  loanId: string,
+  product: Pick<ProductRow, 'multi_disbursement' | 'max_tranches' | 'digits_after_decimal'>,
+): Promise<{ maxTranches: number; items: TrancheView[] } | null> {
+  if (!isMultiDisbursement(product)) return null;
+  const rows = await loadTranches(tx, loanId);
+  return {
+    maxTranches: product.max_tranches ?? 100,
+    items: rows.map((r) => ({
+      number: r.number,
+      expectedDate: r.expected_date,
+      amount: formatMinor(r.amount, product.digits_after_decimal),
+      disbursedOn: r.disbursed_on,
+    })),
+  };
+}
