@@ -76,6 +76,13 @@ export const PRODUCT_FIELD_GROUPS: FieldGroup[] = [
       { name: 'allowOverpayment', kind: 'yesno' },
     ],
   },
+  {
+    title: 'tranches',
+    fields: [
+      { name: 'multiDisbursement', kind: 'yesno' },
+      { name: 'maxTranches', kind: 'int', optional: true },
+    ],
+  },
 ];
 
 /** The form's starting values: the product's (editing) or the usual defaults in the tenant's currency. */
@@ -114,6 +121,8 @@ export function productFormValues(product: ProductRow | null, tenantCurrency: st
       graceOnArrearsAgeing: '0',
       allocationStrategy: 'mifos-standard-strategy',
       allowOverpayment: 'false',
+      multiDisbursement: 'false',
+      maxTranches: '',
     };
   }
   const json = productJson(product) as Record<string, unknown>;

@@ -47,6 +47,8 @@ const TABLES = {
     repay: { rule: apiRule('POST', `${LOAN}/repayments`), lifecycle: true },
     writeOff: { rule: apiRule('POST', `${LOAN}/write-offs`), lifecycle: true },
     reverseTransaction: { rule: apiRule('POST', `${LOAN}/transactions/x/reversals`), lifecycle: true },
+    /** Tranches (set before disbursement, next one on an active loan): the command checks the loan's state. */
+    tranches: { rule: apiRule('POST', `${LOAN}/tranche-disbursements`) },
   },
   /** The offer page. Simulating, copying the code and printing do not change the offer. */
   offer: {

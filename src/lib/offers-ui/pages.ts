@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/principal.ts';
+import { loanTranchesView } from '#lib/lending/commands/tranches.ts';
 import { allowedActions } from '../auth/allowed-actions.ts';
 import { assertInScope } from '../auth/data-permissions.ts';
 import type { Db, Tx } from '../db/index.ts';
@@ -181,6 +182,8 @@ export async function loadLoanPage(db: Db, principal: Principal, customerId: str
         pastDueDays: h.past_due_days,
         amount: toDecimalString(fromMinor(h.delinquent_amount, loan.currency)),
       })),
+      /** Multi-disbursement products only (lending/commands/tranches.ts); null otherwise. */
+      tranches: await loanTranchesView(tx, loanId, product),
     };
   });
 }
