@@ -15,12 +15,14 @@ describe('allowedActions: the route rule AND the lifecycle', () => {
       repay: true,
       writeOff: false,
       reverseTransaction: false,
+      tranches: true,
     });
     expect(allowedActions(admin, 'loan', { dryRun: everything })).toEqual({
       disburse: true,
       repay: true,
       writeOff: true,
       reverseTransaction: true,
+      tranches: true,
     });
     // The lifecycle says no: hidden even from an administrator; an action the dry run omits is not allowed.
     expect(allowedActions(admin, 'loan', { dryRun: [{ action: 'repay', allowed: false }] })).toEqual({
@@ -28,12 +30,15 @@ describe('allowedActions: the route rule AND the lifecycle', () => {
       repay: false,
       writeOff: false,
       reverseTransaction: false,
+      // Tranches have no lifecycle gate here: the command refuses a loan in the wrong state.
+      tranches: true,
     });
     expect(allowedActions(analyst, 'loan', { dryRun: everything })).toEqual({
       disburse: false,
       repay: false,
       writeOff: false,
       reverseTransaction: false,
+      tranches: false,
     });
   });
 
