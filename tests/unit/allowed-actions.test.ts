@@ -25,6 +25,7 @@ describe('allowedActions: the route rule AND the lifecycle', () => {
       reschedule: true,
       approveReschedule: false,
       rejectReschedule: false,
+      tranches: true,
     });
     expect(allowedActions(admin, 'loan', { dryRun: everything })).toEqual({
       disburse: true,
@@ -38,6 +39,7 @@ describe('allowedActions: the route rule AND the lifecycle', () => {
       reschedule: true,
       approveReschedule: true,
       rejectReschedule: true,
+      tranches: true,
     });
     // The lifecycle says no: hidden even from an administrator; an action the dry run omits is not allowed.
     expect(allowedActions(admin, 'loan', { dryRun: [{ action: 'repay', allowed: false }] })).toEqual({
@@ -53,6 +55,8 @@ describe('allowedActions: the route rule AND the lifecycle', () => {
       reschedule: false,
       approveReschedule: true,
       rejectReschedule: true,
+      // Tranches have no lifecycle gate here: the command refuses a loan in the wrong state.
+      tranches: true,
     });
     expect(allowedActions(analyst, 'loan', { dryRun: everything })).toEqual({
       disburse: false,
@@ -66,6 +70,7 @@ describe('allowedActions: the route rule AND the lifecycle', () => {
       reschedule: false,
       approveReschedule: false,
       rejectReschedule: false,
+      tranches: false,
     });
   });
 

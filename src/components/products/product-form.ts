@@ -86,6 +86,13 @@ export const PRODUCT_FIELD_GROUPS: FieldGroup[] = [
       { name: 'variableInstallmentMaxGapDays', kind: 'int', optional: true },
     ],
   },
+  {
+    title: 'tranches',
+    fields: [
+      { name: 'multiDisbursement', kind: 'yesno' },
+      { name: 'maxTranches', kind: 'int', optional: true },
+    ],
+  },
 ];
 
 /** The form's starting values: the product's (editing) or the usual defaults in the tenant's currency. */
@@ -129,6 +136,8 @@ export function productFormValues(product: ProductRow | null, tenantCurrency: st
       allowVariableInstallments: 'false',
       variableInstallmentMinGapDays: '',
       variableInstallmentMaxGapDays: '',
+      multiDisbursement: 'false',
+      maxTranches: '',
     };
   }
   const json = productJson(product) as Record<string, unknown>;

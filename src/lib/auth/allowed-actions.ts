@@ -56,6 +56,8 @@ const TABLES = {
     reschedule: { rule: apiRule('POST', `${LOAN}/reschedule-requests`), lifecycle: true },
     approveReschedule: { rule: apiRule('POST', `${LOAN}/reschedule-requests/x/approve`) },
     rejectReschedule: { rule: apiRule('POST', `${LOAN}/reschedule-requests/x/reject`) },
+    /** Tranches (set before disbursement, next one on an active loan): the command checks the loan's state. */
+    tranches: { rule: apiRule('POST', `${LOAN}/tranche-disbursements`) },
   },
   /** The offer page. Simulating, copying the code and printing do not change the offer. */
   offer: {

@@ -541,6 +541,16 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
     audit: audited('loan', { POST: 'loan.disburse' }),
   },
   {
+    pattern: '/v1/loans/:id/tranches',
+    methods: { GET: need('loans.loans.view'), POST: need('loans.loans.transfer_funds') },
+    audit: audited('loan', { POST: 'loan.tranches.set' }),
+  },
+  {
+    pattern: '/v1/loans/:id/tranche-disbursements',
+    methods: { POST: need('loans.loans.transfer_funds') },
+    audit: audited('loan', { POST: 'loan.tranche.disburse' }),
+  },
+  {
     pattern: '/v1/loans/:id/repayments',
     methods: { POST: need('loans.loans.repay') },
     audit: audited('loan', { POST: 'loan.repay' }),

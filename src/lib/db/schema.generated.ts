@@ -1314,6 +1314,8 @@ export type LoanProductsRow = {
   version: number;
   updated_by: string | null;
   updated_at: Date;
+  multi_disbursement: boolean;
+  max_tranches: number | null;
   fixed_length: number | null;
   allow_fixed_emi: boolean;
   allow_variable_installments: boolean;
@@ -1356,6 +1358,19 @@ export type LoanScheduleChangesRow = {
   number_of_installments: number | null;
   previous_schedule: unknown;
   created_due_dates: unknown;
+  created_at: Date;
+};
+
+/** The `loan_tranches` table. */
+export type LoanTranchesRow = {
+  tenant_id: string;
+  loan_id: string;
+  number: number;
+  expected_date: string;
+  amount: bigint;
+  disbursed_on: string | null;
+  transaction_id: string | null;
+  created_by: string | null;
   created_at: Date;
 };
 
@@ -2077,6 +2092,7 @@ export type Tables = {
   loan_products: LoanProductsRow;
   loan_reschedule_requests: LoanRescheduleRequestsRow;
   loan_schedule_changes: LoanScheduleChangesRow;
+  loan_tranches: LoanTranchesRow;
   loan_transactions: LoanTransactionsRow;
   loan_transactions_view: LoanTransactionsViewRow;
   loans: LoansRow;

@@ -150,6 +150,8 @@ const termFields = {
   allowVariableInstallments: z.boolean(),
   variableInstallmentMinGapDays: z.number().int().min(0).max(3660).nullable(),
   variableInstallmentMaxGapDays: z.number().int().min(1).max(3660).nullable(),
+  multiDisbursement: z.boolean(),
+  maxTranches: z.number().int().min(2).max(100).nullable(),
 };
 
 export const createProductInput = z
@@ -187,6 +189,8 @@ export const createProductInput = z
     allowVariableInstallments: termFields.allowVariableInstallments.optional(),
     variableInstallmentMinGapDays: termFields.variableInstallmentMinGapDays.optional(),
     variableInstallmentMaxGapDays: termFields.variableInstallmentMaxGapDays.optional(),
+    multiDisbursement: termFields.multiDisbursement.optional(),
+    maxTranches: termFields.maxTranches.optional(),
   })
   .strict();
 export type CreateProductBody = z.infer<typeof createProductInput>;
@@ -396,6 +400,8 @@ export function inputOfRow(p: ProductRow): ProductInput {
     allowVariableInstallments: p.allow_variable_installments === true,
     variableInstallmentMinGapDays: p.variable_installment_min_gap_days ?? null,
     variableInstallmentMaxGapDays: p.variable_installment_max_gap_days ?? null,
+    multiDisbursement: p.multi_disbursement === true,
+    maxTranches: p.max_tranches ?? null,
   };
 }
 

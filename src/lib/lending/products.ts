@@ -59,6 +59,10 @@ export type ProductInput = {
   allowVariableInstallments?: boolean;
   variableInstallmentMinGapDays?: number | null;
   variableInstallmentMaxGapDays?: number | null;
+  /** Multi-disbursement: a loan is paid out in tranches (migration 1110); default no. */
+  multiDisbursement?: boolean;
+  /** With multiDisbursement: the most tranches a loan may have (2–100); null = no limit but 100. */
+  maxTranches?: number | null;
 };
 
 /**
@@ -132,6 +136,8 @@ export const PRODUCT_COLUMNS = [
   'allow_variable_installments',
   'variable_installment_min_gap_days',
   'variable_installment_max_gap_days',
+  'multi_disbursement',
+  'max_tranches',
 ] as const;
 
 /** ProductInput → its column values, with Fineract's usual product settings as defaults (tenant_id left empty). */
@@ -177,6 +183,8 @@ export function productColumns(p: ProductInput): Record<(typeof PRODUCT_COLUMNS)
     allow_variable_installments: p.allowVariableInstallments ?? false,
     variable_installment_min_gap_days: p.allowVariableInstallments ? (p.variableInstallmentMinGapDays ?? null) : null,
     variable_installment_max_gap_days: p.allowVariableInstallments ? (p.variableInstallmentMaxGapDays ?? null) : null,
+    multi_disbursement: p.multiDisbursement ?? false,
+    max_tranches: p.multiDisbursement ? (p.maxTranches ?? null) : null,
   };
 }
 
@@ -434,6 +442,8 @@ export function productJson(p: ProductRow) {
     allowVariableInstallments: p.allow_variable_installments === true,
     variableInstallmentMinGapDays: p.variable_installment_min_gap_days ?? null,
     variableInstallmentMaxGapDays: p.variable_installment_max_gap_days ?? null,
+    multiDisbursement: p.multi_disbursement === true,
+    maxTranches: p.max_tranches ?? null,
     version: p.version,
     updatedAt: p.updated_at ? new Date(p.updated_at).toISOString() : null,
   };

@@ -1,5 +1,6 @@
 import type { Principal } from '../auth/principal.ts';
 import { installmentEditsOf } from '../lending/commands/vary-installments.ts';
+import { loanTranchesView } from '#lib/lending/commands/tranches.ts';
 import { allowedActions } from '../auth/allowed-actions.ts';
 import { assertInScope } from '../auth/data-permissions.ts';
 import type { Db, Tx } from '../db/index.ts';
@@ -198,6 +199,8 @@ export async function loadLoanPage(db: Db, principal: Principal, customerId: str
         amount: toDecimalString(fromMinor(h.delinquent_amount, loan.currency)),
       })),
       reshape: await reshapeInfoOf(tx, loanId),
+      /** Multi-disbursement products only (lending/commands/tranches.ts); null otherwise. */
+      tranches: await loanTranchesView(tx, loanId, product),
     };
   });
 }

@@ -28,6 +28,7 @@ import {
 } from './rates.ts';
 import type { ScheduleInstallment, ScheduleTerms, WorkingCalendar } from './types.ts';
 import { repaymentsAfterVariations, variationPlan, variedEndDate } from './variations.ts';
+import { checkMaxOutstanding, trancheState } from './tranches.ts';
 
 /**
  * The cumulative ("classic") generator: AbstractCumulativeLoanScheduleGenerator with the
@@ -112,6 +113,10 @@ export function generateCumulative(
   const principal = roundMoney(ctx, fromMinor(t.principal, t.digits));
   const down = downPaymentAmount(ctx, principal, t.downPaymentPercent);
   const scheduled = minus(ctx, principal, down);
+  // Multi-disbursement: the EMI is still computed on `principal`; the balance starts with the first
+  // tranche and every later tranche joins it in the period that holds its date (tranches.ts).
+  const tranches = trancheState(t);
+  let principalToDate = tranches ? fromMinor(tranches.initial, t.digits) : scheduled;
 
   const installments: ScheduleInstallment[] = [];
   if (t.downPaymentPercent !== null) {
@@ -168,7 +173,7 @@ export function generateCumulative(
     fixedPrincipal = roundMoney(ctx, divScale(scheduled, fromInt(n - g), t.digits, ctx.mode));
   }
 
-  let outstanding = scheduled;
+  let outstanding = principalToDate;
   let cumulativePrincipal = zero(ctx);
   let cumulativeInterest = zero(ctx);
   let reducePrincipal = zero(ctx);
@@ -178,11 +183,20 @@ export function generateCumulative(
   let number = installments.length + 1;
   const maxPeriods = n + 600;
 
-  for (let p = 1; !isZero(outstanding); p++) {
+  for (let p = 1; !isZero(outstanding) || (tranches?.pending.length ?? 0) > 0; p++) {
     if (p > maxPeriods) throw new Error('schedule does not converge');
     const slot = plan ? plan.next() : null;
     const dueDate = slot ? slot.dueDate : dueAt(p - 1);
     const slotAmount = slot?.amount != null ? fromMinor(slot.amount, t.digits) : null;
+    // processDisbursements: a tranche in (period start, due date] adds to the balance now, but interest
+    // this period is still on the balance before it (outstandingBalanceAsPerRest moves at the due date).
+    const interestBase = outstanding;
+    while (tranches && tranches.pending.length > 0 && tranches.pending[0].date <= dueDate) {
+      const tranche = tranches.pending.shift()!;
+      checkMaxOutstanding(t, minor(ctx, outstanding), tranche);
+      outstanding = plus(ctx, outstanding, fromMinor(tranche.amount, t.digits));
+      principalToDate = plus(ctx, principalToDate, fromMinor(tranche.amount, t.digits));
+    }
     const isLast = p === n;
     const isPrincipalGrace = p <= g;
     const isInterestPaymentGrace = p <= gi;
@@ -243,7 +257,7 @@ export function generateCumulative(
         ctx,
         principalPart,
         minus(ctx, cumulativePrincipal, reducePrincipal),
-        scheduled,
+        principalToDate,
         isLast,
       );
       // adjustInterestIfLastRepaymentPeriod
@@ -254,7 +268,7 @@ export function generateCumulative(
       if (signum(interest) < 0) interest = plus(ctx, interest, interest); // Fineract's own (odd) correction, kept.
     } else {
       const rate = cumulativePeriodicRate(rc, rateTerms, interestStart, dueDate, false);
-      const beforeGrace = roundMoney(ctx, setScale(mul(outstanding, rate), t.digits, ctx.mode));
+      const beforeGrace = roundMoney(ctx, setScale(mul(interestBase, rate), t.digits, ctx.mode));
       const afterGrace = isInterestPaymentGrace || isInterestFree ? zero(ctx) : beforeGrace;
       if (signum(afterGrace) > 0) {
         interest = plus(ctx, interestDueToGrace, afterGrace);
@@ -288,14 +302,15 @@ export function generateCumulative(
               ctx,
               principalPart,
               minus(ctx, cumulativePrincipal, reducePrincipal),
-              scheduled,
-              t.principalThresholdForLastInstallment ?? 0,
+              principalToDate,
+              // Fineract's default principalThresholdForLastInstalment: 50 on multi-disbursement loans, else 0.
+              t.principalThresholdForLastInstallment ?? (tranches ? 50 : 0),
             )
           : adjustLastPrincipal(
               ctx,
               principalPart,
               minus(ctx, cumulativePrincipal, reducePrincipal),
-              scheduled,
+              principalToDate,
               isLast,
             );
     }

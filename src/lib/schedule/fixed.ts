@@ -66,7 +66,8 @@ export function withFixedTerms(o: Obj, terms: ScheduleTerms): ScheduleTerms {
     }
     fixedEmiAmount = parsed.minor;
   }
-  const threshold = wholeNumber(o, 'principalThresholdForLastInstallment', 0, 100) ?? 0;
+  // Fineract's default: 50 % on a multi-disbursement loan, 0 otherwise.
+  const threshold = wholeNumber(o, 'principalThresholdForLastInstallment', 0, 100) ?? (terms.disbursements ? 50 : 0);
 
   const variations = parseVariations(o.variations, terms);
   const extra: Partial<ScheduleTerms> = {};

@@ -7,6 +7,7 @@ import { scheduleToJson } from './json.ts';
 import { generateProgressive } from './progressive.ts';
 import { parseCalendar, parseTerms } from './terms.ts';
 import { checkVariations } from './variations.ts';
+import { progressiveTrancheSchedule } from './tranches.ts';
 import type { Schedule, ScheduleJson, ScheduleTerms, WorkingCalendar } from './types.ts';
 
 /**
@@ -43,7 +44,9 @@ export function generateSchedule(terms: ScheduleTerms, calendar?: WorkingCalenda
   }
   const installments =
     terms.scheduleType === 'PROGRESSIVE'
-      ? generateProgressive(terms, ctx, calendar)
+      ? terms.disbursements
+        ? progressiveTrancheSchedule(terms, ctx, terms.disbursements, calendar)
+        : generateProgressive(terms, ctx, calendar)
       : generateCumulative(terms, ctx, calendar);
   const totals = { principal: 0n, interest: 0n, fees: 0n, penalties: 0n, total: 0n };
   for (const i of installments) {
@@ -53,7 +56,17 @@ export function generateSchedule(terms: ScheduleTerms, calendar?: WorkingCalenda
     totals.penalties += i.penalties;
     totals.total += i.total;
   }
-  return applyCharges({ currency: terms.currency, digits: terms.digits, installments, totals }, terms, ctx);
+  return applyCharges(
+    {
+      currency: terms.currency,
+      digits: terms.digits,
+      installments,
+      totals,
+      ...(terms.disbursements ? { disbursements: terms.disbursements.map((d) => ({ ...d })) } : {}),
+    },
+    terms,
+    ctx,
+  );
 }
 
 /** Terms JSON (with an optional `calendar`) → contract JSON. Used by the CLI and the preview endpoint. */

@@ -35,5 +35,8 @@ export function scheduleToJson(schedule: Schedule): ScheduleJson {
           },
         }
       : {}),
+    ...(schedule.disbursements
+      ? { disbursements: schedule.disbursements.map((d) => ({ date: d.date, amount: f(d.amount) })) }
+      : {}),
   };
 }

@@ -30,8 +30,8 @@ import type { ScheduleInstallment, ScheduleTerms, WorkingCalendar } from './type
  * factor rounded to the currency.
  */
 
-type InterestPeriod = { from: string; to: string; rateFactor: Dec; disbursement: Dec };
-type Period = { from: string; due: string; interestPeriods: InterestPeriod[]; rateFactorPlus1: Dec };
+export type InterestPeriod = { from: string; to: string; rateFactor: Dec; disbursement: Dec };
+export type Period = { from: string; due: string; interestPeriods: InterestPeriod[]; rateFactorPlus1: Dec };
 type Walked = { interest: Dec; principal: Dec; balanceAfter: Dec }[];
 
 function sig(d: Dec, ctx: MoneyContext): Dec {
@@ -39,7 +39,7 @@ function sig(d: Dec, ctx: MoneyContext): Dec {
 }
 
 /** Interest and principal of each period for the given EMIs (RepaymentPeriod/InterestPeriod getters). */
-function walk(ctx: MoneyContext, periods: Period[], emis: Dec[]): Walked {
+export function walk(ctx: MoneyContext, periods: Period[], emis: Dec[]): Walked {
   const out: Walked = [];
   let carry = zero(ctx);
   let unrecognized = zero(ctx);
@@ -71,7 +71,7 @@ function walk(ctx: MoneyContext, periods: Period[], emis: Dec[]): Walked {
 }
 
 /** calculateLastUnpaidRepaymentPeriodEMI: the last EMI absorbs disbursed + interest − Σ EMI. */
-function absorbResidual(ctx: MoneyContext, periods: Period[], emis: Dec[], disbursed: Dec): Dec[] {
+export function absorbResidual(ctx: MoneyContext, periods: Period[], emis: Dec[], disbursed: Dec): Dec[] {
   const walked = walk(ctx, periods, emis);
   const totalInterest = walked.reduce((s, w) => plus(ctx, s, w.interest), zero(ctx));
   const totalEmi = emis.reduce((s, e) => plus(ctx, s, e), zero(ctx));
@@ -81,7 +81,7 @@ function absorbResidual(ctx: MoneyContext, periods: Period[], emis: Dec[], disbu
   return result;
 }
 
-function applyMultiple(ctx: MoneyContext, emi: Dec): Dec {
+export function applyMultiple(ctx: MoneyContext, emi: Dec): Dec {
   return ctx.installmentMultiple !== null ? roundToMultiple(ctx, emi, ctx.installmentMultiple) : emi;
 }
 

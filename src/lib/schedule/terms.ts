@@ -6,6 +6,7 @@ import { validationMessage } from '../errors/messages.ts';
 import { parseAmount } from '../money/parse.ts';
 import { withFixedTerms } from './fixed.ts';
 import { parseCharges } from './charges.ts';
+import { parseTrancheTerms } from './tranches.ts';
 import type {
   Amortization,
   DaysInMonth,
@@ -253,8 +254,9 @@ export function parseTerms(input: unknown): ScheduleTerms {
     downPaymentPercent: downPaymentPercent === null || Number(downPaymentPercent) === 0 ? null : downPaymentPercent,
     ...(charges.length > 0 ? { charges } : {}),
   };
-  // Fixed length, fixed EMI and variable installments (fixed.ts): optional, absent = unchanged terms.
-  return withFixedTerms(o, base);
+  // Tranches (tranches.ts), then fixed length, fixed EMI and variable installments (fixed.ts): optional,
+  // absent = unchanged terms. Both read `fixedEmiAmount`; fixed.ts has the last word and the threshold.
+  return withFixedTerms(o, parseTrancheTerms(o, base));
 }
 
 const RULES: readonly WorkingDayRule[] = ['SAME_DAY', 'NEXT_WORKING_DAY', 'PREVIOUS_WORKING_DAY', 'NEXT_REPAYMENT_DAY'];

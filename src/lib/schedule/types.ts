@@ -62,6 +62,10 @@ export type ScheduleTerms = {
   variations?: ScheduleVariation[];
   /** Charges in the schedule (charges.ts); absent or empty means none. */
   charges?: ScheduleCharge[];
+  /** Multi-disbursement (tranches.ts): expected tranches in date order, the first on `disbursementDate`; absent = one disbursement of `principal`. */
+  disbursements?: Tranche[];
+  /** Cap on the principal outstanding after a tranche (Fineract maxOutstandingLoanBalance); minor units. */
+  maxOutstandingBalance?: bigint | null;
 };
 
 /**
@@ -74,6 +78,9 @@ export type ScheduleVariation =
   | { type: 'AMOUNT'; dueDate: string; amount: bigint }
   | { type: 'INSERT'; dueDate: string; amount?: bigint }
   | { type: 'DELETE'; dueDate: string };
+
+/** One disbursement of a multi-disbursement loan: date and amount in minor units. */
+export type Tranche = { date: string; amount: bigint };
 
 /** How a due date that falls on a day off moves (Fineract RepaymentRescheduleType). */
 export type WorkingDayRule = 'SAME_DAY' | 'NEXT_WORKING_DAY' | 'PREVIOUS_WORKING_DAY' | 'NEXT_REPAYMENT_DAY';
@@ -123,6 +130,8 @@ export type Schedule = {
   totals: ScheduleTotals;
   /** Charges due at disbursement (collected then; not part of any installment nor of totals). */
   disbursement?: DisbursementCharges;
+  /** Multi-disbursement only: the tranches the schedule was built with. */
+  disbursements?: Tranche[];
 };
 
 /** The contract JSON (CLI stdout and POST /v1/schedules/preview): amounts as decimal strings. */
@@ -145,6 +154,8 @@ export type ScheduleJson = {
   totals: { principal: string; interest: string; fees: string; penalties: string; total: string };
   /** Only when charges are due at disbursement. */
   disbursement?: { date: string; fees: string; penalties: string; total: string };
+  /** Multi-disbursement only: each tranche's date and amount. */
+  disbursements?: { date: string; amount: string }[];
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -463,6 +463,12 @@ export const CASES: Record<string, (ids: ForeignIds) => Probe[]> = {
     idSpellings(ids.loanId).map((id) => money(`/v1/loans/${id}/repayments`, { amount: '1.00' }, [404])),
   'POST /v1/loans/:id/disbursements': (ids) =>
     idSpellings(ids.applicationLoanId).map((id) => money(`/v1/loans/${id}/disbursements`, {}, [404])),
+  'POST /v1/loans/:id/tranches': (ids) =>
+    idSpellings(ids.applicationLoanId).map((id) =>
+      money(`/v1/loans/${id}/tranches`, { tranches: [{ date: '2026-01-15', amount: '1.00' }] }, [404]),
+    ),
+  'POST /v1/loans/:id/tranche-disbursements': (ids) =>
+    idSpellings(ids.loanId).map((id) => money(`/v1/loans/${id}/tranche-disbursements`, {}, [404])),
   'POST /v1/loans/:id/charges': (ids) => [
     money(`/v1/loans/${ids.loanId}/charges`, { kind: 'fee', amount: '1.00', installmentNumber: 1 }, [403, 404]),
   ],

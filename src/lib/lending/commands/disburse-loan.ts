@@ -8,6 +8,7 @@ import { postJournalEntry } from '../ledger/post-entry.ts';
 import { loadCalendar, termsFor } from '../products.ts';
 import { auditSuccess, commandDate, insertTransaction, openLoanForCommand, updateLoan } from './common.ts';
 import { installmentEditsOf } from './vary-installments.ts';
+import { firstTrancheDisbursement, markTrancheDisbursed } from './tranches.ts';
 
 export type DisburseInput = {
   loanId: string;
@@ -33,7 +34,7 @@ export async function disburseLoan(tx: Tx, actor: Actor, input: DisburseInput) {
     hasReversibleTransactions: false,
   });
   const date = commandDate(input.date, today, loan.approved_on);
-  const terms = termsFor(product, {
+  const baseTerms = termsFor(product, {
     principal: loan.principal,
     numberOfRepayments: loan.number_of_repayments,
     annualInterestRate: loan.annual_interest_rate,
@@ -51,12 +52,16 @@ export async function disburseLoan(tx: Tx, actor: Actor, input: DisburseInput) {
         { field: 'date' },
       );
     }
-    Object.assign(terms, edits);
+    Object.assign(baseTerms, edits);
   }
+  // A multi-disbursement loan with expected tranches pays out its first tranche (commands/tranches.ts).
+  const tranche = await firstTrancheDisbursement(tx, loan, product, date);
+  const terms = tranche ? tranche.terms(baseTerms) : baseTerms;
+  const principal = tranche ? tranche.amount : loan.principal;
   const schedule = generateSchedule(parseTerms(terms), await loadCalendar(tx, loan.customer_branch_id));
-  if (schedule.totals.principal !== loan.principal) {
+  if (schedule.totals.principal !== principal) {
     throw new AppError('INTERNAL', 'The schedule does not repay the principal', {
-      internal: `${schedule.totals.principal} ≠ ${loan.principal}`,
+      internal: `${schedule.totals.principal} ≠ ${principal}`,
     });
   }
   const params: unknown[] = [];
@@ -84,10 +89,11 @@ export async function disburseLoan(tx: Tx, actor: Actor, input: DisburseInput) {
   const transaction = await insertTransaction(tx, actor, loan, {
     type: 'DISBURSEMENT',
     date,
-    amount: loan.principal,
-    principal: loan.principal,
+    amount: principal,
+    principal,
     note: input.note,
   });
+  if (tranche) await markTrancheDisbursed(tx, loan.id, 1, date, transaction.id);
   const t = schedule.totals;
   await postJournalEntry(tx, {
     tenantId: actor.tenantId,
@@ -98,8 +104,8 @@ export async function disburseLoan(tx: Tx, actor: Actor, input: DisburseInput) {
     postedBy: actor.userId,
     description: `Disbursement of loan ${loan.account_no}`,
     lines: [
-      { account: 'LOAN_PORTFOLIO', debit: loan.principal },
-      { account: 'FUND_SOURCE', credit: loan.principal },
+      { account: 'LOAN_PORTFOLIO', debit: principal },
+      { account: 'FUND_SOURCE', credit: principal },
       // Scheduled interest and fees become receivable (and income) when the schedule is fixed.
       { account: 'INTEREST_RECEIVABLE', debit: t.interest },
       { account: 'INTEREST_INCOME', credit: t.interest },
@@ -151,7 +157,7 @@ export async function disburseLoan(tx: Tx, actor: Actor, input: DisburseInput) {
     {
       status,
       disbursedOn: date,
-      principal: loan.principal,
+      principal,
       interest: t.interest,
       ...(t.fees > 0n || atDisbursement > 0n ? { fees: t.fees, feesAtDisbursement: atDisbursement } : {}),
     },
