@@ -188,6 +188,10 @@ describe('re-age engine details', () => {
     expect(years.installments.filter((i) => i.isReAged).map((i) => i.dueDate)).toEqual(['2024-02-29', '2025-02-28']);
   });
 
+  // LoanReAgingValidatorTest (fineract-provider/src/test/java/.../service/reaging/LoanReAgingValidatorTest.java):
+  // testValidateReAge_ShouldThrowException_WhenNumberOfInstallmentsIsZero / …IsNegative / WhenFrequencyNumberIsZero /
+  // WhenFrequencyTypeIsMissing / WhenStartDateIsMissing. The business rules (maturity, product, once a day) are the
+  // command's: tests/integration/lending-reage.test.ts.
   it('refuses requests Fineract refuses', () => {
     const request = {
       transactionDate: '2024-02-20',
