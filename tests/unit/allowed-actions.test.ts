@@ -6,7 +6,10 @@ import { findList } from '#lib/lists/registry.ts';
 const officer = { isAdmin: false, authorities: DEMO_ROLES.loan_officer.authorities };
 const analyst = { isAdmin: false, authorities: DEMO_ROLES.analyst.authorities };
 const admin = { isAdmin: true, authorities: [] };
-const everything = ['disburse', 'repay', 'writeOff', 'reverseTransaction', 'reschedule'].map((action) => ({ action, allowed: true }));
+const everything = ['disburse', 'repay', 'writeOff', 'reverseTransaction', 'reschedule'].map((action) => ({
+  action,
+  allowed: true,
+}));
 
 describe('allowedActions: the route rule AND the lifecycle', () => {
   it('shows a loan action only when both the API route and the dry run allow it', () => {
