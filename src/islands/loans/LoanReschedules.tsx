@@ -1,5 +1,5 @@
 import { Box, Button, Field, HStack, Input, NativeSelect, Stack, Text, Textarea } from '@chakra-ui/react';
-import { useState, type FormEvent } from 'react';
+import { Suspense, useState, type FormEvent } from 'react';
 import type { Language } from '#lib/i18n/index.ts';
 import type { ScheduleJson } from '#lib/schedule/types.ts';
 import type { RescheduleRequestJson } from '#lib/lending/commands/reschedule-loan.ts';
@@ -362,7 +362,11 @@ function Reschedules(props: Props) {
                   ? ` — ${t(props, 'decidedBy')}: ${r.decidedBy} · ${formatDate(r.decidedOn, props.language)}`
                   : ''}
               </Text>
-              {r.status === 'submitted' ? <Decision props={props} request={r} /> : null}
+              {r.status === 'submitted' ? (
+                <Suspense fallback={<Text role="status">{label(props.labels, 'common.loading')}</Text>}>
+                  <Decision props={props} request={r} />
+                </Suspense>
+              ) : null}
             </Box>
           ))}
         </Stack>
@@ -374,7 +378,11 @@ function Reschedules(props: Props) {
               {t(props, 'open')}
             </Button>
           </HStack>
-          {open ? <RescheduleForm props={props} /> : null}
+          {open ? (
+            <Suspense fallback={<Text role="status">{label(props.labels, 'common.loading')}</Text>}>
+              <RescheduleForm props={props} />
+            </Suspense>
+          ) : null}
         </Stack>
       ) : null}
     </Stack>
