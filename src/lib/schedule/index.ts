@@ -16,3 +16,17 @@ export { generateSchedule, previewSchedule } from './generator.ts';
 export { scheduleToJson } from './json.ts';
 export { allocatePayment, DEFAULT_ADVANCED_ALLOCATION } from './allocation.ts';
 export { loanDelinquency, classifyDays, overdueInstallments, DEFAULT_DELINQUENCY_RANGES } from './delinquency.ts';
+export {
+  recalculateSchedule,
+  preClosureAmount,
+  parseRecalculationTerms,
+  parseInterestRecalculation,
+  recalculatedToJson,
+} from './recalculation.ts';
+export type {
+  InterestRecalculation,
+  RecalculatedSchedule,
+  RecalculatedInstallment,
+  LoanTransactionInput,
+  PreClosure,
+} from './recalculation.ts';

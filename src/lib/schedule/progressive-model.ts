@@ -64,7 +64,9 @@ export class InterestScheduleModel {
     this.periods = dates.map((d) => ({
       from: d.from,
       due: d.due,
-      interestPeriods: [{ from: d.from, due: d.due, rateFactor: fromInt(0), disbursement: z, correction: z, balance: z }],
+      interestPeriods: [
+        { from: d.from, due: d.due, rateFactor: fromInt(0), disbursement: z, correction: z, balance: z },
+      ],
       emi: z,
       paidPrincipal: z,
       paidInterest: z,
@@ -113,9 +115,17 @@ export class InterestScheduleModel {
     if (carried) calculated = plus(this.ctx, calculated, carried);
     const calculatedPrincipal = minus(this.ctx, p.emi, calculated);
     // An early payoff or prepayment fixes the interest at what was paid.
-    const dueInterest = maxDec(cmp(p.paidPrincipal, calculatedPrincipal) > 0 ? p.paidInterest : calculated, p.paidInterest);
+    const dueInterest = maxDec(
+      cmp(p.paidPrincipal, calculatedPrincipal) > 0 ? p.paidInterest : calculated,
+      p.paidInterest,
+    );
     const duePrincipal = maxDec(minus(this.ctx, p.emi, dueInterest), p.paidPrincipal);
-    return { calculatedInterest: calculated, dueInterest, duePrincipal, unrecognized: minus(this.ctx, calculated, dueInterest) };
+    return {
+      calculatedInterest: calculated,
+      dueInterest,
+      duePrincipal,
+      unrecognized: minus(this.ctx, calculated, dueInterest),
+    };
   }
 
   isFullyPaid(p: RepaymentPeriod): boolean {
@@ -138,7 +148,11 @@ export class InterestScheduleModel {
           const prevLast = prev.interestPeriods[prev.interestPeriods.length - 1];
           ip.balance = plus(
             c,
-            minus(c, plus(c, plus(c, prevLast.balance, prevLast.disbursement), prevLast.correction), previous.duePrincipal),
+            minus(
+              c,
+              plus(c, plus(c, prevLast.balance, prevLast.disbursement), prevLast.correction),
+              previous.duePrincipal,
+            ),
             prev.paidPrincipal,
           );
         } else {

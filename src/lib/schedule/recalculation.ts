@@ -31,10 +31,7 @@ import type { ScheduleTerms, WorkingCalendar } from './types.ts';
 export type RestFrequency = 'SAME_AS_REPAYMENT_PERIOD' | 'DAILY' | 'WEEKLY' | 'MONTHLY';
 export type Compounding = 'NONE' | 'INTEREST' | 'FEE' | 'INTEREST_AND_FEE';
 export type RescheduleStrategy =
-  | 'REDUCE_EMI_AMOUNT'
-  | 'REDUCE_NUMBER_OF_INSTALLMENTS'
-  | 'RESCHEDULE_NEXT_REPAYMENTS'
-  | 'ADJUST_LAST_UNPAID_PERIOD';
+  'REDUCE_EMI_AMOUNT' | 'REDUCE_NUMBER_OF_INSTALLMENTS' | 'RESCHEDULE_NEXT_REPAYMENTS' | 'ADJUST_LAST_UNPAID_PERIOD';
 export type PreClosureStrategy = 'TILL_PRE_CLOSURE_DATE' | 'TILL_REST_FREQUENCY_DATE';
 export type FutureInstallmentRule = 'NEXT_INSTALLMENT' | 'LAST_INSTALLMENT';
 
@@ -91,7 +88,15 @@ export type RecalculatedSchedule = {
   digits: number;
   installments: RecalculatedInstallment[];
   transactions: ProcessedTransaction[];
-  totals: { principal: bigint; interest: bigint; fees: bigint; penalties: bigint; total: bigint; paid: bigint; outstanding: bigint };
+  totals: {
+    principal: bigint;
+    interest: bigint;
+    fees: bigint;
+    penalties: bigint;
+    total: bigint;
+    paid: bigint;
+    outstanding: bigint;
+  };
   preClosure: PreClosure | null;
 };
 
@@ -120,10 +125,16 @@ export const RESCHEDULE_STRATEGIES: readonly RescheduleStrategy[] = [
   'RESCHEDULE_NEXT_REPAYMENTS',
   'ADJUST_LAST_UNPAID_PERIOD',
 ];
-export const PRE_CLOSURE_STRATEGIES: readonly PreClosureStrategy[] = ['TILL_PRE_CLOSURE_DATE', 'TILL_REST_FREQUENCY_DATE'];
+export const PRE_CLOSURE_STRATEGIES: readonly PreClosureStrategy[] = [
+  'TILL_PRE_CLOSURE_DATE',
+  'TILL_REST_FREQUENCY_DATE',
+];
 
 /** Parses the optional `interestRecalculation` object; null when absent. */
-export function parseInterestRecalculation(input: unknown, scheduleType: ScheduleTerms['scheduleType']): InterestRecalculation | null {
+export function parseInterestRecalculation(
+  input: unknown,
+  scheduleType: ScheduleTerms['scheduleType'],
+): InterestRecalculation | null {
   if (input === undefined || input === null || input === false) return null;
   const o: Record<string, unknown> = input === true ? {} : (input as Record<string, unknown>);
   if (typeof o !== 'object' || Array.isArray(o)) bad('interestRecalculation', 'must be an object');
@@ -153,12 +164,22 @@ export function parseInterestRecalculation(input: unknown, scheduleType: Schedul
     if (rescheduleStrategy !== 'ADJUST_LAST_UNPAID_PERIOD')
       bad('interestRecalculation.rescheduleStrategy', 'a PROGRESSIVE schedule uses ADJUST_LAST_UNPAID_PERIOD');
     if (restFrequency !== 'DAILY' && restFrequency !== 'SAME_AS_REPAYMENT_PERIOD')
-      bad('interestRecalculation.restFrequency', 'a PROGRESSIVE schedule recalculates DAILY or SAME_AS_REPAYMENT_PERIOD');
+      bad(
+        'interestRecalculation.restFrequency',
+        'a PROGRESSIVE schedule recalculates DAILY or SAME_AS_REPAYMENT_PERIOD',
+      );
     if (compounding !== 'NONE') bad('interestRecalculation.compounding', 'a PROGRESSIVE schedule does not compound');
   } else if (rescheduleStrategy === 'ADJUST_LAST_UNPAID_PERIOD') {
     bad('interestRecalculation.rescheduleStrategy', 'ADJUST_LAST_UNPAID_PERIOD is for PROGRESSIVE schedules');
   }
-  return { restFrequency, restInterval: intervalRaw, compounding, rescheduleStrategy, preClosureStrategy, futureInstallmentRule };
+  return {
+    restFrequency,
+    restInterval: intervalRaw,
+    compounding,
+    rescheduleStrategy,
+    preClosureStrategy,
+    futureInstallmentRule,
+  };
 }
 
 export function parseTransactions(input: unknown, digits: number): LoanTransactionInput[] {
@@ -181,7 +202,8 @@ export function parseTransactions(input: unknown, digits: number): LoanTransacti
 export function parseRecalculationTerms(input: unknown): RecalculationTerms {
   const terms = parseTerms(input);
   const o = input as Record<string, unknown>;
-  const recalculation = parseInterestRecalculation(o.interestRecalculation, terms.scheduleType) ??
+  const recalculation =
+    parseInterestRecalculation(o.interestRecalculation, terms.scheduleType) ??
     bad('interestRecalculation', 'is required with transactions or asOf');
   const transactions = parseTransactions(o.transactions, terms.digits);
   for (const tx of transactions) {
@@ -313,7 +335,8 @@ function recalculateForDate(ctx: Ctx, date: string): void {
 }
 
 function payDateInAdvance(ctx: Ctx, date: string, inst: Installment): string {
-  if (ctx.rec.preClosureStrategy === 'TILL_REST_FREQUENCY_DATE' && date > inst.from && date <= inst.due) return inst.due;
+  if (ctx.rec.preClosureStrategy === 'TILL_REST_FREQUENCY_DATE' && date > inst.from && date <= inst.due)
+    return inst.due;
   return date;
 }
 
@@ -337,7 +360,9 @@ function payComponent(
     else inst.principal = payable.principal;
   }
   const owed =
-    component === 'PRINCIPAL' ? minus(c, inst.principal, inst.paidPrincipal) : minus(c, inst.interest, inst.paidInterest);
+    component === 'PRINCIPAL'
+      ? minus(c, inst.principal, inst.paidPrincipal)
+      : minus(c, inst.interest, inst.paidInterest);
   let paid = cmp(owed, amount) < 0 ? owed : amount;
   if (signum(paid) < 0) paid = zero(c);
   if (component === 'PRINCIPAL') {
@@ -361,8 +386,7 @@ function processRepayment(ctx: Ctx, tx: LoanTransactionInput): ProcessedTransact
   const components: Component[] = ['PRINCIPAL', 'INTEREST'];
   for (const dueType of ['PAST_DUE', 'DUE', 'IN_ADVANCE'] as const) {
     if (signum(amount) <= 0) break;
-    let exit = false;
-    do {
+    for (;;) {
       const open = ctx.installments.filter((i) => unpaid(c, i));
       let target: Installment | undefined;
       if (dueType === 'PAST_DUE') target = open.find((i) => tx.date > i.due);
@@ -371,14 +395,13 @@ function processRepayment(ctx: Ctx, tx: LoanTransactionInput): ProcessedTransact
         const future = open.filter((i) => tx.date < i.due);
         target = ctx.rec.futureInstallmentRule === 'LAST_INSTALLMENT' ? future[future.length - 1] : future[0];
       }
-      if (!target) {
-        exit = true;
-        break;
-      }
+      // No installment of this kind left: the next kind (Fineract's exit flag).
+      if (!target) break;
       for (const component of components) {
         amount = payComponent(ctx, target, component, tx.date, dueType === 'IN_ADVANCE', amount, totals);
       }
-    } while (!exit && ctx.installments.some((i) => unpaid(c, i)) && signum(amount) > 0);
+      if (!ctx.installments.some((i) => unpaid(c, i)) || signum(amount) <= 0) break;
+    }
   }
   return {
     type: 'REPAYMENT',
@@ -405,7 +428,13 @@ function progressiveDueDates(t: ScheduleTerms, calendar?: WorkingCalendar): { fr
 }
 
 function checkFirstDue(t: ScheduleTerms): void {
-  const [firstDue] = unadjustedDueDates(t.expectedDisbursementDate, t.firstRepaymentDate, 1, t.repaymentFrequency, t.repaymentEvery);
+  const [firstDue] = unadjustedDueDates(
+    t.expectedDisbursementDate,
+    t.firstRepaymentDate,
+    1,
+    t.repaymentFrequency,
+    t.repaymentEvery,
+  );
   if (t.disbursementDate >= firstDue) bad('disbursementDate', `must be before the first due date ${firstDue}`);
 }
 
@@ -449,7 +478,13 @@ function progressivePreClosure(ctx: Ctx, date: string): PreClosure {
   const actual = list.find((i) => target > i.from && target <= i.due) ?? list[0];
   const payable = ctx.model.payable(actual.due, target);
   const principal = minor(c, payable.outstandingBalance);
-  const interest = minor(c, payable.interest);
+  // Fineract leaves the interest still owed on earlier (overdue) installments out of the quote (a TODO
+  // in calculatePrepaymentAmount); a quote that did not close the loan would be of no use, so it is added.
+  let pastDueInterest = zero(c);
+  for (const i of list) {
+    if (i.due <= actual.from) pastDueInterest = plus(c, pastDueInterest, minus(c, i.interest, i.paidInterest));
+  }
+  const interest = minor(c, plus(c, payable.interest, pastDueInterest));
   return { date, principal, interest, total: principal + interest };
 }
 
@@ -557,8 +592,23 @@ export type RecalculatedScheduleJson = {
     paid: string;
     outstanding: string;
   }[];
-  totals: { principal: string; interest: string; fees: string; penalties: string; total: string; paid: string; outstanding: string };
-  transactions: { type: 'REPAYMENT'; date: string; amount: string; principal: string; interest: string; excess: string }[];
+  totals: {
+    principal: string;
+    interest: string;
+    fees: string;
+    penalties: string;
+    total: string;
+    paid: string;
+    outstanding: string;
+  };
+  transactions: {
+    type: 'REPAYMENT';
+    date: string;
+    amount: string;
+    principal: string;
+    interest: string;
+    excess: string;
+  }[];
   preClosure?: { date: string; principal: string; interest: string; total: string };
 };
 
