@@ -214,7 +214,8 @@ export async function reconcileLoanLedger(
   loan: LoanRow,
   installments: InstallmentRow[],
   date: string,
-  transactionId: string,
+  transactionId: string | null,
+  description = 'Reallocation after reversal',
 ): Promise<void> {
   const ledger = await loanLedgerBalances(tx, loan.id);
   const state = loanOutstanding(installments);
@@ -235,7 +236,7 @@ export async function reconcileLoanLedger(
     currency: loan.currency,
     loanId: loan.id,
     transactionId,
-    description: 'Reallocation after reversal',
+    description,
     postedBy: actor.userId,
     lines,
   });
