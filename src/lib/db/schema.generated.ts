@@ -1313,6 +1313,11 @@ export type LoanProductsRow = {
   version: number;
   updated_by: string | null;
   updated_at: Date;
+  interest_recalculation: boolean;
+  recalculation_rest_frequency: string;
+  recalculation_compounding: string;
+  recalculation_reschedule_strategy: string;
+  pre_closure_strategy: string;
 };
 
 /** The `loan_transactions` table. */

@@ -51,6 +51,13 @@ export type ProductInput = {
   delinquencyBucketSetId?: string | null;
   /** Accept repayments above what a loan owes, as a credit balance; default no. */
   allowOverpayment?: boolean;
+  /** Interest recalculation (migration 1120, src/lib/schedule/recalculation.ts); default off. */
+  interestRecalculation?: boolean;
+  recalculationRestFrequency?: 'SAME_AS_REPAYMENT_PERIOD' | 'DAILY' | 'WEEKLY' | 'MONTHLY';
+  recalculationCompounding?: 'NONE' | 'INTEREST' | 'FEE' | 'INTEREST_AND_FEE';
+  recalculationRescheduleStrategy?:
+    'ADJUST_LAST_UNPAID_PERIOD' | 'REDUCE_EMI_AMOUNT' | 'REDUCE_NUMBER_OF_INSTALLMENTS' | 'RESCHEDULE_NEXT_REPAYMENTS';
+  preClosureStrategy?: 'TILL_PRE_CLOSURE_DATE' | 'TILL_REST_FREQUENCY_DATE';
 };
 
 /**
@@ -119,6 +126,11 @@ export const PRODUCT_COLUMNS = [
   'allocation_strategy',
   'delinquency_bucket_set_id',
   'allow_overpayment',
+  'interest_recalculation',
+  'recalculation_rest_frequency',
+  'recalculation_compounding',
+  'recalculation_reschedule_strategy',
+  'pre_closure_strategy',
 ] as const;
 
 /** ProductInput → its column values, with Fineract's usual product settings as defaults (tenant_id left empty). */
@@ -159,6 +171,11 @@ export function productColumns(p: ProductInput): Record<(typeof PRODUCT_COLUMNS)
     allocation_strategy: p.allocationStrategy ?? 'mifos-standard-strategy',
     delinquency_bucket_set_id: p.delinquencyBucketSetId ?? null,
     allow_overpayment: p.allowOverpayment ?? false,
+    interest_recalculation: p.interestRecalculation ?? false,
+    recalculation_rest_frequency: p.recalculationRestFrequency ?? 'DAILY',
+    recalculation_compounding: p.recalculationCompounding ?? 'NONE',
+    recalculation_reschedule_strategy: p.recalculationRescheduleStrategy ?? 'ADJUST_LAST_UNPAID_PERIOD',
+    pre_closure_strategy: p.preClosureStrategy ?? 'TILL_PRE_CLOSURE_DATE',
   };
 }
 
@@ -304,7 +321,19 @@ export function termsFor(
   if (loan.expectedDisbursementDate && loan.expectedDisbursementDate < loan.disbursementDate)
     terms.expectedDisbursementDate = loan.expectedDisbursementDate;
   if (loan.firstRepaymentDate) terms.firstRepaymentDate = loan.firstRepaymentDate;
+  // Interest recalculation (1120): only the recalculating engine reads it; the plain schedule ignores it.
+  if (product.interest_recalculation === true) terms.interestRecalculation = recalculationOf(product);
   return terms;
+}
+
+/** The `interestRecalculation` object of the terms contract for a recalculating product. */
+export function recalculationOf(product: ProductRow): Record<string, string> {
+  return {
+    restFrequency: product.recalculation_rest_frequency ?? 'DAILY',
+    compounding: product.recalculation_compounding ?? 'NONE',
+    rescheduleStrategy: product.recalculation_reschedule_strategy ?? 'ADJUST_LAST_UNPAID_PERIOD',
+    preClosureStrategy: product.pre_closure_strategy ?? 'TILL_PRE_CLOSURE_DATE',
+  };
 }
 
 /**
@@ -397,6 +426,11 @@ export function productJson(p: ProductRow) {
     delinquencyBucketSetId: p.delinquency_bucket_set_id,
     isActive: p.is_active,
     allowOverpayment: p.allow_overpayment,
+    interestRecalculation: p.interest_recalculation === true,
+    recalculationRestFrequency: p.recalculation_rest_frequency ?? 'DAILY',
+    recalculationCompounding: p.recalculation_compounding ?? 'NONE',
+    recalculationRescheduleStrategy: p.recalculation_reschedule_strategy ?? 'ADJUST_LAST_UNPAID_PERIOD',
+    preClosureStrategy: p.pre_closure_strategy ?? 'TILL_PRE_CLOSURE_DATE',
     version: p.version,
     updatedAt: p.updated_at ? new Date(p.updated_at).toISOString() : null,
   };

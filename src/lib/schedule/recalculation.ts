@@ -440,11 +440,22 @@ function checkFirstDue(t: ScheduleTerms): void {
 
 type Processed = { ctx: Ctx; transactions: ProcessedTransaction[]; asOf: string };
 
-function processProgressive(input: RecalculationTerms, calendar?: WorkingCalendar): Processed {
+/** Options for a loan already on the books: its installments' dates stand (they do not move). */
+export type RecalculationOptions = { periods?: { from: string; due: string }[] };
+
+function processProgressive(
+  input: RecalculationTerms,
+  calendar?: WorkingCalendar,
+  options?: RecalculationOptions,
+): Processed {
   const t = input.terms;
-  checkFirstDue(t);
   const money = moneyContext(t);
-  const dates = progressiveDueDates(t, calendar);
+  let dates: { from: string; due: string }[];
+  if (options?.periods && options.periods.length > 0) dates = options.periods;
+  else {
+    checkFirstDue(t);
+    dates = progressiveDueDates(t, calendar);
+  }
   const model = InterestScheduleModel.forTerms(t, money, dates);
   model.addDisbursement(t.disbursementDate, roundMoney(money, fromMinor(t.principal, t.digits)));
   const z = zero(money);
@@ -477,14 +488,20 @@ function progressivePreClosure(ctx: Ctx, date: string): PreClosure {
   }
   const actual = list.find((i) => target > i.from && target <= i.due) ?? list[0];
   const payable = ctx.model.payable(actual.due, target);
-  const principal = minor(c, payable.outstandingBalance);
+  // The principal still owed. Fineract reads the balance of the interest period holding the date,
+  // which leaves out a principal payment made on that very day (its correction closes the period);
+  // outside that case both are the same.
+  const principal = list.reduce((s, i) => s + minor(c, i.principal) - minor(c, i.paidPrincipal), 0n);
   // Fineract leaves the interest still owed on earlier (overdue) installments out of the quote (a TODO
   // in calculatePrepaymentAmount); a quote that did not close the loan would be of no use, so it is added.
   let pastDueInterest = zero(c);
   for (const i of list) {
     if (i.due <= actual.from) pastDueInterest = plus(c, pastDueInterest, minus(c, i.interest, i.paidInterest));
   }
-  const interest = minor(c, plus(c, payable.interest, pastDueInterest));
+  // Interest already paid on the period holding the date is not owed again.
+  let periodInterest = minus(c, payable.interest, actual.paidInterest);
+  if (signum(periodInterest) < 0) periodInterest = zero(c);
+  const interest = minor(c, plus(c, periodInterest, pastDueInterest));
   return { date, principal, interest, total: principal + interest };
 }
 
@@ -538,9 +555,13 @@ function toResult(t: ScheduleTerms, processed: Processed, withPreClosure: boolea
  * The schedule after the transactions, as of `asOf` (default: the last transaction, else the
  * disbursement), with the pre-closure amount on `asOf` when it was given.
  */
-export function recalculateSchedule(input: RecalculationTerms, calendar?: WorkingCalendar): RecalculatedSchedule {
+export function recalculateSchedule(
+  input: RecalculationTerms,
+  calendar?: WorkingCalendar,
+  options?: RecalculationOptions,
+): RecalculatedSchedule {
   if (input.terms.scheduleType !== 'PROGRESSIVE') return recalculateCumulativeSchedule(input, calendar);
-  return toResult(input.terms, processProgressive(input, calendar), input.asOf !== null);
+  return toResult(input.terms, processProgressive(input, calendar, options), input.asOf !== null);
 }
 
 /** What closes the loan on `date` after the transactions: outstanding principal + interest to then. */
@@ -550,8 +571,9 @@ export function preClosureAmount(
   transactions: LoanTransactionInput[],
   date: string,
   calendar?: WorkingCalendar,
+  options?: RecalculationOptions,
 ): PreClosure {
-  const result = recalculateSchedule({ terms, recalculation, transactions, asOf: date }, calendar);
+  const result = recalculateSchedule({ terms, recalculation, transactions, asOf: date }, calendar, options);
   return result.preClosure as PreClosure;
 }
 
