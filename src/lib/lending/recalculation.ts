@@ -12,10 +12,13 @@ import {
 import type { Actor } from './actor.ts';
 import { loanOutstanding, totalOf, type InstallmentRow } from './installments.ts';
 import { transitionLoan, type LoanContext } from './lifecycle/loan.ts';
-import { loadTransactions, type LoanRow, type TransactionRow } from './loans.ts';
+import { assertUuid, findLoan, loadTransactions, type LoanRow, type TransactionRow } from './loans.ts';
+import { loadInstallments } from './installments.ts';
+import { businessDate } from '#lib/tenancy/tenant.ts';
+import { currencyDigits, formatMinor } from '#lib/money/money.ts';
 import type { LoanStatus } from './lifecycle/loan.ts';
 import { closedOnFor, updateLoan } from './commands/common.ts';
-import { termsFor, type ProductRow } from './products.ts';
+import { productOf, termsFor, type ProductRow } from './products.ts';
 import { replaceLoanSchedule, type ReplaceScheduleResult } from './schedule-sync.ts';
 
 /**
@@ -152,4 +155,31 @@ export async function recalculateAfter(
       ? synced.loan
       : await updateLoan(tx, synced.loan, { status, closed_on: closedOnFor(status, synced.loan.closed_on, args.date) });
   return { loan, installments: synced.installments };
+}
+
+/**
+ * GET /v1/loans/{id}/pre-closure?date=YYYY-MM-DD (default the business date): the amount that closes
+ * a recalculating loan on that date, in the loan's currency.
+ */
+export async function loanPreClosure(tx: Tx, tenantId: string, loanId: string, date: string | null) {
+  assertUuid(loanId, 'loanId');
+  const loan = await findLoan(tx, loanId);
+  if (!loan) throw new AppError('NOT_FOUND', 'Loan not found', { field: 'loanId' });
+  if (!loan.disbursed_on)
+    throw new AppError('CONFLICT', 'The loan is not disbursed', { details: { reason: 'not_disbursed' } });
+  const product = await productOf(tx, loan);
+  const installments = await loadInstallments(tx, loan.id);
+  const transactions = await loadTransactions(tx, loan.id);
+  const today = await businessDate(tx, tenantId);
+  const quote = preClosureOf({ loan, product, installments, transactions }, date, today);
+  const f = (minor: bigint) => formatMinor(minor, currencyDigits(loan.currency));
+  return {
+    loanId: loan.id,
+    currency: loan.currency,
+    date: quote.date,
+    principal: f(quote.principal),
+    interest: f(quote.interest),
+    total: f(quote.total),
+    preClosureStrategy: product.pre_closure_strategy,
+  };
 }
