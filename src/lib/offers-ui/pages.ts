@@ -166,6 +166,8 @@ export async function loadLoanPage(db: Db, principal: Principal, customerId: str
       loan,
       productName: product.name,
       businessDate: await businessDate(tx, principal.tenantId),
+      // Interest recalculation (issue 17): the page offers a pay-off quote.
+      interestRecalculation: product.interest_recalculation === true,
       collaterals: collaterals.map((c): CollateralView => ({
         ...collateralMoney(c.value, c.currency),
         id: c.id,
