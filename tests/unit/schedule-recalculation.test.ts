@@ -166,3 +166,17 @@ describe('interest recalculation properties', () => {
     expect(json.installments[0]).not.toHaveProperty('paid');
   });
 });
+
+describe('recalculating products', () => {
+  it('the simulator fragment is a valid product; a cumulative one is refused naming the field', async () => {
+    const { checkProduct } = await import('#lib/lending/product-admin.ts');
+    const { recalculationProduct } = await import('#lib/simulator/features/recalculation.ts');
+    expect(() => checkProduct(recalculationProduct('USD', 2))).not.toThrow();
+    const cumulative = { ...recalculationProduct('USD', 2), scheduleType: 'CUMULATIVE' as const };
+    expect(() => checkProduct(cumulative)).toThrow(
+      expect.objectContaining({ field: 'recalculationRescheduleStrategy' }),
+    );
+    const compounding = { ...recalculationProduct('USD', 2), recalculationCompounding: 'INTEREST' as const };
+    expect(() => checkProduct(compounding)).toThrow(expect.objectContaining({ field: 'recalculationCompounding' }));
+  });
+});
