@@ -10,6 +10,10 @@ import {
   REPAYMENT_FREQUENCIES,
   ROUNDING_MODES,
   SCHEDULE_TYPES,
+  REST_FREQUENCIES,
+  COMPOUNDINGS,
+  RESCHEDULE_STRATEGIES,
+  PRE_CLOSURE_STRATEGIES,
 } from '#lib/lending/product-admin.ts';
 import { currencyDigits } from '#lib/money/money.ts';
 import { productJson, type ProductRow } from '#lib/lending/products.ts';
@@ -93,6 +97,17 @@ export const PRODUCT_FIELD_GROUPS: FieldGroup[] = [
       { name: 'maxTranches', kind: 'int', optional: true },
     ],
   },
+  {
+    // Interest recalculation (issue 17; src/lib/schedule/recalculation.ts): progressive schedules only.
+    title: 'recalculation',
+    fields: [
+      { name: 'interestRecalculation', kind: 'yesno' },
+      { name: 'recalculationRestFrequency', kind: 'select', options: REST_FREQUENCIES },
+      { name: 'recalculationCompounding', kind: 'select', options: COMPOUNDINGS },
+      { name: 'recalculationRescheduleStrategy', kind: 'select', options: RESCHEDULE_STRATEGIES },
+      { name: 'preClosureStrategy', kind: 'select', options: PRE_CLOSURE_STRATEGIES },
+    ],
+  },
 ];
 
 /** The form's starting values: the product's (editing) or the usual defaults in the tenant's currency. */
@@ -138,6 +153,11 @@ export function productFormValues(product: ProductRow | null, tenantCurrency: st
       variableInstallmentMaxGapDays: '',
       multiDisbursement: 'false',
       maxTranches: '',
+      interestRecalculation: 'false',
+      recalculationRestFrequency: 'DAILY',
+      recalculationCompounding: 'NONE',
+      recalculationRescheduleStrategy: 'ADJUST_LAST_UNPAID_PERIOD',
+      preClosureStrategy: 'TILL_PRE_CLOSURE_DATE',
     };
   }
   const json = productJson(product) as Record<string, unknown>;

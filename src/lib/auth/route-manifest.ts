@@ -1184,6 +1184,8 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
     audit: audited('import_bucket', { DELETE: 'import_bucket.forget_host_key' }),
   },
   { pattern: '/v1/import-buckets/:id/runs', methods: { GET: ADMIN } },
+  // Interest recalculation (issue 17): the amount that closes a loan on a date.
+  { pattern: '/v1/loans/:id/pre-closure', methods: { GET: need('loans.loans.view') } },
 ];
 
 const COMPILED_API = compile(API_ROUTES);

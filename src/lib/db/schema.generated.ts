@@ -1316,6 +1316,11 @@ export type LoanProductsRow = {
   updated_at: Date;
   multi_disbursement: boolean;
   max_tranches: number | null;
+  interest_recalculation: boolean;
+  recalculation_rest_frequency: string;
+  recalculation_compounding: string;
+  recalculation_reschedule_strategy: string;
+  pre_closure_strategy: string;
   fixed_length: number | null;
   allow_fixed_emi: boolean;
   allow_variable_installments: boolean;

@@ -7,7 +7,7 @@ import { validationError } from '../errors/messages.ts';
 import { defineCommand } from '../http/command.ts';
 import { zodAmount } from '../http/input-fields.ts';
 import { formatMinor, parseMinor } from '../money/money.ts';
-import { generateSchedule, parseTerms } from '../schedule/index.ts';
+import { generateSchedule, parseRecalculationTerms, parseTerms, recalculateSchedule } from '../schedule/index.ts';
 import type { Actor } from './actor.ts';
 import { assertUuid } from './loans.ts';
 import {
@@ -51,6 +51,16 @@ export const ALLOCATION_STRATEGIES = [
   'due-penalty-interest-principal-fee-in-advance-penalty-interest-principal-fee-strategy',
   'advanced-payment-allocation-strategy',
 ] as const;
+/** Interest recalculation options (migration 1120, src/lib/schedule/recalculation.ts). */
+export const REST_FREQUENCIES = ['SAME_AS_REPAYMENT_PERIOD', 'DAILY', 'WEEKLY', 'MONTHLY'] as const;
+export const COMPOUNDINGS = ['NONE', 'INTEREST', 'FEE', 'INTEREST_AND_FEE'] as const;
+export const RESCHEDULE_STRATEGIES = [
+  'ADJUST_LAST_UNPAID_PERIOD',
+  'REDUCE_EMI_AMOUNT',
+  'REDUCE_NUMBER_OF_INSTALLMENTS',
+  'RESCHEDULE_NEXT_REPAYMENTS',
+] as const;
+export const PRE_CLOSURE_STRATEGIES = ['TILL_PRE_CLOSURE_DATE', 'TILL_REST_FREQUENCY_DATE'] as const;
 /** Penalties the daily close charges (src/lib/close/penalties.ts): overdue, flat or a percent of the installment. */
 export const PENALTY_KINDS = [
   'FLAT',
@@ -152,6 +162,11 @@ const termFields = {
   variableInstallmentMaxGapDays: z.number().int().min(1).max(3660).nullable(),
   multiDisbursement: z.boolean(),
   maxTranches: z.number().int().min(2).max(100).nullable(),
+  interestRecalculation: z.boolean(),
+  recalculationRestFrequency: z.enum(REST_FREQUENCIES),
+  recalculationCompounding: z.enum(COMPOUNDINGS),
+  recalculationRescheduleStrategy: z.enum(RESCHEDULE_STRATEGIES),
+  preClosureStrategy: z.enum(PRE_CLOSURE_STRATEGIES),
 };
 
 export const createProductInput = z
@@ -191,6 +206,11 @@ export const createProductInput = z
     variableInstallmentMaxGapDays: termFields.variableInstallmentMaxGapDays.optional(),
     multiDisbursement: termFields.multiDisbursement.optional(),
     maxTranches: termFields.maxTranches.optional(),
+    interestRecalculation: termFields.interestRecalculation.optional(),
+    recalculationRestFrequency: termFields.recalculationRestFrequency.optional(),
+    recalculationCompounding: termFields.recalculationCompounding.optional(),
+    recalculationRescheduleStrategy: termFields.recalculationRescheduleStrategy.optional(),
+    preClosureStrategy: termFields.preClosureStrategy.optional(),
   })
   .strict();
 export type CreateProductBody = z.infer<typeof createProductInput>;
@@ -275,19 +295,41 @@ export function checkProduct(p: ProductInput): void {
     throw validationError('graceOnPrincipalPeriods', 'number.max', { max: p.minRepayments - 1 });
   // The engine judges the remaining combinations: a schedule of the smallest loan must exist.
   const sample = { ...rowOf(p), id: '', tenant_id: '' } as unknown as ProductRow;
+  const terms = termsFor(sample, {
+    principal: p.minPrincipal,
+    numberOfRepayments: p.minRepayments,
+    annualInterestRate: p.annualInterestRate,
+    disbursementDate: '2026-01-15',
+  });
   try {
-    generateSchedule(
-      parseTerms(
-        termsFor(sample, {
-          principal: p.minPrincipal,
-          numberOfRepayments: p.minRepayments,
-          annualInterestRate: p.annualInterestRate,
-          disbursementDate: '2026-01-15',
-        }),
-      ),
-    );
+    generateSchedule(parseTerms(terms));
   } catch (error) {
     if (error instanceof AppError) throw new AppError('UNPROCESSABLE', error.message, { field: error.field });
+    throw error;
+  }
+  if (p.interestRecalculation) checkRecalculation(terms);
+}
+
+/** The product field behind each option of the engine's `interestRecalculation` object. */
+const RECALCULATION_FIELDS: Record<string, string> = {
+  'interestRecalculation.restFrequency': 'recalculationRestFrequency',
+  'interestRecalculation.compounding': 'recalculationCompounding',
+  'interestRecalculation.rescheduleStrategy': 'recalculationRescheduleStrategy',
+  'interestRecalculation.preClosureStrategy': 'preClosureStrategy',
+  scheduleType: 'interestRecalculation',
+  downPaymentPercent: 'downPaymentPercent',
+  interestMethod: 'interestRecalculation',
+};
+
+/** A recalculating product: the engine must accept its options (422 naming the product field). */
+function checkRecalculation(terms: Record<string, unknown>): void {
+  try {
+    recalculateSchedule(parseRecalculationTerms({ ...terms, asOf: terms.disbursementDate }));
+  } catch (error) {
+    if (error instanceof AppError) {
+      const field = RECALCULATION_FIELDS[error.field ?? ''] ?? 'interestRecalculation';
+      throw new AppError('UNPROCESSABLE', error.message, { field });
+    }
     throw error;
   }
 }
@@ -402,6 +444,12 @@ export function inputOfRow(p: ProductRow): ProductInput {
     variableInstallmentMaxGapDays: p.variable_installment_max_gap_days ?? null,
     multiDisbursement: p.multi_disbursement === true,
     maxTranches: p.max_tranches ?? null,
+    interestRecalculation: p.interest_recalculation === true,
+    recalculationRestFrequency: p.recalculation_rest_frequency as ProductInput['recalculationRestFrequency'],
+    recalculationCompounding: p.recalculation_compounding as ProductInput['recalculationCompounding'],
+    recalculationRescheduleStrategy:
+      p.recalculation_reschedule_strategy as ProductInput['recalculationRescheduleStrategy'],
+    preClosureStrategy: p.pre_closure_strategy as ProductInput['preClosureStrategy'],
   };
 }
 

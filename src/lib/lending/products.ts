@@ -63,6 +63,13 @@ export type ProductInput = {
   multiDisbursement?: boolean;
   /** With multiDisbursement: the most tranches a loan may have (2–100); null = no limit but 100. */
   maxTranches?: number | null;
+  /** Interest recalculation (migration 1120, src/lib/schedule/recalculation.ts); default off. */
+  interestRecalculation?: boolean;
+  recalculationRestFrequency?: 'SAME_AS_REPAYMENT_PERIOD' | 'DAILY' | 'WEEKLY' | 'MONTHLY';
+  recalculationCompounding?: 'NONE' | 'INTEREST' | 'FEE' | 'INTEREST_AND_FEE';
+  recalculationRescheduleStrategy?:
+    'ADJUST_LAST_UNPAID_PERIOD' | 'REDUCE_EMI_AMOUNT' | 'REDUCE_NUMBER_OF_INSTALLMENTS' | 'RESCHEDULE_NEXT_REPAYMENTS';
+  preClosureStrategy?: 'TILL_PRE_CLOSURE_DATE' | 'TILL_REST_FREQUENCY_DATE';
 };
 
 /**
@@ -138,6 +145,11 @@ export const PRODUCT_COLUMNS = [
   'variable_installment_max_gap_days',
   'multi_disbursement',
   'max_tranches',
+  'interest_recalculation',
+  'recalculation_rest_frequency',
+  'recalculation_compounding',
+  'recalculation_reschedule_strategy',
+  'pre_closure_strategy',
 ] as const;
 
 /** ProductInput → its column values, with Fineract's usual product settings as defaults (tenant_id left empty). */
@@ -185,6 +197,11 @@ export function productColumns(p: ProductInput): Record<(typeof PRODUCT_COLUMNS)
     variable_installment_max_gap_days: p.allowVariableInstallments ? (p.variableInstallmentMaxGapDays ?? null) : null,
     multi_disbursement: p.multiDisbursement ?? false,
     max_tranches: p.multiDisbursement ? (p.maxTranches ?? null) : null,
+    interest_recalculation: p.interestRecalculation ?? false,
+    recalculation_rest_frequency: p.recalculationRestFrequency ?? 'DAILY',
+    recalculation_compounding: p.recalculationCompounding ?? 'NONE',
+    recalculation_reschedule_strategy: p.recalculationRescheduleStrategy ?? 'ADJUST_LAST_UNPAID_PERIOD',
+    pre_closure_strategy: p.preClosureStrategy ?? 'TILL_PRE_CLOSURE_DATE',
   };
 }
 
@@ -333,6 +350,8 @@ export function termsFor(
   if (product.fixed_length) terms.fixedLength = product.fixed_length;
   const charges = productCharges(product.fees);
   if (charges.length > 0) terms.charges = charges;
+  // Interest recalculation (1120): only the recalculating engine reads it; the plain schedule ignores it.
+  if (product.interest_recalculation === true) terms.interestRecalculation = recalculationOf(product);
   return terms;
 }
 
@@ -345,6 +364,16 @@ export function productCharges(fees: unknown[] | null | undefined): Record<strin
       { name: f.name ?? null, type: 'FEE', timing: f.timing, calculation: f.calculation ?? 'FLAT', amount: f.amount },
     ];
   });
+}
+
+/** The `interestRecalculation` object of the terms contract for a recalculating product. */
+export function recalculationOf(product: ProductRow): Record<string, string> {
+  return {
+    restFrequency: product.recalculation_rest_frequency ?? 'DAILY',
+    compounding: product.recalculation_compounding ?? 'NONE',
+    rescheduleStrategy: product.recalculation_reschedule_strategy ?? 'ADJUST_LAST_UNPAID_PERIOD',
+    preClosureStrategy: product.pre_closure_strategy ?? 'TILL_PRE_CLOSURE_DATE',
+  };
 }
 
 /**
@@ -444,6 +473,11 @@ export function productJson(p: ProductRow) {
     variableInstallmentMaxGapDays: p.variable_installment_max_gap_days ?? null,
     multiDisbursement: p.multi_disbursement === true,
     maxTranches: p.max_tranches ?? null,
+    interestRecalculation: p.interest_recalculation === true,
+    recalculationRestFrequency: p.recalculation_rest_frequency ?? 'DAILY',
+    recalculationCompounding: p.recalculation_compounding ?? 'NONE',
+    recalculationRescheduleStrategy: p.recalculation_reschedule_strategy ?? 'ADJUST_LAST_UNPAID_PERIOD',
+    preClosureStrategy: p.pre_closure_strategy ?? 'TILL_PRE_CLOSURE_DATE',
     version: p.version,
     updatedAt: p.updated_at ? new Date(p.updated_at).toISOString() : null,
   };

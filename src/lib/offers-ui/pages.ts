@@ -183,6 +183,8 @@ export async function loadLoanPage(db: Db, principal: Principal, customerId: str
         fixedEmiAmount: (installmentEditsOf(stored?.terms).fixedEmiAmount as string | undefined) ?? null,
       },
       businessDate: await businessDate(tx, principal.tenantId),
+      // Interest recalculation (issue 17): the page offers a pay-off quote.
+      interestRecalculation: product.interest_recalculation === true,
       collaterals: collaterals.map((c): CollateralView => ({
         ...collateralMoney(c.value, c.currency),
         id: c.id,

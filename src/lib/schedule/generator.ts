@@ -8,6 +8,7 @@ import { generateProgressive } from './progressive.ts';
 import { parseCalendar, parseTerms } from './terms.ts';
 import { checkVariations } from './variations.ts';
 import { progressiveTrancheSchedule } from './tranches.ts';
+import { previewRecalculatedSchedule, wantsRecalculation } from './recalculation.ts';
 import type { Schedule, ScheduleJson, ScheduleTerms, WorkingCalendar } from './types.ts';
 
 /**
@@ -71,6 +72,8 @@ export function generateSchedule(terms: ScheduleTerms, calendar?: WorkingCalenda
 
 /** Terms JSON (with an optional `calendar`) → contract JSON. Used by the CLI and the preview endpoint. */
 export function previewSchedule(input: unknown): ScheduleJson {
+  // Interest recalculation: terms with `interestRecalculation`, `transactions` or `asOf` (recalculation.ts).
+  if (wantsRecalculation(input)) return previewRecalculatedSchedule(input);
   const terms = parseTerms(input);
   const calendar = parseCalendar((input as { calendar?: unknown }).calendar);
   return scheduleToJson(generateSchedule(terms, calendar));

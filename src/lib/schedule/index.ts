@@ -26,3 +26,17 @@ export {
   overduePenaltyAmount,
   chargeMoneyContext,
 } from './charges.ts';
+export {
+  recalculateSchedule,
+  preClosureAmount,
+  parseRecalculationTerms,
+  parseInterestRecalculation,
+  recalculatedToJson,
+} from './recalculation.ts';
+export type {
+  InterestRecalculation,
+  RecalculatedSchedule,
+  RecalculatedInstallment,
+  LoanTransactionInput,
+  PreClosure,
+} from './recalculation.ts';

@@ -146,16 +146,42 @@ export type ScheduleInstallmentJson = {
   total: string;
   balance: string;
   downPayment: boolean;
+  /** Interest recalculation (terms with `transactions`): what has been paid and what is left. */
+  paidPrincipal?: string;
+  paidInterest?: string;
+  paidFees?: string;
+  paidPenalties?: string;
+  paid?: string;
+  outstanding?: string;
 };
 
 export type ScheduleJson = {
   currency: string;
   installments: ScheduleInstallmentJson[];
-  totals: { principal: string; interest: string; fees: string; penalties: string; total: string };
   /** Only when charges are due at disbursement. */
   disbursement?: { date: string; fees: string; penalties: string; total: string };
   /** Multi-disbursement only: each tranche's date and amount. */
   disbursements?: { date: string; amount: string }[];
+  totals: {
+    principal: string;
+    interest: string;
+    fees: string;
+    penalties: string;
+    total: string;
+    paid?: string;
+    outstanding?: string;
+  };
+  /** Interest recalculation: each repayment's split (recalculation.ts). */
+  transactions?: {
+    type: 'REPAYMENT';
+    date: string;
+    amount: string;
+    principal: string;
+    interest: string;
+    excess: string;
+  }[];
+  /** Interest recalculation with `asOf`: what closes the loan on that date. */
+  preClosure?: { date: string; principal: string; interest: string; total: string };
 };
 
 // ---------------------------------------------------------------------------------------------

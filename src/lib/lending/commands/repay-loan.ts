@@ -7,6 +7,7 @@ import { applyRepayment } from '../apply.ts';
 import { loanOutstanding, saveInstallments, totalOf } from '../installments.ts';
 import { transitionLoan } from '../lifecycle/loan.ts';
 import { loanContextOf } from '../loans.ts';
+import { recalculateAfter } from '../recalculation.ts';
 import { postJournalEntry } from '../ledger/post-entry.ts';
 import {
   auditSnapshot,
@@ -89,13 +90,25 @@ export async function repayLoan(tx: Tx, actor: Actor, input: RepayInput) {
       { account: 'OVERPAYMENT_LIABILITY', credit: applied.overpayment },
     ],
   });
-  const updated = await updateLoan(tx, loan, {
+  const recorded = await updateLoan(tx, loan, {
     status,
     credit_balance: creditBalance,
     closed_on: closedOnFor(status, loan.closed_on, date),
   });
+  // Interest recalculation (1120): the engine recomputes the dues after this repayment.
+  const { loan: updated, installments: after } = await recalculateAfter(tx, actor, {
+    loan: recorded,
+    previousStatus: loan.status,
+    product,
+    installments,
+    action: 'repay',
+    context,
+    date,
+    today,
+    transactionId: transaction.id,
+  });
   await auditSuccess(tx, actor, 'loan.repay', 'loan', loan.id, before, {
-    ...auditSnapshot(updated, installments),
+    ...auditSnapshot(updated, after),
     transactionId: transaction.id,
     amount,
   });

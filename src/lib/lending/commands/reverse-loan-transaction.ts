@@ -7,6 +7,7 @@ import { transitionLoan } from '../lifecycle/loan.ts';
 import { assertUuid, loanContextOf } from '../loans.ts';
 import { mirrorLinesOf, postJournalEntry } from '../ledger/post-entry.ts';
 import { REVERSIBLE_TYPES } from '../transaction-types.ts';
+import { recalculateAfter } from '../recalculation.ts';
 import {
   auditSnapshot,
   auditSuccess,
@@ -105,15 +106,27 @@ export async function reverseLoanTransaction(tx: Tx, actor: Actor, input: Revers
     description: `Reversal of ${target.type} ${target.id} on loan ${loan.account_no}`,
     lines: await mirrorLinesOf(tx, target.id),
   });
-  const updated = await updateLoan(tx, loan, {
+  const reversed = await updateLoan(tx, loan, {
     status,
     credit_balance: creditBalance,
     closed_on: closedOnFor(status, null, date),
     written_off_on: target.type === 'WRITE_OFF' ? null : loan.written_off_on,
   });
-  await reconcileLoanLedger(tx, actor, updated, installments, date, reversal.id);
+  await reconcileLoanLedger(tx, actor, reversed, installments, date, reversal.id);
+  // Interest recalculation (1120): the engine recomputes the dues without the reversed transaction.
+  const { loan: updated, installments: after } = await recalculateAfter(tx, actor, {
+    loan: reversed,
+    previousStatus: loan.status,
+    product,
+    installments,
+    action: 'reverseTransaction',
+    context,
+    date,
+    today,
+    transactionId: reversal.id,
+  });
   await auditSuccess(tx, actor, 'loan.reverse_transaction', 'loan', loan.id, before, {
-    ...auditSnapshot(updated, installments),
+    ...auditSnapshot(updated, after),
     reversedTransactionId: target.id,
     reversalId: reversal.id,
   });

@@ -1,0 +1,185 @@
+import { AppError } from '#lib/errors/app-error.ts';
+import type { Tx } from '#lib/db/index.ts';
+import { validationError } from '#lib/errors/messages.ts';
+import { parseDateInput } from '#lib/dates/parse-date.ts';
+import {
+  parseRecalculationTerms,
+  recalculateSchedule,
+  type LoanTransactionInput,
+  type PreClosure,
+  type RecalculatedSchedule,
+} from '#lib/schedule/index.ts';
+import type { Actor } from './actor.ts';
+import { loanOutstanding, totalOf, type InstallmentRow } from './installments.ts';
+import { transitionLoan, type LoanContext } from './lifecycle/loan.ts';
+import { assertUuid, findLoan, loadTransactions, type LoanRow, type TransactionRow } from './loans.ts';
+import { loadInstallments } from './installments.ts';
+import { businessDate } from '#lib/tenancy/tenant.ts';
+import { currencyDigits, formatMinor } from '#lib/money/money.ts';
+import type { LoanStatus } from './lifecycle/loan.ts';
+import { closedOnFor, updateLoan } from './commands/common.ts';
+import { productOf, termsFor, type ProductRow } from './products.ts';
+import { replaceLoanSchedule, type ReplaceScheduleResult } from './schedule-sync.ts';
+
+/**
+ * Interest recalculation on loans (issue 17): for a product with `interest_recalculation`, the
+ * schedule engine (src/lib/schedule/recalculation.ts) recomputes the installments from the loan's
+ * live repayments, and `replaceLoanSchedule` writes them back (income adjustment and reallocation as
+ * balanced entries). The installments' dates stand: only their principal and interest change.
+ */
+
+type LoanState = { loan: LoanRow; product: ProductRow; installments: InstallmentRow[]; transactions: TransactionRow[] };
+
+export function recalculates(product: ProductRow): boolean {
+  return product.interest_recalculation === true;
+}
+
+/** The engine's view of the loan's live repayments (reversed ones and reversals left out). */
+function repaymentsOf(transactions: TransactionRow[]): LoanTransactionInput[] {
+  return transactions
+    .filter((t) => t.type === 'REPAYMENT' && !t.is_reversed)
+    .map((t) => ({ type: 'REPAYMENT' as const, date: t.transaction_date, amount: t.amount }));
+}
+
+/** The loan's schedule as the engine recomputes it after its live repayments, as of `asOf`. */
+export function recalculatedScheduleOf(state: LoanState, asOf: string): RecalculatedSchedule {
+  const { loan, product, installments } = state;
+  if (!loan.disbursed_on) throw new AppError('CONFLICT', 'The loan is not disbursed');
+  const regular = installments.filter((i) => !i.is_down_payment);
+  const terms = termsFor(product, {
+    principal: loan.principal,
+    numberOfRepayments: regular.length,
+    annualInterestRate: loan.annual_interest_rate,
+    disbursementDate: loan.disbursed_on,
+    expectedDisbursementDate: regular[0]?.from_date ?? loan.expected_disbursement_date,
+  });
+  const input = parseRecalculationTerms({ ...terms, asOf });
+  input.transactions = repaymentsOf(state.transactions);
+  return recalculateSchedule(input, undefined, {
+    periods: regular.map((i) => ({ from: i.from_date, due: i.due_date })),
+  });
+}
+
+/**
+ * Rewrites a recalculating loan's installments after a repayment or a reversal on `date` (the
+ * business date `today` is the "as of": overdue principal keeps bearing interest until then).
+ */
+export async function syncRecalculatedSchedule(
+  tx: Tx,
+  actor: Actor,
+  state: LoanState,
+  options: { date: string; today: string; transactionId: string | null; cause?: string },
+): Promise<ReplaceScheduleResult> {
+  const schedule = recalculatedScheduleOf(state, options.today);
+  return replaceLoanSchedule(
+    tx,
+    actor,
+    { loan: state.loan, product: state.product },
+    schedule.installments.map((i) => ({
+      number: i.number,
+      fromDate: i.fromDate,
+      dueDate: i.dueDate,
+      principal: i.principal,
+      interest: i.interest,
+      fees: 0n,
+      penalties: 0n,
+    })),
+    {
+      date: options.date,
+      transactionId: options.transactionId,
+      description: `Interest recalculation of loan ${state.loan.account_no}${options.cause ? ` (${options.cause})` : ''}`,
+    },
+  );
+}
+
+/**
+ * What closes the loan on `date` (YYYY-MM-DD, not before its last live transaction): outstanding
+ * principal and interest up to then, by the product's pre-closure strategy.
+ */
+export function preClosureOf(state: LoanState, dateInput: string | null | undefined, today: string): PreClosure {
+  if (!recalculates(state.product))
+    throw new AppError('CONFLICT', 'This loan’s product does not recalculate interest', {
+      details: { reason: 'not_recalculating' },
+    });
+  const last = state.transactions
+    .filter((t) => !t.is_reversed && t.type !== 'REVERSAL')
+    .reduce((m, t) => (t.transaction_date > m ? t.transaction_date : m), state.loan.disbursed_on ?? today);
+  const parsed = parseDateInput(dateInput ?? today, { min: last });
+  if (!parsed.ok) throw validationError('date', parsed.problem.key, parsed.problem.params);
+  return recalculatedScheduleOf(state, parsed.date).preClosure as PreClosure;
+}
+
+/**
+ * After a repayment or a reversal has been recorded the usual way: for a recalculating product,
+ * recompute and rewrite the installments, then let the lifecycle decide the status again on the new
+ * dues (a pay-off quoted by the engine closes the loan even though the old dues were higher).
+ * Without recalculation it returns what it was given.
+ */
+export async function recalculateAfter(
+  tx: Tx,
+  actor: Actor,
+  args: {
+    loan: LoanRow;
+    previousStatus: LoanStatus;
+    product: ProductRow;
+    installments: InstallmentRow[];
+    action: 'repay' | 'reverseTransaction';
+    context: LoanContext;
+    date: string;
+    today: string;
+    transactionId: string;
+  },
+): Promise<{ loan: LoanRow; installments: InstallmentRow[] }> {
+  if (!recalculates(args.product)) return { loan: args.loan, installments: args.installments };
+  const transactions = await loadTransactions(tx, args.loan.id);
+  const synced = await syncRecalculatedSchedule(
+    tx,
+    actor,
+    { loan: args.loan, product: args.product, installments: args.installments, transactions },
+    // Not tied to the transaction: reversing it mirrors only its own entry, and the recalculation that
+    // follows the reversal posts its own adjustment.
+    {
+      date: args.date,
+      today: args.today,
+      transactionId: null,
+      cause: `${args.action === 'repay' ? 'repayment' : 'reversal'} ${args.transactionId}`,
+    },
+  );
+  const status = transitionLoan(args.previousStatus, args.action, {
+    ...args.context,
+    outstandingAfter: totalOf(loanOutstanding(synced.installments)),
+    creditBalanceAfter: synced.loan.credit_balance,
+  });
+  const loan =
+    status === synced.loan.status
+      ? synced.loan
+      : await updateLoan(tx, synced.loan, { status, closed_on: closedOnFor(status, synced.loan.closed_on, args.date) });
+  return { loan, installments: synced.installments };
+}
+
+/**
+ * GET /v1/loans/{id}/pre-closure?date=YYYY-MM-DD (default the business date): the amount that closes
+ * a recalculating loan on that date, in the loan's currency.
+ */
+export async function loanPreClosure(tx: Tx, tenantId: string, loanId: string, date: string | null) {
+  assertUuid(loanId, 'loanId');
+  const loan = await findLoan(tx, loanId);
+  if (!loan) throw new AppError('NOT_FOUND', 'Loan not found', { field: 'loanId' });
+  if (!loan.disbursed_on)
+    throw new AppError('CONFLICT', 'The loan is not disbursed', { details: { reason: 'not_disbursed' } });
+  const product = await productOf(tx, loan);
+  const installments = await loadInstallments(tx, loan.id);
+  const transactions = await loadTransactions(tx, loan.id);
+  const today = await businessDate(tx, tenantId);
+  const quote = preClosureOf({ loan, product, installments, transactions }, date, today);
+  const f = (minor: bigint) => formatMinor(minor, currencyDigits(loan.currency));
+  return {
+    loanId: loan.id,
+    currency: loan.currency,
+    date: quote.date,
+    principal: f(quote.principal),
+    interest: f(quote.interest),
+    total: f(quote.total),
+    preClosureStrategy: product.pre_closure_strategy,
+  };
+}
