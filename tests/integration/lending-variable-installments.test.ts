@@ -7,7 +7,9 @@ import { varyInstallments } from '#lib/lending/commands/vary-installments.ts';
 import { loadInstallments } from '#lib/lending/installments.ts';
 import { checkLedger } from '#lib/lending/ledger/check-ledger.ts';
 import { loanLedgerBalances } from '#lib/lending/ledger/post-entry.ts';
-import { createProduct } from '#lib/lending/products.ts';
+import { createProduct, getProduct, termsFor } from '#lib/lending/products.ts';
+import { runCommand } from '#lib/http/command.ts';
+import { createProductCommand, updateProductCommand } from '#lib/lending/product-admin.ts';
 import { createLendingFixture, type LendingFixture } from '../support/lending-fixtures.ts';
 
 /**
@@ -167,5 +169,56 @@ describe.each(testDbKinds())('variable installments on %s', (kind) => {
       f.db.tenant(f.tenantId, (tx) => varyInstallments(tx, f.checker, { loanId, fixedEmiAmount: '300' })),
     );
     expect(emi.field).toBe('fixedEmiAmount');
+  });
+  test('product rules: fixed length on a progressive 0 % product, gaps in order; termsFor carries the fixed length', async () => {
+    const run = (command: typeof createProductCommand | typeof updateProductCommand, input: unknown) =>
+      runCommand(
+        { db, actor: f.admin, permissionSubject: { isAdmin: true, authorities: [] } },
+        command as never,
+        () => input,
+      );
+    const product = {
+      code: 'FIX90',
+      name: 'Fixed 90 days',
+      currency: 'USD',
+      digitsAfterDecimal: 2,
+      minPrincipal: '100.00',
+      maxPrincipal: '5000.00',
+      minRepayments: 3,
+      maxRepayments: 3,
+      annualInterestRate: '0',
+      repaymentEvery: 1,
+      repaymentFrequency: 'MONTHS',
+      scheduleType: 'PROGRESSIVE',
+      installmentAmountInMultiplesOf: 1,
+      allocationStrategy: 'advanced-payment-allocation-strategy',
+    };
+    // Cumulative: Fineract's cumulative generator ignores a fixed length, so it is refused.
+    const cumulative = await refusal(
+      run(createProductCommand, { ...product, scheduleType: 'CUMULATIVE', fixedLength: 3 }),
+    );
+    expect(cumulative.field).toBe('fixedLength');
+    // (3 − 1) × 1 + 1 = 3 months at least.
+    const short = await refusal(run(createProductCommand, { ...product, fixedLength: 2 }));
+    expect(short.field).toBe('fixedLength');
+    const created = (await run(createProductCommand, { ...product, fixedLength: 3 })) as { id: string };
+    const stored = await f.db.tenant(f.tenantId, (tx) => getProduct(tx, created.id));
+    expect(stored.fixed_length).toBe(3);
+    expect(
+      termsFor(stored, {
+        principal: 10000n,
+        numberOfRepayments: 3,
+        annualInterestRate: '0',
+        disbursementDate: '2011-09-20',
+      }).fixedLength,
+    ).toBe(3);
+    const gaps = await refusal(
+      run(updateProductCommand, {
+        productId: f.productId,
+        variableInstallmentMinGapDays: 30,
+        variableInstallmentMaxGapDays: 10,
+      }),
+    );
+    expect(gaps.field).toBe('variableInstallmentMaxGapDays');
   });
 });

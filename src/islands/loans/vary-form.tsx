@@ -55,7 +55,7 @@ function bodyOf(edits: Edit[], fixedEmi: string, preview: boolean) {
 
 export function VaryForm({ props }: { props: Props }) {
   const options = props.installments;
-  const t = (key: string, vars?: Record<string, string | number>) => label(props.labels, `loan.vary.${key}`, vars);
+  const say = (key: string, vars?: Record<string, string | number>) => label(props.labels, `loan.vary.${key}`, vars);
   const [edits, setEdits] = useState<Edit[]>(() => (options?.variations ?? []).map(editOf));
   const [fixedEmi, setFixedEmi] = useState(options?.fixedEmiAmount ?? '');
   const [schedule, setSchedule] = useState<Schedule | null>(null);
@@ -107,26 +107,26 @@ export function VaryForm({ props }: { props: Props }) {
     >
       <Stack gap="4">
         <Text fontWeight="semibold">{label(props.labels, 'loan.actions.vary')}</Text>
-        <Text color="fg.muted">{t('intro')}</Text>
+        <Text color="fg.muted">{say('intro')}</Text>
         {options?.fixedEmi ? (
           <Field.Root maxW="260px">
-            <Field.Label>{t('fixedEmi')}</Field.Label>
+            <Field.Label>{say('fixedEmi')}</Field.Label>
             <Input inputMode="decimal" value={fixedEmi} onChange={(e) => setFixedEmi(e.target.value)} />
-            <Field.HelperText>{t('fixedEmiHelp')}</Field.HelperText>
+            <Field.HelperText>{say('fixedEmiHelp')}</Field.HelperText>
           </Field.Root>
         ) : null}
         {options?.variable ? (
           <Stack gap="3">
-            {edits.length === 0 ? <Text color="fg.muted">{t('none')}</Text> : null}
+            {edits.length === 0 ? <Text color="fg.muted">{say('none')}</Text> : null}
             {edits.map((e, k) => (
-              <HStack key={k} align="end" gap="3" wrap="wrap" role="group" aria-label={t('row', { n: k + 1 })}>
+              <HStack key={k} align="end" gap="3" wrap="wrap" role="group" aria-label={say('row', { n: k + 1 })}>
                 <Field.Root maxW="220px">
-                  <Field.Label>{t('type')}</Field.Label>
+                  <Field.Label>{say('type')}</Field.Label>
                   <NativeSelect.Root>
                     <NativeSelect.Field value={e.type} onChange={(ev) => change(k, { type: ev.target.value as Kind })}>
                       {KINDS.map((kind) => (
                         <option key={kind} value={kind}>
-                          {t(`kinds.${kind}`)}
+                          {say(`kinds.${kind}`)}
                         </option>
                       ))}
                     </NativeSelect.Field>
@@ -134,12 +134,12 @@ export function VaryForm({ props }: { props: Props }) {
                   </NativeSelect.Root>
                 </Field.Root>
                 <Field.Root maxW="180px" required>
-                  <Field.Label>{e.type === 'INSERT' ? t('newInstallmentDate') : t('dueDate')}</Field.Label>
+                  <Field.Label>{e.type === 'INSERT' ? say('newInstallmentDate') : say('dueDate')}</Field.Label>
                   <Input type="date" value={e.dueDate} onChange={(ev) => change(k, { dueDate: ev.target.value })} />
                 </Field.Root>
                 {e.type === 'DUE_DATE' ? (
                   <Field.Root maxW="180px" required>
-                    <Field.Label>{t('newDueDate')}</Field.Label>
+                    <Field.Label>{say('newDueDate')}</Field.Label>
                     <Input
                       type="date"
                       value={e.newDueDate}
@@ -149,7 +149,7 @@ export function VaryForm({ props }: { props: Props }) {
                 ) : null}
                 {e.type !== 'DELETE' ? (
                   <Field.Root maxW="180px" required={e.type === 'AMOUNT'}>
-                    <Field.Label>{t('amount')}</Field.Label>
+                    <Field.Label>{say('amount')}</Field.Label>
                     <Input
                       inputMode="decimal"
                       value={e.amount}
@@ -158,7 +158,7 @@ export function VaryForm({ props }: { props: Props }) {
                   </Field.Root>
                 ) : null}
                 <Button variant="ghost" onClick={() => setEdits((list) => list.filter((_, i) => i !== k))}>
-                  {t('remove')}
+                  {say('remove')}
                 </Button>
               </HStack>
             ))}
@@ -172,38 +172,38 @@ export function VaryForm({ props }: { props: Props }) {
                   ])
                 }
               >
-                {t('add')}
+                {say('add')}
               </Button>
             </HStack>
           </Stack>
         ) : null}
         <HStack gap="2">
           <Button variant="outline" loading={busy} onClick={() => void send(true)}>
-            {t('preview')}
+            {say('preview')}
           </Button>
           <Button type="submit" colorPalette="brand" loading={busy}>
-            {t('save')}
+            {say('save')}
           </Button>
         </HStack>
         {saved ? (
           <Text role="status" color="fg.success">
-            {t('saved')}
+            {say('saved')}
           </Text>
         ) : null}
         {failure ? (
           <ErrorAlert status={failure.status} message={failure.message} error={failure.error} module="LoanActions" />
         ) : null}
         {schedule ? (
-          <Table.Root size="sm" aria-label={t('scheduleTitle')}>
-            <Table.Caption>{t('scheduleTitle')}</Table.Caption>
+          <Table.Root size="sm" aria-label={say('scheduleTitle')}>
+            <Table.Caption>{say('scheduleTitle')}</Table.Caption>
             <Table.Header>
               <Table.Row>
                 <Table.ColumnHeader>#</Table.ColumnHeader>
-                <Table.ColumnHeader>{t('dueDate')}</Table.ColumnHeader>
-                <Table.ColumnHeader textAlign="end">{t('principal')}</Table.ColumnHeader>
-                <Table.ColumnHeader textAlign="end">{t('interest')}</Table.ColumnHeader>
-                <Table.ColumnHeader textAlign="end">{t('total')}</Table.ColumnHeader>
-                <Table.ColumnHeader textAlign="end">{t('balance')}</Table.ColumnHeader>
+                <Table.ColumnHeader>{say('dueDate')}</Table.ColumnHeader>
+                <Table.ColumnHeader textAlign="end">{say('principal')}</Table.ColumnHeader>
+                <Table.ColumnHeader textAlign="end">{say('interest')}</Table.ColumnHeader>
+                <Table.ColumnHeader textAlign="end">{say('total')}</Table.ColumnHeader>
+                <Table.ColumnHeader textAlign="end">{say('balance')}</Table.ColumnHeader>
               </Table.Row>
             </Table.Header>
             <Table.Body>
