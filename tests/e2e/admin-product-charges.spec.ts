@@ -10,6 +10,7 @@ const unique = () => `${Date.now().toString(36).toUpperCase()}${Math.floor(Math.
 
 test.describe('[ADMIN-PRODUCT-CHARGES]: fees and overdue penalties of a loan product', () => {
   test('add a disbursement fee and a weekly overdue penalty, see the fee in the preview, save', async ({ page }) => {
+    test.setTimeout(180_000);
     await signIn(page, 'admin@demo.test');
     const code = `CHG${unique()}`;
     await page.goto('/admin/business/loan-products/add');
@@ -37,7 +38,7 @@ test.describe('[ADMIN-PRODUCT-CHARGES]: fees and overdue penalties of a loan pro
 
     // 150 % is refused next to the fee's amount.
     await page.getByRole('button', { name: 'Create the product' }).click();
-    await expect(page.getByTestId('fee-0').getByText(/between/)).toBeVisible();
+    await expect(page.getByTestId('fee-0').getByText(/between/)).toBeVisible({ timeout: 30_000 });
 
     await page.locator('#fee-0-amount').fill('1.5');
     await page.getByLabel('Sample amount').fill('1000');
@@ -47,7 +48,7 @@ test.describe('[ADMIN-PRODUCT-CHARGES]: fees and overdue penalties of a loan pro
     await expect(page.getByTestId('product-preview').getByRole('columnheader', { name: 'Fees' })).toBeVisible();
 
     await page.getByRole('button', { name: 'Create the product' }).click();
-    await expect(page).toHaveURL(/loan-products\/[0-9a-f-]{36}\?done=created/);
+    await expect(page).toHaveURL(/loan-products\/[0-9a-f-]{36}\?done=created/, { timeout: 30_000 });
     await islandsHydrated(page);
     await expect(page.locator('#fee-0-code')).toHaveValue('OPEN');
     await expect(page.locator('#fee-0-amount')).toHaveValue('1.5');
@@ -58,7 +59,7 @@ test.describe('[ADMIN-PRODUCT-CHARGES]: fees and overdue penalties of a loan pro
     await page.getByTestId('penalty-0').getByRole('button', { name: 'Remove' }).click();
     await expect(page.getByText('No overdue penalties: the daily close charges none for this product.')).toBeVisible();
     await page.getByRole('button', { name: 'Save as a new version' }).click();
-    await expect(page).toHaveURL(/done=saved/);
+    await expect(page).toHaveURL(/done=saved/, { timeout: 30_000 });
     await expect(page.getByTestId('product-version')).toHaveText('Version 2');
     await islandsHydrated(page);
     await expect(page.locator('#penalty-0-code')).toHaveCount(0);
