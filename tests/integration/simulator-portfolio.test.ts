@@ -71,8 +71,16 @@ describe.each(testDbKinds())('portfolio simulator on %s', (kind) => {
       daysOff: (await tx.query<{ n: number }>(`select count(*)::int as n from days_off`))[0].n,
       metrics: (await tx.query<{ n: number }>(`select count(*)::int as n from customer_transaction_metrics`))[0].n,
     }));
-    expect(counts.products.map((p) => p.code)).toEqual(['SIM-BULLET', 'SIM-EMI', 'SIM-MICRO']);
-    expect(counts.products.every((p) => p.n > 0)).toBe(true);
+    expect(counts.products.map((p) => p.code)).toEqual([
+      'SIM-BULLET',
+      'SIM-EMI',
+      'SIM-MICRO',
+      'SIM-RECALC',
+      'SIM-TRANCHE',
+    ]);
+    expect(
+      counts.products.filter((p) => ['SIM-BULLET', 'SIM-EMI', 'SIM-MICRO'].includes(p.code)).every((p) => p.n > 0),
+    ).toBe(true);
     expect(counts.offerStatuses).toEqual(expect.arrayContaining(['disbursed', 'expired', 'pending', 'rejected']));
     expect(counts.applicationStatuses).toEqual(expect.arrayContaining(['approved']));
     expect(counts.selfApproved).toBe(0);
@@ -106,6 +114,22 @@ describe.each(testDbKinds())('portfolio simulator on %s', (kind) => {
     const report = await checkLedger(db, ['sim-a1']);
     expect(report.differences).toEqual([]);
     expect(report.loans).toBeGreaterThan(12);
+  });
+
+  it('uses the engine depth: fees at disbursement, tranches, recalculated interest, reschedules', async () => {
+    expect(first.tranches).toBeGreaterThan(0);
+    expect(first.reschedules).toBeGreaterThan(0);
+    const [row] = await db.tenant('sim-a1', (tx) =>
+      tx.query<{ fees_at_disbursement: number; recalc_loans: number; approved_reschedules: number }>(
+        `select (select count(*)::int from loan_transactions where type = 'REPAYMENT_AT_DISBURSEMENT') as fees_at_disbursement,
+                (select count(*)::int from loans l join loan_products p on p.id = l.product_id
+                  where p.code = 'SIM-RECALC' and l.disbursed_on is not null) as recalc_loans,
+                (select count(*)::int from loan_reschedule_requests where status = 'approved') as approved_reschedules`,
+      ),
+    );
+    expect(row.fees_at_disbursement).toBeGreaterThan(0);
+    expect(row.recalc_loans).toBeGreaterThan(0);
+    expect(row.approved_reschedules).toBe(first.reschedules);
   });
 
   it('is deterministic for a seed', async () => {

@@ -2,6 +2,8 @@ import type { Tx } from '../db/index.ts';
 import { currencyDigits } from '../money/money.ts';
 import { DEFAULT_DELINQUENCY_RANGES } from '../schedule/delinquency.ts';
 import { createProduct, type ProductRow } from '../lending/products.ts';
+import { simulatorCharges } from './features/charges.ts';
+import { RECALCULATION_PRODUCT_CODE, recalculationProduct } from './features/recalculation.ts';
 import type { DelinquencyBucketSetsRow, HierarchyNodesRow, UsersRow } from '../db/schema.generated.ts';
 
 /**
@@ -11,7 +13,15 @@ import type { DelinquencyBucketSetsRow, HierarchyNodesRow, UsersRow } from '../d
  */
 
 export type SimOfficer = { id: string; branchId: string };
-export type SimProducts = { emi: ProductRow; micro: ProductRow; bullet: ProductRow };
+export type SimProducts = {
+  emi: ProductRow;
+  micro: ProductRow;
+  bullet: ProductRow;
+  /** Multi-disbursement EMI loans paid out in two tranches, with an opening fee and a weekly overdue penalty. */
+  tranche: ProductRow;
+  /** Progressive EMI loans whose interest is recalculated on every repayment. */
+  recalc: ProductRow;
+};
 export type SimSetup = {
   currency: string;
   digits: number;
@@ -130,7 +140,9 @@ async function ensureProducts(
   const unit = 10n ** BigInt(digits);
   const byCode = new Map(
     (
-      await tx.query<ProductRow>(`select * from loan_products where code in ('SIM-EMI', 'SIM-MICRO', 'SIM-BULLET')`)
+      await tx.query<ProductRow>(
+        `select * from loan_products where code in ('SIM-EMI', 'SIM-MICRO', 'SIM-BULLET', 'SIM-TRANCHE', 'SIM-RECALC')`,
+      )
     ).map((p) => [p.code, { ...p, currency: p.currency.trim() }]),
   );
   const get = async (code: string, make: () => Promise<ProductRow>) => byCode.get(code) ?? make();
@@ -153,6 +165,8 @@ async function ensureProducts(
       interestCalculationPeriod: 'DAILY',
       graceOnArrearsAgeing: 3,
       delinquencyBucketSetId: bucketSetId,
+      // An opening fee of 1 % of the principal, collected out of the disbursed funds.
+      fees: simulatorCharges().fees,
       penalties: [
         {
           code: 'LATE-FEE',
@@ -229,7 +243,35 @@ async function ensureProducts(
       ],
     }),
   );
-  return { emi, micro, bullet };
+  const tranche = await get('SIM-TRANCHE', () =>
+    createProduct(tx, tenantId, {
+      code: 'SIM-TRANCHE',
+      name: 'Home improvement loan — paid out in tranches',
+      currency,
+      digitsAfterDecimal: digits,
+      minPrincipal: 1_000n * unit,
+      maxPrincipal: 30_000n * unit,
+      minRepayments: 6,
+      maxRepayments: 36,
+      defaultRepayments: 12,
+      annualInterestRate: '16',
+      repaymentFrequency: 'MONTHS',
+      scheduleType: 'CUMULATIVE',
+      interestMethod: 'DECLINING_BALANCE',
+      amortization: 'EQUAL_INSTALLMENTS',
+      interestCalculationPeriod: 'DAILY',
+      graceOnArrearsAgeing: 3,
+      delinquencyBucketSetId: bucketSetId,
+      multiDisbursement: true,
+      maxTranches: 3,
+      // An opening fee and a 2 % overdue penalty after 3 days, charged again every week while overdue.
+      ...simulatorCharges({ recurEveryWeeks: 1 }),
+    }),
+  );
+  const recalc = await get(RECALCULATION_PRODUCT_CODE, () =>
+    createProduct(tx, tenantId, { ...recalculationProduct(currency, digits), delinquencyBucketSetId: bucketSetId }),
+  );
+  return { emi, micro, bullet, tranche, recalc };
 }
 
 export async function prepareLender(

@@ -9,6 +9,10 @@ import { disburseLoan } from '../lending/commands/disburse-loan.ts';
 import { repayLoan } from '../lending/commands/repay-loan.ts';
 import { submitApplication } from '../lending/commands/submit-application.ts';
 import { writeOffLoan } from '../lending/commands/write-off-loan.ts';
+import { setLoanTranches } from '../lending/commands/tranches.ts';
+import { loanPreClosure } from '../lending/recalculation.ts';
+import { simulateNextTranche } from './features/tranches.ts';
+import { simulateReschedule } from './features/reschedule.ts';
 import { transitionOffer, type OfferStatus } from '../lending/lifecycle/offer.ts';
 import type { ProductRow } from '../lending/products.ts';
 import { runDailyClose } from '../close/daily-close.ts';
@@ -78,13 +82,17 @@ export type SimulateResult = {
   repayments: number;
   writeOffs: number;
   closes: number;
+  /** Second tranches paid out (multi-disbursement loans). */
+  tranches: number;
+  /** Reschedules submitted by the maker and approved by the checker. */
+  reschedules: number;
   /** history = commands (offers, originations, repayments, write-offs) + close (the daily closes) + statistics refreshes. */
   ms: { setup: number; customers: number; history: number; commands: number; close: number; total: number };
 };
 
 export type Behaviour = 'on_time' | 'late_then_cured' | 'defaulted' | 'early_payoff';
 
-type ProductKey = 'emi' | 'micro' | 'bullet';
+type ProductKey = 'emi' | 'micro' | 'bullet' | 'tranche' | 'recalc';
 
 export type LoanPlan = {
   ref: number;
@@ -101,12 +109,18 @@ export type LoanPlan = {
   /** The application is rejected instead (no loan). */
   isRejected: boolean;
   offerCode: string;
+  /** Days after disbursement when the second tranche is paid out (tranche loans). */
+  secondTrancheAfter?: number;
+  /** Days after disbursement when the borrower asks for two more installments (late payers). */
+  rescheduleAfter?: number;
 };
 
 type Event =
   | { kind: 'originate'; plan: LoanPlan }
   | { kind: 'pay'; plan: LoanPlan; upTo: number | 'all' }
   | { kind: 'write_off'; plan: LoanPlan }
+  | { kind: 'tranche'; plan: LoanPlan }
+  | { kind: 'reschedule'; plan: LoanPlan }
   | { kind: 'offer'; offerId: string; action: 'notify' | 'reject' };
 
 /**
@@ -148,6 +162,28 @@ export function planOverdueSamples(
     }
   }
   return plans;
+}
+
+/**
+ * Pure and deterministic, from its own random stream (so the loans planned before it keep their numbers):
+ * some personal loans become tranche loans (60 % at disbursement, the rest 30–75 days later) or
+ * interest-recalculating loans, and some late payers ask for a reschedule (two more installments)
+ * about two months in.
+ */
+export function planFeatures(rng: Rng, plans: LoanPlan[]): void {
+  for (const plan of plans) {
+    if (plan.isRejected || plan.product !== 'emi') continue;
+    const roll = rng.next();
+    if (roll < 0.12 && plan.repayments >= 6 && plan.principalMajor >= 1_000) {
+      plan.product = 'tranche';
+      plan.secondTrancheAfter = rng.int(30, 75);
+    } else if (roll < 0.22 && plan.repayments <= 24) {
+      plan.product = 'recalc';
+      plan.principalMajor = Math.min(plan.principalMajor, 20_000);
+    } else if (plan.behaviour === 'late_then_cured' && plan.repayments >= 6 && rng.chance(0.4)) {
+      plan.rescheduleAfter = rng.int(45, 70);
+    }
+  }
 }
 
 /** Pure and deterministic: the loans the customers take over the window. */
@@ -273,6 +309,7 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
 
   await refreshStatistics(db, ALL_TABLES, options.vacuum);
   const plans = planLoans(rng.fork('loans'), customers, from, today, codeLabel);
+  planFeatures(rng.fork('features'), plans);
   plans.push(...planOverdueSamples(customers, from, today, options.overdueSamples ?? [], plans.length, codeLabel));
   const events = new Map<string, Event[]>();
   const at = (day: string, e: Event) => {
@@ -290,6 +327,8 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
     repayments: 0,
     writeOffs: 0,
     closes: 0,
+    tranches: 0,
+    reschedules: 0,
   };
 
   // Offers that never became loans: notified, then rejected or left pending until the daily close
@@ -299,6 +338,8 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
   const maker: Actor = { tenantId, userId: setup.makerUserId, isAdmin: false, kind: 'system' };
   const checker: Actor = { tenantId, userId: setup.checkerUserId, isAdmin: true, kind: 'system' };
   const loanIds = new Map<number, string>();
+  /** Per plan, the highest installment number that has payments planned. */
+  const plannedCount = new Map<number, number>();
   const concurrency = db.kind === 'pglite' ? 1 : Math.max(1, options.concurrency ?? 12);
   const totalDays = daysBetween(from, today);
   const offerPlans = spareOffers.map((c, i) => ({
@@ -351,6 +392,8 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
         if (e.kind === 'offer') await db.tenant(tenantId, (tx) => moveOffer(tx, e.offerId, e.action, day));
         else if (e.kind === 'originate') await originate(e.plan, day);
         else if (e.kind === 'pay') await pay(e.plan, e.upTo, day);
+        else if (e.kind === 'tranche') await nextTranche(e.plan, day);
+        else if (e.kind === 'reschedule') await reschedule(e.plan, day);
         else await writeOff(e.plan, day);
       }
     });
@@ -416,6 +459,17 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
         return null;
       }
       await approveApplication(tx, checker, application.id, 'Within policy');
+      if (plan.secondTrancheAfter !== undefined) {
+        // 60 % now, the rest when the works are done (setLoanTranches, then the first at disbursement).
+        const first = (principal * 6n) / 10n;
+        await setLoanTranches(tx, maker, {
+          loanId,
+          tranches: [
+            { date, amount: first },
+            { date: addDays(date, plan.secondTrancheAfter), amount: principal - first },
+          ],
+        });
+      }
       const disbursed = await disburseLoan(tx, maker, { loanId, date });
       return { loanId, installments: disbursed.installments.map((i) => ({ number: i.number, dueDate: i.due_date })) };
     });
@@ -428,9 +482,46 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
     loanIds.set(plan.ref, outcome.loanId);
     stats.loans++;
     scheduleRepayments(plan, outcome.installments);
+    if (plan.secondTrancheAfter !== undefined) at(addDays(date, plan.secondTrancheAfter), { kind: 'tranche', plan });
+    if (plan.rescheduleAfter !== undefined) at(addDays(date, plan.rescheduleAfter), { kind: 'reschedule', plan });
+  }
+
+  /** After a change of schedule, installments past the ones already planned get their own payments. */
+  async function planAddedInstallments(plan: LoanPlan, loanId: string, from: string): Promise<void> {
+    const rows = await db.tenant(tenantId, (tx) =>
+      tx.query<{ number: number; due_date: string }>(
+        `select number, due_date::text as due_date from loan_installments where loan_id = $1 order by number`,
+        [loanId],
+      ),
+    );
+    const planned = plannedCount.get(plan.ref) ?? 0;
+    for (const row of rows) {
+      if (row.number <= planned || row.due_date < from) continue;
+      at(row.due_date, { kind: 'pay', plan, upTo: row.number });
+    }
+    plannedCount.set(plan.ref, Math.max(planned, rows.at(-1)?.number ?? 0));
+  }
+
+  async function nextTranche(plan: LoanPlan, date: string): Promise<void> {
+    const loanId = loanIds.get(plan.ref);
+    if (!loanId) return;
+    const paidOut = await db.tenant(tenantId, (tx) => simulateNextTranche(tx, maker, loanId));
+    if (!paidOut) return;
+    stats.tranches++;
+    await planAddedInstallments(plan, loanId, date);
+  }
+
+  async function reschedule(plan: LoanPlan, date: string): Promise<void> {
+    const loanId = loanIds.get(plan.ref);
+    if (!loanId) return;
+    const done = await db.tenant(tenantId, (tx) => simulateReschedule(tx, { maker, checker }, loanId, 2));
+    if (!done) return;
+    stats.reschedules++;
+    await planAddedInstallments(plan, loanId, date);
   }
 
   function scheduleRepayments(plan: LoanPlan, installments: { number: number; dueDate: string }[]): void {
+    plannedCount.set(plan.ref, installments.at(-1)?.number ?? 0);
     const r = rng.fork(`pay-${plan.ref}`);
     let last = plan.disburseOn;
     for (const inst of installments) {
@@ -466,6 +557,12 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
         [loanId, upTo === 'all' ? null : upTo],
       );
       if (status !== 'ACTIVE' || amount <= 0n) return false;
+      if (upTo === 'all' && plan.product === 'recalc') {
+        // Interest is recalculated: paying off early costs the pre-closure quote, not the scheduled interest.
+        const quote = await loanPreClosure(tx, tenantId, loanId, date);
+        await repayLoan(tx, maker, { loanId, amount: quote.total, date, note: 'Simulated pay-off' });
+        return true;
+      }
       await repayLoan(tx, maker, { loanId, amount, date, note: 'Simulated repayment' });
       return true;
     });
