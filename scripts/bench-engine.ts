@@ -10,7 +10,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { openPostgres, setDb, type Db } from '#lib/db/index.ts';
 import { migrate } from '#lib/db/migrate.ts';
-import { generateSchedule, parseTerms } from '#lib/schedule/index.ts';
+import { generateSchedule, parseTerms, previewSchedule } from '#lib/schedule/index.ts';
 import { simulatePortfolio, type SimulateResult } from '#lib/simulator/simulate.ts';
 import { runDailyClose } from '#lib/close/daily-close.ts';
 import { checkLedger } from '#lib/lending/ledger/check-ledger.ts';
@@ -76,6 +76,66 @@ async function freshDb(): Promise<{ db: Db; plainUrl: string; drop: () => Promis
       await db.close();
       await admin(`drop database if exists ${name} with (force)`);
     },
+  };
+}
+
+/** Terms-JSON in, contract JSON out (what `npm run schedule` and POST /v1/schedules/preview do), for ~3 s. */
+function benchPreview(json: Record<string, unknown>): { perSecond: number; installments: number } {
+  let n = 0;
+  let installments = 0;
+  const started = performance.now();
+  while (performance.now() - started < 3000) {
+    installments = previewSchedule(json).installments.length;
+    n++;
+  }
+  return { perSecond: Math.round(n / ((performance.now() - started) / 1000)), installments };
+}
+
+const EMI_24 = {
+  principal: '25000.00',
+  currency: 'EUR',
+  annualInterestRate: '12',
+  numberOfRepayments: 24,
+  disbursementDate: '2026-01-15',
+  interestCalculationPeriod: 'DAILY',
+};
+
+/** The engine's depth (issue 17): charges, tranches and interest recalculation over 24 months. */
+function benchDepth() {
+  const monthly = (k: number) => {
+    const d = new Date(Date.UTC(2026, k, 15));
+    return d.toISOString().slice(0, 10);
+  };
+  return {
+    withCharges: benchPreview({
+      ...EMI_24,
+      charges: [
+        { type: 'FEE', timing: 'DISBURSEMENT', calculation: 'PERCENT_OF_AMOUNT', amount: '1' },
+        { type: 'FEE', timing: 'INSTALLMENT', calculation: 'PERCENT_OF_AMOUNT_AND_INTEREST', amount: '0.5' },
+        { type: 'FEE', timing: 'SPECIFIED_DUE_DATE', calculation: 'FLAT', amount: '15', dueDate: '2026-07-01' },
+      ],
+    }),
+    withTranches: benchPreview({
+      ...EMI_24,
+      disbursements: [
+        { date: '2026-01-15', amount: '15000.00' },
+        { date: '2026-04-10', amount: '10000.00' },
+      ],
+    }),
+    withRecalculation: benchPreview({
+      ...EMI_24,
+      scheduleType: 'PROGRESSIVE',
+      daysInYear: 360,
+      daysInMonth: 30,
+      interestRecalculation: { restFrequency: 'DAILY', compounding: 'NONE' },
+      // Twelve monthly repayments: on time, one early (extra principal), one late.
+      transactions: Array.from({ length: 12 }, (_, k) => ({
+        type: 'REPAYMENT',
+        date: k === 5 ? '2026-07-25' : monthly(k + 1),
+        amount: k === 3 ? '3000.00' : '1200.00',
+      })),
+      asOf: '2027-01-20',
+    }),
   };
 }
 
@@ -231,6 +291,9 @@ const previous = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8'))
 log('schedules per second (24-month EMI)…');
 results.schedules = benchSchedules();
 log(`  ${JSON.stringify(results.schedules)}`);
+log('schedules per second with charges, tranches and interest recalculation (terms JSON → contract JSON)…');
+results.schedulesDepth = benchDepth();
+log(`  ${JSON.stringify(results.schedulesDepth)}`);
 
 const customers = Number(values.customers);
 const months = Number(values.months);
