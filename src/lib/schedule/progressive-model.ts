@@ -105,7 +105,31 @@ export class InterestScheduleModel {
       carried = fig.unrecognized;
       out.push(fig);
     });
+    // The principal due never adds up to more than was disbursed: a rounding cent the EMIs would
+    // still ask for comes off the last periods (never below what they already had paid).
+    const c = this.ctx;
+    let excess = minus(
+      c,
+      out.reduce((s, f) => plus(c, s, f.duePrincipal), this.z()),
+      this.disbursedTotal(),
+    );
+    for (let i = out.length - 1; i >= 0 && signum(excess) > 0; i--) {
+      const room = minus(c, out[i].duePrincipal, this.periods[i].paidPrincipal);
+      const cut = cmp(room, excess) < 0 ? room : excess;
+      if (signum(cut) <= 0) continue;
+      out[i] = { ...out[i], duePrincipal: minus(c, out[i].duePrincipal, cut) };
+      excess = minus(c, excess, cut);
+    }
     return out;
+  }
+
+  /** Everything disbursed into the model so far. */
+  disbursedTotal(): Dec {
+    const c = this.ctx;
+    return this.periods.reduce(
+      (s, p) => p.interestPeriods.reduce((s2, ip) => plus(c, s2, ip.disbursement), s),
+      this.z(),
+    );
   }
 
   /** One period's figures given the interest not recognised by the period before (null for the first). */

@@ -364,6 +364,15 @@ function payComponent(
       ? minus(c, inst.principal, inst.paidPrincipal)
       : minus(c, inst.interest, inst.paidInterest);
   let paid = cmp(owed, amount) < 0 ? owed : amount;
+  if (component === 'PRINCIPAL') {
+    // Never more principal than is still lent (a rounding cent of an EMI is not a debt).
+    const lent = minus(
+      c,
+      ctx.model.disbursedTotal(),
+      ctx.installments.reduce((s, i) => plus(c, s, i.paidPrincipal), zero(c)),
+    );
+    if (cmp(lent, paid) < 0) paid = lent;
+  }
   if (signum(paid) < 0) paid = zero(c);
   if (component === 'PRINCIPAL') {
     inst.paidPrincipal = plus(c, inst.paidPrincipal, paid);
@@ -397,10 +406,13 @@ function processRepayment(ctx: Ctx, tx: LoanTransactionInput): ProcessedTransact
       }
       // No installment of this kind left: the next kind (Fineract's exit flag).
       if (!target) break;
+      const before = amount;
       for (const component of components) {
         amount = payComponent(ctx, target, component, tx.date, dueType === 'IN_ADVANCE', amount, totals);
       }
       if (!ctx.installments.some((i) => unpaid(c, i)) || signum(amount) <= 0) break;
+      // Nothing more could go to this installment (all that is lent is repaid): the rest is excess.
+      if (cmp(amount, before) === 0) break;
     }
   }
   return {

@@ -1,0 +1,159 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { previewSchedule } from '#lib/schedule/index.ts';
+
+/**
+ * Properties of the engine's deeper features taken together (issue 17): whatever the charges,
+ * tranches and repayments, the money adds up to the cent and nothing goes negative.
+ */
+const cents = (text: string) => BigInt(text.replace('.', ''));
+const sum = (xs: bigint[]) => xs.reduce((a, b) => a + b, 0n);
+const addDays = (date: string, days: number) =>
+  new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+
+type Json = ReturnType<typeof previewSchedule>;
+
+function checkAddsUp(out: Json, principal: bigint) {
+  const rows = out.installments;
+  expect(sum(rows.map((r) => cents(r.principal)))).toBe(principal);
+  for (const r of rows) {
+    for (const part of [r.principal, r.interest, r.fees, r.penalties, r.balance]) expect(cents(part) >= 0n).toBe(true);
+    expect(cents(r.total)).toBe(cents(r.principal) + cents(r.interest) + cents(r.fees) + cents(r.penalties));
+  }
+  for (const key of ['principal', 'interest', 'fees', 'penalties', 'total'] as const) {
+    expect(cents(out.totals[key])).toBe(sum(rows.map((r) => cents(r[key]))));
+  }
+  expect(cents(rows.at(-1)!.balance)).toBe(0n);
+}
+
+const base = fc.record({
+  units: fc.integer({ min: 1_000, max: 50_000 }),
+  rate: fc.integer({ min: 0, max: 3600 }).map((x) => (x / 100).toString()),
+  n: fc.integer({ min: 3, max: 36 }),
+  day: fc.integer({ min: 0, max: 1500 }),
+  scheduleType: fc.constantFrom('CUMULATIVE', 'PROGRESSIVE'),
+});
+
+describe('engine depth properties (fast-check)', () => {
+  it('charges: fees land on installments and totals, the principal is untouched', () => {
+    fc.assert(
+      fc.property(
+        base,
+        fc.constantFrom('FLAT', 'PERCENT_OF_AMOUNT', 'PERCENT_OF_AMOUNT_AND_INTEREST', 'PERCENT_OF_INTEREST'),
+        fc.integer({ min: 1, max: 500 }).map((x) => (x / 100).toFixed(2)),
+        fc.boolean(),
+        (b, calculation, amount, withDisbursementFee) => {
+          const disbursementDate = addDays('2023-01-01', b.day);
+          const terms = {
+            principal: `${b.units}.00`,
+            currency: 'EUR',
+            annualInterestRate: b.rate,
+            numberOfRepayments: b.n,
+            disbursementDate,
+            scheduleType: b.scheduleType,
+            interestCalculationPeriod: 'DAILY',
+          };
+          const plain = previewSchedule(terms);
+          const charged = previewSchedule({
+            ...terms,
+            charges: [
+              { type: 'FEE', timing: 'INSTALLMENT', calculation, amount },
+              ...(withDisbursementFee
+                ? [{ type: 'FEE', timing: 'DISBURSEMENT', calculation: 'PERCENT_OF_AMOUNT', amount: '1' }]
+                : []),
+            ],
+          });
+          checkAddsUp(charged, BigInt(b.units) * 100n);
+          // Charges never change principal, interest or dates.
+          expect(charged.installments.map((r) => [r.dueDate, r.principal, r.interest])).toEqual(
+            plain.installments.map((r) => [r.dueDate, r.principal, r.interest]),
+          );
+          for (const r of charged.installments) expect(cents(r.fees) >= 0n).toBe(true);
+          if (withDisbursementFee) expect(cents(charged.disbursement!.fees)).toBe(BigInt(b.units));
+          else expect(charged.disbursement).toBeUndefined();
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('tranches: every tranche is repaid, balances never go negative', () => {
+    fc.assert(
+      fc.property(base, fc.integer({ min: 10, max: 90 }), fc.integer({ min: 1, max: 50 }), (b, share, later) => {
+        const disbursementDate = addDays('2023-01-01', b.day);
+        const total = BigInt(b.units) * 100n;
+        const first = (total * BigInt(share)) / 100n;
+        const tranches = [
+          { date: disbursementDate, amount: (Number(first) / 100).toFixed(2) },
+          { date: addDays(disbursementDate, later), amount: (Number(total - first) / 100).toFixed(2) },
+        ];
+        const out = previewSchedule({
+          principal: `${b.units}.00`,
+          currency: 'EUR',
+          annualInterestRate: b.rate,
+          numberOfRepayments: b.n,
+          disbursementDate,
+          scheduleType: b.scheduleType,
+          interestCalculationPeriod: 'DAILY',
+          disbursements: tranches,
+        });
+        checkAddsUp(out, total);
+        expect(out.disbursements?.map((d) => d.amount)).toEqual(tranches.map((t) => t.amount));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('recalculation with charges-free progressive loans: paid + outstanding = due, never negative', () => {
+    fc.assert(
+      fc.property(
+        base,
+        fc.array(fc.record({ shift: fc.integer({ min: -20, max: 40 }), factor: fc.integer({ min: 20, max: 250 }) }), {
+          minLength: 1,
+          maxLength: 8,
+        }),
+        (b, moves) => {
+          const disbursementDate = addDays('2023-01-01', b.day);
+          const terms = {
+            principal: `${b.units}.00`,
+            currency: 'EUR',
+            annualInterestRate: b.rate,
+            numberOfRepayments: b.n,
+            disbursementDate,
+            scheduleType: 'PROGRESSIVE',
+            interestCalculationPeriod: 'DAILY',
+            daysInYear: 360,
+            daysInMonth: 30,
+          };
+          const plan = previewSchedule(terms).installments;
+          let last = disbursementDate;
+          const transactions = moves.slice(0, plan.length).map((m, k) => {
+            let date = addDays(plan[k].dueDate, m.shift);
+            if (date <= last) date = addDays(last, 1);
+            last = date;
+            const amount = ((Number(cents(plan[k].total)) * m.factor) / 10_000).toFixed(2);
+            return { type: 'REPAYMENT', date, amount: Number(amount) > 0 ? amount : '1.00' };
+          });
+          const out = previewSchedule({
+            ...terms,
+            interestRecalculation: { restFrequency: 'DAILY', compounding: 'NONE' },
+            transactions,
+            asOf: addDays(last, 1),
+          });
+          const rows = out.installments;
+          expect(sum(rows.map((r) => cents(r.principal)))).toBe(BigInt(b.units) * 100n);
+          for (const r of rows) {
+            expect(cents(r.outstanding!) >= 0n).toBe(true);
+            expect(cents(r.paid!) + cents(r.outstanding!)).toBe(cents(r.total));
+          }
+          // Money in = money allocated + excess.
+          const paidIn = sum(transactions.map((t) => cents(t.amount)));
+          const split = sum(out.transactions!.map((t) => cents(t.principal) + cents(t.interest) + cents(t.excess)));
+          expect(split).toBe(paidIn);
+          expect(cents(out.preClosure!.total) >= 0n).toBe(true);
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+});
