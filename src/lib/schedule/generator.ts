@@ -6,6 +6,7 @@ import { scheduleToJson } from './json.ts';
 import { generateProgressive } from './progressive.ts';
 import { parseCalendar, parseTerms } from './terms.ts';
 import { previewRecalculatedSchedule, wantsRecalculation } from './recalculation.ts';
+import './recalculation-cumulative.ts';
 import type { Schedule, ScheduleJson, ScheduleTerms, WorkingCalendar } from './types.ts';
 
 /**

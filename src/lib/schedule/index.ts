@@ -30,3 +30,4 @@ export type {
   LoanTransactionInput,
   PreClosure,
 } from './recalculation.ts';
+import './recalculation-cumulative.ts';
