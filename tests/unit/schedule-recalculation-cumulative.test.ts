@@ -127,3 +127,30 @@ describe('cumulative recalculation properties', () => {
     }
   });
 });
+
+describe('recalculating cumulative products', () => {
+  it('accepts the supported combination and refuses the rest naming the product field', async () => {
+    const { checkProduct } = await import('#lib/lending/product-admin.ts');
+    const { recalculationProduct } = await import('#lib/simulator/features/recalculation.ts');
+    const supported = {
+      ...recalculationProduct('USD', 2),
+      scheduleType: 'CUMULATIVE' as const,
+      interestCalculationPeriod: 'SAME_AS_REPAYMENT_PERIOD' as const,
+      recalculationRestFrequency: 'SAME_AS_REPAYMENT_PERIOD' as const,
+      recalculationRescheduleStrategy: 'REDUCE_EMI_AMOUNT' as const,
+    };
+    expect(() => checkProduct(supported)).not.toThrow();
+    expect(() =>
+      checkProduct({ ...supported, recalculationRescheduleStrategy: 'REDUCE_NUMBER_OF_INSTALLMENTS' }),
+    ).not.toThrow();
+    expect(() => checkProduct({ ...supported, recalculationRestFrequency: 'DAILY' })).toThrow(
+      expect.objectContaining({ field: 'recalculationRestFrequency' }),
+    );
+    expect(() => checkProduct({ ...supported, recalculationRescheduleStrategy: 'RESCHEDULE_NEXT_REPAYMENTS' })).toThrow(
+      expect.objectContaining({ field: 'recalculationRescheduleStrategy' }),
+    );
+    expect(() => checkProduct({ ...supported, amortization: 'EQUAL_PRINCIPAL' })).toThrow(
+      expect.objectContaining({ field: 'amortization' }),
+    );
+  });
+});
