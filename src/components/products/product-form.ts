@@ -81,7 +81,7 @@ export const PRODUCT_FIELD_GROUPS: FieldGroup[] = [
     ],
   },
   {
-    // Interest recalculation (issue 17; src/lib/schedule/recalculation.ts): progressive schedules only.
+    // Interest recalculation (issue 17; src/lib/schedule/recalculation.ts): progressive, and cumulative for the options recalculation-cumulative.ts supports.
     title: 'recalculation',
     fields: [
       { name: 'interestRecalculation', kind: 'yesno' },
