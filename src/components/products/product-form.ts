@@ -98,7 +98,7 @@ export const PRODUCT_FIELD_GROUPS: FieldGroup[] = [
     ],
   },
   {
-    // Interest recalculation (issue 17; src/lib/schedule/recalculation.ts): progressive schedules only.
+    // Interest recalculation (issue 17): progressive, and cumulative for what recalculation-cumulative.ts supports.
     title: 'recalculation',
     fields: [
       { name: 'interestRecalculation', kind: 'yesno' },

@@ -319,6 +319,8 @@ const RECALCULATION_FIELDS: Record<string, string> = {
   scheduleType: 'interestRecalculation',
   downPaymentPercent: 'downPaymentPercent',
   interestMethod: 'interestRecalculation',
+  amortization: 'amortization',
+  graceOnPrincipalPeriods: 'graceOnPrincipalPeriods',
 };
 
 /** A recalculating product: the engine must accept its options (422 naming the product field). */

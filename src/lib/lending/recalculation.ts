@@ -48,7 +48,9 @@ export function recalculatedScheduleOf(state: LoanState, asOf: string): Recalcul
   const regular = installments.filter((i) => !i.is_down_payment);
   const terms = termsFor(product, {
     principal: loan.principal,
-    numberOfRepayments: regular.length,
+    // A cumulative loan that reduced its number of installments keeps its original annuity term.
+    numberOfRepayments:
+      product.schedule_type === 'CUMULATIVE' ? Math.max(regular.length, loan.number_of_repayments) : regular.length,
     annualInterestRate: loan.annual_interest_rate,
     disbursementDate: loan.disbursed_on,
     expectedDisbursementDate: regular[0]?.from_date ?? loan.expected_disbursement_date,

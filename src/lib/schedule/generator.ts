@@ -9,6 +9,7 @@ import { parseCalendar, parseTerms } from './terms.ts';
 import { checkVariations } from './variations.ts';
 import { progressiveTrancheSchedule } from './tranches.ts';
 import { previewRecalculatedSchedule, wantsRecalculation } from './recalculation.ts';
+import './recalculation-cumulative.ts';
 import type { Schedule, ScheduleJson, ScheduleTerms, WorkingCalendar } from './types.ts';
 
 /**

@@ -40,3 +40,4 @@ export type {
   LoanTransactionInput,
   PreClosure,
 } from './recalculation.ts';
+import './recalculation-cumulative.ts';

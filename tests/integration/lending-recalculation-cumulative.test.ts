@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createTestDb, testDbKinds } from '#lib/db/testing.ts';
+import type { Db } from '#lib/db/index.ts';
+import { repayLoan } from '#lib/lending/commands/repay-loan.ts';
+import { openLoanForCommand } from '#lib/lending/commands/common.ts';
+import { loanOutstanding } from '#lib/lending/installments.ts';
+import { loanLedgerBalances } from '#lib/lending/ledger/post-entry.ts';
+import { checkLedger } from '#lib/lending/ledger/check-ledger.ts';
+import { preClosureOf } from '#lib/lending/recalculation.ts';
+import { createLendingFixture, setBusinessDate, type LendingFixture } from '../support/lending-fixtures.ts';
+
+/**
+ * Interest recalculation on a cumulative loan on the books: Fineract's ClientLoanIntegrationTest
+ * testLoanScheduleWithInterestRecalculation_WITH_REST_SAME_AS_REPAYMENT_INTEREST_COMPOUND_NONE_STRATEGY_REDUCE_EMI
+ * (lines 3122-3207; 10000, 4 weekly repayments, 24 % a year, REDUCE_EMI_AMOUNT), "today" fixed at
+ * 2024-03-18: an on-time repayment, then 4000 paid early lowers the EMI of the last two installments,
+ * and the 3551.93 quote closes the loan, with the ledger in balance at each step.
+ */
+describe.each(testDbKinds())('cumulative interest recalculation on %s', (kind) => {
+  let db: Db;
+  let drop: () => Promise<void>;
+  let f: LendingFixture;
+
+  beforeAll(async () => {
+    ({ db, drop } = await createTestDb(kind));
+    f = await createLendingFixture(db, {
+      businessDate: '2024-03-04',
+      currency: 'USD',
+      product: {
+        code: 'RECALCW',
+        annualInterestRate: '24',
+        scheduleType: 'CUMULATIVE',
+        repaymentFrequency: 'WEEKS',
+        interestCalculationPeriod: 'SAME_AS_REPAYMENT_PERIOD',
+        minRepayments: 1,
+        interestRecalculation: true,
+        recalculationRestFrequency: 'SAME_AS_REPAYMENT_PERIOD',
+        recalculationCompounding: 'NONE',
+        recalculationRescheduleStrategy: 'REDUCE_EMI_AMOUNT',
+        preClosureStrategy: 'TILL_PRE_CLOSURE_DATE',
+      },
+    });
+  });
+  afterAll(async () => {
+    await drop();
+  });
+
+  const state = (loanId: string) => f.db.tenant(f.tenantId, (tx) => openLoanForCommand(tx, f.checker, loanId));
+  const dues = (rows: Awaited<ReturnType<typeof state>>['installments']) =>
+    rows.map((r) => [r.due_date, r.principal_due, r.interest_due]);
+  async function ledgerMatches(loanId: string) {
+    const s = await state(loanId);
+    const ledger = await f.db.tenant(f.tenantId, (tx) => loanLedgerBalances(tx, loanId));
+    const o = loanOutstanding(s.installments);
+    expect(ledger.get('INTEREST_RECEIVABLE') ?? 0n).toBe(o.interest);
+    expect(ledger.get('LOAN_PORTFOLIO') ?? 0n).toBe(o.principal);
+    expect((await checkLedger(db, [f.tenantId])).differences).toEqual([]);
+  }
+
+  test('Fineract REDUCE_EMI scenario: on time, early, quote, closed', async () => {
+    await setBusinessDate(db, f.tenantId, '2024-03-04');
+    const { loanId } = await f.disbursedLoan({ principal: '10000.00', numberOfRepayments: 4 });
+    expect(dues((await state(loanId)).installments)).toEqual([
+      ['2024-03-11', 248276n, 4615n],
+      ['2024-03-18', 249422n, 3469n],
+      ['2024-03-25', 250573n, 2318n],
+      ['2024-04-01', 251729n, 1162n],
+    ]);
+    await setBusinessDate(db, f.tenantId, '2024-03-11');
+    await f.db.tenant(f.tenantId, (tx) => repayLoan(tx, f.checker, { loanId, amount: '2528.91' }));
+    await ledgerMatches(loanId);
+
+    await setBusinessDate(db, f.tenantId, '2024-03-13');
+    await f.db.tenant(f.tenantId, (tx) => repayLoan(tx, f.checker, { loanId, amount: '4000.00' }));
+    expect(dues((await state(loanId)).installments)).toEqual([
+      ['2024-03-11', 248276n, 4615n],
+      ['2024-03-18', 396531n, 3469n],
+      ['2024-03-25', 177188n, 1639n],
+      ['2024-04-01', 178005n, 822n],
+    ]);
+    await ledgerMatches(loanId);
+
+    await setBusinessDate(db, f.tenantId, '2024-03-18');
+    const quote = preClosureOf(await state(loanId), '2024-03-18', '2024-03-18');
+    expect(quote).toMatchObject({ principal: 355193n, interest: 0n, total: 355193n });
+    const paid = await f.db.tenant(f.tenantId, (tx) => repayLoan(tx, f.checker, { loanId, amount: '3551.93' }));
+    expect(paid.loan.status).toBe('CLOSED_OBLIGATIONS_MET');
+    expect(loanOutstanding((await state(loanId)).installments)).toEqual({
+      principal: 0n,
+      interest: 0n,
+      fees: 0n,
+      penalties: 0n,
+    });
+    await ledgerMatches(loanId);
+  });
+});
