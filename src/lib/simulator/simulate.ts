@@ -37,6 +37,12 @@ export type SimulateOptions = {
   customers: number;
   /** Months of history (default 24). */
   months?: number;
+  /**
+   * Tranche loans, interest-recalculating loans and reschedules (default on). Off for a history whose
+   * month-end snapshots must be rebuildable from transactions alone: the rebuild reads each loan's
+   * current installments, so a loan whose schedule changed after disbursement rebuilds differently.
+   */
+  scheduleChanges?: boolean;
   seed?: string | number;
   /** Last day simulated (it stays open); default the tenant's current business date. */
   today?: string;
@@ -309,7 +315,7 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
 
   await refreshStatistics(db, ALL_TABLES, options.vacuum);
   const plans = planLoans(rng.fork('loans'), customers, from, today, codeLabel);
-  planFeatures(rng.fork('features'), plans);
+  if (options.scheduleChanges !== false) planFeatures(rng.fork('features'), plans);
   plans.push(...planOverdueSamples(customers, from, today, options.overdueSamples ?? [], plans.length, codeLabel));
   const events = new Map<string, Event[]>();
   const at = (day: string, e: Event) => {
