@@ -99,15 +99,16 @@ export async function syncRecalculatedSchedule(
  * principal and interest up to then, by the product's pre-closure strategy.
  */
 export function preClosureOf(state: LoanState, dateInput: string | null | undefined, today: string): PreClosure {
-  if (!recalculates(state.product))
-    throw new AppError('CONFLICT', 'This loan’s product does not recalculate interest', {
-      details: { reason: 'not_recalculating' },
-    });
+  // The date is read first: a malformed one is the caller's mistake (400 naming `date`) on any loan.
   const last = state.transactions
     .filter((t) => !t.is_reversed && t.type !== 'REVERSAL')
     .reduce((m, t) => (t.transaction_date > m ? t.transaction_date : m), state.loan.disbursed_on ?? today);
   const parsed = parseDateInput(dateInput ?? today, { min: last });
   if (!parsed.ok) throw validationError('date', parsed.problem.key, parsed.problem.params);
+  if (!recalculates(state.product))
+    throw new AppError('CONFLICT', 'This loan’s product does not recalculate interest', {
+      details: { reason: 'not_recalculating' },
+    });
   return recalculatedScheduleOf(state, parsed.date).preClosure as PreClosure;
 }
 
