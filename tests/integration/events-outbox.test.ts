@@ -5,6 +5,7 @@ import { repayLoan } from '#lib/lending/commands/repay-loan.ts';
 import { readCommittedEvents, type EventCursor } from '#lib/events/outbox.ts';
 import { recordAudit } from '#lib/audit/record-audit.ts';
 import { createLendingFixture, setBusinessDate, type LendingFixture } from '../support/lending-fixtures.ts';
+import { awaitOutbox } from '../support/outbox.ts';
 
 describe.each(testDbKinds())('domain events (outbox) on %s', (kind) => {
   let db: Db;
@@ -20,6 +21,7 @@ describe.each(testDbKinds())('domain events (outbox) on %s', (kind) => {
   test('a change writes its event in its own transaction; a rolled-back change writes none', async () => {
     const { loanId } = await f.disbursedLoan({ principal: '1200.00', numberOfRepayments: 12 });
     await setBusinessDate(db, f.tenantId, '2026-02-15');
+    await awaitOutbox(db); // a long transaction elsewhere on the server holds events back
     const before = await t((tx) => readCommittedEvents(tx, null, 1000));
     expect(before.map((e) => e.type)).toEqual(
       expect.arrayContaining(['application.record.submitted', 'application.record.approved', 'loan.record.disbursed']),
@@ -32,6 +34,7 @@ describe.each(testDbKinds())('domain events (outbox) on %s', (kind) => {
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
+    await awaitOutbox(db);
     const after = await t((tx) => readCommittedEvents(tx, last, 1000));
     expect(after.map((e) => e.type)).toEqual(['loan.repayment.created']);
     expect(after[0]).toMatchObject({ objectType: 'loan', objectId: loanId, actorId: f.checker.userId });

@@ -7,6 +7,7 @@ import { createTestDb } from '#lib/db/testing.ts';
 import { repayLoan } from '#lib/lending/commands/repay-loan.ts';
 import { createEventSinkCommand } from '#lib/sinks/commands.ts';
 import { runSink, runTenantSinks } from '#lib/sinks/run.ts';
+import { awaitOutbox } from '../support/outbox.ts';
 import { schedulerTick } from '#lib/jobs/scheduler.ts';
 import { enqueueJob } from '#lib/jobs/queue.ts';
 import { DATA_SOURCES, FLOW_LINKS, USAGE_MEASURES } from '#lib/data-flow/registry.ts';
@@ -184,6 +185,7 @@ describe('event sinks against local stand-ins (BigQuery, Fineract)', () => {
       apiEndpoint: bq.origin,
     });
     expect(sink.settings_hint).not.toContain('PRIVATE KEY');
+    await awaitOutbox(db); // a long transaction elsewhere on the server holds events back
     const result = await runSink(db, f.tenantId, sink.id, { budgetMs: 60_000 });
     expect(result.error).toBeNull();
     expect(problems).toEqual([]);
@@ -316,6 +318,7 @@ describe('event sinks against local stand-ins (BigQuery, Fineract)', () => {
       loanProductId: '7',
     });
     expect(sink.settings_hint).not.toContain('secret-pass');
+    await awaitOutbox(db); // a long transaction elsewhere on the server holds events back
     const first = await runSink(db, f.tenantId, sink.id, { budgetMs: 60_000 });
     expect(first.error).toBeNull();
     expect(problems).toEqual([]);

@@ -8,6 +8,7 @@ import { env } from '#lib/config/env.ts';
 import { isPrivateAddress } from '#lib/net/outbound.ts';
 import { createWebhookCommand } from '#lib/webhooks/endpoints.ts';
 import { dispatchEvents } from '#lib/webhooks/dispatch.ts';
+import { awaitOutbox } from '../support/outbox.ts';
 import { attemptDelivery } from '#lib/webhooks/send.ts';
 import { listDeliveries } from '#lib/webhooks/log.ts';
 import * as webhooksApi from '../../src/pages/v1/webhooks/index.ts';
@@ -171,6 +172,7 @@ describe('webhook targets: no SSRF (pglite)', () => {
     });
     const { disbursedLoan } = f;
     await disbursedLoan({ principal: '1000.00' });
+    await awaitOutbox(db); // a long transaction elsewhere on the server holds events back
     await dispatchEvents(db, f.tenantId);
     const [delivery] = (await db.tenant(f.tenantId, (tx) => listDeliveries(tx, endpoint.id))).items;
     receiver.script(
