@@ -1,5 +1,6 @@
 import { Box, Button, Field, Heading, HStack, Input, NativeSelect, Stack, Text } from '@chakra-ui/react';
 import { label, type Labels } from '../loans/labels.ts';
+import type { ReactNode } from 'react';
 
 /**
  * The product form's fees and overdue penalties (issue 17). Fees go into every loan's schedule (due
@@ -189,95 +190,76 @@ export function ChargesEditor({ labels, fees, penalties, onFees, onPenalties, fa
         {l('intro')}
       </Text>
       <Stack gap="4">
-        <Box as="section" aria-label={l('feesTitle')}>
-          <Heading as="h3" size="xs" mb="2">
-            {l('feesTitle')}
-          </Heading>
-          {fees.length === 0 ? (
-            <Text fontSize="sm" color="fg.muted" mb="2">
-              {l('noFees')}
-            </Text>
-          ) : null}
-          {fees.map((row, k) => (
-            <HStack
-              key={k}
-              gap="3"
-              align="end"
-              wrap="wrap"
-              mb="3"
-              role="group"
-              aria-label={`${l('fee')} ${k + 1}`}
-              data-testid={`fee-${k}`}
-            >
-              {input(`fee-${k}-code`, `fees.${k}.code`, row.code, (v) => setFee(k, { code: v }))}
-              {input(`fee-${k}-name`, `fees.${k}.name`, row.name, (v) => setFee(k, { name: v }))}
-              {select(`fee-${k}-timing`, `fees.${k}.timing`, 'timing', FEE_TIMINGS, row.timing, (v) =>
+        <RowsSection
+          title={l('feesTitle')}
+          empty={l('noFees')}
+          itemLabel={l('fee')}
+          testId="fee"
+          count={fees.length}
+          removeLabel={l('remove')}
+          onRemove={(k) => onFees(fees.filter((_, j) => j !== k))}
+          addLabel={l('addFee')}
+          onAdd={() =>
+            onFees([...fees, { code: '', name: '', timing: 'DISBURSEMENT', calculation: 'FLAT', amount: '' }])
+          }
+          fields={(k) => {
+            const row = fees[k];
+            return [
+              input(`fee-${k}-code`, `fees.${k}.code`, row.code, (v) => setFee(k, { code: v })),
+              input(`fee-${k}-name`, `fees.${k}.name`, row.name, (v) => setFee(k, { name: v })),
+              select(`fee-${k}-timing`, `fees.${k}.timing`, 'timing', FEE_TIMINGS, row.timing, (v) =>
                 setFee(k, { timing: v }),
-              )}
-              {select(
+              ),
+              select(
                 `fee-${k}-calculation`,
                 `fees.${k}.calculation`,
                 'calculation',
                 FEE_CALCULATIONS,
                 row.calculation,
                 (v) => setFee(k, { calculation: v }),
-              )}
-              {input(`fee-${k}-amount`, `fees.${k}.amount`, row.amount, (v) => setFee(k, { amount: v }), true)}
-              <Button size="sm" variant="outline" onClick={() => onFees(fees.filter((_, j) => j !== k))}>
-                {l('remove')}
-              </Button>
-            </HStack>
-          ))}
-          <Button
-            size="sm"
-            variant="outline"
-            onClick={() =>
-              onFees([...fees, { code: '', name: '', timing: 'DISBURSEMENT', calculation: 'FLAT', amount: '' }])
-            }
-          >
-            {l('addFee')}
-          </Button>
-        </Box>
-        <Box as="section" aria-label={l('penaltiesTitle')}>
-          <Heading as="h3" size="xs" mb="2">
-            {l('penaltiesTitle')}
-          </Heading>
-          {penalties.length === 0 ? (
-            <Text fontSize="sm" color="fg.muted" mb="2">
-              {l('noPenalties')}
-            </Text>
-          ) : null}
-          {penalties.map((row, k) => (
-            <HStack
-              key={k}
-              gap="3"
-              align="end"
-              wrap="wrap"
-              mb="3"
-              role="group"
-              aria-label={`${l('penalty')} ${k + 1}`}
-              data-testid={`penalty-${k}`}
-            >
-              {input(`penalty-${k}-code`, `penalties.${k}.code`, row.code, (v) => setPenalty(k, { code: v }))}
-              {input(`penalty-${k}-name`, `penalties.${k}.name`, row.name, (v) => setPenalty(k, { name: v }))}
-              {select(`penalty-${k}-kind`, `penalties.${k}.kind`, 'kind', PENALTY_KINDS, row.kind, (v) =>
+              ),
+              input(`fee-${k}-amount`, `fees.${k}.amount`, row.amount, (v) => setFee(k, { amount: v }), true),
+            ];
+          }}
+        />
+        <RowsSection
+          title={l('penaltiesTitle')}
+          empty={l('noPenalties')}
+          itemLabel={l('penalty')}
+          testId="penalty"
+          count={penalties.length}
+          removeLabel={l('remove')}
+          onRemove={(k) => onPenalties(penalties.filter((_, j) => j !== k))}
+          addLabel={l('addPenalty')}
+          onAdd={() =>
+            onPenalties([
+              ...penalties,
+              { code: '', name: '', kind: 'FLAT', value: '', graceDays: '0', frequency: '', interval: '' },
+            ])
+          }
+          fields={(k) => {
+            const row = penalties[k];
+            return [
+              input(`penalty-${k}-code`, `penalties.${k}.code`, row.code, (v) => setPenalty(k, { code: v })),
+              input(`penalty-${k}-name`, `penalties.${k}.name`, row.name, (v) => setPenalty(k, { name: v })),
+              select(`penalty-${k}-kind`, `penalties.${k}.kind`, 'kind', PENALTY_KINDS, row.kind, (v) =>
                 setPenalty(k, { kind: v }),
-              )}
-              {input(
+              ),
+              input(
                 `penalty-${k}-value`,
                 row.kind === 'FLAT' ? `penalties.${k}.amount` : `penalties.${k}.percent`,
                 row.value,
                 (v) => setPenalty(k, { value: v }),
                 true,
-              )}
-              {input(
+              ),
+              input(
                 `penalty-${k}-grace`,
                 `penalties.${k}.graceDays`,
                 row.graceDays,
                 (v) => setPenalty(k, { graceDays: v }),
                 true,
-              )}
-              {select(
+              ),
+              select(
                 `penalty-${k}-frequency`,
                 `penalties.${k}.frequency`,
                 'frequency',
@@ -285,8 +267,8 @@ export function ChargesEditor({ labels, fees, penalties, onFees, onPenalties, fa
                 row.frequency,
                 (v) => setPenalty(k, { frequency: v }),
                 true,
-              )}
-              {row.frequency
+              ),
+              row.frequency
                 ? input(
                     `penalty-${k}-interval`,
                     `penalties.${k}.interval`,
@@ -294,26 +276,72 @@ export function ChargesEditor({ labels, fees, penalties, onFees, onPenalties, fa
                     (v) => setPenalty(k, { interval: v }),
                     true,
                   )
-                : null}
-              <Button size="sm" variant="outline" onClick={() => onPenalties(penalties.filter((_, j) => j !== k))}>
-                {l('remove')}
-              </Button>
-            </HStack>
-          ))}
-          <Button
-            size="sm"
-            variant="outline"
-            onClick={() =>
-              onPenalties([
-                ...penalties,
-                { code: '', name: '', kind: 'FLAT', value: '', graceDays: '0', frequency: '', interval: '' },
-              ])
-            }
-          >
-            {l('addPenalty')}
-          </Button>
-        </Box>
+                : null,
+            ];
+          }}
+        />
       </Stack>
+    </Box>
+  );
+}
+
+type RowsSectionProps = {
+  title: string;
+  empty: string;
+  /** "Fee", "Penalty": each row is a group named "<itemLabel> <n>". */
+  itemLabel: string;
+  testId: string;
+  count: number;
+  fields: (k: number) => ReactNode[];
+  removeLabel: string;
+  onRemove: (k: number) => void;
+  addLabel: string;
+  onAdd: () => void;
+};
+
+/** One list of charge rows (fees or penalties): each row's fields, its remove button, then "add". */
+function RowsSection({
+  title,
+  empty,
+  itemLabel,
+  testId,
+  count,
+  fields,
+  removeLabel,
+  onRemove,
+  addLabel,
+  onAdd,
+}: RowsSectionProps) {
+  return (
+    <Box as="section" aria-label={title}>
+      <Heading as="h3" size="xs" mb="2">
+        {title}
+      </Heading>
+      {count === 0 ? (
+        <Text fontSize="sm" color="fg.muted" mb="2">
+          {empty}
+        </Text>
+      ) : null}
+      {Array.from({ length: count }, (_, k) => (
+        <HStack
+          key={k}
+          gap="3"
+          align="end"
+          wrap="wrap"
+          mb="3"
+          role="group"
+          aria-label={`${itemLabel} ${k + 1}`}
+          data-testid={`${testId}-${k}`}
+        >
+          {fields(k)}
+          <Button size="sm" variant="outline" onClick={() => onRemove(k)}>
+            {removeLabel}
+          </Button>
+        </HStack>
+      ))}
+      <Button size="sm" variant="outline" onClick={onAdd}>
+        {addLabel}
+      </Button>
     </Box>
   );
 }
