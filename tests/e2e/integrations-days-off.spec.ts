@@ -1,5 +1,6 @@
 import type { APIRequestContext } from '@playwright/test';
 import { apiSession, expect, signIn, test } from './support/fixtures.ts';
+import { createProduct, approvedLoan, disburseLoan } from './support/lending.ts';
 
 /**
  * Days off (issue 16) against the built server: an administrator puts a holiday on a loan's due date,
@@ -30,40 +31,15 @@ function nextWorkingDay(date: string, overview: Overview): string {
 }
 
 async function activeLoan(admin: APIRequestContext, officer: APIRequestContext, code: string) {
-  const product = await admin.post('/v1/products', {
-    data: {
-      code,
-      name: 'E2E days off',
-      currency: 'EUR',
-      digitsAfterDecimal: 2,
-      minPrincipal: '100.00',
-      maxPrincipal: '50000.00',
-      minRepayments: 1,
-      maxRepayments: 36,
-      annualInterestRate: '12',
-      repaymentFrequency: 'MONTHS',
-      interestCalculationPeriod: 'SAME_AS_REPAYMENT_PERIOD',
-    },
+  const productId = await createProduct(admin, code, { name: 'E2E days off' });
+  const { customerId, loanId } = await approvedLoan(admin, officer, {
+    productId,
+    code,
+    customer: { firstName: 'Dora', lastName: `Daysoff ${code}` },
+    principal: '1200.00',
+    numberOfRepayments: 6,
   });
-  expect(product.status()).toBe(201);
-  const customer = await officer.post('/v1/customers', { data: { firstName: 'Dora', lastName: `Daysoff ${code}` } });
-  expect(customer.status()).toBe(201);
-  const customerId = (await customer.json()).id as string;
-  const application = await officer.post('/v1/applications', {
-    data: { customerId, productId: (await product.json()).id, principal: '1200.00', numberOfRepayments: 6 },
-  });
-  expect(application.status()).toBe(201);
-  const { id: applicationId, loanId } = (await application.json()) as { id: string; loanId: string };
-  const approved = await admin.post(`/v1/applications/${applicationId}/approve`, {
-    data: {},
-    headers: { 'Idempotency-Key': `${code}-a` },
-  });
-  expect(approved.status()).toBe(200);
-  const disbursed = await admin.post(`/v1/loans/${loanId}/disbursements`, {
-    data: {},
-    headers: { 'Idempotency-Key': `${code}-d` },
-  });
-  expect(disbursed.status()).toBe(201);
+  await disburseLoan(admin, loanId, code);
   return { customerId, loanId };
 }
 

@@ -1,4 +1,5 @@
 import { apiSession, expect, islandsHydrated, signInThroughForm, test } from './support/fixtures.ts';
+import { createProduct, approvedLoan, disburseLoan } from './support/lending.ts';
 
 // Interest recalculation (issue 17) through the real loan page: on a loan of a progressive product
 // that recalculates interest daily, the "Pay-off amount" box shows what closes the loan on a chosen
@@ -20,47 +21,24 @@ test('[LOANS]: the pay-off amount for a chosen date; repaying exactly it closes 
   const admin = await apiSession(browser, 'admin@demo.test', baseURL!);
   const officer = await apiSession(browser, 'officer@demo.test', baseURL!);
   const code = `PCL${Date.now() % 1_000_000}`;
-  const product = await admin.post('/v1/products', {
-    data: {
-      code,
-      name: 'E2E interest recalculation',
-      currency: 'EUR',
-      digitsAfterDecimal: 2,
-      minPrincipal: '100.00',
-      maxPrincipal: '50000.00',
-      minRepayments: 1,
-      maxRepayments: 36,
-      annualInterestRate: '12',
-      repaymentFrequency: 'MONTHS',
-      scheduleType: 'PROGRESSIVE',
-      interestCalculationPeriod: 'DAILY',
-      daysInYear: '360',
-      daysInMonth: '30',
-      interestRecalculation: true,
-      recalculationRestFrequency: 'DAILY',
-      preClosureStrategy: 'TILL_PRE_CLOSURE_DATE',
-    },
+  const productId = await createProduct(admin, code, {
+    name: 'E2E interest recalculation',
+    scheduleType: 'PROGRESSIVE',
+    interestCalculationPeriod: 'DAILY',
+    daysInYear: '360',
+    daysInMonth: '30',
+    interestRecalculation: true,
+    recalculationRestFrequency: 'DAILY',
+    preClosureStrategy: 'TILL_PRE_CLOSURE_DATE',
   });
-  expect(product.status(), await product.text()).toBe(201);
-  const productId = (await product.json()).id;
-  const customer = await officer.post('/v1/customers', { data: { firstName: 'Léa', lastName: `Payoff ${code}` } });
-  const customerId = (await customer.json()).id;
-  const application = await officer.post('/v1/applications', {
-    data: { customerId, productId, principal: '1000.00', numberOfRepayments: 6 },
+  const { customerId, loanId } = await approvedLoan(admin, officer, {
+    productId,
+    code,
+    customer: { firstName: 'Léa', lastName: `Payoff ${code}` },
+    principal: '1000.00',
+    numberOfRepayments: 6,
   });
-  expect(application.status()).toBe(201);
-  const { id: applicationId, loanId } = await application.json();
-  const approved = await admin.post(`/v1/applications/${applicationId}/approve`, {
-    data: {},
-    headers: { 'Idempotency-Key': `${code}-a1` },
-  });
-  expect(approved.status()).toBe(200);
-  const disbursed = await admin.post(`/v1/loans/${loanId}/disbursements`, {
-    data: {},
-    headers: { 'Idempotency-Key': `${code}-d1` },
-  });
-  expect(disbursed.status()).toBe(201);
-  const disbursedOn = ((await disbursed.json()).loan as { disbursedOn: string }).disbursedOn;
+  const disbursedOn = ((await disburseLoan(admin, loanId, code)).loan as { disbursedOn: string }).disbursedOn;
 
   const context = await browser.newContext({ baseURL, extraHTTPHeaders: { origin: baseURL! } });
   const page = await context.newPage();

@@ -1,4 +1,5 @@
 import { apiSession, expect, islandsHydrated, signIn, test } from './support/fixtures.ts';
+import { createProduct, approvedLoan, disburseLoan } from './support/lending.ts';
 
 /**
  * Re-age (issue 17) against the built server: a 0 % progressive loan with the advanced payment
@@ -16,44 +17,23 @@ test('[LOANS]: an administrator previews and re-ages an overdue loan from its pa
   const officer = await apiSession(browser, 'officer@demo.test', baseURL!);
   const code = `RA${Date.now() % 1_000_000}`;
 
-  const product = await admin.post('/v1/products', {
-    data: {
-      code,
-      name: `E2E re-age ${code}`,
-      currency: 'EUR',
-      digitsAfterDecimal: 2,
-      minPrincipal: '100.00',
-      maxPrincipal: '50000.00',
-      minRepayments: 1,
-      maxRepayments: 36,
-      annualInterestRate: '0',
-      repaymentEvery: 1,
-      repaymentFrequency: 'DAYS',
-      scheduleType: 'PROGRESSIVE',
-      interestCalculationPeriod: 'DAILY',
-      allocationStrategy: 'advanced-payment-allocation-strategy',
-    },
+  const productId = await createProduct(admin, code, {
+    name: `E2E re-age ${code}`,
+    annualInterestRate: '0',
+    repaymentEvery: 1,
+    repaymentFrequency: 'DAYS',
+    scheduleType: 'PROGRESSIVE',
+    interestCalculationPeriod: 'DAILY',
+    allocationStrategy: 'advanced-payment-allocation-strategy',
   });
-  expect(product.status(), await product.text()).toBe(201);
-  const customer = await officer.post('/v1/customers', { data: { firstName: 'Rea', lastName: `Ageing ${code}` } });
-  expect(customer.status()).toBe(201);
-  const customerId = (await customer.json()).id as string;
-  const application = await officer.post('/v1/applications', {
-    data: { customerId, productId: (await product.json()).id, principal: '300.00', numberOfRepayments: 3 },
+  const { customerId, loanId } = await approvedLoan(admin, officer, {
+    productId,
+    code,
+    customer: { firstName: 'Rea', lastName: `Ageing ${code}` },
+    principal: '300.00',
+    numberOfRepayments: 3,
   });
-  expect(application.status(), await application.text()).toBe(201);
-  const { id: applicationId, loanId } = (await application.json()) as { id: string; loanId: string };
-  const approved = await admin.post(`/v1/applications/${applicationId}/approve`, {
-    data: {},
-    headers: { 'Idempotency-Key': `${code}-a` },
-  });
-  expect(approved.status()).toBe(200);
-  const disbursed = await admin.post(`/v1/loans/${loanId}/disbursements`, {
-    data: {},
-    headers: { 'Idempotency-Key': `${code}-d` },
-  });
-  expect(disbursed.status(), await disbursed.text()).toBe(201);
-  const loan = (await disbursed.json()).loan as { installments: { dueDate: string }[] };
+  const loan = (await disburseLoan(admin, loanId, code)).loan as { installments: { dueDate: string }[] };
   const maturity = loan.installments.at(-1)!.dueDate;
   const next = new Date(`${maturity}T00:00:00Z`);
   next.setUTCDate(next.getUTCDate() + 1);

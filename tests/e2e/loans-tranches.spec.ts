@@ -1,5 +1,6 @@
 import type { Page } from '@playwright/test';
 import { apiSession, expect, islandsHydrated, signInThroughForm, test } from './support/fixtures.ts';
+import { createProduct, approvedLoan } from './support/lending.ts';
 
 // Multi-disbursement loans (issue 17) through the real loan page: the administrator's product pays
 // loans out in up to three tranches; on an approved loan the tranches are entered on the loan page
@@ -28,37 +29,14 @@ test('[LOANS]: tranches set on the loan page, the first paid out by the transfer
   const admin = await apiSession(browser, 'admin@demo.test', baseURL!);
   const officer = await apiSession(browser, 'officer@demo.test', baseURL!);
   const code = `TRA${Date.now() % 1_000_000}`;
-  const product = await admin.post('/v1/products', {
-    data: {
-      code,
-      name: 'E2E tranches',
-      currency: 'EUR',
-      digitsAfterDecimal: 2,
-      minPrincipal: '100.00',
-      maxPrincipal: '50000.00',
-      minRepayments: 1,
-      maxRepayments: 36,
-      annualInterestRate: '12',
-      repaymentFrequency: 'MONTHS',
-      interestCalculationPeriod: 'SAME_AS_REPAYMENT_PERIOD',
-      multiDisbursement: true,
-      maxTranches: 3,
-    },
+  const productId = await createProduct(admin, code, { name: 'E2E tranches', multiDisbursement: true, maxTranches: 3 });
+  const { customerId, loanId } = await approvedLoan(admin, officer, {
+    productId,
+    code,
+    customer: { firstName: 'Noé', lastName: `Tranche ${code}` },
+    principal: '1200.00',
+    numberOfRepayments: 6,
   });
-  expect(product.status(), await product.text()).toBe(201);
-  const productId = (await product.json()).id;
-  const customer = await officer.post('/v1/customers', { data: { firstName: 'Noé', lastName: `Tranche ${code}` } });
-  const customerId = (await customer.json()).id;
-  const application = await officer.post('/v1/applications', {
-    data: { customerId, productId, principal: '1200.00', numberOfRepayments: 6 },
-  });
-  expect(application.status()).toBe(201);
-  const { id: applicationId, loanId } = await application.json();
-  const approved = await admin.post(`/v1/applications/${applicationId}/approve`, {
-    data: {},
-    headers: { 'Idempotency-Key': `${code}-a1` },
-  });
-  expect(approved.status()).toBe(200);
 
   const context = await browser.newContext({ baseURL, extraHTTPHeaders: { origin: baseURL! } });
   const page = await context.newPage();

@@ -1,4 +1,5 @@
 import { apiSession, expect, islandsHydrated, signInThroughForm, test } from './support/fixtures.ts';
+import { createProduct, approvedLoan, disburseLoan } from './support/lending.ts';
 
 // Variable installments through the real pages: an approved loan of a variable-installment product,
 // its first installment changed on the loan page (preview, then save), then the transfer of funds
@@ -12,38 +13,19 @@ test('[LOANS]: edit an approved loan’s installments with a preview, save, tran
   const admin = await apiSession(browser, 'admin@demo.test', baseURL!);
   const officer = await apiSession(browser, 'officer@demo.test', baseURL!);
   const code = `VAR${Date.now() % 1_000_000}`;
-  const product = await admin.post('/v1/products', {
-    data: {
-      code,
-      name: 'E2E variable installments',
-      currency: 'EUR',
-      digitsAfterDecimal: 2,
-      minPrincipal: '100.00',
-      maxPrincipal: '50000.00',
-      minRepayments: 1,
-      maxRepayments: 36,
-      annualInterestRate: '12',
-      repaymentFrequency: 'MONTHS',
-      interestCalculationPeriod: 'SAME_AS_REPAYMENT_PERIOD',
-      allowVariableInstallments: true,
-      variableInstallmentMinGapDays: 5,
-      variableInstallmentMaxGapDays: 90,
-    },
+  const productId = await createProduct(admin, code, {
+    name: 'E2E variable installments',
+    allowVariableInstallments: true,
+    variableInstallmentMinGapDays: 5,
+    variableInstallmentMaxGapDays: 90,
   });
-  expect(product.status()).toBe(201);
-  const productId = (await product.json()).id;
-  const customer = await officer.post('/v1/customers', { data: { firstName: 'Inès', lastName: `Var ${code}` } });
-  const customerId = (await customer.json()).id;
-  const application = await officer.post('/v1/applications', {
-    data: { customerId, productId, principal: '1200.00', numberOfRepayments: 4 },
+  const { customerId, loanId } = await approvedLoan(admin, officer, {
+    productId,
+    code,
+    customer: { firstName: 'Inès', lastName: `Var ${code}` },
+    principal: '1200.00',
+    numberOfRepayments: 4,
   });
-  expect(application.status()).toBe(201);
-  const { id: applicationId, loanId } = await application.json();
-  const approved = await admin.post(`/v1/applications/${applicationId}/approve`, {
-    data: {},
-    headers: { 'Idempotency-Key': `${code}-a1` },
-  });
-  expect(approved.status()).toBe(200);
 
   const context = await browser.newContext({ baseURL, extraHTTPHeaders: { origin: baseURL! } });
   const page = await context.newPage();
@@ -77,12 +59,7 @@ test('[LOANS]: edit an approved loan’s installments with a preview, save, tran
   await form.getByRole('button', { name: 'Save the installments' }).click();
   await expect(form.getByRole('status')).toHaveText('The installments are saved; the transfer of funds will use them.');
 
-  const disbursed = await admin.post(`/v1/loans/${loanId}/disbursements`, {
-    data: {},
-    headers: { 'Idempotency-Key': `${code}-d1` },
-  });
-  expect(disbursed.status()).toBe(201);
-  const loan = (await disbursed.json()).loan as { installments: { dueDate: string; total: string }[] };
+  const loan = (await disburseLoan(admin, loanId, code)).loan as { installments: { dueDate: string; total: string }[] };
   expect(loan.installments[0]).toMatchObject({ dueDate: firstDue, total: '500.00' });
   await page.reload();
   await expect(page.getByRole('table', { name: 'Repayment schedule' }).locator('tbody tr').first()).toContainText(
