@@ -1,8 +1,8 @@
 import { Box, Button, Stack, Text } from '@chakra-ui/react';
 import type { Language } from '#lib/i18n/index.ts';
-import { ErrorAlert } from '../ui/error-alert.tsx';
 import { IslandProvider } from '../ui/provider.tsx';
 import { useCommand } from '../loans/use-command.ts';
+import { CommandFailure } from '../loans/command-failure.tsx';
 
 type Props = {
   language: Language;
@@ -25,14 +25,7 @@ function Review(props: Props) {
           {props.labels.run}
         </Button>
       </Box>
-      {command.failure ? (
-        <ErrorAlert
-          status={command.failure.status}
-          message={command.failure.message}
-          error={command.failure.error}
-          module="RunReviewDecision"
-        />
-      ) : null}
+      <CommandFailure failure={command.failure} module="RunReviewDecision" />
     </Stack>
   );
 }

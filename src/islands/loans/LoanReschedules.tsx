@@ -8,6 +8,7 @@ import { ErrorAlert } from '../ui/error-alert.tsx';
 import { IslandProvider } from '../ui/provider.tsx';
 import { label, type Labels } from './labels.ts';
 import { useCommand, type Failure } from './use-command.ts';
+import { CommandFailure } from './command-failure.tsx';
 
 export type LoanReschedulesProps = {
   language: Language;
@@ -311,14 +312,7 @@ function Decision({ props, request }: { props: Props; request: RescheduleRequest
           {t(props, outcome)}
         </Text>
       ) : null}
-      {command.failure ? (
-        <ErrorAlert
-          status={command.failure.status}
-          message={command.failure.message}
-          error={command.failure.error}
-          module="LoanReschedules"
-        />
-      ) : null}
+      <CommandFailure failure={command.failure} module="LoanReschedules" />
     </Stack>
   );
 }

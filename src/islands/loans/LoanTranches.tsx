@@ -1,10 +1,10 @@
 import { Box, Button, Field, HStack, Input, Stack, Table, Text } from '@chakra-ui/react';
 import { useState, type FormEvent } from 'react';
 import type { Language } from '#lib/i18n/index.ts';
-import { ErrorAlert } from '../ui/error-alert.tsx';
 import { IslandProvider } from '../ui/provider.tsx';
 import { label, type Labels } from './labels.ts';
 import { useCommand } from './use-command.ts';
+import { CommandFailure } from './command-failure.tsx';
 
 type Tranche = { number: number; expectedDate: string; amount: string; disbursedOn: string | null };
 
@@ -145,14 +145,7 @@ function TranchesForm(props: LoanTranchesProps) {
           {l('saved')}
         </Text>
       ) : null}
-      {command.failure ? (
-        <ErrorAlert
-          status={command.failure.status}
-          message={command.failure.message}
-          error={command.failure.error}
-          module="LoanTranches"
-        />
-      ) : null}
+      <CommandFailure failure={command.failure} module="LoanTranches" />
     </Box>
   );
 }
@@ -204,14 +197,7 @@ function DisburseNext(props: LoanTranchesProps & { next: Tranche }) {
           {l('disbursed')}
         </Text>
       ) : null}
-      {command.failure ? (
-        <ErrorAlert
-          status={command.failure.status}
-          message={command.failure.message}
-          error={command.failure.error}
-          module="LoanTranches"
-        />
-      ) : null}
+      <CommandFailure failure={command.failure} module="LoanTranches" />
     </Box>
   );
 }

@@ -1,9 +1,9 @@
 import { Box, Button, Field, HStack, Input, NativeSelect, Text } from '@chakra-ui/react';
 import { useEffect, useState, type FormEvent } from 'react';
-import { ErrorAlert } from '../ui/error-alert.tsx';
 import { label } from './labels.ts';
 import { useCommand } from './use-command.ts';
 import type { LoanActionsProps as Props } from './LoanActions.tsx';
+import { CommandFailure } from './command-failure.tsx';
 
 /**
  * The loan's action forms: transfer the funds, record a repayment, reverse a transaction, write off.
@@ -77,14 +77,7 @@ export function TransferForm({ props }: { props: Props }) {
         </Button>
       </HStack>
       {done ? <Done text={label(props.labels, 'loan.transferDone')} /> : null}
-      {command.failure ? (
-        <ErrorAlert
-          status={command.failure.status}
-          message={command.failure.message}
-          error={command.failure.error}
-          module="LoanActions"
-        />
-      ) : null}
+      <CommandFailure failure={command.failure} module="LoanActions" />
     </Box>
   );
 }
@@ -220,14 +213,7 @@ export function RepayForm({ props }: { props: Props }) {
           </Box>
         ) : null}
         {done ? <Done text={done} /> : null}
-        {command.failure ? (
-          <ErrorAlert
-            status={command.failure.status}
-            message={command.failure.message}
-            error={command.failure.error}
-            module="LoanActions"
-          />
-        ) : null}
+        <CommandFailure failure={command.failure} module="LoanActions" />
       </form>
     </Box>
   );
@@ -285,14 +271,7 @@ export function ReverseForm({ props }: { props: Props }) {
           {label(props.labels, 'loan.reverseAsk', { transaction: chosen?.label ?? '' })}
         </Text>
       ) : null}
-      {command.failure ? (
-        <ErrorAlert
-          status={command.failure.status}
-          message={command.failure.message}
-          error={command.failure.error}
-          module="LoanActions"
-        />
-      ) : null}
+      <CommandFailure failure={command.failure} module="LoanActions" />
     </Box>
   );
 }
@@ -320,14 +299,7 @@ export function WriteOffForm({ props }: { props: Props }) {
           </Button>
         ) : null}
       </HStack>
-      {command.failure ? (
-        <ErrorAlert
-          status={command.failure.status}
-          message={command.failure.message}
-          error={command.failure.error}
-          module="LoanActions"
-        />
-      ) : null}
+      <CommandFailure failure={command.failure} module="LoanActions" />
     </Box>
   );
 }

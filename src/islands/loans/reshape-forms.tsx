@@ -9,10 +9,10 @@ import {
   type ReshapeResult,
 } from '#lib/schedule/reage.ts';
 import type { ReshapeInfo } from '#lib/lending/commands/reage-loan.ts';
-import { ErrorAlert } from '../ui/error-alert.tsx';
 import { label } from './labels.ts';
 import { useCommand } from './use-command.ts';
 import type { LoanActionsProps as Props } from './LoanActions.tsx';
+import { CommandFailure } from './command-failure.tsx';
 
 /**
  * Re-age, re-amortise and their undo on the loan page. The preview runs the same pure engine the
@@ -127,17 +127,6 @@ function Preview({ props, result }: { props: Props; result: ReshapeResult }) {
   );
 }
 
-function Failure({ command }: { command: ReturnType<typeof useCommand> }) {
-  return command.failure ? (
-    <ErrorAlert
-      status={command.failure.status}
-      message={command.failure.message}
-      error={command.failure.error}
-      module="LoanActions"
-    />
-  ) : null;
-}
-
 export function ReAgeForm({ props }: { props: Props }) {
   const info = props.reshape!;
   const command = useCommand();
@@ -234,7 +223,7 @@ export function ReAgeForm({ props }: { props: Props }) {
           {label(props.labels, 'loan.reshape.reAgeSubmit')}
         </Button>
       </HStack>
-      <Failure command={command} />
+      <CommandFailure failure={command.failure} module="LoanActions" />
     </Frame>
   );
 }
@@ -266,7 +255,7 @@ export function ReAmortizeForm({ props }: { props: Props }) {
           {label(props.labels, 'loan.reshape.reAmortizeSubmit')}
         </Button>
       </HStack>
-      <Failure command={command} />
+      <CommandFailure failure={command.failure} module="LoanActions" />
     </Frame>
   );
 }
@@ -287,7 +276,7 @@ export function UndoReshapeForm({ props, kind }: { props: Props; kind: 'reAge' |
           {label(props.labels, `loan.reshape.${key}Submit`)}
         </Button>
       </HStack>
-      <Failure command={command} />
+      <CommandFailure failure={command.failure} module="LoanActions" />
     </Frame>
   );
 }

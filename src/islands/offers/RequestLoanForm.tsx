@@ -1,10 +1,10 @@
 import { Box, Button, Field, Input, Stack, Textarea } from '@chakra-ui/react';
 import { useState, type FormEvent } from 'react';
 import type { Language } from '#lib/i18n/index.ts';
-import { ErrorAlert } from '../ui/error-alert.tsx';
 import { IslandProvider } from '../ui/provider.tsx';
 import { label, type Labels } from '../loans/labels.ts';
 import { useCommand } from '../loans/use-command.ts';
+import { CommandFailure } from '../loans/command-failure.tsx';
 
 type Props = { language: Language; offerId: string; customerBase: string; businessDate: string; labels: Labels };
 
@@ -63,14 +63,7 @@ function Form(props: Props) {
               onChange={(e) => setDate(e.target.value)}
             />
           </Field.Root>
-          {command.failure ? (
-            <ErrorAlert
-              status={command.failure.status}
-              message={command.failure.message}
-              error={command.failure.error}
-              module="RequestLoanForm"
-            />
-          ) : null}
+          <CommandFailure failure={command.failure} module="RequestLoanForm" />
           <Box>
             <Button type="submit" colorPalette="brand" loading={command.busy}>
               {label(labels, 'offer.submitRequest')}
