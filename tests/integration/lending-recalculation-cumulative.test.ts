@@ -16,6 +16,12 @@ import { createLendingFixture, setBusinessDate, type LendingFixture } from '../s
  * 2024-03-18: an on-time repayment, then 4000 paid early lowers the EMI of the last two installments,
  * and the 3551.93 quote closes the loan, with the ledger in balance at each step.
  */
+/**
+ * And a product with a DAILY rest and interest compounded weekly (REDUCE_NUMBER_OF_INSTALLMENTS): Fineract's
+ * testLoanScheduleWithInterestRecalculation_WITH_REST_DAILY_INTEREST_COMPOUND_INTEREST_STRATEGY_REDUCE_NUMBER_OF_INSTALLMENTS
+ * (lines 3329-3382): the first installment left overdue, its principal and compounded interest bear
+ * interest in period 2; the pay-off quote then closes the loan.
+ */
 describe.each(testDbKinds())('cumulative interest recalculation on %s', (kind) => {
   let db: Db;
   let drop: () => Promise<void>;
@@ -45,6 +51,35 @@ describe.each(testDbKinds())('cumulative interest recalculation on %s', (kind) =
     await drop();
   });
 
+  async function compoundingProduct() {
+    const { createProduct } = await import('#lib/lending/products.ts');
+    const { checkProduct } = await import('#lib/lending/product-admin.ts');
+    const input = {
+      code: 'RECALCD',
+      name: 'Daily rest, weekly compounding',
+      currency: 'USD',
+      digitsAfterDecimal: 2,
+      minPrincipal: 10_000n,
+      maxPrincipal: 10_000_000n,
+      minRepayments: 1,
+      maxRepayments: 12,
+      annualInterestRate: '24',
+      scheduleType: 'CUMULATIVE' as const,
+      repaymentFrequency: 'WEEKS' as const,
+      interestCalculationPeriod: 'SAME_AS_REPAYMENT_PERIOD' as const,
+      interestRecalculation: true,
+      recalculationRestFrequency: 'DAILY' as const,
+      recalculationCompounding: 'INTEREST' as const,
+      recalculationCompoundingFrequency: 'WEEKLY' as const,
+      recalculationCompoundingInterval: 1,
+      recalculationRescheduleStrategy: 'REDUCE_NUMBER_OF_INSTALLMENTS' as const,
+      preClosureStrategy: 'TILL_PRE_CLOSURE_DATE' as const,
+    };
+    // The product rules (and the engine behind them) accept the options.
+    checkProduct(input);
+    return f.db.tenant(f.tenantId, (tx) => createProduct(tx, f.tenantId, input));
+  }
+
   const state = (loanId: string) => f.db.tenant(f.tenantId, (tx) => openLoanForCommand(tx, f.checker, loanId));
   const dues = (rows: Awaited<ReturnType<typeof state>>['installments']) =>
     rows.map((r) => [r.due_date, r.principal_due, r.interest_due]);
@@ -55,6 +90,20 @@ describe.each(testDbKinds())('cumulative interest recalculation on %s', (kind) =
     expect(ledger.get('INTEREST_RECEIVABLE') ?? 0n).toBe(o.interest);
     expect(ledger.get('LOAN_PORTFOLIO') ?? 0n).toBe(o.principal);
     expect((await checkLedger(db, [f.tenantId])).differences).toEqual([]);
+  }
+
+  /** Today's pre-closure quote is `expected`; paying `amount` closes the loan with nothing owed. */
+  async function quoteAndClose(loanId: string, expected: Record<string, bigint>, amount: string) {
+    expect(preClosureOf(await state(loanId), '2024-03-18', '2024-03-18')).toMatchObject(expected);
+    const paid = await f.db.tenant(f.tenantId, (tx) => repayLoan(tx, f.checker, { loanId, amount }));
+    expect(paid.loan.status).toBe('CLOSED_OBLIGATIONS_MET');
+    expect(loanOutstanding((await state(loanId)).installments)).toEqual({
+      principal: 0n,
+      interest: 0n,
+      fees: 0n,
+      penalties: 0n,
+    });
+    await ledgerMatches(loanId);
   }
 
   test('Fineract REDUCE_EMI scenario: on time, early, quote, closed', async () => {
@@ -81,16 +130,25 @@ describe.each(testDbKinds())('cumulative interest recalculation on %s', (kind) =
     await ledgerMatches(loanId);
 
     await setBusinessDate(db, f.tenantId, '2024-03-18');
-    const quote = preClosureOf(await state(loanId), '2024-03-18', '2024-03-18');
-    expect(quote).toMatchObject({ principal: 355193n, interest: 0n, total: 355193n });
-    const paid = await f.db.tenant(f.tenantId, (tx) => repayLoan(tx, f.checker, { loanId, amount: '3551.93' }));
-    expect(paid.loan.status).toBe('CLOSED_OBLIGATIONS_MET');
-    expect(loanOutstanding((await state(loanId)).installments)).toEqual({
-      principal: 0n,
-      interest: 0n,
-      fees: 0n,
-      penalties: 0n,
-    });
+    await quoteAndClose(loanId, { principal: 355193n, interest: 0n, total: 355193n }, '3551.93');
+  });
+
+  test('Fineract DAILY rest with weekly compounding: overdue, compounded, quoted, closed', async () => {
+    await setBusinessDate(db, f.tenantId, '2024-03-04');
+    const product = await compoundingProduct();
+    const { loanId } = await f.disbursedLoan({ principal: '10000.00', numberOfRepayments: 4, productId: product.id });
+    await setBusinessDate(db, f.tenantId, '2024-03-18');
+    // 100 paid on the second due date: interest of installment 1, then its principal.
+    await f.db.tenant(f.tenantId, (tx) => repayLoan(tx, f.checker, { loanId, amount: '100.00' }));
+    expect(dues((await state(loanId)).installments)).toEqual([
+      ['2024-03-11', 248276n, 4615n],
+      ['2024-03-18', 248254n, 4637n],
+      ['2024-03-25', 250567n, 2324n],
+      ['2024-04-01', 252903n, 1167n],
+    ]);
     await ledgerMatches(loanId);
+
+    // 10000 - 53.85 principal + the 46.37 of period 2 (installment 1's interest is paid).
+    await quoteAndClose(loanId, { principal: 994615n, interest: 4637n, total: 999252n }, '9992.52');
   });
 });

@@ -13,6 +13,22 @@ const addDays = (date: string, days: number) =>
 
 type Json = ReturnType<typeof previewSchedule>;
 
+/** Repayments near each due date (shifted by days), each a share (factor / 100 %) of that installment. */
+function repaymentsAround(
+  plan: Json['installments'],
+  moves: { shift: number; factor: number }[],
+  disbursementDate: string,
+): { type: string; date: string; amount: string }[] {
+  let last = disbursementDate;
+  return moves.slice(0, plan.length).map((m, k) => {
+    let date = addDays(plan[k].dueDate, m.shift);
+    if (date <= last) date = addDays(last, 1);
+    last = date;
+    const amount = ((Number(cents(plan[k].total)) * m.factor) / 10_000).toFixed(2);
+    return { type: 'REPAYMENT', date, amount: Number(amount) > 0 ? amount : '1.00' };
+  });
+}
+
 function checkAddsUp(out: Json, principal: bigint) {
   const rows = out.installments;
   expect(sum(rows.map((r) => cents(r.principal)))).toBe(principal);
@@ -125,15 +141,8 @@ describe('engine depth properties (fast-check)', () => {
             daysInYear: 360,
             daysInMonth: 30,
           };
-          const plan = previewSchedule(terms).installments;
-          let last = disbursementDate;
-          const transactions = moves.slice(0, plan.length).map((m, k) => {
-            let date = addDays(plan[k].dueDate, m.shift);
-            if (date <= last) date = addDays(last, 1);
-            last = date;
-            const amount = ((Number(cents(plan[k].total)) * m.factor) / 10_000).toFixed(2);
-            return { type: 'REPAYMENT', date, amount: Number(amount) > 0 ? amount : '1.00' };
-          });
+          const transactions = repaymentsAround(previewSchedule(terms).installments, moves, disbursementDate);
+          const last = transactions.at(-1)!.date;
           const out = previewSchedule({
             ...terms,
             interestRecalculation: { restFrequency: 'DAILY', compounding: 'NONE' },
@@ -154,6 +163,92 @@ describe('engine depth properties (fast-check)', () => {
         },
       ),
       { numRuns: 100 },
+    );
+  });
+  it('cumulative recalculation with rests, compounding and every strategy: money adds up, never negative', () => {
+    const frequencies = ['SAME_AS_REPAYMENT_PERIOD', 'DAILY', 'WEEKLY', 'MONTHLY'] as const;
+    fc.assert(
+      fc.property(
+        base,
+        fc.record({
+          every: fc.constantFrom('WEEKS', 'MONTHS'),
+          rest: fc.constantFrom(...frequencies),
+          restInterval: fc.integer({ min: 1, max: 3 }),
+          compounding: fc.constantFrom('NONE', 'INTEREST', 'FEE', 'INTEREST_AND_FEE'),
+          compoundingFrequency: fc.constantFrom(...frequencies),
+          compoundingInterval: fc.integer({ min: 1, max: 2 }),
+          strategy: fc.constantFrom('REDUCE_EMI_AMOUNT', 'REDUCE_NUMBER_OF_INSTALLMENTS', 'RESCHEDULE_NEXT_REPAYMENTS'),
+          preClosure: fc.constantFrom('TILL_PRE_CLOSURE_DATE', 'TILL_REST_FREQUENCY_DATE'),
+          fee: fc.integer({ min: 0, max: 3000 }),
+        }),
+        fc.array(fc.record({ shift: fc.integer({ min: -20, max: 40 }), factor: fc.integer({ min: 20, max: 300 }) }), {
+          minLength: 1,
+          maxLength: 8,
+        }),
+        fc.integer({ min: 0, max: 60 }),
+        (b, o, moves, lookAfter) => {
+          const disbursementDate = addDays('2023-01-01', b.day);
+          const terms = {
+            principal: `${b.units}.00`,
+            currency: 'EUR',
+            annualInterestRate: b.rate,
+            numberOfRepayments: Math.min(b.n, 12),
+            repaymentFrequency: o.every,
+            disbursementDate,
+            scheduleType: 'CUMULATIVE',
+            ...(o.fee > 0
+              ? {
+                  charges: [
+                    { type: 'FEE', timing: 'INSTALLMENT', calculation: 'FLAT', amount: (o.fee / 100).toFixed(2) },
+                  ],
+                }
+              : {}),
+          };
+          const transactions = repaymentsAround(previewSchedule(terms).installments, moves, disbursementDate);
+          const last = transactions.at(-1)!.date;
+          const out = previewSchedule({
+            ...terms,
+            interestRecalculation: {
+              restFrequency: o.rest,
+              restInterval: o.restInterval,
+              compounding: o.compounding,
+              ...(o.compounding === 'NONE'
+                ? {}
+                : { compoundingFrequency: o.compoundingFrequency, compoundingInterval: o.compoundingInterval }),
+              rescheduleStrategy: o.strategy,
+              preClosureStrategy: o.preClosure,
+            },
+            transactions,
+            asOf: addDays(last, lookAfter),
+          });
+          const rows = out.installments;
+          expect(sum(rows.map((r) => cents(r.principal)))).toBe(BigInt(b.units) * 100n);
+          for (const r of rows) {
+            for (const part of [r.principal, r.interest, r.fees, r.paid!, r.outstanding!])
+              expect(cents(part) >= 0n).toBe(true);
+            expect(cents(r.paid!) + cents(r.outstanding!)).toBe(cents(r.total));
+          }
+          const paidIn = sum(transactions.map((t) => cents(t.amount)));
+          const split = sum(
+            out.transactions!.map(
+              (t) =>
+                cents(t.principal) +
+                cents(t.interest) +
+                cents(t.fees ?? '0.00') +
+                cents(t.penalties ?? '0.00') +
+                cents(t.excess),
+            ),
+          );
+          expect(split).toBe(paidIn);
+          const pre = out.preClosure!;
+          expect(cents(pre.total) >= 0n && cents(pre.interest) >= 0n).toBe(true);
+          // The quote never asks for less principal than is still owed.
+          expect(cents(pre.principal)).toBe(
+            sum(rows.map((r) => cents(r.principal))) - sum(out.transactions!.map((t) => cents(t.principal))),
+          );
+        },
+      ),
+      { numRuns: 120 },
     );
   });
 });

@@ -1,65 +1,18 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { previewSchedule } from '#lib/schedule/index.ts';
 import { parseRecalculationTerms, recalculateSchedule, recalculatedToJson } from '#lib/schedule/recalculation.ts';
+import {
+  checkRecalculationCase as check,
+  loadRecalculationCases,
+  scheduleThroughCli,
+} from '../support/recalculation-cases.ts';
 
 /**
  * Interest recalculation on cumulative schedules against Apache Fineract's ClientLoanIntegrationTest
  * (tests/fixtures/fineract-cumulative-recalculation-cases.json, each case citing its test and lines).
  * Every case runs through the engine and the terms contract (previewSchedule); one through the CLI process.
  */
-type Case = {
-  id: string;
-  source: { path: string; test: string; lines: string };
-  terms: Record<string, unknown>;
-  expected: {
-    installments: {
-      number: number;
-      dueDate: string;
-      balance: string;
-      principal: string;
-      interest: string;
-      paid: string;
-    }[];
-    transactions?: { date: string; amount: string; principal: string; interest: string }[];
-    preClosure?: Partial<Record<'principal' | 'interest' | 'total', string>>;
-  };
-};
-
-const fixture = JSON.parse(
-  readFileSync(new URL('../fixtures/fineract-cumulative-recalculation-cases.json', import.meta.url), 'utf8'),
-) as { cases: Case[] };
-
-function check(json: ReturnType<typeof previewSchedule>, c: Case) {
-  const got = json.installments.map((i) => ({
-    number: i.number,
-    dueDate: i.dueDate,
-    balance: i.balance,
-    principal: i.principal,
-    interest: i.interest,
-    paid: i.paid,
-  }));
-  expect(got).toEqual(c.expected.installments);
-  for (const tx of c.expected.transactions ?? []) {
-    const found = json.transactions?.find((t) => t.date === tx.date);
-    expect(found, `transaction on ${tx.date}`).toBeDefined();
-    expect({
-      date: found!.date,
-      amount: found!.amount,
-      principal: found!.principal,
-      interest: found!.interest,
-    }).toEqual(tx);
-  }
-  if (c.expected.preClosure) {
-    expect(json.preClosure).toBeDefined();
-    for (const [key, value] of Object.entries(c.expected.preClosure)) {
-      expect(json.preClosure![key as 'principal'], key).toBe(value);
-    }
-  }
-}
+const fixture = { cases: loadRecalculationCases('fineract-cumulative-recalculation-cases.json') };
 
 const base = () => JSON.parse(JSON.stringify(fixture.cases[0].terms)) as Record<string, unknown>;
 
@@ -78,10 +31,7 @@ describe('Fineract cumulative interest recalculation cases', () => {
 
   it('runs a case through the CLI process', () => {
     const c = fixture.cases.find((x) => x.id === 'reduce-emi-early-payment')!;
-    const dir = mkdtempSync(join(tmpdir(), 'recalc-cum-'));
-    const file = join(dir, 'terms.json');
-    writeFileSync(file, JSON.stringify(c.terms));
-    check(JSON.parse(execFileSync('npx', ['node', 'scripts/schedule.ts', file], { encoding: 'utf8' })), c);
+    check(scheduleThroughCli(c.terms), c);
   });
 });
 
@@ -116,20 +66,40 @@ describe('cumulative recalculation properties', () => {
 
   it('refuses what it does not support, naming the field', () => {
     const cases: [string, Record<string, unknown>][] = [
-      ['interestRecalculation.restFrequency', { restFrequency: 'DAILY' }],
-      ['interestRecalculation.compounding', { compounding: 'INTEREST' }],
-      ['interestRecalculation.rescheduleStrategy', { rescheduleStrategy: 'RESCHEDULE_NEXT_REPAYMENTS' }],
+      [
+        'interestRecalculation.rescheduleStrategy',
+        { interestRecalculation: { rescheduleStrategy: 'ADJUST_LAST_UNPAID_PERIOD' } },
+      ],
+      ['amortization', { amortization: 'EQUAL_PRINCIPAL' }],
+      ['graceOnPrincipalPeriods', { graceOnPrincipalPeriods: 1 }],
+      ['interestRecalculation.restNthDay', { interestRecalculation: { restFrequency: 'MONTHLY', restNthDay: 2 } }],
     ];
     for (const [field, patch] of cases) {
-      const terms = base();
-      terms.interestRecalculation = { ...(terms.interestRecalculation as object), ...patch };
+      const terms = { ...base(), ...patch };
+      if (patch.interestRecalculation)
+        terms.interestRecalculation = { ...(base().interestRecalculation as object), ...patch.interestRecalculation };
       expect(() => recalculateSchedule(parseRecalculationTerms(terms))).toThrow(field);
     }
+  });
+
+  it('accepts every rest, compounding and strategy of Fineract on a cumulative schedule', () => {
+    for (const restFrequency of ['SAME_AS_REPAYMENT_PERIOD', 'DAILY', 'WEEKLY', 'MONTHLY'])
+      for (const compounding of ['NONE', 'INTEREST', 'FEE', 'INTEREST_AND_FEE'])
+        for (const rescheduleStrategy of [
+          'REDUCE_EMI_AMOUNT',
+          'REDUCE_NUMBER_OF_INSTALLMENTS',
+          'RESCHEDULE_NEXT_REPAYMENTS',
+        ]) {
+          const terms = base();
+          terms.interestRecalculation = { restFrequency, compounding, rescheduleStrategy };
+          const s = recalculateSchedule(parseRecalculationTerms(terms));
+          expect(s.installments.reduce((a, i) => a + i.principal, 0n)).toBe(1000000n);
+        }
   });
 });
 
 describe('recalculating cumulative products', () => {
-  it('accepts the supported combination and refuses the rest naming the product field', async () => {
+  it('accepts rests, compounding and strategies and refuses the rest naming the product field', async () => {
     const { checkProduct } = await import('#lib/lending/product-admin.ts');
     const { recalculationProduct } = await import('#lib/simulator/features/recalculation.ts');
     const supported = {
@@ -143,10 +113,16 @@ describe('recalculating cumulative products', () => {
     expect(() =>
       checkProduct({ ...supported, recalculationRescheduleStrategy: 'REDUCE_NUMBER_OF_INSTALLMENTS' }),
     ).not.toThrow();
-    expect(() => checkProduct({ ...supported, recalculationRestFrequency: 'DAILY' })).toThrow(
-      expect.objectContaining({ field: 'recalculationRestFrequency' }),
-    );
-    expect(() => checkProduct({ ...supported, recalculationRescheduleStrategy: 'RESCHEDULE_NEXT_REPAYMENTS' })).toThrow(
+    expect(() =>
+      checkProduct({
+        ...supported,
+        recalculationRestFrequency: 'DAILY',
+        recalculationCompounding: 'INTEREST_AND_FEE',
+        recalculationCompoundingFrequency: 'WEEKLY',
+        recalculationRescheduleStrategy: 'RESCHEDULE_NEXT_REPAYMENTS',
+      }),
+    ).not.toThrow();
+    expect(() => checkProduct({ ...supported, recalculationRescheduleStrategy: 'ADJUST_LAST_UNPAID_PERIOD' })).toThrow(
       expect.objectContaining({ field: 'recalculationRescheduleStrategy' }),
     );
     expect(() => checkProduct({ ...supported, amortization: 'EQUAL_PRINCIPAL' })).toThrow(

@@ -98,12 +98,15 @@ export const PRODUCT_FIELD_GROUPS: FieldGroup[] = [
     ],
   },
   {
-    // Interest recalculation (issue 17): progressive, and cumulative for what recalculation-cumulative.ts supports.
+    // Interest recalculation (issue 17): progressive, and cumulative with every rest, compounding and strategy.
     title: 'recalculation',
     fields: [
       { name: 'interestRecalculation', kind: 'yesno' },
       { name: 'recalculationRestFrequency', kind: 'select', options: REST_FREQUENCIES },
+      { name: 'recalculationRestInterval', kind: 'int' },
       { name: 'recalculationCompounding', kind: 'select', options: COMPOUNDINGS },
+      { name: 'recalculationCompoundingFrequency', kind: 'select', options: REST_FREQUENCIES },
+      { name: 'recalculationCompoundingInterval', kind: 'int' },
       { name: 'recalculationRescheduleStrategy', kind: 'select', options: RESCHEDULE_STRATEGIES },
       { name: 'preClosureStrategy', kind: 'select', options: PRE_CLOSURE_STRATEGIES },
     ],
@@ -155,7 +158,10 @@ export function productFormValues(product: ProductRow | null, tenantCurrency: st
       maxTranches: '',
       interestRecalculation: 'false',
       recalculationRestFrequency: 'DAILY',
+      recalculationRestInterval: '1',
       recalculationCompounding: 'NONE',
+      recalculationCompoundingFrequency: 'SAME_AS_REPAYMENT_PERIOD',
+      recalculationCompoundingInterval: '1',
       recalculationRescheduleStrategy: 'ADJUST_LAST_UNPAID_PERIOD',
       preClosureStrategy: 'TILL_PRE_CLOSURE_DATE',
     };

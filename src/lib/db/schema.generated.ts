@@ -1321,6 +1321,9 @@ export type LoanProductsRow = {
   recalculation_compounding: string;
   recalculation_reschedule_strategy: string;
   pre_closure_strategy: string;
+  recalculation_rest_interval: number;
+  recalculation_compounding_frequency: string;
+  recalculation_compounding_interval: number;
   fixed_length: number | null;
   allow_fixed_emi: boolean;
   allow_variable_installments: boolean;

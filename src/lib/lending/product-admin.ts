@@ -165,6 +165,9 @@ const termFields = {
   interestRecalculation: z.boolean(),
   recalculationRestFrequency: z.enum(REST_FREQUENCIES),
   recalculationCompounding: z.enum(COMPOUNDINGS),
+  recalculationRestInterval: z.number().int().min(1).max(366),
+  recalculationCompoundingFrequency: z.enum(REST_FREQUENCIES),
+  recalculationCompoundingInterval: z.number().int().min(1).max(366),
   recalculationRescheduleStrategy: z.enum(RESCHEDULE_STRATEGIES),
   preClosureStrategy: z.enum(PRE_CLOSURE_STRATEGIES),
 };
@@ -209,6 +212,9 @@ export const createProductInput = z
     interestRecalculation: termFields.interestRecalculation.optional(),
     recalculationRestFrequency: termFields.recalculationRestFrequency.optional(),
     recalculationCompounding: termFields.recalculationCompounding.optional(),
+    recalculationRestInterval: termFields.recalculationRestInterval.optional(),
+    recalculationCompoundingFrequency: termFields.recalculationCompoundingFrequency.optional(),
+    recalculationCompoundingInterval: termFields.recalculationCompoundingInterval.optional(),
     recalculationRescheduleStrategy: termFields.recalculationRescheduleStrategy.optional(),
     preClosureStrategy: termFields.preClosureStrategy.optional(),
   })
@@ -314,6 +320,9 @@ export function checkProduct(p: ProductInput): void {
 const RECALCULATION_FIELDS: Record<string, string> = {
   'interestRecalculation.restFrequency': 'recalculationRestFrequency',
   'interestRecalculation.compounding': 'recalculationCompounding',
+  'interestRecalculation.restInterval': 'recalculationRestInterval',
+  'interestRecalculation.compoundingFrequency': 'recalculationCompoundingFrequency',
+  'interestRecalculation.compoundingInterval': 'recalculationCompoundingInterval',
   'interestRecalculation.rescheduleStrategy': 'recalculationRescheduleStrategy',
   'interestRecalculation.preClosureStrategy': 'preClosureStrategy',
   scheduleType: 'interestRecalculation',
@@ -449,6 +458,11 @@ export function inputOfRow(p: ProductRow): ProductInput {
     interestRecalculation: p.interest_recalculation === true,
     recalculationRestFrequency: p.recalculation_rest_frequency as ProductInput['recalculationRestFrequency'],
     recalculationCompounding: p.recalculation_compounding as ProductInput['recalculationCompounding'],
+    recalculationRestInterval: p.recalculation_rest_interval ?? 1,
+    recalculationCompoundingFrequency:
+      (p.recalculation_compounding_frequency as ProductInput['recalculationCompoundingFrequency']) ??
+      'SAME_AS_REPAYMENT_PERIOD',
+    recalculationCompoundingInterval: p.recalculation_compounding_interval ?? 1,
     recalculationRescheduleStrategy:
       p.recalculation_reschedule_strategy as ProductInput['recalculationRescheduleStrategy'],
     preClosureStrategy: p.pre_closure_strategy as ProductInput['preClosureStrategy'],

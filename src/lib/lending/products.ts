@@ -67,6 +67,10 @@ export type ProductInput = {
   interestRecalculation?: boolean;
   recalculationRestFrequency?: 'SAME_AS_REPAYMENT_PERIOD' | 'DAILY' | 'WEEKLY' | 'MONTHLY';
   recalculationCompounding?: 'NONE' | 'INTEREST' | 'FEE' | 'INTEREST_AND_FEE';
+  /** Migration 1121: every how many rest periods; when and every how many compounding happens. */
+  recalculationRestInterval?: number;
+  recalculationCompoundingFrequency?: 'SAME_AS_REPAYMENT_PERIOD' | 'DAILY' | 'WEEKLY' | 'MONTHLY';
+  recalculationCompoundingInterval?: number;
   recalculationRescheduleStrategy?:
     'ADJUST_LAST_UNPAID_PERIOD' | 'REDUCE_EMI_AMOUNT' | 'REDUCE_NUMBER_OF_INSTALLMENTS' | 'RESCHEDULE_NEXT_REPAYMENTS';
   preClosureStrategy?: 'TILL_PRE_CLOSURE_DATE' | 'TILL_REST_FREQUENCY_DATE';
@@ -148,6 +152,9 @@ export const PRODUCT_COLUMNS = [
   'interest_recalculation',
   'recalculation_rest_frequency',
   'recalculation_compounding',
+  'recalculation_rest_interval',
+  'recalculation_compounding_frequency',
+  'recalculation_compounding_interval',
   'recalculation_reschedule_strategy',
   'pre_closure_strategy',
 ] as const;
@@ -200,6 +207,9 @@ export function productColumns(p: ProductInput): Record<(typeof PRODUCT_COLUMNS)
     interest_recalculation: p.interestRecalculation ?? false,
     recalculation_rest_frequency: p.recalculationRestFrequency ?? 'DAILY',
     recalculation_compounding: p.recalculationCompounding ?? 'NONE',
+    recalculation_rest_interval: p.recalculationRestInterval ?? 1,
+    recalculation_compounding_frequency: p.recalculationCompoundingFrequency ?? 'SAME_AS_REPAYMENT_PERIOD',
+    recalculation_compounding_interval: p.recalculationCompoundingInterval ?? 1,
     recalculation_reschedule_strategy: p.recalculationRescheduleStrategy ?? 'ADJUST_LAST_UNPAID_PERIOD',
     pre_closure_strategy: p.preClosureStrategy ?? 'TILL_PRE_CLOSURE_DATE',
   };
@@ -367,10 +377,19 @@ export function productCharges(fees: unknown[] | null | undefined): Record<strin
 }
 
 /** The `interestRecalculation` object of the terms contract for a recalculating product. */
-export function recalculationOf(product: ProductRow): Record<string, string> {
+export function recalculationOf(product: ProductRow): Record<string, string | number> {
+  const compounding = product.recalculation_compounding ?? 'NONE';
   return {
     restFrequency: product.recalculation_rest_frequency ?? 'DAILY',
-    compounding: product.recalculation_compounding ?? 'NONE',
+    restInterval: product.recalculation_rest_interval ?? 1,
+    compounding,
+    // A product version from before migration 1121 has none: compounding on the due dates.
+    ...(compounding === 'NONE'
+      ? {}
+      : {
+          compoundingFrequency: product.recalculation_compounding_frequency ?? 'SAME_AS_REPAYMENT_PERIOD',
+          compoundingInterval: product.recalculation_compounding_interval ?? 1,
+        }),
     rescheduleStrategy: product.recalculation_reschedule_strategy ?? 'ADJUST_LAST_UNPAID_PERIOD',
     preClosureStrategy: product.pre_closure_strategy ?? 'TILL_PRE_CLOSURE_DATE',
   };
@@ -476,6 +495,9 @@ export function productJson(p: ProductRow) {
     interestRecalculation: p.interest_recalculation === true,
     recalculationRestFrequency: p.recalculation_rest_frequency ?? 'DAILY',
     recalculationCompounding: p.recalculation_compounding ?? 'NONE',
+    recalculationRestInterval: p.recalculation_rest_interval ?? 1,
+    recalculationCompoundingFrequency: p.recalculation_compounding_frequency ?? 'SAME_AS_REPAYMENT_PERIOD',
+    recalculationCompoundingInterval: p.recalculation_compounding_interval ?? 1,
     recalculationRescheduleStrategy: p.recalculation_reschedule_strategy ?? 'ADJUST_LAST_UNPAID_PERIOD',
     preClosureStrategy: p.pre_closure_strategy ?? 'TILL_PRE_CLOSURE_DATE',
     version: p.version,

@@ -83,8 +83,9 @@ export async function syncRecalculatedSchedule(
       dueDate: i.dueDate,
       principal: i.principal,
       interest: i.interest,
-      fees: 0n,
-      penalties: 0n,
+      // The product's installment fees as the engine schedules them (cumulative; none on progressive).
+      fees: i.fees,
+      penalties: i.penalties,
     })),
     {
       date: options.date,

@@ -1,12 +1,26 @@
 import { AppError } from '../errors/app-error.ts';
+import { addDays } from './dates.ts';
 import { type Dec, fromDouble, fromMinor, mul, parseDec, setScale, toNumber } from './decimal.ts';
+import { chargeAmount } from './charges.ts';
 import { generateCumulative } from './cumulative.ts';
 import { minor, roundMoney, type MoneyContext } from './fineract-money.ts';
 import { cumulativePeriodicRate, type CumulativeRateTerms, pmtDouble, pmtPeriod } from './rates.ts';
 import {
+  type BalanceRules,
+  balanceOn,
+  changeDates,
+  cloneState,
+  compoundable,
+  installmentsOf,
+  newRow,
+  type Row,
+  type State,
+} from './recalculation-balance.ts';
+import { datesWithin, nextOnOrAfter, type RecurrenceCalendar } from './recalculation-calendar.ts';
+import {
+  type LoanTransactionInput,
   type PreClosure,
   type ProcessedTransaction,
-  type RecalculatedInstallment,
   type RecalculatedSchedule,
   type RecalculationTerms,
   registerCumulativeRecalculation,
@@ -15,18 +29,22 @@ import type { ScheduleTerms, WorkingCalendar } from './types.ts';
 
 /**
  * Interest recalculation on a cumulative (declining-balance, equal-installment) schedule, after the
- * recalculation branch of Fineract's AbstractCumulativeLoanScheduleGenerator, in the one combination
- * checked against Fineract's assertions: rest SAME_AS_REPAYMENT_PERIOD, compounding NONE,
- * REDUCE_EMI_AMOUNT or REDUCE_NUMBER_OF_INSTALLMENTS.
+ * recalculation branch of Fineract's AbstractCumulativeLoanScheduleGenerator: every rest frequency
+ * (SAME_AS_REPAYMENT_PERIOD, DAILY, WEEKLY, MONTHLY), compounding of interest and/or fees, and the
+ * strategies REDUCE_EMI_AMOUNT, REDUCE_NUMBER_OF_INSTALLMENTS and RESCHEDULE_NEXT_REPAYMENTS.
  *
- * - A repayment lowers the interest-bearing balance from the first due date on or after its date
- *   (the rest date); before `asOf` each period's interest is charged on the principal actually
- *   outstanding at its start (unpaid overdue principal keeps bearing interest), from `asOf` on on the
- *   projected balance (every installment paid when due).
+ * - Periods are built one after the other on the plain schedule's dates. A period's interest is the
+ *   interest-bearing balance (recalculation-balance.ts) times the rate, piece by piece where the
+ *   balance changes inside the period (each piece rounded, as Fineract does); with interest
+ *   compounding, interest accrued up to a compounding date inside the period joins the balance there.
  * - The installment's principal is the EMI less its interest; the last one takes what is left.
- * - A repayment larger than what is due up to its installment pays that installment's principal in
- *   advance; with REDUCE_EMI_AMOUNT the EMI of the remaining installments is worked out again on the
- *   balance left, with REDUCE_NUMBER_OF_INSTALLMENTS the EMI stays and the loan ends earlier.
+ * - Repayments of the period pay, oldest installment first, penalties, fees, interest, principal;
+ *   what is left pays principal in advance on the period's installment. Then REDUCE_EMI_AMOUNT works
+ *   out the annuity of the balance over the installments left, REDUCE_NUMBER_OF_INSTALLMENTS keeps the
+ *   EMI (the loan ends earlier), RESCHEDULE_NEXT_REPAYMENTS takes the amount off the principal of the
+ *   next installments until it is used up.
+ * - A repayment inside a period can change that period's balance (daily rests): the period is built
+ *   again with the change until the two agree.
  */
 
 function bad(field: string, message: string): never {
@@ -37,30 +55,23 @@ function bad(field: string, message: string): never {
 export function checkCumulativeRecalculation(input: RecalculationTerms): void {
   const r = input.recalculation;
   const t = input.terms;
-  if (r.restFrequency !== 'SAME_AS_REPAYMENT_PERIOD')
-    bad('interestRecalculation.restFrequency', 'cumulative schedules support SAME_AS_REPAYMENT_PERIOD only');
-  if (r.compounding !== 'NONE') bad('interestRecalculation.compounding', 'cumulative schedules support NONE only');
-  if (r.rescheduleStrategy !== 'REDUCE_EMI_AMOUNT' && r.rescheduleStrategy !== 'REDUCE_NUMBER_OF_INSTALLMENTS')
-    bad(
-      'interestRecalculation.rescheduleStrategy',
-      'cumulative schedules support REDUCE_EMI_AMOUNT and REDUCE_NUMBER_OF_INSTALLMENTS only',
-    );
+  if (r.rescheduleStrategy === 'ADJUST_LAST_UNPAID_PERIOD')
+    bad('interestRecalculation.rescheduleStrategy', 'ADJUST_LAST_UNPAID_PERIOD is for PROGRESSIVE schedules');
   if (t.amortization !== 'EQUAL_INSTALLMENTS')
     bad('amortization', 'interest recalculation on cumulative schedules needs EQUAL_INSTALLMENTS');
   if (t.graceOnPrincipalPeriods > 0 || t.graceOnInterestPaymentPeriods > 0 || t.interestFreePeriods > 0)
     bad('graceOnPrincipalPeriods', 'grace is not supported with interest recalculation on cumulative schedules');
   if (t.disbursementDate !== t.expectedDisbursementDate)
     bad('disbursementDate', 'must be the expected disbursement date with interest recalculation');
+  (t.charges ?? []).forEach((c, k) => {
+    // The percentage of the whole loan's interest is not known until its repayments are: refused.
+    if (c.timing === 'SPECIFIED_DUE_DATE' && c.calculation !== 'FLAT' && c.calculation !== 'PERCENT_OF_AMOUNT')
+      bad(
+        `charges[${k}].calculation`,
+        'a SPECIFIED_DUE_DATE charge is FLAT or PERCENT_OF_AMOUNT with interest recalculation',
+      );
+  });
 }
-
-type Row = {
-  from: string;
-  due: string;
-  principal: bigint;
-  interest: bigint;
-  paidPrincipal: bigint;
-  paidInterest: bigint;
-};
 
 function rateTermsOf(t: ScheduleTerms): CumulativeRateTerms {
   return {
@@ -96,166 +107,295 @@ function moneyOf(t: ScheduleTerms): MoneyContext {
   };
 }
 
-export function recalculateCumulative(input: RecalculationTerms, calendar?: WorkingCalendar): RecalculatedSchedule {
-  checkCumulativeRecalculation(input);
-  const t = input.terms;
-  const c = moneyOf(t);
-  const rc = { mode: c.mode };
-  const rateTerms = rateTermsOf(t);
-  const plain = generateCumulative(t, c, calendar);
-  const dates = plain.map((p) => ({ from: p.fromDate, due: p.dueDate }));
-  const n = dates.length;
-  let emi = plain[0].principal + plain[0].interest;
-  const txs = [...input.transactions].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
-  const asOf = input.asOf ?? (txs.length ? txs[txs.length - 1].date : t.disbursementDate);
+const take = (owed: bigint, left: bigint) => (owed <= 0n ? 0n : owed < left ? owed : left);
 
-  // Principal repaid, with the rest date from which it stops bearing interest.
-  const repaid: { effective: string; amount: bigint }[] = [];
-  const restDateFor = (date: string) => (dates.find((d) => d.due >= date) ?? dates[n - 1]).due;
-  const rows: Row[] = [];
-  const processed: ProcessedTransaction[] = [];
-  let txIndex = 0;
-  let scheduled = t.principal; // projected balance after the installments built so far
+/** Everything a run needs that does not change while periods are built. */
+type Run = {
+  t: ScheduleTerms;
+  c: MoneyContext;
+  rateTerms: CumulativeRateTerms;
+  rules: BalanceRules;
+  compounding: RecurrenceCalendar | null;
+  input: RecalculationTerms;
+  dates: { from: string; due: string }[];
+};
 
-  const allocate = (tx: { date: string; amount: bigint }) => {
-    let left = tx.amount;
-    let principal = 0n;
-    let interest = 0n;
-    // Interest then principal, oldest installment first, for installments due on or before the
-    // period holding the date.
-    for (const r of rows) {
-      if (left === 0n) break;
-      const i = r.interest - r.paidInterest;
-      const pi = i < left ? i : left;
-      r.paidInterest += pi;
-      interest += pi;
-      left -= pi;
-      const p = r.principal - r.paidPrincipal;
-      const pp = p < left ? p : left;
-      r.paidPrincipal += pp;
-      principal += pp;
-      left -= pp;
-    }
-    let prepaid = 0n;
-    if (left > 0n) {
-      // Paid in advance: more principal on the installment holding the date.
-      const holder = rows[rows.length - 1];
-      const room = scheduled;
-      const extra = left < room ? left : room;
-      holder.principal += extra;
-      holder.paidPrincipal += extra;
-      scheduled -= extra;
-      principal += extra;
-      prepaid = extra;
-      left -= extra;
-    }
-    repaid.push({ effective: restDateFor(tx.date), amount: principal });
-    processed.push({ type: 'REPAYMENT', date: tx.date, amount: tx.amount, principal, interest, excess: left });
-    return prepaid;
-  };
+/** Balance changes (from each date on) that the period's own repayments make, not yet in the state. */
+type Shift = Map<string, bigint>;
 
-  for (let i = 0; scheduled > 0n; i++) {
-    if (i >= n) bad('transactions', 'the repayments do not close the loan within its term');
-    const { from, due } = dates[i];
-    let balance: bigint;
-    if (from < asOf)
-      balance = t.principal - repaid.filter((r) => r.effective <= from).reduce((s, r) => s + r.amount, 0n);
-    else balance = scheduled;
-    const rate = cumulativePeriodicRate(rc, rateTerms, from, due, false);
-    const interest = times(c, balance, rate, t.digits);
-    let principal = emi - interest;
-    if (i === n - 1 || principal > scheduled) principal = scheduled;
-    if (principal < 0n) principal = 0n;
-    rows.push({ from, due, principal, interest, paidPrincipal: 0n, paidInterest: 0n });
-    scheduled -= principal;
-    // Repayments made in this period (after its start, up to its due date).
-    let prepaid = 0n;
-    while (txIndex < txs.length && (txs[txIndex].date <= due || i === n - 1)) {
-      prepaid += allocate(txs[txIndex]);
-      txIndex++;
-    }
-    if (prepaid > 0n && input.recalculation.rescheduleStrategy === 'REDUCE_EMI_AMOUNT' && i < n - 1 && scheduled > 0n) {
-      emi = emiFor(c, t, scheduled, n - 1 - i);
-    }
+/** Interest of [from, to) inside a row's period, piece by piece; `onPiece` sees each piece. */
+function interestBetween(
+  run: Run,
+  state: State,
+  from: string,
+  to: string,
+  whole: boolean,
+  extra: Shift,
+  onPiece?: (end: string, amount: bigint) => void,
+): bigint {
+  const cuts = new Set(changeDates(run.rules, state, from, to));
+  for (const d of extra.keys()) if (d > from && d < to) cuts.add(d);
+  if (run.compounding && run.input.recalculation.compounding !== 'FEE')
+    for (const d of datesWithin(run.compounding, from, addDays(to, -1))) cuts.add(d);
+  const bounds = [from, ...[...cuts].sort(), to];
+  let total = 0n;
+  for (let k = 0; k + 1 < bounds.length; k++) {
+    const [a, b] = [bounds[k], bounds[k + 1]];
+    const full = whole && bounds.length === 2;
+    const rate = cumulativePeriodicRate(
+      { mode: run.c.mode },
+      full ? run.rateTerms : { ...run.rateTerms, allowPartialPeriodInterest: true },
+      a,
+      b,
+      false,
+    );
+    const shift = [...extra].reduce((sum, [d, v]) => (d <= a ? sum + v : sum), 0n);
+    const piece = times(run.c, balanceOn(run.rules, state, a) + shift, rate, run.t.digits);
+    total += piece;
+    onPiece?.(b, piece);
   }
-  // Repayments after the last installment was built (the loan closed earlier).
-  while (txIndex < txs.length) {
-    allocate(txs[txIndex]);
-    txIndex++;
-  }
+  return total;
+}
 
-  let balance = t.principal;
-  const totals = { principal: 0n, interest: 0n, fees: 0n, penalties: 0n, total: 0n, paid: 0n, outstanding: 0n };
-  const installments: RecalculatedInstallment[] = rows.map((r, k) => {
-    balance -= r.principal;
-    const total = r.principal + r.interest;
-    const paid = r.paidPrincipal + r.paidInterest;
-    totals.principal += r.principal;
-    totals.interest += r.interest;
-    totals.total += total;
-    totals.paid += paid;
-    totals.outstanding += total - paid;
-    return {
-      number: k + 1,
-      fromDate: r.from,
-      dueDate: r.due,
-      principal: r.principal,
-      interest: r.interest,
-      fees: 0n,
-      penalties: 0n,
-      total,
-      balance,
-      paidPrincipal: r.paidPrincipal,
-      paidInterest: r.paidInterest,
-      paidFees: 0n,
-      paidPenalties: 0n,
-      paid,
-      outstanding: total - paid,
-    };
+/** Fees and penalties of the period (specified-due-date ones; installment ones come after the principal). */
+function datedCharges(run: Run, row: Row, first: boolean): { date: string; amount: bigint; penalty: boolean }[] {
+  const out: { date: string; amount: bigint; penalty: boolean }[] = [];
+  for (const ch of run.t.charges ?? []) {
+    if (ch.timing !== 'SPECIFIED_DUE_DATE') continue;
+    const d = ch.dueDate as string;
+    if ((first ? d >= row.from : d > row.from) && d <= row.due)
+      out.push({
+        date: d,
+        amount: chargeAmount(run.c, ch, { principal: run.t.principal, interest: 0n }),
+        penalty: ch.type === 'PENALTY',
+      });
+  }
+  return out;
+}
+
+function compoundsOn(run: Run, date: string, after: string): string | null {
+  if (!run.compounding) return null;
+  return nextOnOrAfter(run.compounding, date > after ? date : addDays(after, 1));
+}
+
+function buildRow(run: Run, state: State, i: number, extra: Shift): Row {
+  const { from, due } = run.dates[i];
+  const n = run.dates.length;
+  const row = newRow(from, due);
+  state.rows.push(row);
+  const method = run.input.recalculation.compounding;
+  const feesCompound = method === 'FEE' || method === 'INTEREST_AND_FEE';
+  for (const ch of datedCharges(run, row, i === 0)) {
+    if (ch.penalty) row.penalties += ch.amount;
+    else row.fees += ch.amount;
+    const on = feesCompound ? compoundsOn(run, ch.date, from) : null;
+    if (on) row.pieces.push({ date: on, amount: ch.amount });
+  }
+  const interestCompounds = method === 'INTEREST' || method === 'INTEREST_AND_FEE';
+  row.interest = interestBetween(run, state, from, due, true, extra, (end, amount) => {
+    const on = interestCompounds ? compoundsOn(run, end, from) : null;
+    if (on && amount > 0n) row.pieces.push({ date: on, amount });
   });
+  let principal = state.emi - row.interest;
+  if (
+    run.input.recalculation.rescheduleStrategy === 'RESCHEDULE_NEXT_REPAYMENTS' &&
+    principal > 0n &&
+    state.reduce > 0n
+  ) {
+    const off = principal < state.reduce ? principal : state.reduce;
+    principal -= off;
+    state.reduce -= off;
+  }
+  if (i === n - 1 || principal > state.scheduled) principal = state.scheduled;
+  if (principal < 0n) principal = 0n;
+  row.principal = principal;
+  state.scheduled -= principal;
+  for (const ch of run.t.charges ?? []) {
+    if (ch.timing !== 'INSTALLMENT') continue;
+    const amount = chargeAmount(run.c, ch, { principal: row.principal, interest: row.interest });
+    if (ch.type === 'PENALTY') row.penalties += amount;
+    else row.fees += amount;
+    const on = feesCompound ? compoundsOn(run, due, from) : null;
+    if (on) row.pieces.push({ date: on, amount });
+  }
+  return row;
+}
+
+/** Pays the repayment over the rows (oldest first), the rest in advance on the last row. */
+function allocate(run: Run, state: State, tx: LoanTransactionInput): ProcessedTransaction {
+  let left = tx.amount;
+  const paid = { principal: 0n, interest: 0n, fees: 0n, penalties: 0n };
+  const method = run.input.recalculation.compounding;
+  for (const r of state.rows) {
+    if (left === 0n) break;
+    const penalties = take(r.penalties - r.paidPenalties, left);
+    left -= penalties;
+    const fees = take(r.fees - r.paidFees, left);
+    left -= fees;
+    const interest = take(r.interest - r.paidInterest, left);
+    left -= interest;
+    const principal = take(r.principal - r.paidPrincipal, left);
+    left -= principal;
+    if (penalties + fees + interest + principal === 0n) continue;
+    r.paidPenalties += penalties;
+    r.paidFees += fees;
+    r.paidInterest += interest;
+    r.paidPrincipal += principal;
+    r.payments.push({ date: tx.date, principal, income: compoundable(method, { interest, fees, penalties }) });
+    paid.principal += principal;
+    paid.interest += interest;
+    paid.fees += fees;
+    paid.penalties += penalties;
+  }
+  const holder = state.rows[state.rows.length - 1];
+  const advance = take(state.scheduled, left);
+  if (advance > 0n) {
+    holder.principal += advance;
+    holder.paidPrincipal += advance;
+    holder.prepaid += advance;
+    state.prepaid.push({ date: run.rules.rest(tx.date), amount: advance });
+    state.scheduled -= advance;
+    left -= advance;
+    paid.principal += advance;
+    if (run.input.recalculation.rescheduleStrategy === 'RESCHEDULE_NEXT_REPAYMENTS') state.reduce += advance;
+  }
   return {
-    currency: t.currency,
-    digits: t.digits,
-    installments,
-    transactions: processed,
-    totals,
-    preClosure:
-      input.asOf !== null ? preClose(t, c, rateTerms, rows, input.asOf, input.recalculation.preClosureStrategy) : null,
+    type: 'REPAYMENT',
+    date: tx.date,
+    amount: tx.amount,
+    principal: paid.principal,
+    interest: paid.interest,
+    ...(paid.fees > 0n ? { fees: paid.fees } : {}),
+    ...(paid.penalties > 0n ? { penalties: paid.penalties } : {}),
+    excess: left,
   };
 }
 
-/** Outstanding principal + unpaid interest of earlier installments + the current period's interest to the date. */
-function preClose(
-  t: ScheduleTerms,
-  c: MoneyContext,
-  rateTerms: CumulativeRateTerms,
-  rows: Row[],
-  date: string,
-  strategy: RecalculationTerms['recalculation']['preClosureStrategy'],
-): PreClosure {
+function runOf(input: RecalculationTerms, calendar?: WorkingCalendar) {
+  const t = input.terms;
+  const c = moneyOf(t);
+  const r = input.recalculation;
+  const plain = generateCumulative(t, c, calendar);
+  const dates = plain.map((p) => ({ from: p.fromDate, due: p.dueDate }));
+  const dueDates = dates.map((d) => d.due);
+  const txs = [...input.transactions].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+  const asOf = input.asOf ?? (txs.length ? txs[txs.length - 1].date : t.disbursementDate);
+  const start = t.expectedDisbursementDate;
+  const restCalendar: RecurrenceCalendar = {
+    frequency: r.restFrequency,
+    interval: r.restInterval,
+    day: r.restDay,
+    start,
+    dueDates,
+  };
+  const compounding: RecurrenceCalendar | null =
+    r.compounding === 'NONE'
+      ? null
+      : { frequency: r.compoundingFrequency, interval: r.compoundingInterval, day: r.compoundingDay, start, dueDates };
+  const run: Run = {
+    t,
+    c,
+    rateTerms: rateTermsOf(t),
+    rules: { principal: t.principal, asOf, compounding: r.compounding, rest: (d) => nextOnOrAfter(restCalendar, d) },
+    compounding,
+    input,
+    dates,
+  };
+  return { run, txs, emi: plain[0].principal + plain[0].interest };
+}
+
+export function recalculateCumulative(input: RecalculationTerms, calendar?: WorkingCalendar): RecalculatedSchedule {
+  checkCumulativeRecalculation(input);
+  const { run, txs, emi } = runOf(input, calendar);
+  const t = run.t;
+  const n = run.dates.length;
+  let state: State = { rows: [], prepaid: [], scheduled: t.principal, emi, reduce: 0n };
+  const processed: ProcessedTransaction[] = [];
+  let txIndex = 0;
+  for (let i = 0; state.scheduled > 0n; i++) {
+    if (i >= n) bad('transactions', 'the repayments do not close the loan within its term');
+    const { from, due } = run.dates[i];
+    let end = txIndex;
+    while (end < txs.length && (txs[end].date <= due || i === n - 1)) end++;
+    const before = cloneState(state);
+    // Changes the period's own repayments make to its balance, found by building it again.
+    let shift: Shift = new Map();
+    let results: ProcessedTransaction[] = [];
+    for (let attempt = 0; attempt < 8; attempt++) {
+      state = cloneState(before);
+      buildRow(run, state, i, shift);
+      const without = cloneState(state);
+      results = txs.slice(txIndex, end).map((tx) => allocate(run, state, tx));
+      const next: Shift = new Map();
+      let previous = 0n;
+      for (const d of changeDates(run.rules, state, from, due)) {
+        const delta = balanceOn(run.rules, state, d) - balanceOn(run.rules, without, d);
+        if (delta !== previous) next.set(d, delta - previous);
+        previous = delta;
+      }
+      const same = next.size === shift.size && [...next].every(([d, v]) => shift.get(d) === v);
+      shift = next;
+      if (same) break;
+    }
+    processed.push(...results);
+    txIndex = end;
+    const prepaid = results.length > 0 && state.prepaid.length > before.prepaid.length;
+    if (
+      prepaid &&
+      run.input.recalculation.rescheduleStrategy === 'REDUCE_EMI_AMOUNT' &&
+      i < n - 1 &&
+      state.scheduled > 0n
+    )
+      state.emi = emiFor(run.c, t, state.scheduled, n - 1 - i);
+  }
+  // Repayments after the last installment was built (the loan closed earlier).
+  for (; txIndex < txs.length; txIndex++) processed.push(allocate(run, state, txs[txIndex]));
+  return {
+    currency: t.currency,
+    digits: t.digits,
+    ...installmentsOf(t.principal, state.rows),
+    transactions: processed,
+    preClosure: input.asOf !== null ? preClose(run, state, input.asOf) : null,
+  };
+}
+
+/**
+ * Outstanding principal + what is unpaid on installments due before the date + the interest of the
+ * period holding the date up to the date (TILL_PRE_CLOSURE_DATE) or up to its rest date
+ * (TILL_REST_FREQUENCY_DATE, the whole period when that is its due date or later), less what was
+ * paid on it, + the fees and penalties of that period (Fineract's quote counts them).
+ */
+function preClose(run: Run, state: State, date: string): PreClosure {
+  const rows = state.rows;
   const principal = rows.reduce((s, r) => s + r.principal - r.paidPrincipal, 0n);
   let interest = 0n;
+  let fees = 0n;
+  let penalties = 0n;
   for (const r of rows) {
-    if (r.due < date) interest += r.interest - r.paidInterest;
-    else if (r.from < date) {
-      // The period holding the date: its interest to the date (or whole, to the rest date).
-      let owed = r.interest;
-      if (strategy === 'TILL_PRE_CLOSURE_DATE' && date < r.due) {
-        const balance = principal + rows.filter((x) => x.from >= r.from).reduce((s, x) => s + x.paidPrincipal, 0n);
-        const rate = cumulativePeriodicRate(
-          { mode: c.mode },
-          { ...rateTerms, allowPartialPeriodInterest: true },
-          r.from,
-          date,
-          false,
-        );
-        owed = times(c, balance, rate, t.digits);
+    const holds = r.from < date && date <= r.due;
+    if (!(r.due < date || holds)) continue;
+    fees += r.fees - r.paidFees;
+    penalties += r.penalties - r.paidPenalties;
+    let owed = r.interest;
+    if (holds) {
+      const till =
+        run.input.recalculation.preClosureStrategy === 'TILL_REST_FREQUENCY_DATE' ? run.rules.rest(date) : date;
+      if (till < r.due) {
+        // The period's balance without the rows after it (which start on or after its due date).
+        const upTo = { ...state, rows: rows.filter((x) => x.from <= r.from) };
+        owed = interestBetween(run, upTo, r.from, till, false, new Map());
       }
-      const left = owed - r.paidInterest;
-      if (left > 0n) interest += left;
     }
+    if (owed > r.paidInterest) interest += owed - r.paidInterest;
   }
-  return { date, principal, interest, total: principal + interest };
+  const charges = fees + penalties;
+  return {
+    date,
+    principal,
+    interest,
+    ...(charges > 0n ? { fees, penalties } : {}),
+    total: principal + interest + charges,
+  };
 }
 
 registerCumulativeRecalculation(recalculateCumulative);

@@ -35,10 +35,19 @@ export type RescheduleStrategy =
 export type PreClosureStrategy = 'TILL_PRE_CLOSURE_DATE' | 'TILL_REST_FREQUENCY_DATE';
 export type FutureInstallmentRule = 'NEXT_INSTALLMENT' | 'LAST_INSTALLMENT';
 
+/** Where a WEEKLY or MONTHLY calendar falls: an ISO weekday (1 = Monday) or a day of the month (1–28). */
+export type RecurrenceDay = { dayOfWeek: number | null; dayOfMonth: number | null };
+
 export type InterestRecalculation = {
   restFrequency: RestFrequency;
   restInterval: number;
+  /** WEEKLY rest on this weekday, MONTHLY on this day [both null: the disbursement date's]. */
+  restDay: RecurrenceDay;
   compounding: Compounding;
+  /** When unpaid interest/fees join the interest-bearing balance [SAME_AS_REPAYMENT_PERIOD]. */
+  compoundingFrequency: RestFrequency;
+  compoundingInterval: number;
+  compoundingDay: RecurrenceDay;
   rescheduleStrategy: RescheduleStrategy;
   preClosureStrategy: PreClosureStrategy;
   futureInstallmentRule: FutureInstallmentRule;
@@ -77,11 +86,22 @@ export type ProcessedTransaction = {
   amount: bigint;
   principal: bigint;
   interest: bigint;
+  /** Only when the repayment paid some (cumulative schedules with charges). */
+  fees?: bigint;
+  penalties?: bigint;
   /** Money left after everything owed was paid (overpayment). */
   excess: bigint;
 };
 
-export type PreClosure = { date: string; principal: bigint; interest: bigint; total: bigint };
+/** `fees`/`penalties` only when some are owed (cumulative schedules with charges); `total` counts them. */
+export type PreClosure = {
+  date: string;
+  principal: bigint;
+  interest: bigint;
+  fees?: bigint;
+  penalties?: bigint;
+  total: bigint;
+};
 
 export type RecalculatedSchedule = {
   currency: string;
@@ -130,6 +150,33 @@ export const PRE_CLOSURE_STRATEGIES: readonly PreClosureStrategy[] = [
   'TILL_REST_FREQUENCY_DATE',
 ];
 
+function wholeNumber(o: Record<string, unknown>, field: string, min: number, max: number): number {
+  const v = o[field] ?? min;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max)
+    bad(`interestRecalculation.${field}`, `must be a whole number between ${min} and ${max}`);
+  return v;
+}
+
+/**
+ * `<prefix>DayOfWeek` (WEEKLY only) or `<prefix>DayOfMonth` (MONTHLY only, 1–28 as Fineract's product
+ * form offers). Fineract's "nth weekday of the month" is not supported: it is refused by name.
+ */
+function recurrenceDay(o: Record<string, unknown>, prefix: string, frequency: RestFrequency): RecurrenceDay {
+  const nth = o[`${prefix}NthDay`];
+  if (nth !== undefined && nth !== null)
+    bad(
+      `interestRecalculation.${prefix}NthDay`,
+      'an nth weekday of the month is not supported; use a day of the month',
+    );
+  const read = (suffix: string, only: RestFrequency, max: number): number | null => {
+    const key = `${prefix}${suffix}`;
+    if (o[key] === undefined || o[key] === null) return null;
+    if (frequency !== only) bad(`interestRecalculation.${key}`, `is only for a ${only} frequency`);
+    return wholeNumber(o, key, 1, max);
+  };
+  return { dayOfWeek: read('DayOfWeek', 'WEEKLY', 7), dayOfMonth: read('DayOfMonth', 'MONTHLY', 28) };
+}
+
 /** Parses the optional `interestRecalculation` object; null when absent. */
 export function parseInterestRecalculation(
   input: unknown,
@@ -140,11 +187,23 @@ export function parseInterestRecalculation(
   if (typeof o !== 'object' || Array.isArray(o)) bad('interestRecalculation', 'must be an object');
   const progressive = scheduleType === 'PROGRESSIVE';
   const restFrequency = pick(o, 'restFrequency', REST_FREQUENCIES, progressive ? 'DAILY' : 'SAME_AS_REPAYMENT_PERIOD');
-  const intervalRaw = o.restInterval ?? 1;
-  if (typeof intervalRaw !== 'number' || !Number.isInteger(intervalRaw) || intervalRaw < 1 || intervalRaw > 366) {
-    bad('interestRecalculation.restInterval', 'must be a whole number between 1 and 366');
-  }
+  const restInterval = wholeNumber(o, 'restInterval', 1, 366);
+  const restDay = recurrenceDay(o, 'rest', restFrequency);
   const compounding = pick(o, 'compounding', COMPOUNDINGS, 'NONE');
+  const compoundingFrequency = pick(o, 'compoundingFrequency', REST_FREQUENCIES, 'SAME_AS_REPAYMENT_PERIOD');
+  const compoundingInterval = wholeNumber(o, 'compoundingInterval', 1, 366);
+  const compoundingDay = recurrenceDay(o, 'compounding', compoundingFrequency);
+  if (compounding === 'NONE') {
+    for (const key of [
+      'compoundingFrequency',
+      'compoundingInterval',
+      'compoundingDayOfWeek',
+      'compoundingDayOfMonth',
+    ]) {
+      if (o[key] !== undefined && o[key] !== null)
+        bad(`interestRecalculation.${key}`, 'is only for a compounding other than NONE');
+    }
+  }
   const rescheduleStrategy = pick(
     o,
     'rescheduleStrategy',
@@ -174,8 +233,12 @@ export function parseInterestRecalculation(
   }
   return {
     restFrequency,
-    restInterval: intervalRaw,
+    restInterval,
+    restDay,
     compounding,
+    compoundingFrequency,
+    compoundingInterval,
+    compoundingDay,
     rescheduleStrategy,
     preClosureStrategy,
     futureInstallmentRule,
@@ -641,9 +704,11 @@ export type RecalculatedScheduleJson = {
     amount: string;
     principal: string;
     interest: string;
+    fees?: string;
+    penalties?: string;
     excess: string;
   }[];
-  preClosure?: { date: string; principal: string; interest: string; total: string };
+  preClosure?: { date: string; principal: string; interest: string; fees?: string; penalties?: string; total: string };
 };
 
 export function recalculatedToJson(s: RecalculatedSchedule): RecalculatedScheduleJson {
@@ -683,6 +748,8 @@ export function recalculatedToJson(s: RecalculatedSchedule): RecalculatedSchedul
       amount: f(t.amount),
       principal: f(t.principal),
       interest: f(t.interest),
+      ...(t.fees !== undefined ? { fees: f(t.fees) } : {}),
+      ...(t.penalties !== undefined ? { penalties: f(t.penalties) } : {}),
       excess: f(t.excess),
     })),
     ...(s.preClosure
@@ -691,6 +758,8 @@ export function recalculatedToJson(s: RecalculatedSchedule): RecalculatedSchedul
             date: s.preClosure.date,
             principal: f(s.preClosure.principal),
             interest: f(s.preClosure.interest),
+            ...(s.preClosure.fees !== undefined ? { fees: f(s.preClosure.fees) } : {}),
+            ...(s.preClosure.penalties !== undefined ? { penalties: f(s.preClosure.penalties) } : {}),
             total: f(s.preClosure.total),
           },
         }

@@ -178,10 +178,13 @@ export type ScheduleJson = {
     amount: string;
     principal: string;
     interest: string;
+    /** Only when the repayment paid some (cumulative recalculation with charges). */
+    fees?: string;
+    penalties?: string;
     excess: string;
   }[];
-  /** Interest recalculation with `asOf`: what closes the loan on that date. */
-  preClosure?: { date: string; principal: string; interest: string; total: string };
+  /** Interest recalculation with `asOf`: what closes the loan on that date (`fees`/`penalties` when owed). */
+  preClosure?: { date: string; principal: string; interest: string; fees?: string; penalties?: string; total: string };
 };
 
 // ---------------------------------------------------------------------------------------------
