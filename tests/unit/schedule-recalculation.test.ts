@@ -1,7 +1,3 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { previewSchedule } from '#lib/schedule/index.ts';
 import {
@@ -10,62 +6,18 @@ import {
   recalculateSchedule,
   recalculatedToJson,
 } from '#lib/schedule/recalculation.ts';
+import {
+  checkRecalculationCase as check,
+  loadRecalculationCases,
+  scheduleThroughCli,
+} from '../support/recalculation-cases.ts';
 
 /**
  * Interest recalculation against Apache Fineract's own assertions (tests/fixtures/fineract-recalculation-cases.json,
  * each case citing its source file, test or scenario and lines). Every case runs through the engine and
  * through the terms contract (previewSchedule, what `npm run -s schedule` prints); one through the CLI process.
  */
-type ExpectedInstallment = {
-  number: number;
-  dueDate: string;
-  balance: string;
-  principal: string;
-  interest: string;
-  paid: string;
-};
-type Case = {
-  id: string;
-  source: { path: string; test: string; lines: string };
-  terms: Record<string, unknown>;
-  expected: {
-    installments: ExpectedInstallment[];
-    transactions?: { date: string; amount: string; principal: string; interest: string }[];
-    preClosure?: Partial<Record<'principal' | 'interest' | 'total', string>>;
-  };
-};
-
-const fixture = JSON.parse(
-  readFileSync(new URL('../fixtures/fineract-recalculation-cases.json', import.meta.url), 'utf8'),
-) as { cases: Case[] };
-
-function check(json: ReturnType<typeof previewSchedule>, c: Case) {
-  const got = json.installments.map((i) => ({
-    number: i.number,
-    dueDate: i.dueDate,
-    balance: i.balance,
-    principal: i.principal,
-    interest: i.interest,
-    paid: i.paid,
-  }));
-  expect(got).toEqual(c.expected.installments);
-  for (const tx of c.expected.transactions ?? []) {
-    const found = json.transactions?.find((t) => t.date === tx.date);
-    expect(found, `transaction on ${tx.date}`).toBeDefined();
-    expect({
-      date: found!.date,
-      amount: found!.amount,
-      principal: found!.principal,
-      interest: found!.interest,
-    }).toEqual(tx);
-  }
-  if (c.expected.preClosure) {
-    expect(json.preClosure).toBeDefined();
-    for (const [key, value] of Object.entries(c.expected.preClosure)) {
-      expect(json.preClosure![key as 'principal'], key).toBe(value);
-    }
-  }
-}
+const fixture = { cases: loadRecalculationCases('fineract-recalculation-cases.json') };
 
 describe('Fineract interest recalculation cases', () => {
   it('has at least 8 cases from several sources', () => {
@@ -83,11 +35,7 @@ describe('Fineract interest recalculation cases', () => {
 
   it('runs a case through the CLI process', () => {
     const c = fixture.cases.find((x) => x.id === 'till-preclose-payoff')!;
-    const dir = mkdtempSync(join(tmpdir(), 'recalc-'));
-    const file = join(dir, 'terms.json');
-    writeFileSync(file, JSON.stringify(c.terms));
-    const out = JSON.parse(execFileSync('npx', ['node', 'scripts/schedule.ts', file], { encoding: 'utf8' }));
-    check(out, c);
+    check(scheduleThroughCli(c.terms), c);
   });
 });
 
