@@ -7,7 +7,11 @@ import { disburseNextTranche, loadTranches, setLoanTranches } from '#lib/lending
 import { loadInstallments, loanOutstanding } from '#lib/lending/installments.ts';
 import { loanLedgerBalances } from '#lib/lending/ledger/post-entry.ts';
 import { checkLedger } from '#lib/lending/ledger/check-ledger.ts';
-import { generateSchedule, parseTerms } from '#lib/schedule/index.ts';
+import { generateSchedule, parseTerms, previewSchedule } from '#lib/schedule/index.ts';
+import { reverseLoanTransaction } from '#lib/lending/commands/reverse-loan-transaction.ts';
+import { openLoanForCommand } from '#lib/lending/commands/common.ts';
+import { loanPreClosure } from '#lib/lending/recalculation.ts';
+import { createProductInput, createProductVersioned } from '#lib/lending/product-admin.ts';
 import { simulateNextTranche } from '#lib/simulator/features/tranches.ts';
 import { createLendingFixture, setBusinessDate, type LendingFixture } from '../support/lending-fixtures.ts';
 
@@ -155,6 +159,218 @@ describe.each(testDbKinds())('tranches on %s', (kind) => {
       /Every tranche/,
     );
     expect((await checkLedger(db, [f.tenantId])).differences).toEqual([]);
+  });
+
+  /**
+   * A recalculating progressive product paid out in tranches (Fineract's create4IProgressive of
+   * BaseLoanIntegrationTest with multi-disbursement, as LoanInterestRefundTest uses it): 9.99 %,
+   * actual/actual, daily interest and daily rest, 12 months.
+   */
+  const recalculatingTranches = {
+    scheduleType: 'PROGRESSIVE' as const,
+    multiDisbursement: true,
+    maxTranches: 2,
+    annualInterestRate: '9.99',
+    interestCalculationPeriod: 'DAILY' as const,
+    daysInYear: 'ACTUAL' as const,
+    daysInMonth: 'ACTUAL' as const,
+    interestRecalculation: true,
+    recalculationRestFrequency: 'DAILY' as const,
+    preClosureStrategy: 'TILL_PRE_CLOSURE_DATE' as const,
+  };
+
+  /** The same loan as terms of the schedule contract, for the engine on its own. */
+  function engineTerms(
+    currency: string,
+    disbursements: { date: string; amount: string }[],
+    transactions: { date: string; amount: string }[],
+    asOf: string,
+  ) {
+    return {
+      principal: '1000.00',
+      currency,
+      annualInterestRate: '9.99',
+      numberOfRepayments: 12,
+      repaymentFrequency: 'MONTHS',
+      disbursementDate: disbursements[0].date,
+      scheduleType: 'PROGRESSIVE',
+      interestCalculationPeriod: 'DAILY',
+      daysInYear: 'ACTUAL',
+      daysInMonth: 'ACTUAL',
+      interestRecalculation: { restFrequency: 'DAILY', preClosureStrategy: 'TILL_PRE_CLOSURE_DATE' },
+      disbursements,
+      transactions: transactions.map((t) => ({ type: 'REPAYMENT', ...t })),
+      asOf,
+    };
+  }
+  const toMinor = (s: string) => BigInt(s.replace('.', ''));
+  const decimal = (m: bigint) => `${m / 100n}.${String(m % 100n).padStart(2, '0')}`;
+
+  test('recalculating progressive: tranches, early payment, second tranche, late payment, reversal, quote', async () => {
+    const f = await createLendingFixture(db, { businessDate: '2024-01-01', product: recalculatingTranches });
+    const { loanId } = await f.approvedLoan({
+      principal: '1000.00',
+      numberOfRepayments: 12,
+      annualInterestRate: '9.99',
+    });
+    const tranches = [
+      { date: '2024-01-01', amount: '600.00' },
+      { date: '2024-02-10', amount: '400.00' },
+    ];
+    await f.db.tenant(f.tenantId, (tx) => setLoanTranches(tx, f.checker, { loanId, tranches }));
+    const state = () => f.db.tenant(f.tenantId, (tx) => openLoanForCommand(tx, f.checker, loanId));
+    const dues = async () => (await state()).installments.map((i) => [i.due_date, i.principal_due, i.interest_due]);
+    const engineDues = (terms: ReturnType<typeof engineTerms>) =>
+      (
+        previewSchedule(terms) as { installments: { dueDate: string; principal: string; interest: string }[] }
+      ).installments.map((i) => [i.dueDate, toMinor(i.principal), toMinor(i.interest)]);
+    async function ledgerClean() {
+      const s = await state();
+      const ledger = await f.db.tenant(f.tenantId, (tx) => loanLedgerBalances(tx, loanId));
+      const o = loanOutstanding(s.installments);
+      expect(ledger.get('LOAN_PORTFOLIO') ?? 0n).toBe(o.principal);
+      expect(ledger.get('INTEREST_RECEIVABLE') ?? 0n).toBe(o.interest);
+      for (const i of s.installments) {
+        expect(i.principal_paid <= i.principal_due && i.interest_paid <= i.interest_due).toBe(true);
+      }
+      expect((await checkLedger(db, [f.tenantId])).differences).toEqual([]);
+    }
+
+    // 1. First tranche.
+    await f.db.tenant(f.tenantId, (tx) => disburseLoan(tx, f.checker, { loanId }));
+    const paidOut = [tranches[0]];
+    expect(await dues()).toEqual(engineDues(engineTerms(f.currency, paidOut, [], '2024-01-01')));
+    await ledgerClean();
+
+    // 2. Early payment on 20 January, before the first due date.
+    await setBusinessDate(db, f.tenantId, '2024-01-20');
+    const early = await f.db.tenant(f.tenantId, (tx) => repayLoan(tx, f.checker, { loanId, amount: '150.00' }));
+    const payments = [{ date: '2024-01-20', amount: '150.00' }];
+    expect(await dues()).toEqual(engineDues(engineTerms(f.currency, paidOut, payments, '2024-01-20')));
+    await ledgerClean();
+
+    // 3. Second tranche on 10 February: the engine replays the early payment with it.
+    await setBusinessDate(db, f.tenantId, '2024-02-10');
+    const second = await f.db.tenant(f.tenantId, (tx) => disburseNextTranche(tx, f.checker, { loanId }));
+    expect(second.transaction.principal_portion).toBe(40000n);
+    paidOut.push(tranches[1]);
+    const afterTranche = engineDues(engineTerms(f.currency, paidOut, payments, '2024-02-10'));
+    expect(await dues()).toEqual(afterTranche);
+    expect(second.installments.reduce((s, i) => s + i.principal_due, 0n)).toBe(100000n);
+    await ledgerClean();
+
+    // 4. On 15 April the installment due 1 April is partly unpaid (the early payment was spread over
+    // the dues the tranche raised); it is paid late.
+    await setBusinessDate(db, f.tenantId, '2024-04-15');
+    const overdue = (await state()).installments.find(
+      (i) => i.due_date < '2024-04-15' && i.principal_due + i.interest_due > i.principal_paid + i.interest_paid,
+    )!;
+    expect(overdue.due_date).toBe('2024-04-01');
+    const owed2 = overdue.principal_due + overdue.interest_due - overdue.principal_paid - overdue.interest_paid;
+    const late = await f.db.tenant(f.tenantId, (tx) => repayLoan(tx, f.checker, { loanId, amount: decimal(owed2) }));
+    const withLate = [...payments, { date: '2024-04-15', amount: decimal(owed2) }];
+    expect(await dues()).toEqual(engineDues(engineTerms(f.currency, paidOut, withLate, '2024-04-15')));
+    await ledgerClean();
+
+    // 5. The late payment reversed: the schedule is the engine's without it (as of today).
+    await f.db.tenant(f.tenantId, (tx) =>
+      reverseLoanTransaction(tx, f.checker, { loanId, transactionId: late.transaction.id }),
+    );
+    expect(await dues()).toEqual(engineDues(engineTerms(f.currency, paidOut, payments, '2024-04-15')));
+    await ledgerClean();
+
+    // 6. Pre-closure quote on 15 April: every tranche counts; paying it closes the loan.
+    const quote = await f.db.tenant(f.tenantId, (tx) => loanPreClosure(tx, f.tenantId, loanId, null));
+    const engineQuote = (
+      previewSchedule(engineTerms(f.currency, paidOut, payments, '2024-04-15')) as {
+        preClosure: { principal: string; interest: string; total: string };
+      }
+    ).preClosure;
+    expect(quote).toMatchObject({
+      date: '2024-04-15',
+      principal: engineQuote.principal,
+      interest: engineQuote.interest,
+      total: engineQuote.total,
+    });
+    // The quote owes the principal of both tranches not yet repaid (as the engine split the payments)
+    // and the interest to date: less than everything still scheduled, which carries future interest.
+    expect(toMinor(quote.principal) + toMinor(quote.interest)).toBe(toMinor(quote.total));
+    expect(toMinor(quote.interest) > 0n).toBe(true);
+    const o = loanOutstanding((await state()).installments);
+    expect(toMinor(quote.total) < o.principal + o.interest).toBe(true);
+    expect(toMinor(quote.principal) > 100000n - 30000n).toBe(true);
+    const closed = await f.db.tenant(f.tenantId, (tx) => repayLoan(tx, f.checker, { loanId, amount: quote.total }));
+    expect(closed.loan.status).toBe('CLOSED_OBLIGATIONS_MET');
+    expect(loanOutstanding((await state()).installments)).toEqual({
+      principal: 0n,
+      interest: 0n,
+      fees: 0n,
+      penalties: 0n,
+    });
+    await ledgerClean();
+    expect(early.transaction.amount).toBe(15000n);
+  });
+
+  test('recalculating progressive, Fineract LoanInterestRefundTest verifyUC05: 87.82 on the first due date, 921.85 to close on 9 February', async () => {
+    const f = await createLendingFixture(db, { businessDate: '2021-01-01', product: recalculatingTranches });
+    const { loanId } = await f.approvedLoan({
+      principal: '1000.00',
+      numberOfRepayments: 12,
+      annualInterestRate: '9.99',
+    });
+    await f.db.tenant(f.tenantId, (tx) =>
+      setLoanTranches(tx, f.checker, {
+        loanId,
+        tranches: [
+          { date: '2021-01-01', amount: '500.00' },
+          { date: '2021-01-07', amount: '500.00' },
+        ],
+      }),
+    );
+    await f.db.tenant(f.tenantId, (tx) => disburseLoan(tx, f.checker, { loanId }));
+    await setBusinessDate(db, f.tenantId, '2021-01-07');
+    await f.db.tenant(f.tenantId, (tx) => disburseNextTranche(tx, f.checker, { loanId }));
+    await setBusinessDate(db, f.tenantId, '2021-02-01');
+    const first = await f.db.tenant(
+      f.tenantId,
+      async (tx) => (await openLoanForCommand(tx, f.checker, loanId)).installments[0],
+    );
+    expect(first.principal_due + first.interest_due).toBe(8782n);
+    await f.db.tenant(f.tenantId, (tx) => repayLoan(tx, f.checker, { loanId, amount: '87.82' }));
+    await setBusinessDate(db, f.tenantId, '2021-02-09');
+    const quote = await f.db.tenant(f.tenantId, (tx) => loanPreClosure(tx, f.tenantId, loanId, null));
+    // Fineract's interest refund on 9 February, 9.67, is the 7.66 paid with installment 1 plus these 2.01.
+    expect(quote).toMatchObject({ principal: '919.84', interest: '2.01', total: '921.85' });
+    expect((await checkLedger(db, [f.tenantId])).differences).toEqual([]);
+  });
+
+  test('a cumulative product cannot both pay out tranches and recalculate interest', async () => {
+    const f = await createLendingFixture(db, { businessDate: '2024-01-01' });
+    await expect(
+      f.db.tenant(f.tenantId, (tx) =>
+        createProductVersioned(
+          tx,
+          f.admin,
+          createProductInput.parse({
+            code: 'CUMTRANCHERECALC',
+            name: 'Cumulative tranches recalculating',
+            currency: f.currency,
+            digitsAfterDecimal: 2,
+            minPrincipal: '1000.00',
+            maxPrincipal: '5000.00',
+            minRepayments: 3,
+            maxRepayments: 12,
+            annualInterestRate: '12',
+            repaymentFrequency: 'MONTHS',
+            scheduleType: 'CUMULATIVE',
+            multiDisbursement: true,
+            interestRecalculation: true,
+            recalculationRestFrequency: 'SAME_AS_REPAYMENT_PERIOD',
+            recalculationRescheduleStrategy: 'REDUCE_EMI_AMOUNT',
+          }),
+        ),
+      ),
+    ).rejects.toMatchObject({ code: 'UNPROCESSABLE', field: 'interestRecalculation' });
   });
 
   test('the simulator pays a tranche out once it is expected, through the command', async () => {

@@ -251,4 +251,72 @@ describe('engine depth properties (fast-check)', () => {
       { numRuns: 120 },
     );
   });
+
+  it('two-tranche recalculating progressive loans: every tranche owed, paid + outstanding = due, quote never negative', () => {
+    fc.assert(
+      fc.property(
+        base,
+        fc.integer({ min: 10, max: 90 }),
+        fc.integer({ min: 0, max: 1000 }),
+        fc.constantFrom('DAILY', 'SAME_AS_REPAYMENT_PERIOD'),
+        fc.constantFrom('TILL_PRE_CLOSURE_DATE', 'TILL_REST_FREQUENCY_DATE'),
+        fc.constantFrom({ daysInYear: 360, daysInMonth: 30 }, { daysInYear: 'ACTUAL', daysInMonth: 'ACTUAL' }),
+        fc.array(fc.record({ shift: fc.integer({ min: -25, max: 45 }), factor: fc.integer({ min: 10, max: 300 }) }), {
+          minLength: 1,
+          maxLength: 8,
+        }),
+        fc.integer({ min: 0, max: 60 }),
+        (b, share, where, restFrequency, preClosureStrategy, days, moves, quoteAfter) => {
+          const disbursementDate = addDays('2023-01-01', b.day);
+          const first = BigInt(Math.max(1, Math.floor((b.units * share) / 100))) * 100n;
+          const second = BigInt(b.units) * 100n - first;
+          const terms = {
+            principal: `${b.units}.00`,
+            currency: 'EUR',
+            annualInterestRate: b.rate,
+            numberOfRepayments: Math.min(b.n, 18),
+            disbursementDate,
+            scheduleType: 'PROGRESSIVE',
+            interestCalculationPeriod: 'DAILY',
+            ...days,
+          };
+          const plan = previewSchedule(terms).installments;
+          // The second tranche somewhere before the last due date (on a due date now and then).
+          const lastDue = plan.at(-1)!.dueDate;
+          const span = Math.round((Date.parse(lastDue) - Date.parse(disbursementDate)) / 86_400_000);
+          const trancheDate = addDays(disbursementDate, 1 + Math.floor(((span - 2) * where) / 1000));
+          const disbursements = [
+            { date: disbursementDate, amount: `${first / 100n}.00` },
+            ...(second > 0n ? [{ date: trancheDate, amount: `${second / 100n}.00` }] : []),
+          ];
+          const transactions = repaymentsAround(plan, moves, disbursementDate);
+          const last = transactions.at(-1)!.date;
+          const out = previewSchedule({
+            ...terms,
+            disbursements,
+            interestRecalculation: { restFrequency, preClosureStrategy },
+            transactions,
+            asOf: addDays(last > trancheDate ? last : trancheDate, quoteAfter),
+          });
+          const rows = out.installments;
+          expect(sum(rows.map((r) => cents(r.principal)))).toBe(first + second);
+          for (const r of rows) {
+            for (const part of [r.principal, r.interest, r.balance, r.paid!, r.outstanding!])
+              expect(cents(part) >= 0n).toBe(true);
+            expect(cents(r.paid!) + cents(r.outstanding!)).toBe(cents(r.total));
+          }
+          const paidIn = sum(transactions.map((t) => cents(t.amount)));
+          const split = sum(out.transactions!.map((t) => cents(t.principal) + cents(t.interest) + cents(t.excess)));
+          expect(split).toBe(paidIn);
+          const quote = out.preClosure!;
+          for (const part of [quote.principal, quote.interest, quote.total]) expect(cents(part) >= 0n).toBe(true);
+          expect(cents(quote.total)).toBe(cents(quote.principal) + cents(quote.interest));
+          // The quote's principal is what the repayments left of both tranches.
+          const principalPaid = sum(out.transactions!.map((t) => cents(t.principal)));
+          expect(cents(quote.principal)).toBe(first + second - principalPaid);
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
 });

@@ -98,7 +98,8 @@ export const PRODUCT_FIELD_GROUPS: FieldGroup[] = [
     ],
   },
   {
-    // Interest recalculation (issue 17): progressive, and cumulative with every rest, compounding and strategy.
+    // Interest recalculation (issue 17): progressive, and cumulative with every rest, compounding and strategy;
+    // with tranches (the group above) progressive only, which product-admin.ts checks (422 on interestRecalculation).
     title: 'recalculation',
     fields: [
       { name: 'interestRecalculation', kind: 'yesno' },

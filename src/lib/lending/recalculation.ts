@@ -41,13 +41,32 @@ function repaymentsOf(transactions: TransactionRow[]): LoanTransactionInput[] {
     .map((t) => ({ type: 'REPAYMENT' as const, date: t.transaction_date, amount: t.amount }));
 }
 
+/**
+ * The tranches a multi-disbursement loan has paid out (its live DISBURSEMENT transactions), in the
+ * engine's `disbursements` shape; null for a loan of another product.
+ */
+function tranchesOf(state: LoanState): { date: string; minor: bigint }[] | null {
+  if (state.product.multi_disbursement !== true) return null;
+  const paidOut = state.transactions
+    .filter((t) => t.type === 'DISBURSEMENT' && !t.is_reversed)
+    .map((t) => ({ date: t.transaction_date, minor: t.principal_portion }))
+    .sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+  return paidOut.length > 0 ? paidOut : null;
+}
+
 /** The loan's schedule as the engine recomputes it after its live repayments, as of `asOf`. */
 export function recalculatedScheduleOf(state: LoanState, asOf: string): RecalculatedSchedule {
   const { loan, product, installments } = state;
   if (!loan.disbursed_on) throw new AppError('CONFLICT', 'The loan is not disbursed');
   const regular = installments.filter((i) => !i.is_down_payment);
+  const tranches = tranchesOf(state);
+  // A progressive loan counts every tranche paid out, each on its date (the engine's `disbursements`).
+  // A cumulative one has a single tranche (its product cannot recalculate with more): the engine
+  // sees a plain loan of what was paid out.
+  const progressiveTranches = tranches !== null && product.schedule_type === 'PROGRESSIVE';
+  const paidOut = tranches ? tranches.reduce((s, t) => s + t.minor, 0n) : loan.principal;
   const terms = termsFor(product, {
-    principal: loan.principal,
+    principal: progressiveTranches || !tranches ? loan.principal : paidOut,
     // A cumulative loan that reduced its number of installments keeps its original annuity term.
     numberOfRepayments:
       product.schedule_type === 'CUMULATIVE' ? Math.max(regular.length, loan.number_of_repayments) : regular.length,
@@ -55,6 +74,11 @@ export function recalculatedScheduleOf(state: LoanState, asOf: string): Recalcul
     disbursementDate: loan.disbursed_on,
     expectedDisbursementDate: regular[0]?.from_date ?? loan.expected_disbursement_date,
   });
+  if (tranches && (progressiveTranches || tranches.length > 1))
+    terms.disbursements = tranches.map((t) => ({
+      date: t.date,
+      amount: formatMinor(t.minor, product.digits_after_decimal),
+    }));
   const input = parseRecalculationTerms({ ...terms, asOf });
   input.transactions = repaymentsOf(state.transactions);
   return recalculateSchedule(input, undefined, {

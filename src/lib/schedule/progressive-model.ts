@@ -199,8 +199,20 @@ export class InterestScheduleModel {
     return p.interestPeriods.reduce((acc, ip) => add(acc, ip.rateFactor), ONE);
   }
 
-  /** calculateLastUnpaidRepaymentPeriodEMI: the last unpaid period absorbs disbursed + interest − Σ EMI. */
+  /**
+   * calculateLastUnpaidRepaymentPeriodEMI: the last unpaid period absorbs disbursed + interest − Σ EMI.
+   * Repeated until nothing is left to absorb: a larger EMI can make that period recognise interest it
+   * did not before (its principal paid is no longer beyond its computed principal), which one pass
+   * would leave out of the principal due (a cent short of what was lent, seen after late tranches).
+   */
   absorbIntoLastUnpaid(): void {
+    for (let pass = 0; pass < 4; pass++) {
+      if (!this.absorbOnce()) return;
+    }
+  }
+
+  /** One absorption; false when there was nothing to absorb. */
+  private absorbOnce(): boolean {
     const c = this.ctx;
     const figs = this.figures();
     const totalInterest = figs.reduce((s, f) => plus(c, s, f.dueInterest), this.z());
@@ -210,12 +222,22 @@ export class InterestScheduleModel {
       this.z(),
     );
     const diff = minus(c, plus(c, disbursed, totalInterest), totalEmi);
+    if (isZero(diff)) return false;
     for (let i = this.periods.length - 1; i >= 0; i--) {
       if (!this.isFullyPaid(this.periods[i])) {
         this.periods[i].emi = plus(c, this.periods[i].emi, diff);
-        return;
+        return true;
       }
     }
+    // Every period paid yet money still owed: a tranche paid out after the last installments were
+    // prepaid (its EMI was computed on the balance net of those prepayments). The last period carries
+    // it, or that principal would be lent and never scheduled.
+    const last = this.periods[this.periods.length - 1];
+    if (last && signum(diff) > 0) {
+      last.emi = plus(c, last.emi, diff);
+      return true;
+    }
+    return false;
   }
 
   // ------------------------------------------------------------------------------------------

@@ -7,7 +7,8 @@ import { dueDateSequence, unadjustedDueDates } from './due-dates.ts';
 import { minor, minus, plus, roundMoney, zero, type MoneyContext } from './fineract-money.ts';
 import { InterestScheduleModel } from './progressive-model.ts';
 import { parseCalendar, parseTerms } from './terms.ts';
-import type { ScheduleTerms, WorkingCalendar } from './types.ts';
+import { checkMaxOutstanding } from './tranches.ts';
+import type { ScheduleTerms, Tranche, WorkingCalendar } from './types.ts';
 
 /**
  * Interest recalculation (Fineract "interest recalculation enabled" products): the schedule as it
@@ -25,7 +26,11 @@ import type { ScheduleTerms, WorkingCalendar } from './types.ts';
  *   the period's due date (TILL_REST_FREQUENCY_DATE);
  * - overdue principal keeps bearing interest: with DAILY rest it is carried on until the day it is
  *   looked at (the transaction date or `asOf`), with SAME_AS_REPAYMENT_PERIOD rest until the due date
- *   of the period holding that day.
+ *   of the period holding that day;
+ * - with several disbursements (`disbursements`), each tranche is a disbursement into the model on its
+ *   date, in date order among the repayments (before the repayments of its own day): it splits the
+ *   interest period there and recomputes the EMI of the periods from then on, on the balance the
+ *   repayments so far left (ProgressiveEMICalculator.addDisbursement inside the transaction replay).
  */
 
 export type RestFrequency = 'SAME_AS_REPAYMENT_PERIOD' | 'DAILY' | 'WEEKLY' | 'MONTHLY';
@@ -118,6 +123,8 @@ export type RecalculatedSchedule = {
     outstanding: bigint;
   };
   preClosure: PreClosure | null;
+  /** The tranches the schedule carries, when the terms have `disbursements`. */
+  disbursements?: Tranche[];
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -282,6 +289,10 @@ export function parseRecalculationTerms(input: unknown): RecalculationTerms {
   if (terms.downPaymentPercent !== null) bad('downPaymentPercent', 'is not supported with interest recalculation');
   if (terms.scheduleType === 'CUMULATIVE' && terms.interestMethod === 'FLAT')
     bad('interestMethod', 'interest recalculation needs DECLINING_BALANCE');
+  // Fineract's tests give no recalculated cumulative schedule with several tranches to check one
+  // against (README, interest recalculation), so only the progressive engine takes them.
+  if (terms.scheduleType === 'CUMULATIVE' && (terms.disbursements?.length ?? 0) > 1)
+    bad('disbursements', 'interest recalculation with several tranches needs a PROGRESSIVE schedule');
   return { terms, recalculation, transactions, asOf };
 }
 
@@ -515,6 +526,27 @@ function checkFirstDue(t: ScheduleTerms): void {
 
 type Processed = { ctx: Ctx; transactions: ProcessedTransaction[]; asOf: string };
 
+/** The disbursements of the terms: their tranches, else the principal on the disbursement date. */
+function tranchesOf(t: ScheduleTerms): Tranche[] {
+  return t.disbursements ?? [{ date: t.disbursementDate, amount: t.principal }];
+}
+
+/** handleDisbursementWithEMICalculator: the tranche goes into the model, later installments follow. */
+function disburseTranche(ctx: Ctx, t: ScheduleTerms, tranche: Tranche): void {
+  const c = ctx.money;
+  const periods = ctx.model.periods;
+  if (tranche.date < periods[0].from || tranche.date > periods[periods.length - 1].due)
+    bad('disbursements', `the tranche of ${tranche.date} falls outside the repayment periods`);
+  // The cap is on the principal actually owed, repayments included (Fineract checks the loan's balance).
+  const paid = ctx.installments.reduce((s, i) => plus(c, s, i.paidPrincipal), zero(c));
+  checkMaxOutstanding(t, minor(c, minus(c, ctx.model.disbursedTotal(), paid)), tranche);
+  ctx.model.addDisbursement(tranche.date, roundMoney(c, fromMinor(tranche.amount, t.digits)));
+  // Fineract updates only the installments due from the tranche on; earlier periods keep their figures
+  // in the model too, except a rounding cent the model held back while less was lent (figures()), which
+  // the earlier installment gets back here so the installments repay exactly what was disbursed.
+  syncInstallments(ctx);
+}
+
 /** Options for a loan already on the books: its installments' dates stand (they do not move). */
 export type RecalculationOptions = { periods?: { from: string; due: string }[] };
 
@@ -532,7 +564,6 @@ function processProgressive(
     dates = progressiveDueDates(t, calendar);
   }
   const model = InterestScheduleModel.forTerms(t, money, dates);
-  model.addDisbursement(t.disbursementDate, roundMoney(money, fromMinor(t.principal, t.digits)));
   const z = zero(money);
   const installments: Installment[] = dates.map((d, i) => ({
     number: i + 1,
@@ -544,9 +575,16 @@ function processProgressive(
     paidInterest: z,
   }));
   const ctx: Ctx = { money, model, installments, rec: input.recalculation, lastOverdueChange: null };
-  syncInstallments(ctx);
   const ordered = [...input.transactions].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
-  const transactions = ordered.map((tx) => processRepayment(ctx, tx));
+  const tranches = tranchesOf(t);
+  let next = 0;
+  const transactions: ProcessedTransaction[] = [];
+  for (const tx of ordered) {
+    // A tranche counts before the repayments of its own day.
+    while (next < tranches.length && tranches[next].date <= tx.date) disburseTranche(ctx, t, tranches[next++]);
+    transactions.push(processRepayment(ctx, tx));
+  }
+  while (next < tranches.length) disburseTranche(ctx, t, tranches[next++]);
   const asOf = input.asOf ?? (ordered.length ? ordered[ordered.length - 1].date : t.disbursementDate);
   recalculateForDate(ctx, asOf);
   return { ctx, transactions, asOf };
@@ -583,14 +621,18 @@ function progressivePreClosure(ctx: Ctx, date: string): PreClosure {
 function toResult(t: ScheduleTerms, processed: Processed, withPreClosure: boolean): RecalculatedSchedule {
   const { ctx } = processed;
   const c = ctx.money;
-  let balance = t.principal;
+  const tranches = tranchesOf(t);
+  let repaid = 0n;
   const totals = { principal: 0n, interest: 0n, fees: 0n, penalties: 0n, total: 0n, paid: 0n, outstanding: 0n };
   const installments = ctx.installments.map((i) => {
     const principal = minor(c, i.principal);
     const interest = minor(c, i.interest);
     const paidPrincipal = minor(c, i.paidPrincipal);
     const paidInterest = minor(c, i.paidInterest);
-    balance -= principal;
+    repaid += principal;
+    // Outstanding after the installment: what was lent up to its due date less the principal so far.
+    const lent = tranches.filter((d) => d.date <= i.due).reduce((s, d) => s + d.amount, 0n);
+    const balance = lent - repaid;
     const total = principal + interest;
     const paid = paidPrincipal + paidInterest;
     totals.principal += principal;
@@ -623,6 +665,7 @@ function toResult(t: ScheduleTerms, processed: Processed, withPreClosure: boolea
     transactions: processed.transactions,
     totals,
     preClosure: withPreClosure ? progressivePreClosure(ctx, processed.asOf) : null,
+    ...(t.disbursements ? { disbursements: t.disbursements.map((d) => ({ ...d })) } : {}),
   };
 }
 
@@ -709,6 +752,7 @@ export type RecalculatedScheduleJson = {
     excess: string;
   }[];
   preClosure?: { date: string; principal: string; interest: string; fees?: string; penalties?: string; total: string };
+  disbursements?: { date: string; amount: string }[];
 };
 
 export function recalculatedToJson(s: RecalculatedSchedule): RecalculatedScheduleJson {
@@ -764,6 +808,7 @@ export function recalculatedToJson(s: RecalculatedSchedule): RecalculatedSchedul
           },
         }
       : {}),
+    ...(s.disbursements ? { disbursements: s.disbursements.map((d) => ({ date: d.date, amount: f(d.amount) })) } : {}),
   };
 }
 

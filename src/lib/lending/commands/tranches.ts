@@ -10,6 +10,8 @@ import { loadCalendar, type ProductRow } from '../products.ts';
 import { postJournalEntry } from '../ledger/post-entry.ts';
 import type { LoanRow } from '../loans.ts';
 import { replaceLoanSchedule } from '../schedule-sync.ts';
+import { loadTransactions } from '../loans.ts';
+import { recalculates, syncRecalculatedSchedule } from '../recalculation.ts';
 import {
   auditSuccess,
   commandDate,
@@ -195,6 +197,12 @@ export async function disburseNextTranche(tx: Tx, actor: Actor, input: DisburseT
       details: { reason: 'wrong_state', status: loan.status },
     });
   }
+  if (recalculates(product) && product.schedule_type !== 'PROGRESSIVE') {
+    // A product made before this rule existed (product-admin refuses the combination now).
+    throw new AppError('CONFLICT', 'Interest recalculation with several tranches needs a progressive schedule', {
+      details: { reason: 'recalculation_tranches_progressive_only' },
+    });
+  }
   const tranches = await loadTranches(tx, loan.id);
   const next = tranches.find((t) => t.disbursed_on === null);
   if (!next) {
@@ -259,11 +267,20 @@ export async function disburseNextTranche(tx: Tx, actor: Actor, input: DisburseT
       { account: 'FUND_SOURCE', credit: next.amount },
     ],
   });
-  const replaced = await replaceLoanSchedule(tx, actor, { loan, product }, schedule.installments, {
-    date,
-    transactionId: transaction.id,
-    description: `Schedule of loan ${loan.account_no} after tranche ${next.number}`,
-  });
+  // A recalculating loan: the engine replays the repayments so far with this tranche among them (its
+  // interest depends on when principal was actually repaid), as of the business date.
+  const replaced = recalculates(product)
+    ? await syncRecalculatedSchedule(
+        tx,
+        actor,
+        { loan, product, installments, transactions: await loadTransactions(tx, loan.id) },
+        { date, today, transactionId: transaction.id, cause: `tranche ${next.number}` },
+      )
+    : await replaceLoanSchedule(tx, actor, { loan, product }, schedule.installments, {
+        date,
+        transactionId: transaction.id,
+        description: `Schedule of loan ${loan.account_no} after tranche ${next.number}`,
+      });
   await markTrancheDisbursed(tx, loan.id, next.number, date, transaction.id);
   const updated = await updateLoan(tx, replaced.loan, { terms });
   await auditSuccess(
