@@ -157,7 +157,7 @@ function replayable(live: TransactionRow[]): TransactionRow[] {
 }
 
 /** Moves every live applied charge onto the new installment that falls due on or after its old one. */
-function reattachCharges(old: InstallmentRow[], rows: InstallmentRow[], live: TransactionRow[], date: string): void {
+export function reattachCharges(old: InstallmentRow[], rows: InstallmentRow[], live: TransactionRow[], date: string): void {
   const oldDue = new Map(old.map((r) => [r.number, r.due_date]));
   for (const t of live) {
     if (t.type !== 'FEE_APPLIED' && t.type !== 'PENALTY_APPLIED') continue;
