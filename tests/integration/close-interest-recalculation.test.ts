@@ -32,6 +32,14 @@ describe.each(testDbKinds())('interest recalculation by the daily close on %s', 
     await drop();
   });
 
+  /** The 4I loan's schedule at disbursement (both tests, e.g. lines 110-113 and 420-423). */
+  const original = [
+    [197517n, 6667n],
+    [199163n, 5021n],
+    [200823n, 3361n],
+    [202497n, 1687n],
+  ];
+
   async function fixture(code: string, rest: 'DAILY' | 'SAME_AS_REPAYMENT_PERIOD') {
     return createLendingFixture(db, {
       businessDate: '2023-01-01',
@@ -73,9 +81,10 @@ describe.each(testDbKinds())('interest recalculation by the daily close on %s', 
   }
   const entries = (f: LendingFixture, loanId: string) =>
     db.tenant(f.tenantId, async (tx) => {
-      const [{ n }] = await tx.query<{ n: number }>(`select count(*)::int as n from journal_entries where loan_id = $1`, [
-        loanId,
-      ]);
+      const [{ n }] = await tx.query<{ n: number }>(
+        `select count(*)::int as n from journal_entries where loan_id = $1`,
+        [loanId],
+      );
       return n;
     });
 
@@ -83,12 +92,6 @@ describe.each(testDbKinds())('interest recalculation by the daily close on %s', 
     const f = await fixture('COB4ID', 'DAILY');
     const { loanId } = await f.disbursedLoan({ principal: '8000.00', numberOfRepayments: 4 });
     // Lines 110-113: the schedule at disbursement.
-    const original = [
-      [197517n, 6667n],
-      [199163n, 5021n],
-      [200823n, 3361n],
-      [202497n, 1687n],
-    ];
     expect(await dues(f, loanId)).toEqual(original);
 
     // Lines 118-130: on 1 February nothing is overdue yet.
@@ -124,30 +127,38 @@ describe.each(testDbKinds())('interest recalculation by the daily close on %s', 
     );
     expect(quote3.principal).toBe('8000.00');
 
-    // Lines 144-157.
-    await closeInto(f, '2023-02-20');
-    expect(await dues(f, loanId)).toEqual([
-      [197517n, 6667n],
-      [198046n, 6138n],
-      [200814n, 3370n],
-      [203623n, 1697n],
-    ]);
-    // Lines 158-171.
-    await closeInto(f, '2023-03-01');
-    expect(await dues(f, loanId)).toEqual([
-      [197517n, 6667n],
-      [197517n, 6667n],
-      [200809n, 3375n],
-      [204157n, 1701n],
-    ]);
-    // Lines 172-186.
-    await closeInto(f, '2023-04-20');
-    expect(await dues(f, loanId)).toEqual([
-      [197517n, 6667n],
-      [197517n, 6667n],
-      [197517n, 6667n],
-      [207449n, 4856n],
-    ]);
+    // Installments 2 to 4 after the closes into 20 February (lines 144-157), 1 March (lines 158-171)
+    // and 20 April (lines 172-186); installment 1 stays 1,975.17 + 66.67.
+    const later: [string, bigint[][]][] = [
+      [
+        '2023-02-20',
+        [
+          [198046n, 6138n],
+          [200814n, 3370n],
+          [203623n, 1697n],
+        ],
+      ],
+      [
+        '2023-03-01',
+        [
+          [197517n, 6667n],
+          [200809n, 3375n],
+          [204157n, 1701n],
+        ],
+      ],
+      [
+        '2023-04-20',
+        [
+          [197517n, 6667n],
+          [197517n, 6667n],
+          [207449n, 4856n],
+        ],
+      ],
+    ];
+    for (const [date, rest] of later) {
+      await closeInto(f, date);
+      expect(await dues(f, loanId)).toEqual([[197517n, 6667n], ...rest]);
+    }
     await ledgerMatches(f, loanId);
 
     // Each change is audited as the close's system actor.
@@ -174,12 +185,7 @@ describe.each(testDbKinds())('interest recalculation by the daily close on %s', 
     const otherBefore = await dues(plain, other);
 
     await closeInto(f, '2023-02-01');
-    expect(await dues(f, loanId)).toEqual([
-      [197517n, 6667n],
-      [199163n, 5021n],
-      [200823n, 3361n],
-      [202497n, 1687n],
-    ]);
+    expect(await dues(f, loanId)).toEqual(original);
     // Lines 440-452 and 453-465: from the first day overdue, the whole next period.
     const expected = [
       [197517n, 6667n],

@@ -113,7 +113,9 @@ describe.each(testDbKinds())('re-age and re-amortisation against schedule regene
     const quote = await db.tenant(f.tenantId, (tx) => loanPreClosure(tx, f.tenantId, loanId, null));
     expect(quote).toMatchObject({ principal: '750.00', interest: '0.00', total: '750.00' });
 
-    await db.tenant(f.tenantId, (tx) => reverseLoanTransaction(tx, f.checker, { loanId, transactionId: transaction.id }));
+    await db.tenant(f.tenantId, (tx) =>
+      reverseLoanTransaction(tx, f.checker, { loanId, transactionId: transaction.id }),
+    );
     expect(await rows(loanId)).toEqual(reAged);
   });
 

@@ -60,7 +60,7 @@ export function recalculatedScheduleOf(
   periods: Period[] = periodsOf(state.installments),
 ): RecalculatedSchedule {
   const { loan, product } = state;
-  if (!loan.disbursed_on) throw new AppError('CONFLICT', 'The loan is not disbursed');
+  if (!loan.disbursed_on) throw refusal('not_disbursed');
   const regular = periods.filter((i) => !i.isDownPayment);
   const terms = termsFor(product, {
     principal: loan.principal,
@@ -110,17 +110,11 @@ export async function syncRecalculatedSchedule(
   options: { date: string; today: string; transactionId: string | null; cause?: string },
 ): Promise<ReplaceScheduleResult> {
   const rows = await recalculatedRowsOf(tx, state, options.today);
-  return replaceLoanSchedule(
-    tx,
-    actor,
-    { loan: state.loan, product: state.product },
-    rows,
-    {
-      date: options.date,
-      transactionId: options.transactionId,
-      description: `Interest recalculation of loan ${state.loan.account_no}${options.cause ? ` (${options.cause})` : ''}`,
-    },
-  );
+  return replaceLoanSchedule(tx, actor, { loan: state.loan, product: state.product }, rows, {
+    date: options.date,
+    transactionId: options.transactionId,
+    description: `Interest recalculation of loan ${state.loan.account_no}${options.cause ? ` (${options.cause})` : ''}`,
+  });
 }
 
 /** Whether the installments already are `rows` (dates, principal and interest; applied charges aside). */
@@ -186,8 +180,7 @@ export function preClosureOf(
     .reduce((m, t) => (t.transaction_date > m ? t.transaction_date : m), state.loan.disbursed_on ?? today);
   const parsed = parseDateInput(dateInput ?? today, { min: last });
   if (!parsed.ok) throw validationError('date', parsed.problem.key, parsed.problem.params);
-  if (!recalculates(state.product))
-    throw refusal('not_recalculating');
+  if (!recalculates(state.product)) throw refusal('not_recalculating');
   return recalculatedScheduleOf(state, parsed.date, periods).preClosure as PreClosure;
 }
 

@@ -75,8 +75,7 @@ export async function applyLoanCharge(tx: Tx, actor: Actor, input: ApplyChargeIn
     input.installmentNumber ??
     installments.find((i) => i.obligations_met_on === null)?.number ??
     installments.at(-1)?.number;
-  if (number === undefined)
-    throw refusal('no_installments', { field: 'installmentNumber' });
+  if (number === undefined) throw refusal('no_installments', { field: 'installmentNumber' });
   const before = auditSnapshot(loan, installments);
   applyCharge(installments, number, input.kind, amount, date);
   const transaction = await insertTransaction(tx, actor, loan, {

@@ -18,7 +18,7 @@ import { loadInstallments, type InstallmentRow } from '../installments.ts';
 import { transitionLoan } from '../lifecycle/loan.ts';
 import { loadTransactions, loanContextOf, type LoanRow, type TransactionRow } from '../loans.ts';
 import { productOf, type ProductRow } from '../products.ts';
-import { reattachCharges, replaceLoanSchedule, type ScheduleRowInput } from '../schedule-sync.ts';
+import { reattachCharges, replaceLoanSchedule, scheduleRowOf, type ScheduleRowInput } from '../schedule-sync.ts';
 import { replay } from '../apply.ts';
 import { refusal, wordedTransition } from '../refusal.ts';
 import type { AllocationStrategyCode } from '#lib/schedule/types.ts';
@@ -48,7 +48,6 @@ export type UndoScheduleChangeInput = { loanId: string; note?: string | null };
 
 type Kind = 'REAGE' | 'REAMORTIZE';
 const ADVANCED = 'advanced-payment-allocation-strategy';
-
 
 /** The money rules the engine splits with: the product's digits, rounding and installment multiple. */
 export function reshapeMoneyOf(product: ProductRow): ReshapeMoney {
@@ -296,8 +295,7 @@ async function undo(tx: Tx, actor: Actor, input: UndoScheduleChangeInput, kind: 
   const { loan, product, installments, transactions, today } = state;
   const what = kind === 'REAGE' ? 're-age' : 're-amortisation';
   const index = transactions.findLastIndex((t) => t.type === kind && !t.is_reversed);
-  if (index < 0)
-    throw refusal(kind === 'REAGE' ? 'no_reage' : 'no_reamortization');
+  if (index < 0) throw refusal(kind === 'REAGE' ? 'no_reage' : 'no_reamortization');
   const target = transactions[index];
   const later = transactions.slice(index + 1).filter((t) => !t.is_reversed && t.type !== 'REVERSAL');
   if (later.some((t) => t.type === 'REPAYMENT')) {
@@ -502,16 +500,7 @@ export function reapplyReshapes(
             money,
           )
         : reAmortizeInstallments(view, transaction.transaction_date, money);
-    rows = result.installments.map((i) => ({
-      number: i.number,
-      fromDate: i.fromDate,
-      dueDate: i.dueDate,
-      isDownPayment: i.isDownPayment,
-      principal: i.principal,
-      interest: i.interest,
-      fees: i.fees,
-      penalties: i.penalties,
-    }));
+    rows = result.installments.map(scheduleRowOf);
     for (const date of change.created_due_dates as string[]) reAged.add(date);
   }
   return rows;

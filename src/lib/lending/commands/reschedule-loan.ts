@@ -17,7 +17,7 @@ import { transitionLoan } from '../lifecycle/loan.ts';
 import { transitionReschedule, type RescheduleStatus } from '../lifecycle/reschedule.ts';
 import { loanContextOf, type LoanRow, type TransactionRow } from '../loans.ts';
 import { loadCalendar } from '../products.ts';
-import { replaceLoanSchedule } from '../schedule-sync.ts';
+import { replaceLoanSchedule, scheduleRowOf } from '../schedule-sync.ts';
 import { refusal, wordedTransition } from '../refusal.ts';
 import { auditSnapshot, auditSuccess, openLoanForCommand } from './common.ts';
 import { assertNoStandingReshape } from './reage-loan.ts';
@@ -316,16 +316,7 @@ export async function approveRescheduleRequest(
     tx,
     actor,
     { loan, product },
-    result.schedule.installments.map((i) => ({
-      number: i.number,
-      fromDate: i.fromDate,
-      dueDate: i.dueDate,
-      isDownPayment: i.isDownPayment,
-      principal: i.principal,
-      interest: i.interest,
-      fees: i.fees,
-      penalties: i.penalties,
-    })),
+    result.schedule.installments.map(scheduleRowOf),
     { date: today, description: `Reschedule of loan ${loan.account_no}` },
   );
   const [row] = await tx.query<RescheduleRequestRow>(
