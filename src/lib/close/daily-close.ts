@@ -7,6 +7,7 @@ import type { DelinquencyInstallment, DelinquencyRange, LoanDelinquency } from '
 import { expireOffers } from '../lending/offers.ts';
 import { originate } from '../strategies/origination.ts';
 import { applyOverduePenalties } from './penalties.ts';
+import { recalculateOverdueInterest } from './recalculate-interest.ts';
 import { tasksAfterClose } from '../tasks/after-close.ts';
 import { collectionCloseStep, type CollectionCloseStats } from '../collection/close-step.ts';
 import { INSTALLMENT_OUTSTANDING_SQL } from './sql.ts';
@@ -24,6 +25,8 @@ import type {
  * Close of business for one tenant (Fineract's COB). Closing business date D:
  *  1. charges the products' overdue penalties on installments that became overdue (past their
  *     penalty grace) by the start of D+1, posting through the lending engine so the ledger balances;
+ *  1b. recomputes, as of D+1, the schedule of every active loan of a recalculating product with
+ *     principal overdue (interest on overdue principal, src/lib/close/recalculate-interest.ts);
  *  2. computes, at the new business date D+1, every active loan's days past due, delinquent days,
  *     overdue amount and its product's delinquency range with arrears grace (the schedule engine's pure
  *     loanDelinquency — the same numbers Fineract shows after its COB for D), marks loans whose last
@@ -47,6 +50,8 @@ export type CloseStats = {
   delinquentLoans: number;
   bucketChanges: number;
   penaltiesApplied: number;
+  /** Recalculating loans whose schedule the close rewrote for interest on overdue principal. */
+  interestRecalculated: number;
   maturedLoans: number;
   /** Offers still open to the customer whose expiry date had passed. */
   offersExpired: number;
@@ -130,6 +135,7 @@ export async function runDailyClose(db: Db, tenantId: string, options: CloseOpti
     const stats = emptyStats();
 
     stats.penaltiesApplied = await applyOverduePenalties(tx, tenantId, next, options.actor ?? 'system:close');
+    stats.interestRecalculated = await recalculateOverdueInterest(tx, tenantId, next, options.actor ?? 'system:close');
     await classifyLoans(tx, tenantId, next, stats);
     Object.assign(stats, await collectionCloseStep(tx, tenantId, next, options.actor ?? 'system:close'));
     stats.offersExpired = await expireOffers(tx, tenantId, next, options.actor ?? 'system:close');
@@ -204,6 +210,7 @@ function emptyStats(): CloseStats {
     delinquentLoans: 0,
     bucketChanges: 0,
     penaltiesApplied: 0,
+    interestRecalculated: 0,
     maturedLoans: 0,
     offersExpired: 0,
     snapshots: 0,

@@ -19,7 +19,10 @@ import { currencyDigits, formatMinor } from '#lib/money/money.ts';
 import type { LoanStatus } from './lifecycle/loan.ts';
 import { closedOnFor, updateLoan } from './commands/common.ts';
 import { productOf, termsFor, type ProductRow } from './products.ts';
-import { replaceLoanSchedule, type ReplaceScheduleResult } from './schedule-sync.ts';
+import { replaceLoanSchedule, type ReplaceScheduleResult, type ScheduleRowInput } from './schedule-sync.ts';
+import { refusal } from './refusal.ts';
+import { reapplyReshapes, scheduleBeforeReshapes, standingReshapesOf } from './commands/reage-loan.ts';
+import { auditSnapshot, auditSuccess } from './commands/common.ts';
 
 /**
  * Interest recalculation on loans (issue 17): for a product with `interest_recalculation`, the
@@ -54,11 +57,24 @@ function tranchesOf(state: LoanState): { date: string; minor: bigint }[] | null 
   return paidOut.length > 0 ? paidOut : null;
 }
 
-/** The loan's schedule as the engine recomputes it after its live repayments, as of `asOf`. */
-export function recalculatedScheduleOf(state: LoanState, asOf: string): RecalculatedSchedule {
-  const { loan, product, installments } = state;
-  if (!loan.disbursed_on) throw new AppError('CONFLICT', 'The loan is not disbursed');
-  const regular = installments.filter((i) => !i.is_down_payment);
+/** The periods a schedule is recomputed on: an installment's dates and whether it is a down payment. */
+type Period = Pick<ScheduleRowInput, 'fromDate' | 'dueDate' | 'isDownPayment'>;
+
+const periodsOf = (rows: InstallmentRow[]): Period[] =>
+  rows.map((r) => ({ fromDate: r.from_date, dueDate: r.due_date, isDownPayment: r.is_down_payment }));
+
+/**
+ * The loan's schedule as the engine recomputes it after its live repayments, as of `asOf`, on the
+ * loan's periods (`periods`: those before a standing re-age, see `recalculatedRowsOf`).
+ */
+export function recalculatedScheduleOf(
+  state: LoanState,
+  asOf: string,
+  periods: Period[] = periodsOf(state.installments),
+): RecalculatedSchedule {
+  const { loan, product } = state;
+  if (!loan.disbursed_on) throw refusal('not_disbursed');
+  const regular = periods.filter((i) => !i.isDownPayment);
   const tranches = tranchesOf(state);
   // A progressive loan counts every tranche paid out, each on its date (the engine's `disbursements`).
   // A cumulative one has a single tranche (its product cannot recalculate with more): the engine
@@ -72,7 +88,7 @@ export function recalculatedScheduleOf(state: LoanState, asOf: string): Recalcul
       product.schedule_type === 'CUMULATIVE' ? Math.max(regular.length, loan.number_of_repayments) : regular.length,
     annualInterestRate: loan.annual_interest_rate,
     disbursementDate: loan.disbursed_on,
-    expectedDisbursementDate: regular[0]?.from_date ?? loan.expected_disbursement_date,
+    expectedDisbursementDate: regular[0]?.fromDate ?? loan.expected_disbursement_date,
   });
   if (tranches && (progressiveTranches || tranches.length > 1))
     terms.disbursements = tranches.map((t) => ({
@@ -82,8 +98,30 @@ export function recalculatedScheduleOf(state: LoanState, asOf: string): Recalcul
   const input = parseRecalculationTerms({ ...terms, asOf });
   input.transactions = repaymentsOf(state.transactions);
   return recalculateSchedule(input, undefined, {
-    periods: regular.map((i) => ({ from: i.from_date, due: i.due_date })),
+    periods: regular.map((i) => ({ from: i.fromDate, due: i.dueDate })),
   });
+}
+
+/**
+ * The installments a recalculating loan has as of `asOf`: the engine's recomputed schedule, with the
+ * loan's standing re-ages and re-amortisations put back on top (the recomputation starts from the
+ * periods the loan had before the first of them; see `reapplyReshapes`).
+ */
+export async function recalculatedRowsOf(tx: Tx, state: LoanState, asOf: string): Promise<ScheduleRowInput[]> {
+  const standing = await standingReshapesOf(tx, state.loan.id, state.transactions);
+  const before = scheduleBeforeReshapes(standing);
+  const schedule = recalculatedScheduleOf(state, asOf, before ?? undefined);
+  const rows = schedule.installments.map((i) => ({
+    number: i.number,
+    fromDate: i.fromDate,
+    dueDate: i.dueDate,
+    principal: i.principal,
+    interest: i.interest,
+    // The product's installment fees as the engine schedules them (cumulative; none on progressive).
+    fees: i.fees,
+    penalties: i.penalties,
+  }));
+  return reapplyReshapes(state, rows, standing);
 }
 
 /**
@@ -96,45 +134,79 @@ export async function syncRecalculatedSchedule(
   state: LoanState,
   options: { date: string; today: string; transactionId: string | null; cause?: string },
 ): Promise<ReplaceScheduleResult> {
-  const schedule = recalculatedScheduleOf(state, options.today);
-  return replaceLoanSchedule(
-    tx,
-    actor,
-    { loan: state.loan, product: state.product },
-    schedule.installments.map((i) => ({
-      number: i.number,
-      fromDate: i.fromDate,
-      dueDate: i.dueDate,
-      principal: i.principal,
-      interest: i.interest,
-      // The product's installment fees as the engine schedules them (cumulative; none on progressive).
-      fees: i.fees,
-      penalties: i.penalties,
-    })),
-    {
-      date: options.date,
-      transactionId: options.transactionId,
-      description: `Interest recalculation of loan ${state.loan.account_no}${options.cause ? ` (${options.cause})` : ''}`,
-    },
+  const rows = await recalculatedRowsOf(tx, state, options.today);
+  return replaceLoanSchedule(tx, actor, { loan: state.loan, product: state.product }, rows, {
+    date: options.date,
+    transactionId: options.transactionId,
+    description: `Interest recalculation of loan ${state.loan.account_no}${options.cause ? ` (${options.cause})` : ''}`,
+  });
+}
+
+/** Whether the installments already are `rows` (dates, principal and interest; applied charges aside). */
+function isScheduleOf(installments: InstallmentRow[], rows: ScheduleRowInput[]): boolean {
+  return (
+    installments.length === rows.length &&
+    installments.every((r, k) => {
+      const row = rows[k];
+      return (
+        r.number === row.number &&
+        r.from_date === row.fromDate &&
+        r.due_date === row.dueDate &&
+        r.is_down_payment === (row.isDownPayment ?? false) &&
+        r.principal_due === row.principal &&
+        r.interest_due === row.interest
+      );
+    })
   );
+}
+
+/**
+ * The daily close's interest recalculation for one recalculating loan (Fineract's COB step
+ * LOAN_INTEREST_RECALCULATION): the schedule as of the new business date `asOf`, so interest on
+ * overdue principal grows day by day (DAILY rest) or period by period (SAME_AS_REPAYMENT_PERIOD)
+ * without waiting for a repayment. Written through `replaceLoanSchedule` (entries dated `date`, the
+ * day closed) and audited `loan.interest_recalculate` only when it changed: a second run for the same
+ * date finds the schedule already there and writes nothing. Answers whether it wrote.
+ */
+export async function recalculateAtClose(
+  tx: Tx,
+  actor: Actor,
+  state: LoanState,
+  options: { asOf: string; date: string },
+): Promise<boolean> {
+  const rows = await recalculatedRowsOf(tx, state, options.asOf);
+  if (isScheduleOf(state.installments, rows)) return false;
+  const before = auditSnapshot(state.loan, state.installments);
+  const replaced = await replaceLoanSchedule(tx, actor, { loan: state.loan, product: state.product }, rows, {
+    date: options.date,
+    description: `Interest recalculation of loan ${state.loan.account_no} (close of ${options.date})`,
+  });
+  await auditSuccess(tx, actor, 'loan.interest_recalculate', 'loan', state.loan.id, before, {
+    ...auditSnapshot(replaced.loan, replaced.installments),
+    asOf: options.asOf,
+    interestChange: replaced.dueDelta.interest,
+  });
+  return true;
 }
 
 /**
  * What closes the loan on `date` (YYYY-MM-DD, not before its last live transaction): outstanding
  * principal and interest up to then, by the product's pre-closure strategy.
  */
-export function preClosureOf(state: LoanState, dateInput: string | null | undefined, today: string): PreClosure {
+export function preClosureOf(
+  state: LoanState,
+  dateInput: string | null | undefined,
+  today: string,
+  periods?: Period[],
+): PreClosure {
   // The date is read first: a malformed one is the caller's mistake (400 naming `date`) on any loan.
   const last = state.transactions
     .filter((t) => !t.is_reversed && t.type !== 'REVERSAL')
     .reduce((m, t) => (t.transaction_date > m ? t.transaction_date : m), state.loan.disbursed_on ?? today);
   const parsed = parseDateInput(dateInput ?? today, { min: last });
   if (!parsed.ok) throw validationError('date', parsed.problem.key, parsed.problem.params);
-  if (!recalculates(state.product))
-    throw new AppError('CONFLICT', 'This loan’s product does not recalculate interest', {
-      details: { reason: 'not_recalculating' },
-    });
-  return recalculatedScheduleOf(state, parsed.date).preClosure as PreClosure;
+  if (!recalculates(state.product)) throw refusal('not_recalculating');
+  return recalculatedScheduleOf(state, parsed.date, periods).preClosure as PreClosure;
 }
 
 /**
@@ -193,13 +265,14 @@ export async function loanPreClosure(tx: Tx, tenantId: string, loanId: string, d
   assertUuid(loanId, 'loanId');
   const loan = await findLoan(tx, loanId);
   if (!loan) throw new AppError('NOT_FOUND', 'Loan not found', { field: 'loanId' });
-  if (!loan.disbursed_on)
-    throw new AppError('CONFLICT', 'The loan is not disbursed', { details: { reason: 'not_disbursed' } });
+  if (!loan.disbursed_on) throw refusal('not_disbursed');
   const product = await productOf(tx, loan);
   const installments = await loadInstallments(tx, loan.id);
   const transactions = await loadTransactions(tx, loan.id);
   const today = await businessDate(tx, tenantId);
-  const quote = preClosureOf({ loan, product, installments, transactions }, date, today);
+  // A standing re-age changed the periods: the quote is computed on those the loan had before it.
+  const before = scheduleBeforeReshapes(await standingReshapesOf(tx, loan.id, transactions));
+  const quote = preClosureOf({ loan, product, installments, transactions }, date, today, before ?? undefined);
   const f = (minor: bigint) => formatMinor(minor, currencyDigits(loan.currency));
   return {
     loanId: loan.id,

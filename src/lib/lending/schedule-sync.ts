@@ -20,6 +20,20 @@ export type ScheduleRowInput = {
   penalties: bigint;
 };
 
+/** The row of an engine installment (which carries more: totals, balance, flags) that replaceLoanSchedule writes. */
+export function scheduleRowOf(i: ScheduleRowInput): ScheduleRowInput {
+  return {
+    number: i.number,
+    fromDate: i.fromDate,
+    dueDate: i.dueDate,
+    isDownPayment: i.isDownPayment,
+    principal: i.principal,
+    interest: i.interest,
+    fees: i.fees,
+    penalties: i.penalties,
+  };
+}
+
 export type ReplaceScheduleOptions = {
   /** Value date of the adjustment entries. */
   date: string;
@@ -157,7 +171,12 @@ function replayable(live: TransactionRow[]): TransactionRow[] {
 }
 
 /** Moves every live applied charge onto the new installment that falls due on or after its old one. */
-function reattachCharges(old: InstallmentRow[], rows: InstallmentRow[], live: TransactionRow[], date: string): void {
+export function reattachCharges(
+  old: InstallmentRow[],
+  rows: InstallmentRow[],
+  live: TransactionRow[],
+  date: string,
+): void {
   const oldDue = new Map(old.map((r) => [r.number, r.due_date]));
   for (const t of live) {
     if (t.type !== 'FEE_APPLIED' && t.type !== 'PENALTY_APPLIED') continue;

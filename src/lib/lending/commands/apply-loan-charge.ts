@@ -1,4 +1,3 @@
-import { AppError } from '#lib/errors/app-error.ts';
 import type { Tx } from '#lib/db/index.ts';
 import type { Actor } from '../actor.ts';
 import { applyCharge } from '../apply.ts';
@@ -7,6 +6,7 @@ import { validationError } from '#lib/errors/messages.ts';
 import { installmentHolding } from '#lib/schedule/charges.ts';
 import { fromMinor, MAX_AMOUNT_MINOR, toDecimalString } from '#lib/money/money.ts';
 import { transitionLoan } from '../lifecycle/loan.ts';
+import { refusal, wordedTransition } from '../refusal.ts';
 import { loanContextOf } from '../loans.ts';
 import { postJournalEntry } from '../ledger/post-entry.ts';
 import {
@@ -42,7 +42,7 @@ export type ApplyChargeInput = {
 export async function applyLoanCharge(tx: Tx, actor: Actor, input: ApplyChargeInput) {
   const { loan, installments, transactions, today } = await openLoanForCommand(tx, actor, input.loanId);
   const { minor: amount } = positiveAmount(input.amount, loan.currency); // the input first: a bad amount is a 400 in any state
-  transitionLoan(loan.status, 'applyCharge', loanContextOf(installments, transactions));
+  wordedTransition(() => transitionLoan(loan.status, 'applyCharge', loanContextOf(installments, transactions)));
   // What a loan owes stays within the input bound, so its stored sums (installments, outstanding,
   // snapshots) stay far from int8 however many charges it gets.
   if (totalOf(loanOutstanding(installments)) + amount > MAX_AMOUNT_MINOR) {
@@ -75,8 +75,7 @@ export async function applyLoanCharge(tx: Tx, actor: Actor, input: ApplyChargeIn
     input.installmentNumber ??
     installments.find((i) => i.obligations_met_on === null)?.number ??
     installments.at(-1)?.number;
-  if (number === undefined)
-    throw new AppError('CONFLICT', 'This loan has no installments', { field: 'installmentNumber' });
+  if (number === undefined) throw refusal('no_installments', { field: 'installmentNumber' });
   const before = auditSnapshot(loan, installments);
   applyCharge(installments, number, input.kind, amount, date);
   const transaction = await insertTransaction(tx, actor, loan, {

@@ -18,7 +18,10 @@ import { loadInstallments, type InstallmentRow } from '../installments.ts';
 import { transitionLoan } from '../lifecycle/loan.ts';
 import { loadTransactions, loanContextOf, type LoanRow, type TransactionRow } from '../loans.ts';
 import { productOf, type ProductRow } from '../products.ts';
-import { replaceLoanSchedule, type ScheduleRowInput } from '../schedule-sync.ts';
+import { reattachCharges, replaceLoanSchedule, scheduleRowOf, type ScheduleRowInput } from '../schedule-sync.ts';
+import { replay } from '../apply.ts';
+import { refusal, wordedTransition } from '../refusal.ts';
+import type { AllocationStrategyCode } from '#lib/schedule/types.ts';
 import { auditSnapshot, auditSuccess, insertTransaction, openLoanForCommand, type LoanCommandState } from './common.ts';
 
 /**
@@ -45,9 +48,6 @@ export type UndoScheduleChangeInput = { loanId: string; note?: string | null };
 
 type Kind = 'REAGE' | 'REAMORTIZE';
 const ADVANCED = 'advanced-payment-allocation-strategy';
-
-const conflict = (reason: string, message: string, field?: string) =>
-  new AppError('CONFLICT', message, { ...(field ? { field } : {}), details: { reason } });
 
 /** The money rules the engine splits with: the product's digits, rounding and installment multiple. */
 export function reshapeMoneyOf(product: ProductRow): ReshapeMoney {
@@ -149,18 +149,21 @@ const maturityOf = (rows: InstallmentRow[]) => rows.reduce((m, r) => (r.due_date
  */
 function assertEligible(state: LoanCommandState, kind: Kind): void {
   const { loan, product, installments, transactions, today } = state;
-  const what = kind === 'REAGE' ? 'Re-ageing' : 'Re-amortisation';
-  transitionLoan(loan.status, kind === 'REAGE' ? 'reAge' : 'reAmortize', loanContextOf(installments, transactions));
+  wordedTransition(() =>
+    transitionLoan(loan.status, kind === 'REAGE' ? 'reAge' : 'reAmortize', loanContextOf(installments, transactions)),
+  );
   if (product.schedule_type !== 'PROGRESSIVE' || product.allocation_strategy !== ADVANCED) {
-    throw conflict(
-      'reshape_not_supported',
-      `${what} is only available for progressive schedules with the advanced payment allocation`,
-    );
+    throw refusal(kind === 'REAGE' ? 'reage_not_supported' : 'reamortize_not_supported', {
+      reason: 'reshape_not_supported',
+    });
   }
   const rate = Number(loan.terms.annualInterestRate ?? product.annual_interest_rate);
-  if (rate > 0) throw conflict('reshape_interest_bearing', `${what} is only available for loans without interest`);
+  if (rate > 0)
+    throw refusal(kind === 'REAGE' ? 'reage_interest_bearing' : 'reamortize_interest_bearing', {
+      reason: 'reshape_interest_bearing',
+    });
   if (transactions.some((t) => t.type === kind && t.transaction_date === today)) {
-    throw conflict('reshape_once_a_day', `${what} can only be done once a day`);
+    throw refusal(kind === 'REAGE' ? 'reage_once_a_day' : 'reamortize_once_a_day', { reason: 'reshape_once_a_day' });
   }
 }
 
@@ -254,7 +257,7 @@ export async function reAgeLoan(tx: Tx, actor: Actor, input: ReAgeInput) {
   assertEligible(state, 'REAGE');
   const maturity = maturityOf(state.installments);
   if (state.today < maturity) {
-    throw conflict('reage_before_maturity', `A loan cannot be re-aged before its maturity date (${maturity})`);
+    throw refusal('reage_before_maturity', { params: { maturity } });
   }
   const { request, result } = planReAge(state, await loadChanges(tx, state.loan.id), input);
   return record(tx, actor, state, 'REAGE', result, request, input.note);
@@ -269,14 +272,14 @@ export async function reAmortizeLoan(tx: Tx, actor: Actor, input: ReAmortizeInpu
   assertEligible(state, 'REAMORTIZE');
   const maturity = maturityOf(state.installments);
   if (state.today > maturity) {
-    throw conflict('reamortize_after_maturity', `A loan cannot be re-amortised after its maturity date (${maturity})`);
+    throw refusal('reamortize_after_maturity', { params: { maturity } });
   }
   const view = reshapeInstallmentsOf(
     state.installments,
     reAgedDueDates(await loadChanges(tx, state.loan.id), state.transactions),
   );
   if (!view.some((i) => i.dueDate > state.today && !i.isDownPayment && !i.isReAged)) {
-    throw conflict('no_future_installment', 'No installment falls due after today to take the past-due principal');
+    throw refusal('no_future_installment');
   }
   const result = reAmortizeInstallments(view, state.today, reshapeMoneyOf(state.product));
   return record(tx, actor, state, 'REAMORTIZE', result, null, input.note);
@@ -292,15 +295,16 @@ async function undo(tx: Tx, actor: Actor, input: UndoScheduleChangeInput, kind: 
   const { loan, product, installments, transactions, today } = state;
   const what = kind === 'REAGE' ? 're-age' : 're-amortisation';
   const index = transactions.findLastIndex((t) => t.type === kind && !t.is_reversed);
-  if (index < 0)
-    throw conflict(kind === 'REAGE' ? 'no_reage' : 'no_reamortization', `This loan has no ${what} to undo`);
+  if (index < 0) throw refusal(kind === 'REAGE' ? 'no_reage' : 'no_reamortization');
   const target = transactions[index];
   const later = transactions.slice(index + 1).filter((t) => !t.is_reversed && t.type !== 'REVERSAL');
   if (later.some((t) => t.type === 'REPAYMENT')) {
-    throw conflict('repayment_after_reshape', `A repayment was made after the ${what}: it cannot be undone`);
+    throw refusal(kind === 'REAGE' ? 'repayment_after_reage' : 'repayment_after_reamortization', {
+      reason: 'repayment_after_reshape',
+    });
   }
   if (later.some((t) => t.type === 'REAGE' || t.type === 'REAMORTIZE')) {
-    throw conflict('undo_later_reshape_first', `Undo the later re-age or re-amortisation first`);
+    throw refusal('undo_later_reshape_first');
   }
   const [change] = await tx.query<LoanScheduleChangesRow>(`select * from loan_schedule_changes where id = $1`, [
     target.id,
@@ -390,3 +394,124 @@ export async function reshapeInfoOf(tx: Tx, loanId: string) {
   };
 }
 export type ReshapeInfo = Awaited<ReturnType<typeof reshapeInfoOf>>;
+
+/** A live re-age or re-amortisation of a loan with the request it was made with. */
+export type StandingReshape = { transaction: TransactionRow; change: LoanScheduleChangesRow };
+
+/** The loan's live re-ages and re-amortisations, oldest first (no query when it has none). */
+export async function standingReshapesOf(
+  tx: Tx,
+  loanId: string,
+  transactions: TransactionRow[],
+): Promise<StandingReshape[]> {
+  const live = transactions.filter((t) => (t.type === 'REAGE' || t.type === 'REAMORTIZE') && !t.is_reversed);
+  if (live.length === 0) return [];
+  const changes = new Map((await loadChanges(tx, loanId)).map((c) => [c.id, c]));
+  return live.map((transaction) => {
+    const change = changes.get(transaction.id);
+    if (!change) throw new AppError('INTERNAL', 'A re-age has no stored request', { internal: transaction.id });
+    return { transaction, change };
+  });
+}
+
+/** The schedule before the first standing change: the periods a regeneration from the terms starts from. */
+export function scheduleBeforeReshapes(standing: readonly StandingReshape[]): ScheduleRowInput[] | null {
+  return standing.length ? fromStored(standing[0].change.previous_schedule as StoredRow[]) : null;
+}
+
+/** Installment rows held in memory only, nothing settled yet (the replay fills in what was paid). */
+function unsettledRows(loan: LoanRow, rows: readonly ScheduleRowInput[]): InstallmentRow[] {
+  return rows.map((r) => ({
+    tenant_id: loan.tenant_id,
+    id: '',
+    loan_id: loan.id,
+    number: r.number,
+    from_date: r.fromDate,
+    due_date: r.dueDate,
+    is_down_payment: r.isDownPayment ?? false,
+    principal_due: r.principal,
+    interest_due: r.interest,
+    fee_due: r.fees,
+    penalty_due: r.penalties,
+    principal_paid: 0n,
+    interest_paid: 0n,
+    fee_paid: 0n,
+    penalty_paid: 0n,
+    interest_waived: 0n,
+    fee_waived: 0n,
+    penalty_waived: 0n,
+    principal_written_off: 0n,
+    interest_written_off: 0n,
+    fee_written_off: 0n,
+    penalty_written_off: 0n,
+    obligations_met_on: null,
+  }));
+}
+
+/**
+ * Puts the loan's standing re-ages and re-amortisations back on a schedule regenerated from its terms
+ * (interest recalculation after a repayment, a reversal or the daily close). Fineract keeps a REAGE /
+ * REAMORTIZE as a transaction its processor replays whenever the schedule is rebuilt (LoanReAging.feature,
+ * "reverse-replay scenario 1", lines 213-252): each change is applied again, oldest first, with the
+ * request it was made with, on the installments as the transactions before it had settled them, so a
+ * repayment made since does not undo the re-age. `regenerated` must have the periods the loan had before
+ * its first change (`scheduleBeforeReshapes`). Without a standing change it answers `regenerated`.
+ */
+export function reapplyReshapes(
+  state: Pick<LoanCommandState, 'loan' | 'product' | 'installments' | 'transactions'>,
+  regenerated: readonly ScheduleRowInput[],
+  standing: readonly StandingReshape[],
+): ScheduleRowInput[] {
+  const { loan, product, installments, transactions } = state;
+  let rows = [...regenerated];
+  const reAged = new Set<string>();
+  for (const { transaction, change } of standing) {
+    const before = transactions
+      .slice(0, transactions.indexOf(transaction))
+      .filter((t) => !t.is_reversed && t.type !== 'REVERSAL');
+    // What the earlier transactions had settled, applied charges included (they take money first).
+    const settled = unsettledRows(loan, rows);
+    reattachCharges(installments, settled, before, transaction.transaction_date);
+    replay(
+      settled,
+      before.filter((t) => t.type !== 'FEE_APPLIED' && t.type !== 'PENALTY_APPLIED'),
+      product.allocation_strategy as AllocationStrategyCode,
+    );
+    // The engine moves principal only; dues of the other components are the regenerated ones.
+    const view = reshapeInstallmentsOf(settled, reAged).map((v, k) => ({
+      ...v,
+      fees: rows[k].fees,
+      feesPaid: 0n,
+      penalties: rows[k].penalties,
+      penaltiesPaid: 0n,
+    }));
+    const money = reshapeMoneyOf(product);
+    const result =
+      transaction.type === 'REAGE'
+        ? reAgeInstallments(
+            view,
+            {
+              transactionDate: transaction.transaction_date,
+              startDate: change.start_date as string,
+              frequencyType: change.frequency_type as ReAgeFrequency,
+              frequencyNumber: change.frequency_number as number,
+              numberOfInstallments: change.number_of_installments as number,
+            },
+            money,
+          )
+        : reAmortizeInstallments(view, transaction.transaction_date, money);
+    rows = result.installments.map(scheduleRowOf);
+    for (const date of change.created_due_dates as string[]) reAged.add(date);
+  }
+  return rows;
+}
+
+/**
+ * Actions that lay the schedule out again from the loan's terms in a way the re-age cannot be put back
+ * on (a reschedule, a tranche): refused while a re-age or re-amortisation stands, 409 naming it.
+ */
+export function assertNoStandingReshape(transactions: readonly TransactionRow[]): void {
+  const live = transactions.findLast((t) => (t.type === 'REAGE' || t.type === 'REAMORTIZE') && !t.is_reversed);
+  if (!live) return;
+  throw refusal(live.type === 'REAGE' ? 'undo_reage_first' : 'undo_reamortization_first');
+}

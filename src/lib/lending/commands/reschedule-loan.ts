@@ -4,7 +4,12 @@ import type { LoanRescheduleRequestsRow } from '#lib/db/schema.generated.ts';
 import { assertInScope } from '#lib/auth/data-permissions.ts';
 import { currencyCode, fromMinor, toDecimalString } from '#lib/money/money.ts';
 import { parseTerms, scheduleToJson } from '#lib/schedule/index.ts';
-import { type CurrentInstallment, type RescheduleRequest, rescheduleSchedule } from '#lib/schedule/reschedule.ts';
+import {
+  type CurrentInstallment,
+  type RescheduleRefusal,
+  type RescheduleRequest,
+  rescheduleSchedule,
+} from '#lib/schedule/reschedule.ts';
 import type { Schedule, ScheduleJson, ScheduleTerms } from '#lib/schedule/types.ts';
 import type { Actor } from '../actor.ts';
 import { loanOutstanding, type InstallmentRow } from '../installments.ts';
@@ -12,8 +17,10 @@ import { transitionLoan } from '../lifecycle/loan.ts';
 import { transitionReschedule, type RescheduleStatus } from '../lifecycle/reschedule.ts';
 import { loanContextOf, type LoanRow, type TransactionRow } from '../loans.ts';
 import { loadCalendar } from '../products.ts';
-import { replaceLoanSchedule } from '../schedule-sync.ts';
+import { replaceLoanSchedule, scheduleRowOf } from '../schedule-sync.ts';
+import { refusal, wordedTransition } from '../refusal.ts';
 import { auditSnapshot, auditSuccess, openLoanForCommand } from './common.ts';
+import { assertNoStandingReshape } from './reage-loan.ts';
 
 /**
  * Loan reschedule requests, maker-checker (Fineract's reschedule request): one user submits a change
@@ -178,6 +185,16 @@ function engineRequest(input: RescheduleInput, submittedOn: string): RescheduleR
   };
 }
 
+/** The schedule engine's refusals of a reschedule, each worded as a lending refusal (`refusal.<key>`). */
+const ENGINE_REFUSALS: Record<RescheduleRefusal, string> = {
+  RESCHEDULE_NOTHING_TO_CHANGE: 'reschedule_nothing_to_change',
+  RESCHEDULE_FROM_DATE_NOT_A_DUE_DATE: 'reschedule_from_date_not_a_due_date',
+  RESCHEDULE_INSTALLMENT_PAID: 'reschedule_installment_paid',
+  RESCHEDULE_ADJUSTED_DATE_BEFORE_FROM_DATE: 'reschedule_adjusted_date_before_from_date',
+  RESCHEDULE_SUBMITTED_BEFORE_DISBURSEMENT: 'reschedule_submitted_before_disbursement',
+  RESCHEDULE_PROGRESSIVE_NOT_SUPPORTED: 'reschedule_progressive_not_supported',
+};
+
 async function computeReschedule(
   tx: Tx,
   loan: LoanRow,
@@ -185,10 +202,19 @@ async function computeReschedule(
   transactions: TransactionRow[],
   request: RescheduleRequest,
 ) {
+  // The new installments are laid out from the loan's terms: a standing re-age would be lost.
+  assertNoStandingReshape(transactions);
   const terms = await loanTerms(tx, loan);
   const calendar = await loadCalendar(tx, loan.customer_branch_id);
   const current = currentInstallmentsOf(installments, transactions);
-  return { terms, result: rescheduleSchedule(terms, current, request, calendar) };
+  try {
+    return { terms, result: rescheduleSchedule(terms, current, request, calendar) };
+  } catch (error) {
+    const reason = error instanceof AppError ? (error.details?.reason as RescheduleRefusal | undefined) : undefined;
+    const key = reason && ENGINE_REFUSALS[reason];
+    if (!key || !(error instanceof AppError)) throw error;
+    throw refusal(key, { status: error.code, field: error.field, reason });
+  }
 }
 
 /**
@@ -197,7 +223,7 @@ async function computeReschedule(
  */
 export async function previewLoanReschedule(tx: Tx, actor: Actor, loanId: string, input: RescheduleInput) {
   const { loan, installments, transactions, today } = await openLoanForCommand(tx, actor, loanId);
-  transitionLoan(loan.status, 'reschedule', loanContextOf(installments, transactions));
+  wordedTransition(() => transitionLoan(loan.status, 'reschedule', loanContextOf(installments, transactions)));
   const { terms, result } = await computeReschedule(tx, loan, installments, transactions, engineRequest(input, today));
   const after = scheduleToJson(result.schedule);
   const before = currentScheduleJson(installments, loan.currency, terms.digits);
@@ -216,11 +242,9 @@ async function pendingOf(tx: Tx, loanId: string): Promise<RescheduleRequestRow |
 /** Submits a reschedule request for an active loan (the maker). */
 export async function submitRescheduleRequest(tx: Tx, actor: Actor, loanId: string, input: RescheduleInput) {
   const { loan, installments, transactions, today } = await openLoanForCommand(tx, actor, loanId);
-  transitionLoan(loan.status, 'reschedule', loanContextOf(installments, transactions));
+  wordedTransition(() => transitionLoan(loan.status, 'reschedule', loanContextOf(installments, transactions)));
   if (await pendingOf(tx, loan.id)) {
-    throw new AppError('CONFLICT', 'A reschedule request for this loan is already waiting for a decision', {
-      details: { reason: 'reschedule_pending' },
-    });
+    throw refusal('reschedule_pending');
   }
   // The engine's checks (a due date to start from, something to change…) refuse now, not at approval.
   await computeReschedule(tx, loan, installments, transactions, engineRequest(input, today));
@@ -272,13 +296,12 @@ export async function approveRescheduleRequest(
   note?: string | null,
 ) {
   const request = await lockRequest(tx, actor, loanId, requestId);
-  const next = transitionReschedule(request.status, 'approve', {
-    actorId: actor.userId,
-    submittedBy: request.submitted_by,
-  });
+  const next = wordedTransition(() =>
+    transitionReschedule(request.status, 'approve', { actorId: actor.userId, submittedBy: request.submitted_by }),
+  );
   const state = await openLoanForCommand(tx, actor, loanId);
   const { loan, product, installments, transactions, today } = state;
-  transitionLoan(loan.status, 'reschedule', loanContextOf(installments, transactions));
+  wordedTransition(() => transitionLoan(loan.status, 'reschedule', loanContextOf(installments, transactions)));
   const { result } = await computeReschedule(tx, loan, installments, transactions, {
     rescheduleFromDate: request.reschedule_from_date,
     newInterestRate: trimRate(request.new_interest_rate),
@@ -293,16 +316,7 @@ export async function approveRescheduleRequest(
     tx,
     actor,
     { loan, product },
-    result.schedule.installments.map((i) => ({
-      number: i.number,
-      fromDate: i.fromDate,
-      dueDate: i.dueDate,
-      isDownPayment: i.isDownPayment,
-      principal: i.principal,
-      interest: i.interest,
-      fees: i.fees,
-      penalties: i.penalties,
-    })),
+    result.schedule.installments.map(scheduleRowOf),
     { date: today, description: `Reschedule of loan ${loan.account_no}` },
   );
   const [row] = await tx.query<RescheduleRequestRow>(
@@ -329,10 +343,9 @@ export async function rejectRescheduleRequest(
   note?: string | null,
 ) {
   const request = await lockRequest(tx, actor, loanId, requestId);
-  const next = transitionReschedule(request.status, 'reject', {
-    actorId: actor.userId,
-    submittedBy: request.submitted_by,
-  });
+  const next = wordedTransition(() =>
+    transitionReschedule(request.status, 'reject', { actorId: actor.userId, submittedBy: request.submitted_by }),
+  );
   const { loan, today } = await openLoanForCommand(tx, actor, loanId);
   const [row] = await tx.query<RescheduleRequestRow>(
     `update loan_reschedule_requests set status = $2, decided_by = $3, decided_at = now(), decided_on = $4,

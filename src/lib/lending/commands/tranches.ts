@@ -9,9 +9,11 @@ import type { Actor } from '../actor.ts';
 import { loadCalendar, type ProductRow } from '../products.ts';
 import { postJournalEntry } from '../ledger/post-entry.ts';
 import type { LoanRow } from '../loans.ts';
+import { refusal } from '../refusal.ts';
 import { replaceLoanSchedule } from '../schedule-sync.ts';
 import { loadTransactions } from '../loans.ts';
 import { recalculates, syncRecalculatedSchedule } from '../recalculation.ts';
+import { assertNoStandingReshape } from './reage-loan.ts';
 import {
   auditSuccess,
   commandDate,
@@ -66,15 +68,13 @@ export async function setLoanTranches(
 ): Promise<{ loan: LoanRow; tranches: LoanTranche[] }> {
   const { loan, product, today } = await openLoanForCommand(tx, actor, input.loanId);
   if (!isMultiDisbursement(product)) {
-    throw new AppError('CONFLICT', 'The loan product does not pay loans out in tranches', {
-      field: 'tranches',
-      details: { reason: 'not_multi_disbursement' },
-    });
+    throw refusal('not_multi_disbursement', { field: 'tranches' });
   }
   if (loan.status !== 'SUBMITTED_AND_PENDING_APPROVAL' && loan.status !== 'APPROVED') {
-    throw new AppError('CONFLICT', 'Tranches are set before the loan is disbursed', {
+    throw refusal('tranches_after_disbursement', {
       field: 'tranches',
-      details: { reason: 'wrong_state', status: loan.status },
+      reason: 'wrong_state',
+      details: { status: loan.status },
     });
   }
   const max = product.max_tranches ?? 100;
@@ -188,28 +188,22 @@ export async function disburseNextTranche(tx: Tx, actor: Actor, input: DisburseT
   const state = await openLoanForCommand(tx, actor, input.loanId);
   const { loan, product, today, transactions, installments } = state;
   if (!isMultiDisbursement(product)) {
-    throw new AppError('CONFLICT', 'The loan product does not pay loans out in tranches', {
-      details: { reason: 'not_multi_disbursement' },
-    });
+    throw refusal('not_multi_disbursement');
   }
   if (loan.status !== 'ACTIVE') {
-    throw new AppError('CONFLICT', 'Only an active loan can receive its next tranche', {
-      details: { reason: 'wrong_state', status: loan.status },
-    });
+    throw refusal('tranche_loan_not_active', { reason: 'wrong_state', details: { status: loan.status } });
   }
   if (recalculates(product) && product.schedule_type !== 'PROGRESSIVE') {
     // A product made before this rule existed (product-admin refuses the combination now).
-    throw new AppError('CONFLICT', 'Interest recalculation with several tranches needs a progressive schedule', {
-      details: { reason: 'recalculation_tranches_progressive_only' },
-    });
+    throw refusal('recalculation_tranches_progressive_only');
   }
   const tranches = await loadTranches(tx, loan.id);
   const next = tranches.find((t) => t.disbursed_on === null);
   if (!next) {
-    throw new AppError('CONFLICT', 'Every tranche of this loan is disbursed', {
-      details: { reason: 'no_tranche_left' },
-    });
+    throw refusal('no_tranche_left');
   }
+  // The schedule is laid out again from the tranches: a standing re-age would be lost.
+  assertNoStandingReshape(transactions);
   const date = commandDate(input.date, today, lastTransactionDate(transactions) ?? loan.disbursed_on);
   const maturity = installments.reduce((m, i) => (i.due_date > m ? i.due_date : m), '');
   if (date >= maturity) throw validationError('date', 'date.beforeMaturity', { max: maturity });
@@ -223,10 +217,7 @@ export async function disburseNextTranche(tx: Tx, actor: Actor, input: DisburseT
     0n,
   );
   if (principalOutstanding + next.amount > loan.principal) {
-    throw new AppError('UNPROCESSABLE', 'The tranche would take the principal outstanding above the approved amount', {
-      field: 'amount',
-      details: { reason: 'above_approved_amount' },
-    });
+    throw refusal('above_approved_amount', { status: 'UNPROCESSABLE', field: 'amount' });
   }
   const digits = product.digits_after_decimal;
   const total = disbursedSoFar + next.amount;

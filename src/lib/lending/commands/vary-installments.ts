@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { need } from '#lib/auth/permissions.ts';
 import type { Tx } from '#lib/db/index.ts';
-import { AppError } from '#lib/errors/app-error.ts';
 import { defineCommand } from '#lib/http/command.ts';
 import { formatMinor } from '#lib/money/money.ts';
 import { generateSchedule, parseTerms, scheduleToJson } from '#lib/schedule/index.ts';
@@ -10,6 +9,7 @@ import { checkVariations } from '#lib/schedule/variations.ts';
 import type { Actor } from '../actor.ts';
 import { assertUuid } from '../loans.ts';
 import { loadCalendar, termsFor, type ProductRow } from '../products.ts';
+import { refusal } from '../refusal.ts';
 import { auditSuccess, openLoanForCommand, updateLoan } from './common.ts';
 
 /**
@@ -83,21 +83,14 @@ export async function varyInstallments(
   assertUuid(input.loanId, 'loanId');
   const { loan, product } = await openLoanForCommand(tx, actor, input.loanId);
   if (loan.status !== 'SUBMITTED_AND_PENDING_APPROVAL' && loan.status !== 'APPROVED') {
-    throw new AppError('CONFLICT', 'Installments can only be changed before the loan is disbursed', {
-      field: 'status',
-      details: { reason: 'wrong_state' },
-    });
+    throw refusal('variations_after_disbursement', { field: 'status', reason: 'wrong_state' });
   }
   if (input.variations.length > 0 && product.allow_variable_installments !== true) {
-    throw new AppError('UNPROCESSABLE', 'This loan product does not allow variable installments', {
-      field: 'variations',
-    });
+    throw refusal('variable_installments_not_allowed', { status: 'UNPROCESSABLE', field: 'variations' });
   }
   const fixedEmi = input.fixedEmiAmount == null || input.fixedEmiAmount === '' ? null : String(input.fixedEmiAmount);
   if (fixedEmi !== null && product.allow_fixed_emi !== true) {
-    throw new AppError('UNPROCESSABLE', 'This loan product does not allow an installment amount of its own', {
-      field: 'fixedEmiAmount',
-    });
+    throw refusal('fixed_emi_not_allowed', { status: 'UNPROCESSABLE', field: 'fixedEmiAmount' });
   }
   const disbursementDate = loan.expected_disbursement_date ?? loan.submitted_on;
   const baseTerms = termsFor(product, {
