@@ -162,6 +162,59 @@ describe.each(testDbKinds())('/v1/days-off on %s', (kind) => {
     expect(notUuid.status).toBe(404);
   });
 
+  test('a holiday’s rescheduling type through the API: the JSON carries it, inconsistent input names the field', async () => {
+    const inconsistent = await call(addRoute, '/v1/days-off/holidays', {
+      principal: editor,
+      method: 'POST',
+      body: {
+        name: 'Ascension',
+        from: '2026-05-14',
+        to: '2026-05-14',
+        reschedulingType: 'NEXT_REPAYMENT_DATE',
+        repaymentsRescheduledTo: '2026-05-15',
+      },
+      language: 'fr',
+    });
+    expect(inconsistent.status).toBe(400);
+    expect(inconsistent.body.error).toMatchObject({
+      field: 'repaymentsRescheduledTo',
+      message:
+        'La date de report des échéances doit rester vide sauf si les échéances sont reportées à une date donnée.',
+    });
+    const unknown = await call(addRoute, '/v1/days-off/holidays', {
+      principal: editor,
+      method: 'POST',
+      body: { name: 'Ascension', from: '2026-05-14', to: '2026-05-14', reschedulingType: 1 },
+    });
+    expect(unknown.status).toBe(400);
+    const added = await call(addRoute, '/v1/days-off/holidays', {
+      principal: editor,
+      method: 'POST',
+      body: { name: 'Ascension', from: '2026-05-14', to: '2026-05-14', reschedulingType: 'NEXT_REPAYMENT_DATE' },
+    });
+    expect(added.status).toBe(201);
+    expect(added.body).toMatchObject({ reschedulingType: 'NEXT_REPAYMENT_DATE', repaymentsRescheduledTo: null });
+    const id = added.body.id as string;
+    const patched = await call(patchRoute, `/v1/days-off/holidays/${id}`, {
+      principal: editor,
+      method: 'PATCH',
+      params: { id },
+      body: { reschedulingType: 'SPECIFIED_DATE', repaymentsRescheduledTo: '2026-05-15' },
+    });
+    expect(patched).toMatchObject({
+      status: 200,
+      body: { reschedulingType: 'SPECIFIED_DATE', repaymentsRescheduledTo: '2026-05-15', revision: 2 },
+    });
+    const overview = await call(overviewRoute, '/v1/days-off', { principal: viewer, method: 'GET' });
+    expect(overview.body.holidays).toEqual([
+      expect.objectContaining({ id, reschedulingType: 'SPECIFIED_DATE', repaymentsRescheduledTo: '2026-05-15' }),
+    ]);
+    expect(
+      (await call(deleteRoute, `/v1/days-off/holidays/${id}`, { principal: editor, method: 'DELETE', params: { id } }))
+        .status,
+    ).toBe(200);
+  });
+
   test('import: dry run, refusal naming the line, import; apply: preview then move', async () => {
     const csv = 'name,from,to\nEaster Monday,2026-04-20,2026-04-20\n';
     const preview = await call(importRoute, '/v1/days-off/import', {

@@ -144,6 +144,195 @@ describe.each(testDbKinds())('days off on %s', (kind) => {
     expect((await checkLedger(db, [f.tenantId])).differences).toEqual([]);
   });
 
+  /**
+   * Fineract's holiday type 1 ("reschedule to next repayment date", migration 1160): Monday 20 April
+   * is such a holiday, Saturday and Sunday are off and the rule is "next working day". Worked by hand
+   * from Fineract's rule as the engine implements it (src/lib/schedule/due-dates.ts; Fineract's own
+   * case is tests/fixtures/fineract-holiday-cases.json, SchedulerJobsTestResults
+   * testApplyType1HolidaysToLoansJobOutcome): the third due date, 20 Apr, moves to the next repayment
+   * date, 20 May (Wed, the fourth installment's date), and the chain continues from there: 20 Jun is a
+   * Saturday, so the rule moves it to Mon 22 Jun; then 20 Jul (Mon) and 20 Aug (Thu). The same
+   * holiday following the rule would give Tue 21 Apr and keep the rest (EXPECTED.NEXT_WORKING_DAY).
+   */
+  const TO_NEXT_REPAYMENT = ['2026-02-20', '2026-03-20', '2026-05-20', '2026-06-22', '2026-07-20', '2026-08-20'];
+
+  test('a holiday rescheduled to the next repayment date: new schedules and, after apply, existing loans', async () => {
+    const f = await fixture();
+    const existing = await f.disbursedLoan({ principal: '600.00', numberOfRepayments: 6 });
+    await run(f, (tx) => repayLoan(tx, f.checker, { loanId: existing.loanId, amount: '10.00' }));
+    const before = await run(f, async (tx) => (await getLoanView(tx, existing.loanId)).installments);
+    expect(before.map((i) => i.dueDate)).toEqual(REGULAR);
+
+    await run(f, (tx) => setRuleCommand.run(tx, f.admin, { rule: 'NEXT_WORKING_DAY' }, en));
+    await run(f, (tx) => setWeekdaysCommand.run(tx, f.admin, { weekdays: [6, 7] }, en));
+    const holiday = await run(f, (tx) =>
+      addHolidayCommand.run(
+        tx,
+        f.admin,
+        { name: 'Easter Monday', from: '2026-04-20', to: '2026-04-20', reschedulingType: 'NEXT_REPAYMENT_DATE' },
+        en,
+      ),
+    );
+    expect(holiday).toMatchObject({ reschedulingType: 'NEXT_REPAYMENT_DATE', repaymentsRescheduledTo: null });
+    const [audit] = await run(f, (tx) =>
+      tx.query<{ before: unknown; after: Record<string, unknown> }>(
+        `select before, after from audit_log where action = 'days_off.add_holiday'`,
+      ),
+    );
+    expect(audit).toEqual({
+      before: null,
+      after: {
+        name: 'Easter Monday',
+        from: '2026-04-20',
+        to: '2026-04-20',
+        reschedulingType: 'NEXT_REPAYMENT_DATE',
+        repaymentsRescheduledTo: null,
+        branchId: null,
+      },
+    });
+
+    // A new schedule follows it at once.
+    const fresh = await f.disbursedLoan({ principal: '600.00', numberOfRepayments: 6 });
+    expect(await dueDates(f, fresh.loanId)).toEqual(TO_NEXT_REPAYMENT);
+
+    // The existing loan: preview (nothing written), then apply.
+    const plan = await run(f, (tx) => planApply(tx, f.tenantId));
+    expect(plan.moves.map((m) => [m.loanId, m.number, m.oldDueDate, m.newDueDate])).toEqual([
+      [existing.loanId, 3, '2026-04-20', '2026-05-20'],
+      [existing.loanId, 4, '2026-05-20', '2026-06-22'],
+      [existing.loanId, 5, '2026-06-20', '2026-07-20'],
+      [existing.loanId, 6, '2026-07-20', '2026-08-20'],
+    ]);
+    expect(plan.skipped).toEqual([]);
+    expect(await dueDates(f, existing.loanId)).toEqual(REGULAR);
+    const result = await run(f, (tx) => applyDaysOff(tx, f.admin, { expectedFingerprint: plan.fingerprint }));
+    expect(result.moves).toHaveLength(4);
+    const after = await run(f, async (tx) => (await getLoanView(tx, existing.loanId)).installments);
+    expect(after.map((i) => i.dueDate)).toEqual(TO_NEXT_REPAYMENT);
+    // Amounts unchanged, from dates chained onto the moved due dates, maturity through the 0370 trigger.
+    expect(after.map((i) => [i.principal, i.interest, i.total, i.paid])).toEqual(
+      before.map((i) => [i.principal, i.interest, i.total, i.paid]),
+    );
+    for (let k = 1; k < after.length; k++) expect(after[k].fromDate).toBe(after[k - 1].dueDate);
+    expect((await loanRow(f, existing.loanId)).maturity_date).toBe('2026-08-20');
+    expect((await run(f, (tx) => applyDaysOff(tx, f.admin))).moves).toEqual([]);
+    expect((await checkLedger(db, [f.tenantId])).differences).toEqual([]);
+
+    // Applied: its rescheduling type is part of the loans' dates and cannot change any more.
+    await expect(
+      run(f, (tx) =>
+        updateHolidayCommand.run(tx, f.admin, { id: holiday.id, reschedulingType: 'WORKING_DAY_RULE' }, en),
+      ),
+    ).rejects.toMatchObject({ status: 409 });
+  });
+
+  test('a holiday’s rescheduling type: consistent with its date, changed while pending, kept by the database', async () => {
+    const f = await fixture();
+    const add = (input: Record<string, unknown>) =>
+      run(f, (tx) =>
+        addHolidayCommand.run(tx, f.admin, { name: 'X', from: '2026-05-01', to: '2026-05-01', ...input } as never, en),
+      );
+    await expect(
+      add({ reschedulingType: 'NEXT_REPAYMENT_DATE', repaymentsRescheduledTo: '2026-05-04' }),
+    ).rejects.toMatchObject({
+      status: 400,
+      field: 'repaymentsRescheduledTo',
+      message: expect.stringMatching(/^Repayments rescheduled to must be left empty/),
+    });
+    await expect(
+      add({ reschedulingType: 'WORKING_DAY_RULE', repaymentsRescheduledTo: '2026-05-04' }),
+    ).rejects.toMatchObject({ status: 400, field: 'repaymentsRescheduledTo' });
+    await expect(add({ reschedulingType: 'SPECIFIED_DATE' })).rejects.toMatchObject({
+      status: 400,
+      field: 'repaymentsRescheduledTo',
+      message: 'Repayments rescheduled to is required when due dates move to a specified date.',
+    });
+    await expect(add({ reschedulingType: 'SOMETIMES' })).rejects.toMatchObject({
+      status: 400,
+      field: 'reschedulingType',
+      message: 'Rescheduling type must be one of: WORKING_DAY_RULE, SPECIFIED_DATE, NEXT_REPAYMENT_DATE.',
+    });
+    await expect(
+      run(f, (tx) =>
+        addHolidayCommand.run(
+          tx,
+          f.admin,
+          { name: 'X', from: '2026-05-01', to: '2026-05-01', reschedulingType: 'SPECIFIED_DATE' },
+          { language: 'fr' },
+        ),
+      ),
+    ).rejects.toMatchObject({
+      field: 'repaymentsRescheduledTo',
+      message: 'La date de report des échéances est obligatoire quand les échéances sont reportées à une date donnée.',
+    });
+
+    // Without a type, the date decides, as before the type existed.
+    expect(await add({ name: 'Rule' })).toMatchObject({ reschedulingType: 'WORKING_DAY_RULE' });
+    const h = await add({ name: 'Dated', repaymentsRescheduledTo: '2026-05-04' });
+    expect(h).toMatchObject({ reschedulingType: 'SPECIFIED_DATE', repaymentsRescheduledTo: '2026-05-04' });
+
+    // A pending holiday changes type: alone, a type other than a specified date drops the old date (as
+    // Fineract does); a date alone makes it a specified date; clearing that date returns it to the rule.
+    const update = (input: Record<string, unknown>) =>
+      run(f, (tx) => updateHolidayCommand.run(tx, f.admin, { id: h.id, ...input } as never, en));
+    expect(await update({ reschedulingType: 'NEXT_REPAYMENT_DATE' })).toMatchObject({
+      reschedulingType: 'NEXT_REPAYMENT_DATE',
+      repaymentsRescheduledTo: null,
+    });
+    await expect(update({ reschedulingType: 'SPECIFIED_DATE' })).rejects.toMatchObject({
+      status: 400,
+      field: 'repaymentsRescheduledTo',
+    });
+    await expect(
+      update({ reschedulingType: 'NEXT_REPAYMENT_DATE', repaymentsRescheduledTo: '2026-05-05' }),
+    ).rejects.toMatchObject({ status: 400, field: 'repaymentsRescheduledTo' });
+    expect(await update({ name: 'Renamed' })).toMatchObject({ reschedulingType: 'NEXT_REPAYMENT_DATE' });
+    expect(await update({ repaymentsRescheduledTo: '2026-05-05' })).toMatchObject({
+      reschedulingType: 'SPECIFIED_DATE',
+      repaymentsRescheduledTo: '2026-05-05',
+    });
+    expect(await update({ repaymentsRescheduledTo: null })).toMatchObject({
+      reschedulingType: 'WORKING_DAY_RULE',
+      repaymentsRescheduledTo: null,
+    });
+    const audits = await run(f, (tx) =>
+      tx.query<{ before: { reschedulingType: string }; after: { reschedulingType: string } }>(
+        `select before, after from audit_log where action = 'days_off.update_holiday' order by occurred_at`,
+      ),
+    );
+    expect(audits.map((a) => [a.before.reschedulingType, a.after.reschedulingType])).toEqual([
+      ['SPECIFIED_DATE', 'NEXT_REPAYMENT_DATE'],
+      ['NEXT_REPAYMENT_DATE', 'NEXT_REPAYMENT_DATE'],
+      ['NEXT_REPAYMENT_DATE', 'SPECIFIED_DATE'],
+      ['SPECIFIED_DATE', 'WORKING_DAY_RULE'],
+    ]);
+
+    // The check constraint keeps any other writer consistent too.
+    for (const [type, date] of [
+      ['NEXT_REPAYMENT_DATE', '2026-06-02'],
+      ['SPECIFIED_DATE', null],
+      ['WORKING_DAY_RULE', '2026-06-02'],
+      ['SOON', null],
+    ] as const)
+      await expect(
+        db.owner((tx) =>
+          tx.query(
+            `insert into days_off (tenant_id, kind, name, from_date, to_date, rescheduling_type, repayments_rescheduled_to)
+             values ($1, 'holiday', 'Direct', '2026-06-01', '2026-06-01', $2, $3)`,
+            [f.tenantId, type, date],
+          ),
+        ),
+      ).rejects.toMatchObject({ code: '23514' });
+    await expect(
+      db.owner((tx) =>
+        tx.query(
+          `insert into days_off (tenant_id, kind, name, weekday, rescheduling_type) values ($1, 'non_working_weekday', '', 3, 'NEXT_REPAYMENT_DATE')`,
+          [f.tenantId],
+        ),
+      ),
+    ).rejects.toMatchObject({ code: '23514' });
+  });
+
   test('the schedule CLI gives the same dates for the next-repayment-day rule', async () => {
     const f = await fixture();
     const { loanId } = await f.disbursedLoan({ principal: '600.00', numberOfRepayments: 6 });
@@ -421,6 +610,47 @@ describe.each(testDbKinds())('days off on %s', (kind) => {
       expect(await count()).toBe(before);
       expect((await importFile('ics', ics(good))).added).toBe(3);
       expect((await importFile('ics', ics(good))).added).toBe(0);
+    });
+
+    test('the optional rescheduling_type column: any case, empty follows the date, inconsistent lines refused', async () => {
+      const good = [
+        'name,from,to,rescheduled_to,rescheduling_type',
+        'Next,2029-04-02,2029-04-02,,next_repayment_date',
+        'Dated,2029-05-01,2029-05-01,2029-05-02,SPECIFIED_DATE',
+        'Implied,2029-05-08,2029-05-08,2029-05-09,',
+        'Rule,2029-07-14,2029-07-14,,Working_Day_Rule',
+      ];
+      const bad = [
+        ...good,
+        'Both,2029-08-15,2029-08-15,2029-08-16,NEXT_REPAYMENT_DATE',
+        'Missing,2029-11-01,2029-11-01,,SPECIFIED_DATE',
+        'Unknown,2029-11-11,2029-11-11,,LATER',
+      ];
+      const refused = await importFile('csv', bad.join('\n')).catch((e: unknown) => e);
+      expect((refused as AppError).status).toBe(400);
+      expect((refused as AppError).message).toMatch(/^Line 6: Repayments rescheduled to must be left empty/);
+      expect((refused as AppError).details?.rows).toEqual([
+        expect.objectContaining({ row: 6, field: 'repaymentsRescheduledTo' }),
+        expect.objectContaining({ row: 7, field: 'repaymentsRescheduledTo' }),
+        expect.objectContaining({ row: 8, field: 'reschedulingType' }),
+      ]);
+      const before = await count();
+      const preview = await importFile('csv', good.join('\n'), true);
+      expect(preview.rows.map((r) => [r.line, r.name, r.reschedulingType, r.repaymentsRescheduledTo])).toEqual([
+        [2, 'Next', 'NEXT_REPAYMENT_DATE', null],
+        [3, 'Dated', 'SPECIFIED_DATE', '2029-05-02'],
+        [4, 'Implied', 'SPECIFIED_DATE', '2029-05-09'],
+        [5, 'Rule', 'WORKING_DAY_RULE', null],
+      ]);
+      expect(await count()).toBe(before);
+      expect((await importFile('csv', good.join('\n'))).added).toBe(4);
+      const stored = (await run(f, (tx) => listHolidays(tx))).filter((h) => h.from.startsWith('2029'));
+      expect(stored.map((h) => [h.name, h.reschedulingType, h.repaymentsRescheduledTo])).toEqual([
+        ['Next', 'NEXT_REPAYMENT_DATE', null],
+        ['Dated', 'SPECIFIED_DATE', '2029-05-02'],
+        ['Implied', 'SPECIFIED_DATE', '2029-05-09'],
+        ['Rule', 'WORKING_DAY_RULE', null],
+      ]);
     });
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Days off (admin › data › days off): reads. A tenant's days off are recurring non-working ISO
- * weekdays and holidays (inclusive date ranges, optionally "repayments rescheduled to" a date), each
- * tenant-wide (branch_id NULL) or for one branch. A branch's calendar is the tenant-wide days off plus
+ * weekdays and holidays (inclusive date ranges with a rescheduling type: the tenant's rule, "repayments
+ * rescheduled to" a date, or the next repayment date), each tenant-wide (branch_id NULL) or for one branch. A branch's calendar is the tenant-wide days off plus
  * its own; the rule for due dates on days off is one tenant setting (lending_settings). The engine
  * reads the calendar through `loadCalendar` (src/lib/lending/products.ts), which this module's
  * `calendarFor` wraps.
@@ -27,6 +27,19 @@ export const FINERACT_RULE_NAME: Record<WorkingDayRule, string> = {
   PREVIOUS_WORKING_DAY: 'MOVE_TO_PREVIOUS_WORKING_DAY',
 };
 
+/**
+ * How the due dates inside a holiday move (days_off.rescheduling_type, migration 1160). Fineract's
+ * holiday RescheduleType has two: SPECIFIED_DATE (its 2, with `repaymentsRescheduledTo`) and
+ * NEXT_REPAYMENT_DATE (its 1, no date: the next repayment date, the chain continuing from there).
+ * WORKING_DAY_RULE is this product's: the tenant's rule for due dates on days off decides, as for a
+ * non-working weekday (every holiday without a date behaved so before the column existed).
+ */
+export const RESCHEDULING_TYPES = ['WORKING_DAY_RULE', 'SPECIFIED_DATE', 'NEXT_REPAYMENT_DATE'] as const;
+export type ReschedulingType = (typeof RESCHEDULING_TYPES)[number];
+
+export const isReschedulingType = (value: string): value is ReschedulingType =>
+  (RESCHEDULING_TYPES as readonly string[]).includes(value);
+
 export type BranchRef = { id: string; code: string; name: string };
 
 export type HolidayView = {
@@ -34,6 +47,8 @@ export type HolidayView = {
   name: string;
   from: string;
   to: string;
+  reschedulingType: ReschedulingType;
+  /** Only with SPECIFIED_DATE (a check constraint keeps the two consistent). */
   repaymentsRescheduledTo: string | null;
   branch: BranchRef | null;
   revision: number;
@@ -55,10 +70,16 @@ export type DaysOffOverview = {
 type HolidayRow = Pick<
   DaysOffRow,
   'id' | 'name' | 'from_date' | 'to_date' | 'repayments_rescheduled_to' | 'branch_id' | 'revision' | 'applied_at'
-> & { created_at: Date; branch_code: string | null; branch_name: string | null };
+> & {
+  rescheduling_type: ReschedulingType;
+  created_at: Date;
+  branch_code: string | null;
+  branch_name: string | null;
+};
 
 const HOLIDAY_SELECT = `select d.id, d.name, d.from_date::text as from_date, d.to_date::text as to_date,
-    d.repayments_rescheduled_to::text as repayments_rescheduled_to, d.branch_id, d.revision, d.applied_at, d.created_at,
+    d.rescheduling_type, d.repayments_rescheduled_to::text as repayments_rescheduled_to,
+    d.branch_id, d.revision, d.applied_at, d.created_at,
     b.code as branch_code, b.name as branch_name
   from days_off d left join hierarchy_nodes b on b.tenant_id = d.tenant_id and b.id = d.branch_id
  where d.kind = 'holiday'`;
@@ -69,6 +90,7 @@ function holidayView(r: HolidayRow): HolidayView {
     name: r.name,
     from: r.from_date!,
     to: r.to_date!,
+    reschedulingType: r.rescheduling_type,
     repaymentsRescheduledTo: r.repayments_rescheduled_to,
     branch: r.branch_id ? { id: r.branch_id, code: r.branch_code ?? '', name: r.branch_name ?? '' } : null,
     revision: r.revision,
@@ -145,6 +167,7 @@ export function holidayJson(h: HolidayView) {
     name: h.name,
     from: h.from,
     to: h.to,
+    reschedulingType: h.reschedulingType,
     repaymentsRescheduledTo: h.repaymentsRescheduledTo,
     branch: h.branch,
     revision: h.revision,

@@ -4,6 +4,12 @@
  * "apply to existing loans"), is audited with before and after, and refuses bad input with a 400
  * naming the field in the writer's language.
  *
+ * A holiday's rescheduling type says how its due dates move (see RESCHEDULING_TYPES): to a specified
+ * date (which needs `repaymentsRescheduledTo`), to the next repayment date (which must not have one,
+ * as in Fineract), or as the tenant's rule says (no date either). Without a type, a date means the
+ * specified date and no date the rule, as before the type existed; a type and a date that disagree
+ * are refused, naming `repaymentsRescheduledTo`.
+ *
  * Holidays follow Fineract's life: a pending holiday (not yet applied to existing loans) can be edited
  * freely; once applied, only its name can change (its dates are in loans' schedules: delete it and add
  * it again). Deleting a holiday, applied or not, never moves a loan by itself: the loans keep their
@@ -20,7 +26,18 @@ import type { Actor } from '../lending/actor.ts';
 import { auditSuccess } from '../lending/commands/common.ts';
 import { daysBetween, isValidDate } from '../schedule/dates.ts';
 import type { WorkingDayRule } from '../schedule/types.ts';
-import { getHoliday, isUuid, listBranches, listWeekdaySets, loadRule, RULES, type HolidayView } from './calendar.ts';
+import {
+  getHoliday,
+  isReschedulingType,
+  isUuid,
+  listBranches,
+  listWeekdaySets,
+  loadRule,
+  RESCHEDULING_TYPES,
+  RULES,
+  type HolidayView,
+  type ReschedulingType,
+} from './calendar.ts';
 
 /** Advisory-lock class of days-off changes: `pg_advisory_xact_lock(class, hashtext(tenant))`. */
 const DAYS_OFF_LOCK_CLASS = 0x4450;
@@ -53,6 +70,8 @@ export type HolidayInput = {
   name: string;
   from: string;
   to: string;
+  /** One of RESCHEDULING_TYPES; absent, it follows from the date (see the header). */
+  reschedulingType?: string | null;
   repaymentsRescheduledTo?: string | null;
   branchId?: string | null;
 };
@@ -61,6 +80,7 @@ export type CheckedHoliday = {
   name: string;
   from: string;
   to: string;
+  reschedulingType: ReschedulingType;
   repaymentsRescheduledTo: string | null;
   branchId: string | null;
 };
@@ -85,9 +105,21 @@ export function checkHolidayFields(t: T, input: HolidayInput): CheckedHoliday {
   const moved = input.repaymentsRescheduledTo?.trim() || null;
   const rescheduled = moved === null ? null : checkDate(t, 'repaymentsRescheduledTo', moved);
   if (rescheduled && rescheduled >= from && rescheduled <= to) throw bad(t, 'repaymentsRescheduledTo', 'insideHoliday');
+  const reschedulingType = checkReschedulingType(t, input.reschedulingType, rescheduled);
   const branch = input.branchId?.trim() || null;
   if (branch !== null && !isUuid(branch)) throw bad(t, 'branchId', 'branchUnknown');
-  return { name, from, to, repaymentsRescheduledTo: rescheduled, branchId: branch };
+  return { name, from, to, reschedulingType, repaymentsRescheduledTo: rescheduled, branchId: branch };
+}
+
+/** The type given, or the one the date implies; a specified date needs its date, the other types none. */
+function checkReschedulingType(t: T, given: string | null | undefined, date: string | null): ReschedulingType {
+  const text = given?.trim() || null;
+  if (text !== null && !isReschedulingType(text))
+    throw bad(t, 'reschedulingType', 'reschedulingType', { options: RESCHEDULING_TYPES.join(', ') });
+  const type = text ?? (date ? 'SPECIFIED_DATE' : 'WORKING_DAY_RULE');
+  if (type === 'SPECIFIED_DATE' && !date) throw bad(t, 'repaymentsRescheduledTo', 'rescheduledToRequired');
+  if (type !== 'SPECIFIED_DATE' && date) throw bad(t, 'repaymentsRescheduledTo', 'rescheduledToNotAllowed');
+  return type;
 }
 
 export async function assertBranch(tx: Tx, t: T, branchId: string | null): Promise<void> {
@@ -110,6 +142,7 @@ function auditView(h: HolidayView | CheckedHoliday | null) {
     name: h.name,
     from: h.from,
     to: h.to,
+    reschedulingType: h.reschedulingType,
     repaymentsRescheduledTo: h.repaymentsRescheduledTo,
     branchId: 'branch' in h ? (h.branch?.id ?? null) : h.branchId,
   };
@@ -122,15 +155,18 @@ async function notFound(t: T): Promise<never> {
 /** Inserts one checked holiday (no audit: the caller audits); null when the same one is already there. */
 export async function insertHoliday(tx: Tx, tenantId: string, h: CheckedHoliday): Promise<string | null> {
   const rows = await tx.query<{ id: string }>(
-    `insert into days_off (tenant_id, kind, name, from_date, to_date, repayments_rescheduled_to, branch_id)
-     values ($1, 'holiday', $2, $3, $4, $5, $6) on conflict do nothing returning id`,
-    [tenantId, h.name, h.from, h.to, h.repaymentsRescheduledTo, h.branchId],
+    `insert into days_off
+       (tenant_id, kind, name, from_date, to_date, rescheduling_type, repayments_rescheduled_to, branch_id)
+     values ($1, 'holiday', $2, $3, $4, $5, $6, $7) on conflict do nothing returning id`,
+    [tenantId, h.name, h.from, h.to, h.reschedulingType, h.repaymentsRescheduledTo, h.branchId],
   );
   return rows[0]?.id ?? null;
 }
 
 const text = (max: number) => z.string().max(max);
 const dateText = z.string().max(20);
+// The command names the field and the choices, not zod: free text up to a little over the longest type.
+const typeText = z.string().max(40);
 
 export const addHolidayCommand = defineCommand({
   action: 'days_off.add_holiday',
@@ -141,6 +177,7 @@ export const addHolidayCommand = defineCommand({
       name: text(MAX_NAME * 2),
       from: dateText,
       to: dateText,
+      reschedulingType: typeText.nullish(),
       repaymentsRescheduledTo: dateText.nullish(),
       branchId: text(64).nullish(),
     })
@@ -157,6 +194,32 @@ export const addHolidayCommand = defineCommand({
   },
 });
 
+/**
+ * The type and date an update asks for, from what it gives and what the holiday had. Given both, they
+ * are checked together. A type alone drops the old date unless it is a specified date (Fineract clears
+ * the date when a holiday changes to "next repayment date"). A date alone makes it a specified date;
+ * clearing the date of a specified-date holiday makes it follow the rule, as before the type existed.
+ */
+function rescheduleChange(
+  before: HolidayView,
+  input: { reschedulingType?: string | null; repaymentsRescheduledTo?: string | null },
+): Pick<HolidayInput, 'reschedulingType' | 'repaymentsRescheduledTo'> {
+  const type = input.reschedulingType?.trim() || null;
+  const date = input.repaymentsRescheduledTo;
+  if (type !== null) {
+    if (date !== undefined) return { reschedulingType: type, repaymentsRescheduledTo: date };
+    return {
+      reschedulingType: type,
+      repaymentsRescheduledTo: type === 'SPECIFIED_DATE' ? before.repaymentsRescheduledTo : null,
+    };
+  }
+  if (date === undefined)
+    return { reschedulingType: before.reschedulingType, repaymentsRescheduledTo: before.repaymentsRescheduledTo };
+  if (date?.trim()) return { reschedulingType: 'SPECIFIED_DATE', repaymentsRescheduledTo: date };
+  const kept = before.reschedulingType === 'SPECIFIED_DATE' ? 'WORKING_DAY_RULE' : before.reschedulingType;
+  return { reschedulingType: kept, repaymentsRescheduledTo: null };
+}
+
 export const updateHolidayCommand = defineCommand({
   action: 'days_off.update_holiday',
   objectType: 'days_off',
@@ -167,6 +230,7 @@ export const updateHolidayCommand = defineCommand({
       name: text(MAX_NAME * 2).optional(),
       from: dateText.optional(),
       to: dateText.optional(),
+      reschedulingType: typeText.nullish(),
       repaymentsRescheduledTo: dateText.nullish(),
       branchId: text(64).nullish(),
       expectedRevision: z.coerce.number().int().min(1).max(2_147_483_647).optional(),
@@ -182,23 +246,31 @@ export const updateHolidayCommand = defineCommand({
       name: input.name ?? before.name,
       from: input.from ?? before.from,
       to: input.to ?? before.to,
-      repaymentsRescheduledTo:
-        input.repaymentsRescheduledTo === undefined ? before.repaymentsRescheduledTo : input.repaymentsRescheduledTo,
+      ...rescheduleChange(before, input),
       branchId: input.branchId === undefined ? (before.branch?.id ?? null) : input.branchId,
     });
     const movesLoans =
       checked.from !== before.from ||
       checked.to !== before.to ||
+      checked.reschedulingType !== before.reschedulingType ||
       checked.repaymentsRescheduledTo !== before.repaymentsRescheduledTo ||
       checked.branchId !== (before.branch?.id ?? null);
     if (before.appliedAt && movesLoans) throw new AppError('CONFLICT', t('daysoff:errors.applied'), { field: 'from' });
     await assertBranch(tx, t, checked.branchId);
     await tx
       .query(
-        `update days_off set name = $2, from_date = $3, to_date = $4, repayments_rescheduled_to = $5, branch_id = $6,
-                revision = revision + 1, updated_at = now()
+        `update days_off set name = $2, from_date = $3, to_date = $4, rescheduling_type = $5,
+                repayments_rescheduled_to = $6, branch_id = $7, revision = revision + 1, updated_at = now()
           where id = $1 and kind = 'holiday'`,
-        [input.id, checked.name, checked.from, checked.to, checked.repaymentsRescheduledTo, checked.branchId],
+        [
+          input.id,
+          checked.name,
+          checked.from,
+          checked.to,
+          checked.reschedulingType,
+          checked.repaymentsRescheduledTo,
+          checked.branchId,
+        ],
       )
       .catch(duplicate(t));
     await auditSuccess(

@@ -1,6 +1,8 @@
 /**
- * Holidays from a file: a CSV (header `name,from,to[,branch][,rescheduled_to]`, dates YYYY-MM-DD,
- * branch by its code) or an iCalendar file (.ics) of all-day events. All or nothing: one bad line
+ * Holidays from a file: a CSV (header `name,from,to[,branch][,rescheduled_to][,rescheduling_type]`, dates
+ * YYYY-MM-DD, branch by its code, rescheduling type one of RESCHEDULING_TYPES in any case, empty = what
+ * the date implies, as for the API) or an iCalendar file (.ics) of all-day events (their type follows
+ * the rule). All or nothing: one bad line
  * refuses the whole file, naming the line (and every other bad line, up to 50), and nothing is added.
  * A dry run returns what would be added and what is already there; importing the same file twice adds
  * nothing the second time (a holiday with the same name, dates and place is "already present").
@@ -67,6 +69,7 @@ const CSV_COLUMNS: Record<string, keyof Omit<HolidayInput, 'branchId'> | 'branch
   branch_code: 'branch',
   rescheduled_to: 'repaymentsRescheduledTo',
   repayments_rescheduled_to: 'repaymentsRescheduledTo',
+  rescheduling_type: 'reschedulingType',
 };
 
 /** Reads a holidays CSV (see the header). Throws a 400 naming the lines it cannot read. */
@@ -110,6 +113,7 @@ export function parseHolidayCsv(t: T, content: string): ImportRow[] {
         from: value('from'),
         to: value('to'),
         repaymentsRescheduledTo: value('repaymentsRescheduledTo') || null,
+        reschedulingType: value('reschedulingType').toUpperCase() || null,
       },
       branchCode: value('branch') || null,
     };
@@ -399,6 +403,7 @@ export function importJson(outcome: ImportOutcome) {
       name: r.name,
       from: r.from,
       to: r.to,
+      reschedulingType: r.reschedulingType,
       repaymentsRescheduledTo: r.repaymentsRescheduledTo,
       branchCode: r.branchCode,
       status: r.isPresent ? 'present' : outcome.dryRun ? 'new' : 'added',

@@ -725,6 +725,7 @@ export type DaysOffRow = {
   applied_at: Date | null;
   created_at: Date;
   updated_at: Date;
+  rescheduling_type: string;
 };
 
 /** The `decision_bindings` table. */

@@ -4,14 +4,10 @@
  */
 import type { Tx } from '../db/index.ts';
 import type { Actor } from './actor.ts';
-import { addHolidayCommand, replaceWeekdays, tFor } from '../days-off/commands.ts';
+import { addHolidayCommand, replaceWeekdays, tFor, type HolidayInput } from '../days-off/commands.ts';
 
-/** Adds a tenant-wide holiday (inclusive range); due dates inside it move per the tenant's rule. */
-export async function addHoliday(
-  tx: Tx,
-  actor: Actor,
-  input: { name: string; from: string; to: string; repaymentsRescheduledTo?: string | null; branchId?: string | null },
-): Promise<string> {
+/** Adds a holiday (inclusive range); due dates inside it move as its rescheduling type says (the rule by default). */
+export async function addHoliday(tx: Tx, actor: Actor, input: HolidayInput): Promise<string> {
   const holiday = await addHolidayCommand.run(tx, actor, input, { language: 'en' });
   return holiday.id;
 }

@@ -398,12 +398,15 @@ export function recalculationOf(product: ProductRow): Record<string, string | nu
 /**
  * The working calendar for due dates (days_off + lending_settings): the tenant-wide days off, plus the
  * branch's own when `branchId` is given (a loan's branch is its customer's: loans.customer_branch_id).
+ * A holiday's rescheduling type (migration 1160) becomes the engine's: SPECIFIED_DATE its
+ * `repaymentsRescheduledTo`, NEXT_REPAYMENT_DATE `rescheduleToNextRepaymentDate`, WORKING_DAY_RULE
+ * neither (the rule decides).
  */
 export async function loadCalendar(tx: Tx, branchId?: string | null): Promise<WorkingCalendar> {
   const offs = await tx.query<
-    Pick<DaysOffRow, 'kind' | 'from_date' | 'to_date' | 'weekday' | 'repayments_rescheduled_to'>
+    Pick<DaysOffRow, 'kind' | 'from_date' | 'to_date' | 'weekday' | 'repayments_rescheduled_to' | 'rescheduling_type'>
   >(
-    `select kind, from_date, to_date, weekday, repayments_rescheduled_to from days_off
+    `select kind, from_date, to_date, weekday, repayments_rescheduled_to, rescheduling_type from days_off
       where branch_id is null or branch_id = $1
       order by from_date nulls first, weekday`,
     [branchId ?? null],
@@ -417,7 +420,10 @@ export async function loadCalendar(tx: Tx, branchId?: string | null): Promise<Wo
       .map((o) => ({
         from: o.from_date!,
         to: o.to_date!,
-        ...(o.repayments_rescheduled_to ? { repaymentsRescheduledTo: o.repayments_rescheduled_to } : {}),
+        ...(o.rescheduling_type === 'SPECIFIED_DATE' && o.repayments_rescheduled_to
+          ? { repaymentsRescheduledTo: o.repayments_rescheduled_to }
+          : {}),
+        ...(o.rescheduling_type === 'NEXT_REPAYMENT_DATE' ? { rescheduleToNextRepaymentDate: true } : {}),
       })),
     nonWorkingWeekdays: [...new Set(offs.filter((o) => o.kind === 'non_working_weekday').map((o) => o.weekday!))],
     rule: settings[0]?.due_date_on_day_off ?? 'NEXT_WORKING_DAY',

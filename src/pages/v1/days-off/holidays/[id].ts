@@ -4,8 +4,8 @@ import { holidayJson } from '#lib/days-off/calendar.ts';
 import { deleteHolidayCommand, updateHolidayCommand } from '#lib/days-off/commands.ts';
 
 /**
- * PATCH /v1/days-off/holidays/{id} { name?, from?, to?, repaymentsRescheduledTo?, branchId?,
- * expectedRevision? } → the holiday. 409 when the revision is not the current one, or when the dates or
+ * PATCH /v1/days-off/holidays/{id} { name?, from?, to?, reschedulingType?, repaymentsRescheduledTo?, branchId?,
+ * expectedRevision? } → the holiday (a type other than SPECIFIED_DATE given alone drops the old date). 409 when the revision is not the current one, or when the dates or
  * place of a holiday already applied to loans would change (only its name can).
  */
 export const PATCH: APIRoute = (context) => {
