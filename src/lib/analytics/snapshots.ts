@@ -16,9 +16,12 @@
  *    installments oldest first; days from the oldest installment due by M that is not fully settled to
  *    M + 1; delinquent days and classification by the pure `loanDelinquency` with the ranges and arrears
  *    grace of the loan's product version, exactly as classifyLoans does.
- * What history cannot give back (see README): a schedule changed after M (reschedule, interest
- * recalculated on a prepayment) is read as it is now, and a transaction entered later with an earlier
- * date counts at its date — the close saw neither at M.
+ * A schedule rewritten after disbursement (tranche, recalculation, reschedule, re-age…) is read as it
+ * was at M from loan_schedule_versions (migration 1170, kept by replaceLoanSchedule): the installments
+ * in force at M, and the reallocation the last rewrite's replay made to what the transactions settled.
+ * What history cannot give back (see README): a transaction entered later with an earlier date counts
+ * at its date, a reversed transaction counts nowhere, and due dates moved by the days-off apply read as
+ * they are now — the close saw none of these at M.
  */
 import type { Db, Tx } from '../db/index.ts';
 import { addDays } from '../schedule/dates.ts';
