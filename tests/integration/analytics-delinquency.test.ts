@@ -44,7 +44,7 @@ describe.each(testDbKinds())('delinquency transitions and vintages on %s', (kind
     );
     // With every schedule change the simulator makes (tranches, recalculation, reschedules, re-ages): the last
     // test rebuilds the month-end snapshots from history, which reads the installments in force at each month end.
-    await simulatePortfolio(db, { tenantId: T, customers: 35, months: 25, seed: 'dlq4', today: TODAY });
+    await simulatePortfolio(db, { tenantId: T, customers: 35, months: 25, seed: 'dlq9', today: TODAY });
     currency = 'EUR';
     branch = await db.tenant(T, async (tx) => {
       const [b] = await tx.query<{ id: string; code: string }>(
@@ -307,17 +307,22 @@ describe.each(testDbKinds())('delinquency transitions and vintages on %s', (kind
         ),
       );
     const byClose = await read();
-    // The history rewrote schedules after disbursement (tranches, recalculated interest, re-ages),
-    // so month ends before a rewrite must be rebuilt from the installments it replaced, not today's.
+    // The history rewrote schedules after disbursement (a tranche, recalculated interest, a reschedule of a personal
+    // loan, re-ages of "pay in four" loans whose borrowers then paid), so month ends before a rewrite must be rebuilt
+    // from the installments it replaced, not today's.
     const [rewrites] = await db.tenant(T, (tx) =>
-      tx.query<{ loans: number; kinds: string[] }>(
-        `select count(distinct v.loan_id)::int as loans, array_agg(distinct p.code order by p.code) as kinds
+      tx.query<{ loans: number; kinds: string[]; paid_after_reage: number }>(
+        `select count(distinct v.loan_id)::int as loans, array_agg(distinct p.code order by p.code) as kinds,
+                (select count(distinct r.loan_id)::int from loan_transactions r join loan_transactions x
+                   on x.loan_id = r.loan_id and x.type = 'REPAYMENT' and x.seq > r.seq
+                  where r.type = 'REAGE' and x.transaction_date <= '2026-02-28') as paid_after_reage
            from loan_schedule_versions v join loans l on l.id = v.loan_id join loan_products p on p.id = l.product_id
           where v.replaced_on <= '2026-02-28'`,
       ),
     );
-    expect(rewrites!.loans).toBeGreaterThan(2);
-    expect(rewrites!.kinds).toEqual(expect.arrayContaining(['SIM-BNPL', 'SIM-RECALC', 'SIM-TRANCHE']));
+    expect(rewrites!.loans).toBeGreaterThan(3);
+    expect(rewrites!.kinds).toEqual(['SIM-BNPL', 'SIM-EMI', 'SIM-RECALC', 'SIM-TRANCHE']);
+    expect(rewrites!.paid_after_reage).toBeGreaterThan(0);
     const matrixBefore = await db.tenant(T, (tx) => loadMatrix(tx, ADMIN, null, period));
     const f = {
       from: '2024-01-01',

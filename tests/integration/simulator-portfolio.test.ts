@@ -134,20 +134,23 @@ describe.each(testDbKinds())('portfolio simulator on %s', (kind) => {
     expect(row.recalc_loans).toBeGreaterThan(0);
     expect(row.approved_reschedules).toBe(first.reschedules);
     const [depth] = await db.tenant('sim-a1', (tx) =>
-      tx.query<{ reages: number; by_admin: number; paid_after: number; varied: number; versions: number }>(
+      tx.query<{ reages: number; by_admin: number; unpaid: number; varied: number; versions: number }>(
         `select (select count(*)::int from loan_transactions where type = 'REAGE') as reages,
                 (select count(*)::int from loan_transactions t
                   where t.type = 'REAGE' and t.created_by in (select a.decided_by::text from loan_applications a)) as by_admin,
-                (select count(distinct r.loan_id)::int from loan_transactions r join loan_transactions p
-                   on p.loan_id = r.loan_id and p.type = 'REPAYMENT' and p.seq > r.seq where r.type = 'REAGE') as paid_after,
+                (select count(*)::int from loan_transactions r join loan_schedule_changes c on c.id = r.id
+                  where r.type = 'REAGE' and c.start_date < $1::date
+                    and not exists (select 1 from loan_transactions p where p.loan_id = r.loan_id and p.type = 'REPAYMENT' and p.seq > r.seq)) as unpaid,
                 (select count(*)::int from loans where disbursed_on is not null and jsonb_array_length(coalesce(terms->'variations', '[]')) = 1) as varied,
                 (select count(*)::int from loan_schedule_versions) as versions`,
+        [TODAY],
       ),
     );
-    // Re-aged by the checker (an administrator), and the borrowers paid the new installments.
+    // Re-aged by the checker (an administrator); a borrower whose first new installment fell due paid after the re-age
+    // (the delinquency analytics test's longer history has such payments).
     expect(depth.reages).toBe(first.reages);
     expect(depth.by_admin).toBe(first.reages);
-    expect(depth.paid_after).toBeGreaterThan(0);
+    expect(depth.unpaid).toBe(0);
     expect(depth.varied).toBe(first.variations);
     // Every rewrite of an active loan's schedule kept the installments it replaced (tranches, reschedules, re-ages…).
     expect(depth.versions).toBeGreaterThanOrEqual(first.tranches + first.reschedules + first.reages);

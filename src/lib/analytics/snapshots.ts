@@ -181,8 +181,7 @@ export function loanSnapshots(
       upTo.filter((t) => types.includes(t.type)).reduce((s, t) => s + pick(t), 0n);
     // The last rewrite by M replayed the transactions onto its installments: its reallocation holds until the next.
     const shift = byVersion.findLast((v) => v.replaced_on <= m)?.reallocated ?? NO_SHIFT;
-    const credit =
-      sum(['REPAYMENT'], (t) => t.over) - sum(['CREDIT_BALANCE_REFUND'], (t) => t.amount) + shift.credit;
+    const credit = sum(['REPAYMENT'], (t) => t.over) - sum(['CREDIT_BALANCE_REFUND'], (t) => t.amount) + shift.credit;
     const status =
       loan.written_off_on !== null && loan.written_off_on <= m
         ? 'CLOSED_WRITTEN_OFF'
@@ -374,26 +373,24 @@ export async function rebuildSnapshots(db: Db, tenantId: string): Promise<{ rows
       const txs = group(norm(transactions, ['seq', 'amount', 'p', 'i', 'f', 'pen', 'over']));
       const amounts = (list: unknown) => (list as string[]).map((a) => BigInt(a));
       const history = group(
-        versions.map(
-          (v): ScheduleVersion => ({
-            loan_id: v.loan_id as string,
-            version: Number(v.version),
-            replaced_on: v.replaced_on as string,
-            last_seq: BigInt(v.last_seq as string),
-            due_dates: v.due_dates as string[],
-            principal_due: amounts(v.principal_due),
-            interest_due: amounts(v.interest_due),
-            fee_due: amounts(v.fee_due),
-            penalty_due: amounts(v.penalty_due),
-            reallocated: {
-              p: BigInt(v.p as string),
-              i: BigInt(v.i as string),
-              f: BigInt(v.f as string),
-              pen: BigInt(v.pen as string),
-              credit: BigInt(v.credit as string),
-            },
-          }),
-        ),
+        versions.map((v): ScheduleVersion => ({
+          loan_id: v.loan_id as string,
+          version: Number(v.version),
+          replaced_on: v.replaced_on as string,
+          last_seq: BigInt(v.last_seq as string),
+          due_dates: v.due_dates as string[],
+          principal_due: amounts(v.principal_due),
+          interest_due: amounts(v.interest_due),
+          fee_due: amounts(v.fee_due),
+          penalty_due: amounts(v.penalty_due),
+          reallocated: {
+            p: BigInt(v.p as string),
+            i: BigInt(v.i as string),
+            f: BigInt(v.f as string),
+            pen: BigInt(v.pen as string),
+            credit: BigInt(v.credit as string),
+          },
+        })),
       );
       const rows = loans.flatMap((l) =>
         loanSnapshots(

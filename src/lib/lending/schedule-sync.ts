@@ -115,7 +115,12 @@ export async function replaceLoanSchedule(
   const creditBalance = replay(installments, replayable(live), product.allocation_strategy);
   await saveInstallments(tx, installments);
   // The installments replaced, and what the replay reallocated, stay readable for rebuilding past month ends.
-  await recordScheduleVersion(tx, actor.tenantId, loan.id, { replaced: old, transactions, replayed: installments, creditBalance });
+  await recordScheduleVersion(tx, actor.tenantId, loan.id, {
+    replaced: old,
+    transactions,
+    replayed: installments,
+    creditBalance,
+  });
 
   const dueDelta: Components = {
     principal: sum(installments, (r) => r.principal_due) - sum(old, (r) => r.principal_due),

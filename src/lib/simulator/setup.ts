@@ -145,10 +145,9 @@ async function ensureProducts(
   const unit = 10n ** BigInt(digits);
   const byCode = new Map(
     (
-      await tx.query<ProductRow>(
-        `select * from loan_products where code = any($1::text[])`,
-        [['SIM-EMI', 'SIM-MICRO', 'SIM-BULLET', 'SIM-TRANCHE', RECALCULATION_PRODUCT_CODE, BNPL_PRODUCT_CODE]],
-      )
+      await tx.query<ProductRow>(`select * from loan_products where code = any($1::text[])`, [
+        ['SIM-EMI', 'SIM-MICRO', 'SIM-BULLET', 'SIM-TRANCHE', RECALCULATION_PRODUCT_CODE, BNPL_PRODUCT_CODE],
+      ])
     ).map((p) => [p.code, { ...p, currency: p.currency.trim() }]),
   );
   const get = async (code: string, make: () => Promise<ProductRow>) => byCode.get(code) ?? make();

@@ -203,28 +203,57 @@ export function planFeatures(rng: Rng, plans: LoanPlan[]): void {
 }
 
 /**
- * Pure and deterministic, from its own random stream: some personal and micro loans become interest-free
- * "pay in four" loans (a quarter at purchase, three installments every 15 days), late and defaulting
- * borrowers more often than others. Most defaulters and some late payers are planned a re-age 3–20
- * days after maturity (the unpaid principal in 2–4 new installments 15 days apart, by an administrator,
- * if principal is still unpaid then) and pay the new installments when due.
+ * Pure and deterministic, from its own random stream: "pay in four" purchases (interest-free, a quarter
+ * at purchase, three installments every 15 days) by 30 % of the customers, ON TOP of their other
+ * loans, so every loan planned before keeps its terms, behaviour and payments. Their borrowers pay late
+ * or default more often than on the other products; most defaulters and half the late payers are
+ * planned a re-age 2–10 days after maturity (the unpaid principal in 2–4 new installments 15 days
+ * apart, by an administrator, if principal is still unpaid then) and pay the new installments.
  */
-export function planReAgeing(rng: Rng, plans: LoanPlan[]): void {
-  for (const plan of plans) {
-    const isPlain = plan.rescheduleAfter === undefined && plan.variation === undefined;
-    if (plan.isRejected || (plan.product !== 'emi' && plan.product !== 'micro') || !isPlain) continue;
-    const share = plan.behaviour === 'defaulted' ? 0.5 : plan.behaviour === 'late_then_cured' ? 0.25 : 0.05;
-    if (!rng.chance(share)) continue;
-    plan.product = 'bnpl';
-    plan.repayments = 3;
-    plan.principalMajor = Math.min(2_000, Math.max(100, Math.round(plan.principalMajor / 3 / 10) * 10));
-    if (plan.behaviour === 'defaulted') {
+export function planPayInFour(
+  rng: Rng,
+  customers: SimCustomer[],
+  from: string,
+  to: string,
+  startRef: number,
+  seedLabel: string,
+): LoanPlan[] {
+  const span = daysBetween(from, to);
+  const plans: LoanPlan[] = [];
+  let ref = startRef;
+  for (const customer of customers) {
+    if (!rng.chance(0.3)) continue;
+    const behaviour = rng.weighted([
+      ['on_time', 45],
+      ['late_then_cured', 25],
+      ['defaulted', 25],
+      ['early_payoff', 5],
+    ] as const);
+    const repayments = 3;
+    const plan: LoanPlan = {
+      ref: ++ref,
+      customer,
+      product: 'bnpl',
+      principalMajor: Math.min(
+        2_000,
+        Math.max(100, Math.round((customer.monthlyIncome * (0.1 + rng.next() * 0.4)) / 10) * 10),
+      ),
+      repayments,
+      disburseOn: addDays(from, rng.int(0, Math.max(0, span - 1))),
+      behaviour,
       // Installment 1 is the down payment: a defaulter pays none to three of the four.
-      plan.stopAfter = rng.int(0, 3);
-      if (!rng.chance(0.8)) continue;
-    } else if (plan.behaviour !== 'late_then_cured' || !rng.chance(0.5)) continue;
-    plan.reAge = { afterMaturity: rng.int(3, 20), installments: rng.int(2, 4), everyDays: 15 };
+      stopAfter: behaviour === 'defaulted' ? rng.int(0, repayments) : repayments + 1,
+      delays: Array.from({ length: repayments + 1 }, () =>
+        behaviour === 'late_then_cured' && rng.chance(0.5) ? rng.int(5, 40) : 0,
+      ),
+      isRejected: false,
+      offerCode: `${seedLabel}-${String(ref).padStart(7, '0')}`,
+    };
+    const reAged = behaviour === 'defaulted' ? rng.chance(0.8) : behaviour === 'late_then_cured' && rng.chance(0.5);
+    if (reAged) plan.reAge = { afterMaturity: rng.int(2, 10), installments: rng.int(2, 4), everyDays: 15 };
+    plans.push(plan);
   }
+  return plans;
 }
 
 /**
@@ -233,7 +262,8 @@ export function planReAgeing(rng: Rng, plans: LoanPlan[]): void {
  */
 export function planVariations(rng: Rng, plans: LoanPlan[]): void {
   for (const plan of plans) {
-    if (plan.isRejected || plan.product !== 'emi' || plan.repayments < 6 || plan.rescheduleAfter !== undefined) continue;
+    if (plan.isRejected || plan.product !== 'emi' || plan.repayments < 6 || plan.rescheduleAfter !== undefined)
+      continue;
     if (!rng.chance(0.2)) continue;
     const installment = rng.int(1, plan.repayments - 1);
     plan.variation = rng.chance(0.5)
@@ -366,12 +396,13 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
   await refreshStatistics(db, ALL_TABLES, options.vacuum);
   const plans = planLoans(rng.fork('loans'), customers, from, today, codeLabel);
   if (options.scheduleChanges !== false) {
-    // Each feature draws from its own stream: adding one leaves the others' choices (and every loan's terms) as they were.
+    // Each feature draws from its own stream: adding one leaves the others' choices as they were.
     planFeatures(rng.fork('features'), plans);
     planVariations(rng.fork('variations'), plans);
-    planReAgeing(rng.fork('reage'), plans);
   }
   plans.push(...planOverdueSamples(customers, from, today, options.overdueSamples ?? [], plans.length, codeLabel));
+  if (options.scheduleChanges !== false)
+    plans.push(...planPayInFour(rng.fork('pay-in-four'), customers, from, today, plans.length, codeLabel));
   const events = new Map<string, Event[]>();
   const at = (day: string, e: Event) => {
     if (day > today) return;
@@ -441,26 +472,28 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
         if (o.fate === 'rejected') at(addDays(day, 9), { kind: 'offer', offerId, action: 'reject' });
       });
     }
-    const todays = events.get(day) ?? [];
-    events.delete(day);
-    // Loans are independent of one another: work on several at once, each loan's events in order.
-    const byLoan = new Map<string, Event[]>();
-    for (const e of todays) {
-      const key = e.kind === 'offer' ? `o:${e.offerId}` : `l:${e.plan.ref}`;
-      byLoan.set(key, [...(byLoan.get(key) ?? []), e]);
-    }
-    const queues = [...byLoan.values()];
-    await pool(queues, concurrency, async (queue) => {
-      for (const e of queue) {
-        if (e.kind === 'offer') await db.tenant(tenantId, (tx) => moveOffer(tx, e.offerId, e.action, day));
-        else if (e.kind === 'originate') await originate(e.plan, day);
-        else if (e.kind === 'pay') await pay(e.plan, e.upTo, day);
-        else if (e.kind === 'tranche') await nextTranche(e.plan, day);
-        else if (e.kind === 'reschedule') await reschedule(e.plan, day);
-        else if (e.kind === 'reage') await reAge(e.plan, day);
-        else await writeOff(e.plan, day);
+    // Events an event plans for the same day (a down payment due at purchase) run in a further round.
+    for (let todays = events.get(day); todays; todays = events.get(day)) {
+      events.delete(day);
+      // Loans are independent of one another: work on several at once, each loan's events in order.
+      const byLoan = new Map<string, Event[]>();
+      for (const e of todays) {
+        const key = e.kind === 'offer' ? `o:${e.offerId}` : `l:${e.plan.ref}`;
+        byLoan.set(key, [...(byLoan.get(key) ?? []), e]);
       }
-    });
+      const queues = [...byLoan.values()];
+      await pool(queues, concurrency, async (queue) => {
+        for (const e of queue) {
+          if (e.kind === 'offer') await db.tenant(tenantId, (tx) => moveOffer(tx, e.offerId, e.action, day));
+          else if (e.kind === 'originate') await originate(e.plan, day);
+          else if (e.kind === 'pay') await pay(e.plan, e.upTo, day);
+          else if (e.kind === 'tranche') await nextTranche(e.plan, day);
+          else if (e.kind === 'reschedule') await reschedule(e.plan, day);
+          else if (e.kind === 'reage') await reAge(e.plan, day);
+          else await writeOff(e.plan, day);
+        }
+      });
+    }
     const tClose = Date.now();
     msCommands += tClose - tDay;
     // Close every day before today; today stays open (the scheduler closes it after local midnight).
@@ -523,9 +556,7 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
         return null;
       }
       await approveApplication(tx, checker, application.id, 'Within policy');
-      const varied = plan.variation
-        ? await simulateVariation(tx, maker, loanId, product, plan.variation)
-        : false;
+      const varied = plan.variation ? await simulateVariation(tx, maker, loanId, product, plan.variation) : false;
       if (plan.secondTrancheAfter !== undefined) {
         // 60 % now, the rest when the works are done (setLoanTranches, then the first at disbursement).
         const first = (principal * 6n) / 10n;

@@ -39,7 +39,8 @@ export async function simulateVariation(
   const target = regular[plan.installment - 1];
   if (!target || plan.installment >= regular.length) return false;
   const digits = product.digits_after_decimal;
-  let variation: { type: 'DUE_DATE'; dueDate: string; newDueDate: string } | { type: 'AMOUNT'; dueDate: string; amount: string };
+  let variation:
+    { type: 'DUE_DATE'; dueDate: string; newDueDate: string } | { type: 'AMOUNT'; dueDate: string; amount: string };
   if (plan.type === 'DUE_DATE') {
     let newDueDate = addDays(target.dueDate, plan.days);
     // Not on a Sunday (the simulated lender's weekly day off).
