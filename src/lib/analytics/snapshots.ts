@@ -27,6 +27,7 @@ import type { Db, Tx } from '../db/index.ts';
 import { addDays } from '../schedule/dates.ts';
 import { loanDelinquency } from '../schedule/delinquency.ts';
 import type { DelinquencyRange } from '../schedule/types.ts';
+import type { LoanScheduleVersionsRow } from '../db/schema.generated.ts';
 import { SETTLING_TYPES } from '../lending/schedule-versions.ts';
 import { monthEndOf } from './delinquency.ts';
 
@@ -87,16 +88,10 @@ type TxRow = {
  * `replaced_on`; installment n is at index n − 1. Fees and penalties hold the charges applied up to
  * transaction `last_seq`.
  */
-export type ScheduleVersion = {
-  loan_id: string;
-  version: number;
-  replaced_on: string;
-  last_seq: bigint;
-  due_dates: string[];
-  principal_due: bigint[];
-  interest_due: bigint[];
-  fee_due: bigint[];
-  penalty_due: bigint[];
+export type ScheduleVersion = Omit<
+  LoanScheduleVersionsRow,
+  'tenant_id' | `reallocated_${'principal' | 'interest' | 'fee' | 'penalty' | 'credit'}`
+> & {
   /** What the rewrite's replay settled beyond the live transactions' portions, until the next rewrite. */
   reallocated: { p: bigint; i: bigint; f: bigint; pen: bigint; credit: bigint };
 };

@@ -2,6 +2,7 @@ import type { Tx } from '../../db/index.ts';
 import type { Actor } from '../../lending/actor.ts';
 import { reAgeLoan } from '../../lending/commands/reage-loan.ts';
 import type { ProductInput } from '../../lending/products.ts';
+import { simulatorProductBase } from './product.ts';
 import { addDays } from '../../schedule/dates.ts';
 import { businessDate } from '../../tenancy/tenant.ts';
 
@@ -19,12 +20,16 @@ export const BNPL_PRODUCT_CODE = 'SIM-BNPL';
 export function bnplProduct(currency: string, digitsAfterDecimal: number): ProductInput {
   const unit = 10n ** BigInt(digitsAfterDecimal);
   return {
-    code: BNPL_PRODUCT_CODE,
-    name: 'Pay in four — interest-free, every 15 days',
-    currency,
-    digitsAfterDecimal,
-    minPrincipal: 50n * unit,
-    maxPrincipal: 2_000n * unit,
+    ...simulatorProductBase(
+      BNPL_PRODUCT_CODE,
+      'Pay in four — interest-free, every 15 days',
+      currency,
+      digitsAfterDecimal,
+      {
+        min: 50n,
+        max: 2_000n,
+      },
+    ),
     minRepayments: 3,
     maxRepayments: 3,
     defaultRepayments: 3,
