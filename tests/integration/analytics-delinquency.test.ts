@@ -42,16 +42,9 @@ describe.each(testDbKinds())('delinquency transitions and vintages on %s', (kind
         [T, TODAY],
       ),
     );
-    // Without schedule changes (tranches, recalculation, reschedules): the last test rebuilds the month-end
-    // snapshots from history, which reads each loan's current installments (a known limit of the rebuild).
-    await simulatePortfolio(db, {
-      tenantId: T,
-      customers: 35,
-      months: 25,
-      seed: 'dlq',
-      today: TODAY,
-      scheduleChanges: false,
-    });
+    // With every schedule change the simulator makes (tranches, recalculation, reschedules, re-ages): the last
+    // test rebuilds the month-end snapshots from history, which reads the installments in force at each month end.
+    await simulatePortfolio(db, { tenantId: T, customers: 35, months: 25, seed: 'dlq9', today: TODAY });
     currency = 'EUR';
     branch = await db.tenant(T, async (tx) => {
       const [b] = await tx.query<{ id: string; code: string }>(
@@ -222,17 +215,28 @@ describe.each(testDbKinds())('delinquency transitions and vintages on %s', (kind
     }
   });
 
-  it('vintages: each cohort is its disbursements; shares never decrease with months on book and stay ≤ 1', async () => {
+  it('vintages: each cohort is what its loans lent (tranches included); shares never decrease with months on book and stay ≤ 1', async () => {
+    // A cohort's amount is its loans' principal: what they disbursed, plus the tranches still expected.
     const disbursed = await db.tenant(T, (tx) =>
       tx.query<{ cohort: string; loans: number; amount: bigint }>(
-        `select to_char(date_trunc('month', l.disbursed_on), 'YYYY-MM-DD') as cohort, count(distinct t.loan_id)::int as loans,
-                sum(t.amount)::int8 as amount
-           from loan_transactions t join loans l on l.id = t.loan_id
-          where t.type = 'DISBURSEMENT' and l.disbursed_on < '2026-03-01'
-            and not exists (select 1 from loan_transactions r where r.reverses_id = t.id)
+        `select to_char(date_trunc('month', l.disbursed_on), 'YYYY-MM-DD') as cohort, count(*)::int as loans,
+                sum((select coalesce(sum(t.amount), 0) from loan_transactions t
+                      where t.loan_id = l.id and t.type = 'DISBURSEMENT'
+                        and not exists (select 1 from loan_transactions r where r.reverses_id = t.id))
+                    + (select coalesce(sum(e.amount), 0) from loan_tranches e where e.loan_id = l.id and e.disbursed_on is null))::int8 as amount
+           from loans l
+          where l.disbursed_on < '2026-03-01'
           group by 1 order by 1`,
       ),
     );
+    // The history has tranche loans whose later tranches came after their first month end.
+    const [late] = await db.tenant(T, (tx) =>
+      tx.query<{ n: number }>(
+        `select count(*)::int as n from loan_tranches e join loans l on l.id = e.loan_id
+          where e.number > 1 and e.disbursed_on > (date_trunc('month', l.disbursed_on) + interval '1 month - 1 day')::date`,
+      ),
+    );
+    expect(late!.n).toBeGreaterThan(0);
     for (const measure of VINTAGE_MEASURES) {
       const cohorts = await db.tenant(T, (tx) =>
         loadVintages(tx, ADMIN, null, {
@@ -303,6 +307,22 @@ describe.each(testDbKinds())('delinquency transitions and vintages on %s', (kind
         ),
       );
     const byClose = await read();
+    // The history rewrote schedules after disbursement (a tranche, recalculated interest, a reschedule of a personal
+    // loan, re-ages of "pay in four" loans whose borrowers then paid), so month ends before a rewrite must be rebuilt
+    // from the installments it replaced, not today's.
+    const [rewrites] = await db.tenant(T, (tx) =>
+      tx.query<{ loans: number; kinds: string[]; paid_after_reage: number }>(
+        `select count(distinct v.loan_id)::int as loans, array_agg(distinct p.code order by p.code) as kinds,
+                (select count(distinct r.loan_id)::int from loan_transactions r join loan_transactions x
+                   on x.loan_id = r.loan_id and x.type = 'REPAYMENT' and x.seq > r.seq
+                  where r.type = 'REAGE' and x.transaction_date <= '2026-02-28') as paid_after_reage
+           from loan_schedule_versions v join loans l on l.id = v.loan_id join loan_products p on p.id = l.product_id
+          where v.replaced_on <= '2026-02-28'`,
+      ),
+    );
+    expect(rewrites!.loans).toBeGreaterThan(3);
+    expect(rewrites!.kinds).toEqual(['SIM-BNPL', 'SIM-EMI', 'SIM-RECALC', 'SIM-TRANCHE']);
+    expect(rewrites!.paid_after_reage).toBeGreaterThan(0);
     const matrixBefore = await db.tenant(T, (tx) => loadMatrix(tx, ADMIN, null, period));
     const f = {
       from: '2024-01-01',

@@ -16,14 +16,19 @@
  *    installments oldest first; days from the oldest installment due by M that is not fully settled to
  *    M + 1; delinquent days and classification by the pure `loanDelinquency` with the ranges and arrears
  *    grace of the loan's product version, exactly as classifyLoans does.
- * What history cannot give back (see README): a schedule changed after M (reschedule, interest
- * recalculated on a prepayment) is read as it is now, and a transaction entered later with an earlier
- * date counts at its date — the close saw neither at M.
+ * A schedule rewritten after disbursement (tranche, recalculation, reschedule, re-age…) is read as it
+ * was at M from loan_schedule_versions (migration 1170, kept by replaceLoanSchedule): the installments
+ * in force at M, and the reallocation the last rewrite's replay made to what the transactions settled.
+ * What history cannot give back (see README): a transaction entered later with an earlier date counts
+ * at its date, a reversed transaction counts nowhere, and due dates moved by the days-off apply read as
+ * they are now — the close saw none of these at M.
  */
 import type { Db, Tx } from '../db/index.ts';
 import { addDays } from '../schedule/dates.ts';
 import { loanDelinquency } from '../schedule/delinquency.ts';
 import type { DelinquencyRange } from '../schedule/types.ts';
+import type { LoanScheduleVersionsRow } from '../db/schema.generated.ts';
+import { SETTLING_TYPES } from '../lending/schedule-versions.ts';
 import { monthEndOf } from './delinquency.ts';
 
 /** The snapshot columns rebuilt from history (the test compares these with the close's own rows). */
@@ -65,6 +70,7 @@ type InstallmentRow = {
 };
 type TxRow = {
   loan_id: string;
+  seq: bigint;
   type: string;
   transaction_date: string;
   amount: bigint;
@@ -74,6 +80,20 @@ type TxRow = {
   pen: bigint;
   over: bigint;
   installment_number: number | null;
+};
+
+/**
+ * The installments a loan had before one rewrite of its schedule (loan_schedule_versions, migration
+ * 1170): in force from the previous rewrite (or the disbursement) up to the close of the day before
+ * `replaced_on`; installment n is at index n − 1. Fees and penalties hold the charges applied up to
+ * transaction `last_seq`.
+ */
+export type ScheduleVersion = Omit<
+  LoanScheduleVersionsRow,
+  'tenant_id' | `reallocated_${'principal' | 'interest' | 'fee' | 'penalty' | 'credit'}`
+> & {
+  /** What the rewrite's replay settled beyond the live transactions' portions, until the next rewrite. */
+  reallocated: { p: bigint; i: bigint; f: bigint; pen: bigint; credit: bigint };
 };
 
 export type SnapshotRow = {
@@ -106,23 +126,57 @@ function monthEndsBetween(first: string, before: string): string[] {
   return ends;
 }
 
-/** One loan's snapshots at the month ends of `ends` it belongs to. Pure. */
+const NO_SHIFT: ScheduleVersion['reallocated'] = { p: 0n, i: 0n, f: 0n, pen: 0n, credit: 0n };
+
+/**
+ * The installments in force at the close of month end `m`, and the last transaction whose charges they
+ * hold: those replaced by the first rewrite after `m` (the close of day D runs after D's commands, so a
+ * rewrite on `m` itself was in force), else the current ones, which hold every charge.
+ */
+function installmentsAt(
+  m: string,
+  current: InstallmentRow[],
+  versions: readonly ScheduleVersion[],
+): { installments: InstallmentRow[]; lastSeq: bigint | null } {
+  const version = versions.find((v) => v.replaced_on > m);
+  if (!version) return { installments: current, lastSeq: null };
+  return {
+    installments: version.due_dates.map((dueDate, k) => ({
+      loan_id: version.loan_id,
+      number: k + 1,
+      due_date: dueDate,
+      principal_due: version.principal_due[k]!,
+      interest_due: version.interest_due[k]!,
+      fee_due: version.fee_due[k]!,
+      penalty_due: version.penalty_due[k]!,
+    })),
+    lastSeq: version.last_seq,
+  };
+}
+
+/**
+ * One loan's snapshots at the month ends of `ends` it belongs to; `versions` are the installments its
+ * schedule rewrites replaced (any order). Pure.
+ */
 export function loanSnapshots(
   loan: LoanRow,
   installments: InstallmentRow[],
   transactions: TxRow[],
   product: Product,
   ends: string[],
+  versions: readonly ScheduleVersion[] = [],
 ): SnapshotRow[] {
   const out: SnapshotRow[] = [];
-  const sorted = [...installments].sort((a, b) => a.number - b.number);
+  const byVersion = [...versions].sort((a, b) => a.version - b.version);
   for (const m of ends) {
     if (loan.disbursed_on > m) continue;
     const monthStart = `${m.slice(0, 8)}01`;
     const upTo = transactions.filter((t) => t.transaction_date <= m);
-    const sum = (types: string[], pick: (t: TxRow) => bigint) =>
+    const sum = (types: readonly string[], pick: (t: TxRow) => bigint) =>
       upTo.filter((t) => types.includes(t.type)).reduce((s, t) => s + pick(t), 0n);
-    const credit = sum(['REPAYMENT'], (t) => t.over) - sum(['CREDIT_BALANCE_REFUND'], (t) => t.amount);
+    // The last rewrite by M replayed the transactions onto its installments: its reallocation holds until the next.
+    const shift = byVersion.findLast((v) => v.replaced_on <= m)?.reallocated ?? NO_SHIFT;
+    const credit = sum(['REPAYMENT'], (t) => t.over) - sum(['CREDIT_BALANCE_REFUND'], (t) => t.amount) + shift.credit;
     const status =
       loan.written_off_on !== null && loan.written_off_on <= m
         ? 'CLOSED_WRITTEN_OFF'
@@ -137,8 +191,12 @@ export function loanSnapshots(
       (status === 'CLOSED_OBLIGATIONS_MET' && loan.closed_on! >= monthStart);
     if (!open && !endedInMonth) continue;
 
-    // Due at M per installment: charges applied after M taken off.
-    const later = transactions.filter((t) => t.transaction_date > m);
+    // Due at M per installment: charges applied after M (and held by these installments) taken off.
+    const inForce = installmentsAt(m, installments, byVersion);
+    const sorted = [...inForce.installments].sort((a, b) => a.number - b.number);
+    const later = transactions.filter(
+      (t) => t.transaction_date > m && (inForce.lastSeq === null || t.seq <= inForce.lastSeq),
+    );
     const due = sorted.map((i) => {
       const charged = (type: string) =>
         later.filter((t) => t.type === type && t.installment_number === i.number).reduce((s, t) => s + t.amount, 0n);
@@ -151,12 +209,11 @@ export function loanSnapshots(
         pen: i.penalty_due - charged('PENALTY_APPLIED'),
       };
     });
-    const settledTypes = ['REPAYMENT', 'WAIVE_INTEREST', 'WAIVE_CHARGES', 'WRITE_OFF'];
     const settled = {
-      p: sum(settledTypes, (t) => t.p),
-      i: sum(settledTypes, (t) => t.i),
-      f: sum(settledTypes, (t) => t.f),
-      pen: sum(settledTypes, (t) => t.pen),
+      p: sum(SETTLING_TYPES, (t) => t.p) + shift.p,
+      i: sum(SETTLING_TYPES, (t) => t.i) + shift.i,
+      f: sum(SETTLING_TYPES, (t) => t.f) + shift.f,
+      pen: sum(SETTLING_TYPES, (t) => t.pen) + shift.pen,
     };
     const dueTotal = {
       p: due.reduce((s, x) => s + x.p, 0n),
@@ -279,12 +336,21 @@ export async function rebuildSnapshots(db: Db, tenantId: string): Promise<{ rows
         [ids],
       );
       const transactions = await tx.query<TxRow>(
-        `select t.loan_id::text as loan_id, t.type, to_char(t.transaction_date, 'YYYY-MM-DD') as transaction_date, t.amount,
+        `select t.loan_id::text as loan_id, t.seq, t.type, to_char(t.transaction_date, 'YYYY-MM-DD') as transaction_date, t.amount,
                 t.principal_portion as p, t.interest_portion as i, t.fee_portion as f, t.penalty_portion as pen,
                 t.overpayment_portion as over, t.installment_number
            from loan_transactions t
           where t.loan_id = any($1::uuid[]) and t.type <> 'REVERSAL'
             and not exists (select 1 from loan_transactions r where r.tenant_id = t.tenant_id and r.reverses_id = t.id)`,
+        [ids],
+      );
+      const versions = await tx.query<Record<keyof ScheduleVersion | 'p' | 'i' | 'f' | 'pen' | 'credit', unknown>>(
+        `select loan_id::text as loan_id, version, to_char(replaced_on, 'YYYY-MM-DD') as replaced_on, last_seq::text as last_seq,
+                array(select to_char(d, 'YYYY-MM-DD') from unnest(due_dates) with ordinality as u(d, n) order by n) as due_dates,
+                principal_due::text[] as principal_due, interest_due::text[] as interest_due, fee_due::text[] as fee_due,
+                penalty_due::text[] as penalty_due, reallocated_principal::text as p, reallocated_interest::text as i,
+                reallocated_fee::text as f, reallocated_penalty::text as pen, reallocated_credit::text as credit
+           from loan_schedule_versions where loan_id = any($1::uuid[])`,
         [ids],
       );
       const group = <T extends { loan_id: string }>(rows: T[]) => {
@@ -299,7 +365,28 @@ export async function rebuildSnapshots(db: Db, tenantId: string): Promise<{ rows
           return copy as T;
         });
       const inst = group(norm(installments, ['principal_due', 'interest_due', 'fee_due', 'penalty_due']));
-      const txs = group(norm(transactions, ['amount', 'p', 'i', 'f', 'pen', 'over']));
+      const txs = group(norm(transactions, ['seq', 'amount', 'p', 'i', 'f', 'pen', 'over']));
+      const amounts = (list: unknown) => (list as string[]).map((a) => BigInt(a));
+      const history = group(
+        versions.map((v): ScheduleVersion => ({
+          loan_id: v.loan_id as string,
+          version: Number(v.version),
+          replaced_on: v.replaced_on as string,
+          last_seq: BigInt(v.last_seq as string),
+          due_dates: v.due_dates as string[],
+          principal_due: amounts(v.principal_due),
+          interest_due: amounts(v.interest_due),
+          fee_due: amounts(v.fee_due),
+          penalty_due: amounts(v.penalty_due),
+          reallocated: {
+            p: BigInt(v.p as string),
+            i: BigInt(v.i as string),
+            f: BigInt(v.f as string),
+            pen: BigInt(v.pen as string),
+            credit: BigInt(v.credit as string),
+          },
+        })),
+      );
       const rows = loans.flatMap((l) =>
         loanSnapshots(
           l,
@@ -307,6 +394,7 @@ export async function rebuildSnapshots(db: Db, tenantId: string): Promise<{ rows
           txs.get(l.id) ?? [],
           byVersion.get(l.version_key) ?? { ranges: [], grace: 0 },
           ends,
+          history.get(l.id) ?? [],
         ),
       );
       if (rows.length) {

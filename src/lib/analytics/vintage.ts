@@ -6,8 +6,9 @@
  * by the month end k, from the month-end snapshots' days past due and status.
  *
  * Rollups (migration 0920), kept by `vintageWriter` at each month end:
- *  - analytics_loan_vintage: per loan its cohort, principal disbursed (its non-reversed DISBURSEMENT
- *    transactions) and the first month end it reached each measure;
+ *  - analytics_loan_vintage: per loan its cohort, principal lent (the loan's approved principal: what
+ *    it disbursed, or for a tranche loan the sum of its tranches, later ones included) and the first
+ *    month end it reached each measure;
  *  - analytics_vintages: per month end × cohort × product × scope copy, loans, disbursed and the
  *    principal disbursed of the loans that had reached each measure by that month end.
  * Both writes are idempotent per month end (first-reached dates take the earliest month end; the
@@ -30,15 +31,15 @@ export const vintageWriter: MonthEndWriter = {
       [monthEnd],
     );
     if (!earlier) await tx.query('delete from analytics_loan_vintage');
-    // New loans of the month end's snapshot: cohort, product, disbursed principal.
+    // New loans of the month end's snapshot: cohort, product, principal lent. The approved principal, not
+    // the disbursements so far: a tranche paid out later belongs to the cohort from its first month end
+    // on, so a cohort's amount never changes (shares cannot fall) and a rebuild writes what the close wrote.
     await tx.query(
       `insert into analytics_loan_vintage (tenant_id, loan_id, cohort, product_id, currency, customer_branch_id,
          customer_officer_id, officer_id, disbursed)
        select $1, l.id, date_trunc('month', l.disbursed_on)::date, l.product_id, l.currency, l.customer_branch_id,
               l.customer_officer_id, l.officer_id,
-              coalesce((select sum(t.amount) from loan_transactions t
-                         where t.tenant_id = l.tenant_id and t.loan_id = l.id and t.type = 'DISBURSEMENT'
-                           and not exists (select 1 from loan_transactions r where r.tenant_id = t.tenant_id and r.reverses_id = t.id)), 0)::int8
+              l.principal
          from loan_month_end_snapshots s join loans l on l.tenant_id = s.tenant_id and l.id = s.loan_id
         where s.month_end = $2 and l.disbursed_on is not null
           and not exists (select 1 from analytics_loan_vintage v where v.tenant_id = s.tenant_id and v.loan_id = s.loan_id)`,

@@ -1370,6 +1370,25 @@ export type LoanScheduleChangesRow = {
   created_at: Date;
 };
 
+/** The `loan_schedule_versions` table. */
+export type LoanScheduleVersionsRow = {
+  tenant_id: string;
+  loan_id: string;
+  version: number;
+  replaced_on: string;
+  last_seq: bigint;
+  due_dates: string[];
+  principal_due: bigint[];
+  interest_due: bigint[];
+  fee_due: bigint[];
+  penalty_due: bigint[];
+  reallocated_principal: bigint;
+  reallocated_interest: bigint;
+  reallocated_fee: bigint;
+  reallocated_penalty: bigint;
+  reallocated_credit: bigint;
+};
+
 /** The `loan_tranches` table. */
 export type LoanTranchesRow = {
   tenant_id: string;
@@ -2101,6 +2120,7 @@ export type Tables = {
   loan_products: LoanProductsRow;
   loan_reschedule_requests: LoanRescheduleRequestsRow;
   loan_schedule_changes: LoanScheduleChangesRow;
+  loan_schedule_versions: LoanScheduleVersionsRow;
   loan_tranches: LoanTranchesRow;
   loan_transactions: LoanTransactionsRow;
   loan_transactions_view: LoanTransactionsViewRow;

@@ -7,6 +7,7 @@ import { postJournalEntry } from './ledger/post-entry.ts';
 import { loadTransactions, type LoanRow, type TransactionRow } from './loans.ts';
 import type { ProductRow } from './products.ts';
 import { reconcileLoanLedger, updateLoan } from './commands/common.ts';
+import { recordScheduleVersion } from './schedule-versions.ts';
 
 /** One installment of a recomputed schedule (the schedule engine's ScheduleInstallment is one). */
 export type ScheduleRowInput = {
@@ -127,6 +128,13 @@ export async function replaceLoanSchedule(
   reattachCharges(old, installments, live, options.date);
   const creditBalance = replay(installments, replayable(live), product.allocation_strategy);
   await saveInstallments(tx, installments);
+  // The installments replaced, and what the replay reallocated, stay readable for rebuilding past month ends.
+  await recordScheduleVersion(tx, actor.tenantId, loan.id, {
+    replaced: old,
+    transactions,
+    replayed: installments,
+    creditBalance,
+  });
 
   const dueDelta: Components = {
     principal: sum(installments, (r) => r.principal_due) - sum(old, (r) => r.principal_due),

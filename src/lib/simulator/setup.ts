@@ -4,12 +4,15 @@ import { DEFAULT_DELINQUENCY_RANGES } from '../schedule/delinquency.ts';
 import { createProduct, type ProductRow } from '../lending/products.ts';
 import { simulatorCharges } from './features/charges.ts';
 import { RECALCULATION_PRODUCT_CODE, recalculationProduct } from './features/recalculation.ts';
+import { BNPL_PRODUCT_CODE, bnplProduct } from './features/reage.ts';
+import { VARIATION_GAPS } from './features/variations.ts';
 import type { DelinquencyBucketSetsRow, HierarchyNodesRow, UsersRow } from '../db/schema.generated.ts';
 
 /**
  * The lender's fixed set-up for a simulation: organisation (branches, officers) taken from the
- * tenant's hierarchy (created when the tenant has none), a maker and a checker user, three products
- * (monthly EMI, weekly flat micro-loan, 90-day bullet), a delinquency bucket set and days off.
+ * tenant's hierarchy (created when the tenant has none), a maker and a checker user, the products
+ * (monthly EMI with variable installments, weekly flat micro-loan, 90-day bullet, tranches,
+ * recalculating EMI, interest-free "pay in four"), a delinquency bucket set and days off.
  */
 
 export type SimOfficer = { id: string; branchId: string };
@@ -21,6 +24,8 @@ export type SimProducts = {
   tranche: ProductRow;
   /** Progressive EMI loans whose interest is recalculated on every repayment. */
   recalc: ProductRow;
+  /** Interest-free "pay in four" loans (progressive, advanced allocation): the ones re-aged. */
+  bnpl: ProductRow;
 };
 export type SimSetup = {
   currency: string;
@@ -140,9 +145,9 @@ async function ensureProducts(
   const unit = 10n ** BigInt(digits);
   const byCode = new Map(
     (
-      await tx.query<ProductRow>(
-        `select * from loan_products where code in ('SIM-EMI', 'SIM-MICRO', 'SIM-BULLET', 'SIM-TRANCHE', 'SIM-RECALC')`,
-      )
+      await tx.query<ProductRow>(`select * from loan_products where code = any($1::text[])`, [
+        ['SIM-EMI', 'SIM-MICRO', 'SIM-BULLET', 'SIM-TRANCHE', RECALCULATION_PRODUCT_CODE, BNPL_PRODUCT_CODE],
+      ])
     ).map((p) => [p.code, { ...p, currency: p.currency.trim() }]),
   );
   const get = async (code: string, make: () => Promise<ProductRow>) => byCode.get(code) ?? make();
@@ -165,6 +170,9 @@ async function ensureProducts(
       interestCalculationPeriod: 'DAILY',
       graceOnArrearsAgeing: 3,
       delinquencyBucketSetId: bucketSetId,
+      // A borrower may move an installment or fix its amount before disbursement (features/variations.ts).
+      allowVariableInstallments: true,
+      ...VARIATION_GAPS,
       // An opening fee of 1 % of the principal, collected out of the disbursed funds.
       fees: simulatorCharges().fees,
       penalties: [
@@ -271,7 +279,10 @@ async function ensureProducts(
   const recalc = await get(RECALCULATION_PRODUCT_CODE, () =>
     createProduct(tx, tenantId, { ...recalculationProduct(currency, digits), delinquencyBucketSetId: bucketSetId }),
   );
-  return { emi, micro, bullet, tranche, recalc };
+  const bnpl = await get(BNPL_PRODUCT_CODE, () =>
+    createProduct(tx, tenantId, { ...bnplProduct(currency, digits), delinquencyBucketSetId: bucketSetId }),
+  );
+  return { emi, micro, bullet, tranche, recalc, bnpl };
 }
 
 export async function prepareLender(

@@ -13,6 +13,8 @@ import { setLoanTranches } from '../lending/commands/tranches.ts';
 import { loanPreClosure } from '../lending/recalculation.ts';
 import { simulateNextTranche } from './features/tranches.ts';
 import { simulateReschedule } from './features/reschedule.ts';
+import { simulateReAge, type ReAgeRequest } from './features/reage.ts';
+import { simulateVariation, type PlannedVariation } from './features/variations.ts';
 import { transitionOffer, type OfferStatus } from '../lending/lifecycle/offer.ts';
 import type { ProductRow } from '../lending/products.ts';
 import { runDailyClose } from '../close/daily-close.ts';
@@ -38,9 +40,8 @@ export type SimulateOptions = {
   /** Months of history (default 24). */
   months?: number;
   /**
-   * Tranche loans, interest-recalculating loans and reschedules (default on). Off for a history whose
-   * month-end snapshots must be rebuildable from transactions alone: the rebuild reads each loan's
-   * current installments, so a loan whose schedule changed after disbursement rebuilds differently.
+   * Tranche loans, interest-recalculating loans, reschedules, re-aged "pay in four" loans and varied
+   * installments (default on). Off, every loan keeps the schedule its product lays out at disbursement.
    */
   scheduleChanges?: boolean;
   seed?: string | number;
@@ -92,13 +93,17 @@ export type SimulateResult = {
   tranches: number;
   /** Reschedules submitted by the maker and approved by the checker. */
   reschedules: number;
+  /** Delinquent "pay in four" loans re-aged by an administrator after maturity. */
+  reages: number;
+  /** Loans with an installment moved or its amount fixed before disbursement. */
+  variations: number;
   /** history = commands (offers, originations, repayments, write-offs) + close (the daily closes) + statistics refreshes. */
   ms: { setup: number; customers: number; history: number; commands: number; close: number; total: number };
 };
 
 export type Behaviour = 'on_time' | 'late_then_cured' | 'defaulted' | 'early_payoff';
 
-type ProductKey = 'emi' | 'micro' | 'bullet' | 'tranche' | 'recalc';
+type ProductKey = 'emi' | 'micro' | 'bullet' | 'tranche' | 'recalc' | 'bnpl';
 
 export type LoanPlan = {
   ref: number;
@@ -119,6 +124,10 @@ export type LoanPlan = {
   secondTrancheAfter?: number;
   /** Days after disbursement when the borrower asks for two more installments (late payers). */
   rescheduleAfter?: number;
+  /** A defaulting "pay in four" borrower re-aged this many days after maturity, who then pays. */
+  reAge?: ReAgeRequest & { afterMaturity: number };
+  /** One installment moved or given its own amount before disbursement. */
+  variation?: PlannedVariation;
 };
 
 type Event =
@@ -127,6 +136,7 @@ type Event =
   | { kind: 'write_off'; plan: LoanPlan }
   | { kind: 'tranche'; plan: LoanPlan }
   | { kind: 'reschedule'; plan: LoanPlan }
+  | { kind: 'reage'; plan: LoanPlan }
   | { kind: 'offer'; offerId: string; action: 'notify' | 'reject' };
 
 /**
@@ -189,6 +199,76 @@ export function planFeatures(rng: Rng, plans: LoanPlan[]): void {
     } else if (plan.behaviour === 'late_then_cured' && plan.repayments >= 6 && rng.chance(0.4)) {
       plan.rescheduleAfter = rng.int(45, 70);
     }
+  }
+}
+
+/**
+ * Pure and deterministic, from its own random stream: "pay in four" purchases (interest-free, a quarter
+ * at purchase, three installments every 15 days) by 30 % of the customers, ON TOP of their other
+ * loans, so every loan planned before keeps its terms, behaviour and payments. Their borrowers pay late
+ * or default more often than on the other products; most defaulters and half the late payers are
+ * planned a re-age 2–10 days after maturity (the unpaid principal in 2–4 new installments 15 days
+ * apart, by an administrator, if principal is still unpaid then) and pay the new installments.
+ */
+export function planPayInFour(
+  rng: Rng,
+  customers: SimCustomer[],
+  from: string,
+  to: string,
+  startRef: number,
+  seedLabel: string,
+): LoanPlan[] {
+  const span = daysBetween(from, to);
+  const plans: LoanPlan[] = [];
+  let ref = startRef;
+  for (const customer of customers) {
+    if (!rng.chance(0.3)) continue;
+    const behaviour = rng.weighted([
+      ['on_time', 45],
+      ['late_then_cured', 25],
+      ['defaulted', 25],
+      ['early_payoff', 5],
+    ] as const);
+    const repayments = 3;
+    const plan: LoanPlan = {
+      ref: ++ref,
+      customer,
+      product: 'bnpl',
+      principalMajor: Math.min(
+        2_000,
+        Math.max(100, Math.round((customer.monthlyIncome * (0.1 + rng.next() * 0.4)) / 10) * 10),
+      ),
+      repayments,
+      disburseOn: addDays(from, rng.int(0, Math.max(0, span - 1))),
+      behaviour,
+      // Installment 1 is the down payment: a defaulter pays none to three of the four.
+      stopAfter: behaviour === 'defaulted' ? rng.int(0, repayments) : repayments + 1,
+      delays: Array.from({ length: repayments + 1 }, () =>
+        behaviour === 'late_then_cured' && rng.chance(0.5) ? rng.int(5, 40) : 0,
+      ),
+      isRejected: false,
+      offerCode: `${seedLabel}-${String(ref).padStart(7, '0')}`,
+    };
+    const reAged = behaviour === 'defaulted' ? rng.chance(0.8) : behaviour === 'late_then_cured' && rng.chance(0.5);
+    if (reAged) plan.reAge = { afterMaturity: rng.int(2, 10), installments: rng.int(2, 4), everyDays: 15 };
+    plans.push(plan);
+  }
+  return plans;
+}
+
+/**
+ * Pure and deterministic, from its own random stream: a fifth of the personal loans not rescheduled later get
+ * one installment moved 3–8 days later or fixed at 120–200 % of its amount before disbursement.
+ */
+export function planVariations(rng: Rng, plans: LoanPlan[]): void {
+  for (const plan of plans) {
+    if (plan.isRejected || plan.product !== 'emi' || plan.repayments < 6 || plan.rescheduleAfter !== undefined)
+      continue;
+    if (!rng.chance(0.2)) continue;
+    const installment = rng.int(1, plan.repayments - 1);
+    plan.variation = rng.chance(0.5)
+      ? { type: 'DUE_DATE', installment, days: rng.int(3, 8) }
+      : { type: 'AMOUNT', installment, percent: rng.int(12, 20) * 10 };
   }
 }
 
@@ -315,8 +395,14 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
 
   await refreshStatistics(db, ALL_TABLES, options.vacuum);
   const plans = planLoans(rng.fork('loans'), customers, from, today, codeLabel);
-  if (options.scheduleChanges !== false) planFeatures(rng.fork('features'), plans);
+  if (options.scheduleChanges !== false) {
+    // Each feature draws from its own stream: adding one leaves the others' choices as they were.
+    planFeatures(rng.fork('features'), plans);
+    planVariations(rng.fork('variations'), plans);
+  }
   plans.push(...planOverdueSamples(customers, from, today, options.overdueSamples ?? [], plans.length, codeLabel));
+  if (options.scheduleChanges !== false)
+    plans.push(...planPayInFour(rng.fork('pay-in-four'), customers, from, today, plans.length, codeLabel));
   const events = new Map<string, Event[]>();
   const at = (day: string, e: Event) => {
     if (day > today) return;
@@ -335,6 +421,8 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
     closes: 0,
     tranches: 0,
     reschedules: 0,
+    reages: 0,
+    variations: 0,
   };
 
   // Offers that never became loans: notified, then rejected or left pending until the daily close
@@ -384,25 +472,28 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
         if (o.fate === 'rejected') at(addDays(day, 9), { kind: 'offer', offerId, action: 'reject' });
       });
     }
-    const todays = events.get(day) ?? [];
-    events.delete(day);
-    // Loans are independent of one another: work on several at once, each loan's events in order.
-    const byLoan = new Map<string, Event[]>();
-    for (const e of todays) {
-      const key = e.kind === 'offer' ? `o:${e.offerId}` : `l:${e.plan.ref}`;
-      byLoan.set(key, [...(byLoan.get(key) ?? []), e]);
-    }
-    const queues = [...byLoan.values()];
-    await pool(queues, concurrency, async (queue) => {
-      for (const e of queue) {
-        if (e.kind === 'offer') await db.tenant(tenantId, (tx) => moveOffer(tx, e.offerId, e.action, day));
-        else if (e.kind === 'originate') await originate(e.plan, day);
-        else if (e.kind === 'pay') await pay(e.plan, e.upTo, day);
-        else if (e.kind === 'tranche') await nextTranche(e.plan, day);
-        else if (e.kind === 'reschedule') await reschedule(e.plan, day);
-        else await writeOff(e.plan, day);
+    // Events an event plans for the same day (a down payment due at purchase) run in a further round.
+    for (let todays = events.get(day); todays; todays = events.get(day)) {
+      events.delete(day);
+      // Loans are independent of one another: work on several at once, each loan's events in order.
+      const byLoan = new Map<string, Event[]>();
+      for (const e of todays) {
+        const key = e.kind === 'offer' ? `o:${e.offerId}` : `l:${e.plan.ref}`;
+        byLoan.set(key, [...(byLoan.get(key) ?? []), e]);
       }
-    });
+      const queues = [...byLoan.values()];
+      await pool(queues, concurrency, async (queue) => {
+        for (const e of queue) {
+          if (e.kind === 'offer') await db.tenant(tenantId, (tx) => moveOffer(tx, e.offerId, e.action, day));
+          else if (e.kind === 'originate') await originate(e.plan, day);
+          else if (e.kind === 'pay') await pay(e.plan, e.upTo, day);
+          else if (e.kind === 'tranche') await nextTranche(e.plan, day);
+          else if (e.kind === 'reschedule') await reschedule(e.plan, day);
+          else if (e.kind === 'reage') await reAge(e.plan, day);
+          else await writeOff(e.plan, day);
+        }
+      });
+    }
     const tClose = Date.now();
     msCommands += tClose - tDay;
     // Close every day before today; today stays open (the scheduler closes it after local midnight).
@@ -465,6 +556,7 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
         return null;
       }
       await approveApplication(tx, checker, application.id, 'Within policy');
+      const varied = plan.variation ? await simulateVariation(tx, maker, loanId, product, plan.variation) : false;
       if (plan.secondTrancheAfter !== undefined) {
         // 60 % now, the rest when the works are done (setLoanTranches, then the first at disbursement).
         const first = (principal * 6n) / 10n;
@@ -477,7 +569,11 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
         });
       }
       const disbursed = await disburseLoan(tx, maker, { loanId, date });
-      return { loanId, installments: disbursed.installments.map((i) => ({ number: i.number, dueDate: i.due_date })) };
+      return {
+        loanId,
+        varied,
+        installments: disbursed.installments.map((i) => ({ number: i.number, dueDate: i.due_date })),
+      };
     });
     stats.offers++;
     stats.applications++;
@@ -487,9 +583,12 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
     }
     loanIds.set(plan.ref, outcome.loanId);
     stats.loans++;
+    if (outcome.varied) stats.variations++;
     scheduleRepayments(plan, outcome.installments);
     if (plan.secondTrancheAfter !== undefined) at(addDays(date, plan.secondTrancheAfter), { kind: 'tranche', plan });
     if (plan.rescheduleAfter !== undefined) at(addDays(date, plan.rescheduleAfter), { kind: 'reschedule', plan });
+    const maturity = outcome.installments.at(-1)?.dueDate;
+    if (plan.reAge && maturity) at(addDays(maturity, plan.reAge.afterMaturity), { kind: 'reage', plan });
   }
 
   /** After a change of schedule, installments past the ones already planned get their own payments. */
@@ -523,6 +622,16 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
     const done = await db.tenant(tenantId, (tx) => simulateReschedule(tx, { maker, checker }, loanId, 2));
     if (!done) return;
     stats.reschedules++;
+    await planAddedInstallments(plan, loanId, date);
+  }
+
+  async function reAge(plan: LoanPlan, date: string): Promise<void> {
+    const loanId = loanIds.get(plan.ref);
+    if (!loanId || !plan.reAge) return;
+    // An administrator re-ages the loan; the borrower then pays the new installments when due.
+    const done = await db.tenant(tenantId, (tx) => simulateReAge(tx, checker, loanId, plan.reAge!));
+    if (!done) return;
+    stats.reages++;
     await planAddedInstallments(plan, loanId, date);
   }
 

@@ -1,4 +1,5 @@
 import type { ProductInput } from '../../lending/products.ts';
+import { simulatorProductBase } from './product.ts';
 
 /**
  * Interest recalculation for the simulator (issue 17): the product-terms fragment of a recalculating
@@ -31,14 +32,17 @@ export const recalculationProductTerms = {
 
 /** A whole product input for the simulator's tenant (amounts in the currency's minor units). */
 export function recalculationProduct(currency: string, digitsAfterDecimal: number): ProductInput {
-  const unit = 10n ** BigInt(digitsAfterDecimal);
   return {
-    code: RECALCULATION_PRODUCT_CODE,
-    name: 'Recalculating EMI (simulation)',
-    currency,
-    digitsAfterDecimal,
-    minPrincipal: 100n * unit,
-    maxPrincipal: 20_000n * unit,
+    ...simulatorProductBase(
+      RECALCULATION_PRODUCT_CODE,
+      'Recalculating EMI (simulation)',
+      currency,
+      digitsAfterDecimal,
+      {
+        min: 100n,
+        max: 20_000n,
+      },
+    ),
     minRepayments: 3,
     maxRepayments: 24,
     annualInterestRate: '18',
