@@ -42,8 +42,9 @@ describe.each(testDbKinds())('delinquency transitions and vintages on %s', (kind
         [T, TODAY],
       ),
     );
-    // With every schedule change the simulator makes (tranches, recalculation, reschedules, re-ages): the last
-    // test rebuilds the month-end snapshots from history, which reads the installments in force at each month end.
+    // With every schedule change the simulator makes (tranches, progressive and cumulative recalculation,
+    // reschedules, re-ages, re-amortisations): the last test rebuilds the month-end snapshots from
+    // history, which reads the installments in force at each month end.
     await simulatePortfolio(db, { tenantId: T, customers: 35, months: 25, seed: 'dlq9', today: TODAY });
     currency = 'EUR';
     branch = await db.tenant(T, async (tx) => {
@@ -321,7 +322,7 @@ describe.each(testDbKinds())('delinquency transitions and vintages on %s', (kind
       ),
     );
     expect(rewrites!.loans).toBeGreaterThan(3);
-    expect(rewrites!.kinds).toEqual(['SIM-BNPL', 'SIM-EMI', 'SIM-RECALC', 'SIM-TRANCHE']);
+    expect(rewrites!.kinds).toEqual(['SIM-BNPL', 'SIM-CRECALC', 'SIM-EMI', 'SIM-RECALC', 'SIM-TRANCHE']);
     expect(rewrites!.paid_after_reage).toBeGreaterThan(0);
     const matrixBefore = await db.tenant(T, (tx) => loadMatrix(tx, ADMIN, null, period));
     const f = {

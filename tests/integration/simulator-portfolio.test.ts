@@ -74,6 +74,7 @@ describe.each(testDbKinds())('portfolio simulator on %s', (kind) => {
     expect(counts.products.map((p) => p.code)).toEqual([
       'SIM-BNPL',
       'SIM-BULLET',
+      'SIM-CRECALC',
       'SIM-EMI',
       'SIM-MICRO',
       'SIM-RECALC',
@@ -154,6 +155,45 @@ describe.each(testDbKinds())('portfolio simulator on %s', (kind) => {
     expect(depth.varied).toBe(first.variations);
     // Every rewrite of an active loan's schedule kept the installments it replaced (tranches, reschedules, re-ages…).
     expect(depth.versions).toBeGreaterThanOrEqual(first.tranches + first.reschedules + first.reages);
+  });
+
+  it('uses every remaining engine feature: re-amortisation, cumulative recalculation with compounding, own installment amounts', async () => {
+    expect(first.reamortizations).toBeGreaterThan(0);
+    expect(first.cumulativeRecalculations).toBeGreaterThan(0);
+    expect(first.fixedEmis).toBeGreaterThan(0);
+    const [row] = await db.tenant('sim-a1', (tx) =>
+      tx.query<{
+        reamortizations: number;
+        by_admin: number;
+        behind: number;
+        compounding: number;
+        fixed: number;
+        shorter: number;
+      }>(
+        `select (select count(*)::int from loan_transactions where type = 'REAMORTIZE') as reamortizations,
+                (select count(*)::int from loan_transactions t
+                  where t.type = 'REAMORTIZE' and t.created_by in (select a.decided_by::text from loan_applications a)) as by_admin,
+                (select count(*)::int from loan_installments i
+                  where i.loan_id in (select loan_id from loan_transactions where type = 'REAMORTIZE')
+                    and i.due_date < $1::date and i.principal_due > i.principal_paid + i.principal_written_off) as behind,
+                (select count(*)::int from loans l join loan_products p on p.id = l.product_id
+                  where p.code = 'SIM-CRECALC' and l.disbursed_on is not null
+                    and l.terms->'interestRecalculation'->>'compounding' = 'INTEREST'
+                    and l.terms->'interestRecalculation'->>'restFrequency' = 'DAILY') as compounding,
+                (select count(*)::int from loans where disbursed_on is not null and terms ? 'fixedEmiAmount') as fixed,
+                (select count(*)::int from loans l where l.disbursed_on is not null and l.terms ? 'fixedEmiAmount'
+                    and (select count(*) from loan_installments i where i.loan_id = l.id) < l.number_of_repayments) as shorter`,
+        [TODAY],
+      ),
+    );
+    // Re-amortised by the checker (an administrator) before maturity; the borrower then paid every installment due.
+    expect(row.reamortizations).toBe(first.reamortizations);
+    expect(row.by_admin).toBe(first.reamortizations);
+    expect(row.behind).toBe(0);
+    expect(row.compounding).toBe(first.cumulativeRecalculations);
+    expect(row.fixed).toBe(first.fixedEmis);
+    // An installment above the EMI repays the loan in fewer installments.
+    expect(row.shorter).toBe(first.fixedEmis);
   });
 
   it('is deterministic for a seed', async () => {

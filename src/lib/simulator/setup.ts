@@ -4,15 +4,21 @@ import { DEFAULT_DELINQUENCY_RANGES } from '../schedule/delinquency.ts';
 import { createProduct, type ProductRow } from '../lending/products.ts';
 import { simulatorCharges } from './features/charges.ts';
 import { RECALCULATION_PRODUCT_CODE, recalculationProduct } from './features/recalculation.ts';
+import {
+  CUMULATIVE_RECALCULATION_PRODUCT_CODE,
+  cumulativeRecalculationProduct,
+} from './features/cumulative-recalculation.ts';
 import { BNPL_PRODUCT_CODE, bnplProduct } from './features/reage.ts';
 import { VARIATION_GAPS } from './features/variations.ts';
+import { monthlyAnnuityTerms } from './features/product.ts';
 import type { DelinquencyBucketSetsRow, HierarchyNodesRow, UsersRow } from '../db/schema.generated.ts';
 
 /**
  * The lender's fixed set-up for a simulation: organisation (branches, officers) taken from the
  * tenant's hierarchy (created when the tenant has none), a maker and a checker user, the products
- * (monthly EMI with variable installments, weekly flat micro-loan, 90-day bullet, tranches,
- * recalculating EMI, interest-free "pay in four"), a delinquency bucket set and days off.
+ * (monthly EMI with variable installments and own installment amounts, weekly flat micro-loan, 90-day
+ * bullet, tranches, recalculating progressive EMI, recalculating cumulative EMI with compounding,
+ * interest-free "pay in four"), a delinquency bucket set and days off.
  */
 
 export type SimOfficer = { id: string; branchId: string };
@@ -24,6 +30,8 @@ export type SimProducts = {
   tranche: ProductRow;
   /** Progressive EMI loans whose interest is recalculated on every repayment. */
   recalc: ProductRow;
+  /** Cumulative EMI loans whose interest is recalculated from daily balances and compounded on due dates. */
+  crecalc: ProductRow;
   /** Interest-free "pay in four" loans (progressive, advanced allocation): the ones re-aged. */
   bnpl: ProductRow;
 };
@@ -146,7 +154,15 @@ async function ensureProducts(
   const byCode = new Map(
     (
       await tx.query<ProductRow>(`select * from loan_products where code = any($1::text[])`, [
-        ['SIM-EMI', 'SIM-MICRO', 'SIM-BULLET', 'SIM-TRANCHE', RECALCULATION_PRODUCT_CODE, BNPL_PRODUCT_CODE],
+        [
+          'SIM-EMI',
+          'SIM-MICRO',
+          'SIM-BULLET',
+          'SIM-TRANCHE',
+          RECALCULATION_PRODUCT_CODE,
+          CUMULATIVE_RECALCULATION_PRODUCT_CODE,
+          BNPL_PRODUCT_CODE,
+        ],
       ])
     ).map((p) => [p.code, { ...p, currency: p.currency.trim() }]),
   );
@@ -163,16 +179,14 @@ async function ensureProducts(
       maxRepayments: 36,
       defaultRepayments: 12,
       annualInterestRate: '18',
-      repaymentFrequency: 'MONTHS',
-      scheduleType: 'CUMULATIVE',
-      interestMethod: 'DECLINING_BALANCE',
-      amortization: 'EQUAL_INSTALLMENTS',
-      interestCalculationPeriod: 'DAILY',
+      ...monthlyAnnuityTerms,
       graceOnArrearsAgeing: 3,
       delinquencyBucketSetId: bucketSetId,
       // A borrower may move an installment or fix its amount before disbursement (features/variations.ts).
       allowVariableInstallments: true,
       ...VARIATION_GAPS,
+      // Or ask for their own installment amount (features/fixed-emi.ts).
+      allowFixedEmi: true,
       // An opening fee of 1 % of the principal, collected out of the disbursed funds.
       fees: simulatorCharges().fees,
       penalties: [
@@ -279,10 +293,16 @@ async function ensureProducts(
   const recalc = await get(RECALCULATION_PRODUCT_CODE, () =>
     createProduct(tx, tenantId, { ...recalculationProduct(currency, digits), delinquencyBucketSetId: bucketSetId }),
   );
+  const crecalc = await get(CUMULATIVE_RECALCULATION_PRODUCT_CODE, () =>
+    createProduct(tx, tenantId, {
+      ...cumulativeRecalculationProduct(currency, digits),
+      delinquencyBucketSetId: bucketSetId,
+    }),
+  );
   const bnpl = await get(BNPL_PRODUCT_CODE, () =>
     createProduct(tx, tenantId, { ...bnplProduct(currency, digits), delinquencyBucketSetId: bucketSetId }),
   );
-  return { emi, micro, bullet, tranche, recalc, bnpl };
+  return { emi, micro, bullet, tranche, recalc, crecalc, bnpl };
 }
 
 export async function prepareLender(

@@ -15,6 +15,8 @@ import { simulateNextTranche } from './features/tranches.ts';
 import { simulateReschedule } from './features/reschedule.ts';
 import { simulateReAge, type ReAgeRequest } from './features/reage.ts';
 import { simulateVariation, type PlannedVariation } from './features/variations.ts';
+import { simulateReAmortization } from './features/reamortize.ts';
+import { simulateFixedEmi } from './features/fixed-emi.ts';
 import { transitionOffer, type OfferStatus } from '../lending/lifecycle/offer.ts';
 import type { ProductRow } from '../lending/products.ts';
 import { runDailyClose } from '../close/daily-close.ts';
@@ -40,8 +42,10 @@ export type SimulateOptions = {
   /** Months of history (default 24). */
   months?: number;
   /**
-   * Tranche loans, interest-recalculating loans, reschedules, re-aged "pay in four" loans and varied
-   * installments (default on). Off, every loan keeps the schedule its product lays out at disbursement.
+   * Tranche loans, interest-recalculating loans (progressive, and cumulative with compounding),
+   * reschedules, re-aged and re-amortised "pay in four" loans, varied installments and installment
+   * amounts fixed on the loan (default on). Off, every loan keeps the schedule its product lays out at
+   * disbursement.
    */
   scheduleChanges?: boolean;
   seed?: string | number;
@@ -97,13 +101,19 @@ export type SimulateResult = {
   reages: number;
   /** Loans with an installment moved or its amount fixed before disbursement. */
   variations: number;
+  /** "Pay in four" loans re-amortised by an administrator before maturity, after a missed installment. */
+  reamortizations: number;
+  /** Loans of the cumulative, compounding, interest-recalculating product (SIM-CRECALC) disbursed. */
+  cumulativeRecalculations: number;
+  /** Loans given their own installment amount (above the EMI) before disbursement. */
+  fixedEmis: number;
   /** history = commands (offers, originations, repayments, write-offs) + close (the daily closes) + statistics refreshes. */
   ms: { setup: number; customers: number; history: number; commands: number; close: number; total: number };
 };
 
 export type Behaviour = 'on_time' | 'late_then_cured' | 'defaulted' | 'early_payoff';
 
-type ProductKey = 'emi' | 'micro' | 'bullet' | 'tranche' | 'recalc' | 'bnpl';
+type ProductKey = 'emi' | 'micro' | 'bullet' | 'tranche' | 'recalc' | 'crecalc' | 'bnpl';
 
 export type LoanPlan = {
   ref: number;
@@ -128,6 +138,13 @@ export type LoanPlan = {
   reAge?: ReAgeRequest & { afterMaturity: number };
   /** One installment moved or given its own amount before disbursement. */
   variation?: PlannedVariation;
+  /**
+   * A "pay in four" borrower who misses installment `installment` (1 = the down payment) is re-amortised
+   * `afterDue` days after its due date (before maturity), then pays the new installments when due.
+   */
+  reAmortize?: { installment: number; afterDue: number };
+  /** The loan's own installment amount: this percentage of the product's EMI, before disbursement. */
+  fixedEmiPercent?: number;
 };
 
 type Event =
@@ -137,6 +154,7 @@ type Event =
   | { kind: 'tranche'; plan: LoanPlan }
   | { kind: 'reschedule'; plan: LoanPlan }
   | { kind: 'reage'; plan: LoanPlan }
+  | { kind: 'reamortize'; plan: LoanPlan }
   | { kind: 'offer'; offerId: string; action: 'notify' | 'reject' };
 
 /**
@@ -218,11 +236,7 @@ export function planPayInFour(
   startRef: number,
   seedLabel: string,
 ): LoanPlan[] {
-  const span = daysBetween(from, to);
-  const plans: LoanPlan[] = [];
-  let ref = startRef;
-  for (const customer of customers) {
-    if (!rng.chance(0.3)) continue;
+  return planPurchases(rng, { customers, from, to, startRef, seedLabel }, 0.3, (buy) => {
     const behaviour = rng.weighted([
       ['on_time', 45],
       ['late_then_cured', 25],
@@ -231,29 +245,18 @@ export function planPayInFour(
     ] as const);
     const repayments = 3;
     const plan: LoanPlan = {
-      ref: ++ref,
-      customer,
-      product: 'bnpl',
-      principalMajor: Math.min(
-        2_000,
-        Math.max(100, Math.round((customer.monthlyIncome * (0.1 + rng.next() * 0.4)) / 10) * 10),
-      ),
-      repayments,
-      disburseOn: addDays(from, rng.int(0, Math.max(0, span - 1))),
+      ...buy(),
       behaviour,
       // Installment 1 is the down payment: a defaulter pays none to three of the four.
       stopAfter: behaviour === 'defaulted' ? rng.int(0, repayments) : repayments + 1,
       delays: Array.from({ length: repayments + 1 }, () =>
         behaviour === 'late_then_cured' && rng.chance(0.5) ? rng.int(5, 40) : 0,
       ),
-      isRejected: false,
-      offerCode: `${seedLabel}-${String(ref).padStart(7, '0')}`,
     };
     const reAged = behaviour === 'defaulted' ? rng.chance(0.8) : behaviour === 'late_then_cured' && rng.chance(0.5);
     if (reAged) plan.reAge = { afterMaturity: rng.int(2, 10), installments: rng.int(2, 4), everyDays: 15 };
-    plans.push(plan);
-  }
-  return plans;
+    return plan;
+  });
 }
 
 /**
@@ -269,6 +272,113 @@ export function planVariations(rng: Rng, plans: LoanPlan[]): void {
     plan.variation = rng.chance(0.5)
       ? { type: 'DUE_DATE', installment, days: rng.int(3, 8) }
       : { type: 'AMOUNT', installment, percent: rng.int(12, 20) * 10 };
+  }
+}
+
+/** Who may buy, over which days, the refs and offer codes to number the purchases with. */
+type PurchaseWindow = { customers: SimCustomer[]; from: string; to: string; startRef: number; seedLabel: string };
+
+type Purchase = Pick<
+  LoanPlan,
+  'ref' | 'customer' | 'product' | 'principalMajor' | 'repayments' | 'disburseOn' | 'isRejected' | 'offerCode'
+>;
+
+/**
+ * A "pay in four" purchase (three installments after the down payment) of 10–50 % of the customer's
+ * monthly income, in tens, 100–2,000, on a day of the window.
+ */
+function purchase(
+  rng: Rng,
+  customer: SimCustomer,
+  ref: number,
+  window: { from: string; span: number; seedLabel: string },
+): Purchase {
+  return {
+    ref,
+    customer,
+    product: 'bnpl',
+    principalMajor: Math.min(
+      2_000,
+      Math.max(100, Math.round((customer.monthlyIncome * (0.1 + rng.next() * 0.4)) / 10) * 10),
+    ),
+    repayments: 3,
+    disburseOn: addDays(window.from, rng.int(0, Math.max(0, window.span - 1))),
+    isRejected: false,
+    offerCode: `${window.seedLabel}-${String(ref).padStart(7, '0')}`,
+  };
+}
+
+/**
+ * Purchases by a `share` of the customers (one draw each, in order); `shape` turns each into its plan,
+ * calling `buy` for the purchase's amount and day where its own draws put them.
+ */
+function planPurchases(
+  rng: Rng,
+  window: PurchaseWindow,
+  share: number,
+  shape: (buy: () => Purchase) => LoanPlan,
+): LoanPlan[] {
+  const span = daysBetween(window.from, window.to);
+  const plans: LoanPlan[] = [];
+  let ref = window.startRef;
+  for (const customer of window.customers) {
+    if (!rng.chance(share)) continue;
+    plans.push(shape(() => purchase(rng, customer, ++ref, { from: window.from, span, seedLabel: window.seedLabel })));
+  }
+  return plans;
+}
+
+/**
+ * Pure and deterministic, from its own random stream: more "pay in four" purchases, by a tenth of the
+ * customers, ON TOP of every loan planned before (whose terms, behaviour and payments, re-ages
+ * included, stay as they were). Each borrower misses one installment before the last (the down
+ * payment or one of the next two) by 12–30 days; 1–10 days after its due date (so before maturity and
+ * before they would have paid) an administrator re-amortises the loan, and the borrower then pays the
+ * new installments when due.
+ */
+export function planReAmortizations(rng: Rng, window: PurchaseWindow): LoanPlan[] {
+  return planPurchases(rng, window, 0.1, (buy) => {
+    const repayments = 3;
+    // Installment 1 is the down payment, the last one (repayments + 1) the maturity.
+    const missed = rng.int(1, repayments);
+    const delay = rng.int(12, 30);
+    return {
+      ...buy(),
+      behaviour: 'late_then_cured',
+      stopAfter: repayments + 1,
+      delays: Array.from({ length: repayments + 1 }, (_, k) => (k + 1 === missed ? delay : 0)),
+      reAmortize: { installment: missed, afterDue: rng.int(1, 10) },
+    };
+  });
+}
+
+/** A personal loan granted that no feature planned before changed (not varied, not rescheduled). */
+const plainPersonalLoan = (plan: LoanPlan) =>
+  !plan.isRejected && plan.product === 'emi' && !plan.variation && plan.rescheduleAfter === undefined;
+
+/**
+ * Pure and deterministic, from its own random stream: one in eight personal loans (not varied, not
+ * rescheduled, up to 24 months) is taken on the cumulative product whose interest is recalculated
+ * from daily balances and compounded on the due dates (SIM-CRECALC); the borrowers keep their
+ * behaviour (early, late, on time), which now changes the interest they pay.
+ */
+export function planCumulativeRecalculation(rng: Rng, plans: LoanPlan[]): void {
+  for (const plan of plans) {
+    if (!plainPersonalLoan(plan) || plan.repayments > 24 || !rng.chance(0.125)) continue;
+    plan.product = 'crecalc';
+    plan.principalMajor = Math.min(plan.principalMajor, 20_000);
+  }
+}
+
+/**
+ * Pure and deterministic, from its own random stream: a tenth of the personal loans left as they are
+ * (not varied, not rescheduled) get their own installment amount, 110–150 % of the EMI in whole
+ * units, before disbursement: the schedule then ends earlier.
+ */
+export function planFixedEmis(rng: Rng, plans: LoanPlan[]): void {
+  for (const plan of plans) {
+    if (!plainPersonalLoan(plan) || plan.repayments < 6 || !rng.chance(0.1)) continue;
+    plan.fixedEmiPercent = rng.int(11, 15) * 10;
   }
 }
 
@@ -399,10 +509,22 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
     // Each feature draws from its own stream: adding one leaves the others' choices as they were.
     planFeatures(rng.fork('features'), plans);
     planVariations(rng.fork('variations'), plans);
+    planCumulativeRecalculation(rng.fork('cumulative-recalculation'), plans);
+    planFixedEmis(rng.fork('fixed-emi'), plans);
   }
   plans.push(...planOverdueSamples(customers, from, today, options.overdueSamples ?? [], plans.length, codeLabel));
-  if (options.scheduleChanges !== false)
+  if (options.scheduleChanges !== false) {
     plans.push(...planPayInFour(rng.fork('pay-in-four'), customers, from, today, plans.length, codeLabel));
+    plans.push(
+      ...planReAmortizations(rng.fork('reamortize'), {
+        customers,
+        from,
+        to: today,
+        startRef: plans.length,
+        seedLabel: codeLabel,
+      }),
+    );
+  }
   const events = new Map<string, Event[]>();
   const at = (day: string, e: Event) => {
     if (day > today) return;
@@ -423,6 +545,9 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
     reschedules: 0,
     reages: 0,
     variations: 0,
+    reamortizations: 0,
+    cumulativeRecalculations: 0,
+    fixedEmis: 0,
   };
 
   // Offers that never became loans: notified, then rejected or left pending until the daily close
@@ -490,6 +615,7 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
           else if (e.kind === 'tranche') await nextTranche(e.plan, day);
           else if (e.kind === 'reschedule') await reschedule(e.plan, day);
           else if (e.kind === 'reage') await reAge(e.plan, day);
+          else if (e.kind === 'reamortize') await reAmortize(e.plan, day);
           else await writeOff(e.plan, day);
         }
       });
@@ -557,6 +683,10 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
       }
       await approveApplication(tx, checker, application.id, 'Within policy');
       const varied = plan.variation ? await simulateVariation(tx, maker, loanId, product, plan.variation) : false;
+      const fixedEmi =
+        plan.fixedEmiPercent !== undefined
+          ? await simulateFixedEmi(tx, maker, loanId, product, plan.fixedEmiPercent)
+          : false;
       if (plan.secondTrancheAfter !== undefined) {
         // 60 % now, the rest when the works are done (setLoanTranches, then the first at disbursement).
         const first = (principal * 6n) / 10n;
@@ -572,6 +702,7 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
       return {
         loanId,
         varied,
+        fixedEmi,
         installments: disbursed.installments.map((i) => ({ number: i.number, dueDate: i.due_date })),
       };
     });
@@ -584,15 +715,23 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
     loanIds.set(plan.ref, outcome.loanId);
     stats.loans++;
     if (outcome.varied) stats.variations++;
+    if (outcome.fixedEmi) stats.fixedEmis++;
+    if (plan.product === 'crecalc') stats.cumulativeRecalculations++;
     scheduleRepayments(plan, outcome.installments);
     if (plan.secondTrancheAfter !== undefined) at(addDays(date, plan.secondTrancheAfter), { kind: 'tranche', plan });
     if (plan.rescheduleAfter !== undefined) at(addDays(date, plan.rescheduleAfter), { kind: 'reschedule', plan });
     const maturity = outcome.installments.at(-1)?.dueDate;
     if (plan.reAge && maturity) at(addDays(maturity, plan.reAge.afterMaturity), { kind: 'reage', plan });
+    const missed = plan.reAmortize && outcome.installments[plan.reAmortize.installment - 1]?.dueDate;
+    if (plan.reAmortize && missed) at(addDays(missed, plan.reAmortize.afterDue), { kind: 'reamortize', plan });
   }
 
-  /** After a change of schedule, installments past the ones already planned get their own payments. */
-  async function planAddedInstallments(plan: LoanPlan, loanId: string, from: string): Promise<void> {
+  /**
+   * After a change of schedule, installments past the ones already planned get their own payments;
+   * with `all`, every installment due from `from` on does (a re-amortisation moved the arrears onto
+   * installments already planned, which the borrower now pays on time).
+   */
+  async function planAddedInstallments(plan: LoanPlan, loanId: string, from: string, all = false): Promise<void> {
     const rows = await db.tenant(tenantId, (tx) =>
       tx.query<{ number: number; due_date: string }>(
         `select number, due_date::text as due_date from loan_installments where loan_id = $1 order by number`,
@@ -601,38 +740,53 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
     );
     const planned = plannedCount.get(plan.ref) ?? 0;
     for (const row of rows) {
-      if (row.number <= planned || row.due_date < from) continue;
+      if ((!all && row.number <= planned) || row.due_date < from) continue;
       at(row.due_date, { kind: 'pay', plan, upTo: row.number });
     }
     plannedCount.set(plan.ref, Math.max(planned, rows.at(-1)?.number ?? 0));
   }
 
-  async function nextTranche(plan: LoanPlan, date: string): Promise<void> {
+  /**
+   * A change of the loan's schedule made on `date` (a tranche, reschedule, re-age or re-amortisation):
+   * counted when `change` made it, then the payments of the new installments are planned.
+   */
+  async function changeSchedule(
+    plan: LoanPlan,
+    date: string,
+    stat: 'tranches' | 'reschedules' | 'reages' | 'reamortizations',
+    change: (tx: Tx, loanId: string) => Promise<unknown>,
+  ): Promise<void> {
     const loanId = loanIds.get(plan.ref);
     if (!loanId) return;
-    const paidOut = await db.tenant(tenantId, (tx) => simulateNextTranche(tx, maker, loanId));
-    if (!paidOut) return;
-    stats.tranches++;
-    await planAddedInstallments(plan, loanId, date);
+    const done = await db.tenant(tenantId, (tx) => change(tx, loanId));
+    if (!done) return;
+    stats[stat]++;
+    await planAddedInstallments(plan, loanId, date, stat === 'reamortizations');
+  }
+
+  async function nextTranche(plan: LoanPlan, date: string): Promise<void> {
+    await changeSchedule(plan, date, 'tranches', (tx, loanId) => simulateNextTranche(tx, maker, loanId));
   }
 
   async function reschedule(plan: LoanPlan, date: string): Promise<void> {
-    const loanId = loanIds.get(plan.ref);
-    if (!loanId) return;
-    const done = await db.tenant(tenantId, (tx) => simulateReschedule(tx, { maker, checker }, loanId, 2));
-    if (!done) return;
-    stats.reschedules++;
-    await planAddedInstallments(plan, loanId, date);
+    await changeSchedule(plan, date, 'reschedules', (tx, loanId) =>
+      simulateReschedule(tx, { maker, checker }, loanId, 2),
+    );
   }
 
+  /** An administrator re-ages the loan; the borrower then pays the new installments when due. */
   async function reAge(plan: LoanPlan, date: string): Promise<void> {
-    const loanId = loanIds.get(plan.ref);
-    if (!loanId || !plan.reAge) return;
-    // An administrator re-ages the loan; the borrower then pays the new installments when due.
-    const done = await db.tenant(tenantId, (tx) => simulateReAge(tx, checker, loanId, plan.reAge!));
-    if (!done) return;
-    stats.reages++;
-    await planAddedInstallments(plan, loanId, date);
+    const request = plan.reAge;
+    if (!request) return;
+    await changeSchedule(plan, date, 'reages', (tx, loanId) => simulateReAge(tx, checker, loanId, request));
+  }
+
+  /**
+   * An administrator re-amortises the loan; the borrower then pays every installment still to come on
+   * its due date (what fell due before is now on those installments).
+   */
+  async function reAmortize(plan: LoanPlan, date: string): Promise<void> {
+    await changeSchedule(plan, date, 'reamortizations', (tx, loanId) => simulateReAmortization(tx, checker, loanId));
   }
 
   function scheduleRepayments(plan: LoanPlan, installments: { number: number; dueDate: string }[]): void {
@@ -672,7 +826,7 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
         [loanId, upTo === 'all' ? null : upTo],
       );
       if (status !== 'ACTIVE' || amount <= 0n) return false;
-      if (upTo === 'all' && plan.product === 'recalc') {
+      if (upTo === 'all' && (plan.product === 'recalc' || plan.product === 'crecalc')) {
         // Interest is recalculated: paying off early costs the pre-closure quote, not the scheduled interest.
         const quote = await loanPreClosure(tx, tenantId, loanId, date);
         await repayLoan(tx, maker, { loanId, amount: quote.total, date, note: 'Simulated pay-off' });

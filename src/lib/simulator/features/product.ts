@@ -21,3 +21,15 @@ export function simulatorProductBase(
     maxPrincipal: principalMajor.max * unit,
   };
 }
+
+/**
+ * The terms the simulator's monthly personal loans share (SIM-EMI, SIM-CRECALC): the cumulative
+ * (annuity) schedule on the declining balance, interest counted by the day, monthly installments.
+ */
+export const monthlyAnnuityTerms = {
+  repaymentFrequency: 'MONTHS',
+  scheduleType: 'CUMULATIVE',
+  interestMethod: 'DECLINING_BALANCE',
+  amortization: 'EQUAL_INSTALLMENTS',
+  interestCalculationPeriod: 'DAILY',
+} satisfies Partial<ProductInput>;
