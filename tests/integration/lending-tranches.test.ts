@@ -11,7 +11,7 @@ import { generateSchedule, parseTerms, previewSchedule } from '#lib/schedule/ind
 import { reverseLoanTransaction } from '#lib/lending/commands/reverse-loan-transaction.ts';
 import { openLoanForCommand } from '#lib/lending/commands/common.ts';
 import { loanPreClosure } from '#lib/lending/recalculation.ts';
-import { createProductInput, createProductVersioned } from '#lib/lending/product-admin.ts';
+import { recalculateOverdueInterest } from '#lib/close/recalculate-interest.ts';
 import { simulateNextTranche } from '#lib/simulator/features/tranches.ts';
 import { createLendingFixture, setBusinessDate, type LendingFixture } from '../support/lending-fixtures.ts';
 
@@ -206,6 +206,66 @@ describe.each(testDbKinds())('tranches on %s', (kind) => {
   const toMinor = (s: string) => BigInt(s.replace('.', ''));
   const decimal = (m: bigint) => `${m / 100n}.${String(m % 100n).padStart(2, '0')}`;
 
+  /** The engine's schedule of some terms, as [due date, principal, interest] rows. */
+  const engineDues = (terms: Record<string, unknown>) =>
+    (
+      previewSchedule(terms) as { installments: { dueDate: string; principal: string; interest: string }[] }
+    ).installments.map((i) => [i.dueDate, toMinor(i.principal), toMinor(i.interest)]);
+
+  /** A loan's state, its dues, and the ledger check run after every step of the recalculating tests. */
+  function probe(f: LendingFixture, loanId: string) {
+    const state = () => f.db.tenant(f.tenantId, (tx) => openLoanForCommand(tx, f.checker, loanId));
+    const dues = async () => (await state()).installments.map((i) => [i.due_date, i.principal_due, i.interest_due]);
+    async function ledgerClean() {
+      const s = await state();
+      const ledger = await f.db.tenant(f.tenantId, (tx) => loanLedgerBalances(tx, loanId));
+      const o = loanOutstanding(s.installments);
+      expect(ledger.get('LOAN_PORTFOLIO') ?? 0n).toBe(o.principal);
+      expect(ledger.get('INTEREST_RECEIVABLE') ?? 0n).toBe(o.interest);
+      for (const i of s.installments) {
+        expect(i.principal_paid <= i.principal_due && i.interest_paid <= i.interest_due).toBe(true);
+      }
+      expect((await checkLedger(db, [f.tenantId])).differences).toEqual([]);
+    }
+    /** Paying `amount` closes the loan with nothing owed and the ledger clean. */
+    async function paysOff(amount: string) {
+      const closed = await f.db.tenant(f.tenantId, (tx) => repayLoan(tx, f.checker, { loanId, amount }));
+      expect(closed.loan.status).toBe('CLOSED_OBLIGATIONS_MET');
+      expect(loanOutstanding((await state()).installments)).toEqual({
+        principal: 0n,
+        interest: 0n,
+        fees: 0n,
+        penalties: 0n,
+      });
+      await ledgerClean();
+    }
+    /**
+     * Pays what is owed on the first installment overdue on `date` (the business date), then reverses
+     * that payment; after each step the installments are the engine's (`termsFor` the repayments).
+     */
+    async function payLateThenReverse(
+      date: string,
+      payments: { date: string; amount: string }[],
+      termsFor: (payments: { date: string; amount: string }[]) => Record<string, unknown>,
+    ) {
+      const overdue = (await state()).installments.find(
+        (i) => i.due_date < date && i.principal_due + i.interest_due > i.principal_paid + i.interest_paid,
+      )!;
+      expect(overdue).toBeDefined();
+      const owed = overdue.principal_due + overdue.interest_due - overdue.principal_paid - overdue.interest_paid;
+      const late = await f.db.tenant(f.tenantId, (tx) => repayLoan(tx, f.checker, { loanId, amount: decimal(owed) }));
+      expect(await dues()).toEqual(engineDues(termsFor([...payments, { date, amount: decimal(owed) }])));
+      await ledgerClean();
+      await f.db.tenant(f.tenantId, (tx) =>
+        reverseLoanTransaction(tx, f.checker, { loanId, transactionId: late.transaction.id }),
+      );
+      expect(await dues()).toEqual(engineDues(termsFor(payments)));
+      await ledgerClean();
+      return overdue;
+    }
+    return { state, dues, ledgerClean, paysOff, payLateThenReverse };
+  }
+
   test('recalculating progressive: tranches, early payment, second tranche, late payment, reversal, quote', async () => {
     const f = await createLendingFixture(db, { businessDate: '2024-01-01', product: recalculatingTranches });
     const { loanId } = await f.approvedLoan({
@@ -218,23 +278,7 @@ describe.each(testDbKinds())('tranches on %s', (kind) => {
       { date: '2024-02-10', amount: '400.00' },
     ];
     await f.db.tenant(f.tenantId, (tx) => setLoanTranches(tx, f.checker, { loanId, tranches }));
-    const state = () => f.db.tenant(f.tenantId, (tx) => openLoanForCommand(tx, f.checker, loanId));
-    const dues = async () => (await state()).installments.map((i) => [i.due_date, i.principal_due, i.interest_due]);
-    const engineDues = (terms: ReturnType<typeof engineTerms>) =>
-      (
-        previewSchedule(terms) as { installments: { dueDate: string; principal: string; interest: string }[] }
-      ).installments.map((i) => [i.dueDate, toMinor(i.principal), toMinor(i.interest)]);
-    async function ledgerClean() {
-      const s = await state();
-      const ledger = await f.db.tenant(f.tenantId, (tx) => loanLedgerBalances(tx, loanId));
-      const o = loanOutstanding(s.installments);
-      expect(ledger.get('LOAN_PORTFOLIO') ?? 0n).toBe(o.principal);
-      expect(ledger.get('INTEREST_RECEIVABLE') ?? 0n).toBe(o.interest);
-      for (const i of s.installments) {
-        expect(i.principal_paid <= i.principal_due && i.interest_paid <= i.interest_due).toBe(true);
-      }
-      expect((await checkLedger(db, [f.tenantId])).differences).toEqual([]);
-    }
+    const { state, dues, ledgerClean, paysOff, payLateThenReverse } = probe(f, loanId);
 
     // 1. First tranche.
     await f.db.tenant(f.tenantId, (tx) => disburseLoan(tx, f.checker, { loanId }));
@@ -262,22 +306,11 @@ describe.each(testDbKinds())('tranches on %s', (kind) => {
     // 4. On 15 April the installment due 1 April is partly unpaid (the early payment was spread over
     // the dues the tranche raised); it is paid late.
     await setBusinessDate(db, f.tenantId, '2024-04-15');
-    const overdue = (await state()).installments.find(
-      (i) => i.due_date < '2024-04-15' && i.principal_due + i.interest_due > i.principal_paid + i.interest_paid,
-    )!;
-    expect(overdue.due_date).toBe('2024-04-01');
-    const owed2 = overdue.principal_due + overdue.interest_due - overdue.principal_paid - overdue.interest_paid;
-    const late = await f.db.tenant(f.tenantId, (tx) => repayLoan(tx, f.checker, { loanId, amount: decimal(owed2) }));
-    const withLate = [...payments, { date: '2024-04-15', amount: decimal(owed2) }];
-    expect(await dues()).toEqual(engineDues(engineTerms(f.currency, paidOut, withLate, '2024-04-15')));
-    await ledgerClean();
-
-    // 5. The late payment reversed: the schedule is the engine's without it (as of today).
-    await f.db.tenant(f.tenantId, (tx) =>
-      reverseLoanTransaction(tx, f.checker, { loanId, transactionId: late.transaction.id }),
+    // 5. Then reversed: the schedule is the engine's without it (as of today).
+    const overdue = await payLateThenReverse('2024-04-15', payments, (txs) =>
+      engineTerms(f.currency, paidOut, txs, '2024-04-15'),
     );
-    expect(await dues()).toEqual(engineDues(engineTerms(f.currency, paidOut, payments, '2024-04-15')));
-    await ledgerClean();
+    expect(overdue.due_date).toBe('2024-04-01');
 
     // 6. Pre-closure quote on 15 April: every tranche counts; paying it closes the loan.
     const quote = await f.db.tenant(f.tenantId, (tx) => loanPreClosure(tx, f.tenantId, loanId, null));
@@ -299,15 +332,7 @@ describe.each(testDbKinds())('tranches on %s', (kind) => {
     const o = loanOutstanding((await state()).installments);
     expect(toMinor(quote.total) < o.principal + o.interest).toBe(true);
     expect(toMinor(quote.principal) > 100000n - 30000n).toBe(true);
-    const closed = await f.db.tenant(f.tenantId, (tx) => repayLoan(tx, f.checker, { loanId, amount: quote.total }));
-    expect(closed.loan.status).toBe('CLOSED_OBLIGATIONS_MET');
-    expect(loanOutstanding((await state()).installments)).toEqual({
-      principal: 0n,
-      interest: 0n,
-      fees: 0n,
-      penalties: 0n,
-    });
-    await ledgerClean();
+    await paysOff(quote.total);
     expect(early.transaction.amount).toBe(15000n);
   });
 
@@ -344,33 +369,124 @@ describe.each(testDbKinds())('tranches on %s', (kind) => {
     expect((await checkLedger(db, [f.tenantId])).differences).toEqual([]);
   });
 
-  test('a cumulative product cannot both pay out tranches and recalculate interest', async () => {
-    const f = await createLendingFixture(db, { businessDate: '2024-01-01' });
-    await expect(
-      f.db.tenant(f.tenantId, (tx) =>
-        createProductVersioned(
-          tx,
-          f.admin,
-          createProductInput.parse({
-            code: 'CUMTRANCHERECALC',
-            name: 'Cumulative tranches recalculating',
-            currency: f.currency,
-            digitsAfterDecimal: 2,
-            minPrincipal: '1000.00',
-            maxPrincipal: '5000.00',
-            minRepayments: 3,
-            maxRepayments: 12,
-            annualInterestRate: '12',
-            repaymentFrequency: 'MONTHS',
-            scheduleType: 'CUMULATIVE',
-            multiDisbursement: true,
-            interestRecalculation: true,
-            recalculationRestFrequency: 'SAME_AS_REPAYMENT_PERIOD',
-            recalculationRescheduleStrategy: 'REDUCE_EMI_AMOUNT',
-          }),
-        ),
-      ),
-    ).rejects.toMatchObject({ code: 'UNPROCESSABLE', field: 'interestRecalculation' });
+  /**
+   * A recalculating cumulative product paid out in tranches: 12 %, daily interest over actual days,
+   * daily rest, REDUCE_EMI_AMOUNT. The loan's schedule is the engine's for the tranches paid out so
+   * far (their sum is the principal, as for a plain cumulative tranche loan) and the live repayments.
+   */
+  const cumulativeRecalculatingTranches = {
+    scheduleType: 'CUMULATIVE' as const,
+    multiDisbursement: true,
+    maxTranches: 2,
+    annualInterestRate: '12',
+    interestCalculationPeriod: 'DAILY' as const,
+    daysInYear: 'ACTUAL' as const,
+    daysInMonth: 'ACTUAL' as const,
+    interestRecalculation: true,
+    recalculationRestFrequency: 'DAILY' as const,
+    recalculationRescheduleStrategy: 'REDUCE_EMI_AMOUNT' as const,
+    preClosureStrategy: 'TILL_PRE_CLOSURE_DATE' as const,
+  };
+
+  function cumulativeEngineTerms(
+    currency: string,
+    disbursements: { date: string; amount: string }[],
+    transactions: { date: string; amount: string }[],
+    asOf: string,
+  ) {
+    const lent = disbursements.reduce((s, d) => s + toMinor(d.amount), 0n);
+    return {
+      principal: decimal(lent),
+      currency,
+      annualInterestRate: '12',
+      numberOfRepayments: 6,
+      repaymentFrequency: 'MONTHS',
+      disbursementDate: disbursements[0].date,
+      scheduleType: 'CUMULATIVE',
+      interestCalculationPeriod: 'DAILY',
+      daysInYear: 'ACTUAL',
+      daysInMonth: 'ACTUAL',
+      interestRecalculation: {
+        restFrequency: 'DAILY',
+        rescheduleStrategy: 'REDUCE_EMI_AMOUNT',
+        preClosureStrategy: 'TILL_PRE_CLOSURE_DATE',
+      },
+      ...(disbursements.length > 1 ? { disbursements } : {}),
+      transactions: transactions.map((t) => ({ type: 'REPAYMENT', ...t })),
+      asOf,
+    };
+  }
+
+  test('recalculating cumulative: tranches, early payment, second tranche mid-period, late payment, reversal, quote, close, pay-off', async () => {
+    const f = await createLendingFixture(db, { businessDate: '2024-01-01', product: cumulativeRecalculatingTranches });
+    const { loanId } = await f.approvedLoan({ principal: '1000.00', numberOfRepayments: 6, annualInterestRate: '12' });
+    const tranches = [
+      { date: '2024-01-01', amount: '600.00' },
+      { date: '2024-02-15', amount: '400.00' },
+    ];
+    await f.db.tenant(f.tenantId, (tx) => setLoanTranches(tx, f.checker, { loanId, tranches }));
+    const { dues, ledgerClean, paysOff, payLateThenReverse } = probe(f, loanId);
+    const quoteOf = (terms: ReturnType<typeof cumulativeEngineTerms>) =>
+      (previewSchedule(terms) as { preClosure: { principal: string; interest: string; total: string } }).preClosure;
+
+    // 1. First tranche.
+    await f.db.tenant(f.tenantId, (tx) => disburseLoan(tx, f.checker, { loanId }));
+    const paidOut = [tranches[0]];
+    await ledgerClean();
+
+    // 2. Early payment on 20 January, more than the first installment: principal in advance.
+    await setBusinessDate(db, f.tenantId, '2024-01-20');
+    await f.db.tenant(f.tenantId, (tx) => repayLoan(tx, f.checker, { loanId, amount: '150.00' }));
+    const payments = [{ date: '2024-01-20', amount: '150.00' }];
+    expect(await dues()).toEqual(engineDues(cumulativeEngineTerms(f.currency, paidOut, payments, '2024-01-20')));
+    await ledgerClean();
+
+    // 3. Second tranche on 15 February, inside the second period: it bears interest from that day.
+    await setBusinessDate(db, f.tenantId, '2024-02-15');
+    const second = await f.db.tenant(f.tenantId, (tx) => disburseNextTranche(tx, f.checker, { loanId }));
+    expect(second.transaction.principal_portion).toBe(40000n);
+    paidOut.push(tranches[1]);
+    const afterTranche = engineDues(cumulativeEngineTerms(f.currency, paidOut, payments, '2024-02-15'));
+    expect(await dues()).toEqual(afterTranche);
+    expect(second.installments.reduce((s, i) => s + i.principal_due, 0n)).toBe(100000n);
+    // Without the tranche the engine would charge less interest: it is really in the schedule.
+    const withoutTranche = engineDues(cumulativeEngineTerms(f.currency, [tranches[0]], payments, '2024-02-15'));
+    const interestOf = (rows: (string | bigint)[][]) => rows.reduce((s, r) => s + (r[2] as bigint), 0n);
+    expect(interestOf(afterTranche) > interestOf(withoutTranche)).toBe(true);
+    await ledgerClean();
+
+    // 4. On 15 April an installment is overdue; it is paid late.
+    await setBusinessDate(db, f.tenantId, '2024-04-15');
+    // 5. Then reversed: the schedule is the engine's without it (as of today).
+    await payLateThenReverse('2024-04-15', payments, (txs) =>
+      cumulativeEngineTerms(f.currency, paidOut, txs, '2024-04-15'),
+    );
+
+    // 6. Pre-closure quote on 15 April, the engine's; paying it closes the loan.
+    const quote = await f.db.tenant(f.tenantId, (tx) => loanPreClosure(tx, f.tenantId, loanId, null));
+    const engineQuote = quoteOf(cumulativeEngineTerms(f.currency, paidOut, payments, '2024-04-15'));
+    expect(quote).toMatchObject({
+      date: '2024-04-15',
+      principal: engineQuote.principal,
+      interest: engineQuote.interest,
+      total: engineQuote.total,
+    });
+    expect(toMinor(quote.interest) > 0n).toBe(true);
+    // 7. The daily close into 16 April recalculates the overdue principal's interest, with both tranches.
+    await setBusinessDate(db, f.tenantId, '2024-04-16');
+    const recalculated = await f.db.tenant(f.tenantId, (tx) =>
+      recalculateOverdueInterest(tx, f.tenantId, '2024-04-16', 'close'),
+    );
+    expect(recalculated).toBe(1);
+    expect(await dues()).toEqual(engineDues(cumulativeEngineTerms(f.currency, paidOut, payments, '2024-04-16')));
+    await ledgerClean();
+
+    // 8. Paid off on the next due date (a cumulative loan's own installment paid before its due date
+    // bears interest until then, as in Fineract, so a mid-period quote does not close it by repayment).
+    await setBusinessDate(db, f.tenantId, '2024-05-01');
+    const payoff = await f.db.tenant(f.tenantId, (tx) => loanPreClosure(tx, f.tenantId, loanId, null));
+    expect(payoff.total).toBe(quoteOf(cumulativeEngineTerms(f.currency, paidOut, payments, '2024-05-01')).total);
+    await paysOff(payoff.total);
   });
 
   test('the simulator pays a tranche out once it is expected, through the command', async () => {

@@ -42,6 +42,84 @@ function checkAddsUp(out: Json, principal: bigint) {
   expect(cents(rows.at(-1)!.balance)).toBe(0n);
 }
 
+/**
+ * Two tranches of `units`: the first `share` % on the disbursement date, the rest somewhere before the
+ * plan's last due date (`where` per mille of the way; on a due date now and then).
+ */
+function twoTranches(
+  units: number,
+  share: number,
+  where: number,
+  plan: Json['installments'],
+  disbursementDate: string,
+) {
+  const first = BigInt(Math.max(1, Math.floor((units * share) / 100))) * 100n;
+  const second = BigInt(units) * 100n - first;
+  const lastDue = plan.at(-1)!.dueDate;
+  const span = Math.round((Date.parse(lastDue) - Date.parse(disbursementDate)) / 86_400_000);
+  const trancheDate = addDays(disbursementDate, 1 + Math.floor(((span - 2) * where) / 1000));
+  const disbursements = [
+    { date: disbursementDate, amount: `${first / 100n}.00` },
+    ...(second > 0n ? [{ date: trancheDate, amount: `${second / 100n}.00` }] : []),
+  ];
+  return { lent: first + second, trancheDate, disbursements };
+}
+
+/** A recalculated tranche loan: every tranche owed, paid + outstanding = due, payments split, quote sound. */
+function checkTranchesRecalculated(out: Json, transactions: { amount: string }[], lent: bigint) {
+  const rows = out.installments;
+  expect(sum(rows.map((r) => cents(r.principal)))).toBe(lent);
+  for (const r of rows) {
+    for (const part of [r.principal, r.interest, r.balance, r.paid!, r.outstanding!])
+      expect(cents(part) >= 0n).toBe(true);
+    expect(cents(r.paid!) + cents(r.outstanding!)).toBe(cents(r.total));
+  }
+  const paidIn = sum(transactions.map((t) => cents(t.amount)));
+  const split = sum(out.transactions!.map((t) => cents(t.principal) + cents(t.interest) + cents(t.excess)));
+  expect(split).toBe(paidIn);
+  const quote = out.preClosure!;
+  for (const part of [quote.principal, quote.interest, quote.total]) expect(cents(part) >= 0n).toBe(true);
+  expect(cents(quote.total)).toBe(cents(quote.principal) + cents(quote.interest));
+  // The quote's principal is what the repayments left of both tranches (both lent by then).
+  const principalPaid = sum(out.transactions!.map((t) => cents(t.principal)));
+  expect(cents(quote.principal)).toBe(lent - principalPaid);
+}
+
+/** The tranche split and the repayments of a two-tranche property run. */
+type TrancheRun = { share: number; where: number; moves: { shift: number; factor: number }[]; quoteAfter: number };
+
+const trancheRun = fc.record({
+  share: fc.integer({ min: 10, max: 90 }),
+  where: fc.integer({ min: 0, max: 1000 }),
+  moves: fc.array(fc.record({ shift: fc.integer({ min: -25, max: 45 }), factor: fc.integer({ min: 10, max: 300 }) }), {
+    minLength: 1,
+    maxLength: 8,
+  }),
+  quoteAfter: fc.integer({ min: 0, max: 60 }),
+});
+
+/** The loan of `terms` paid out in two tranches, repaid around its due dates, recalculated and checked. */
+function recalculateTwoTranches(
+  terms: Record<string, unknown> & { principal: string; disbursementDate: string },
+  interestRecalculation: Record<string, unknown>,
+  run: TrancheRun,
+): Json {
+  const plan = previewSchedule(terms).installments;
+  const units = Number(terms.principal.split('.')[0]);
+  const { lent, trancheDate, disbursements } = twoTranches(units, run.share, run.where, plan, terms.disbursementDate);
+  const transactions = repaymentsAround(plan, run.moves, terms.disbursementDate);
+  const last = transactions.at(-1)!.date;
+  const out = previewSchedule({
+    ...terms,
+    disbursements,
+    interestRecalculation,
+    transactions,
+    asOf: addDays(last > trancheDate ? last : trancheDate, run.quoteAfter),
+  });
+  checkTranchesRecalculated(out, transactions, lent);
+  return out;
+}
+
 const base = fc.record({
   units: fc.integer({ min: 1_000, max: 50_000 }),
   rate: fc.integer({ min: 0, max: 3600 }).map((x) => (x / 100).toString()),
@@ -256,64 +334,57 @@ describe('engine depth properties (fast-check)', () => {
     fc.assert(
       fc.property(
         base,
-        fc.integer({ min: 10, max: 90 }),
-        fc.integer({ min: 0, max: 1000 }),
+        trancheRun,
         fc.constantFrom('DAILY', 'SAME_AS_REPAYMENT_PERIOD'),
         fc.constantFrom('TILL_PRE_CLOSURE_DATE', 'TILL_REST_FREQUENCY_DATE'),
         fc.constantFrom({ daysInYear: 360, daysInMonth: 30 }, { daysInYear: 'ACTUAL', daysInMonth: 'ACTUAL' }),
-        fc.array(fc.record({ shift: fc.integer({ min: -25, max: 45 }), factor: fc.integer({ min: 10, max: 300 }) }), {
-          minLength: 1,
-          maxLength: 8,
-        }),
-        fc.integer({ min: 0, max: 60 }),
-        (b, share, where, restFrequency, preClosureStrategy, days, moves, quoteAfter) => {
-          const disbursementDate = addDays('2023-01-01', b.day);
-          const first = BigInt(Math.max(1, Math.floor((b.units * share) / 100))) * 100n;
-          const second = BigInt(b.units) * 100n - first;
+        (b, run, restFrequency, preClosureStrategy, days) => {
           const terms = {
             principal: `${b.units}.00`,
             currency: 'EUR',
             annualInterestRate: b.rate,
             numberOfRepayments: Math.min(b.n, 18),
-            disbursementDate,
+            disbursementDate: addDays('2023-01-01', b.day),
             scheduleType: 'PROGRESSIVE',
             interestCalculationPeriod: 'DAILY',
             ...days,
           };
-          const plan = previewSchedule(terms).installments;
-          // The second tranche somewhere before the last due date (on a due date now and then).
-          const lastDue = plan.at(-1)!.dueDate;
-          const span = Math.round((Date.parse(lastDue) - Date.parse(disbursementDate)) / 86_400_000);
-          const trancheDate = addDays(disbursementDate, 1 + Math.floor(((span - 2) * where) / 1000));
-          const disbursements = [
-            { date: disbursementDate, amount: `${first / 100n}.00` },
-            ...(second > 0n ? [{ date: trancheDate, amount: `${second / 100n}.00` }] : []),
-          ];
-          const transactions = repaymentsAround(plan, moves, disbursementDate);
-          const last = transactions.at(-1)!.date;
-          const out = previewSchedule({
-            ...terms,
-            disbursements,
-            interestRecalculation: { restFrequency, preClosureStrategy },
-            transactions,
-            asOf: addDays(last > trancheDate ? last : trancheDate, quoteAfter),
-          });
-          const rows = out.installments;
-          expect(sum(rows.map((r) => cents(r.principal)))).toBe(first + second);
-          for (const r of rows) {
-            for (const part of [r.principal, r.interest, r.balance, r.paid!, r.outstanding!])
-              expect(cents(part) >= 0n).toBe(true);
-            expect(cents(r.paid!) + cents(r.outstanding!)).toBe(cents(r.total));
-          }
-          const paidIn = sum(transactions.map((t) => cents(t.amount)));
-          const split = sum(out.transactions!.map((t) => cents(t.principal) + cents(t.interest) + cents(t.excess)));
-          expect(split).toBe(paidIn);
-          const quote = out.preClosure!;
-          for (const part of [quote.principal, quote.interest, quote.total]) expect(cents(part) >= 0n).toBe(true);
-          expect(cents(quote.total)).toBe(cents(quote.principal) + cents(quote.interest));
-          // The quote's principal is what the repayments left of both tranches.
-          const principalPaid = sum(out.transactions!.map((t) => cents(t.principal)));
-          expect(cents(quote.principal)).toBe(first + second - principalPaid);
+          recalculateTwoTranches(terms, { restFrequency, preClosureStrategy }, run);
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it('two-tranche recalculating cumulative loans: principal due = disbursed, paid + outstanding = due, quote never negative', () => {
+    fc.assert(
+      fc.property(
+        base,
+        trancheRun,
+        fc.record({
+          rest: fc.constantFrom('SAME_AS_REPAYMENT_PERIOD', 'DAILY', 'WEEKLY', 'MONTHLY'),
+          period: fc.constantFrom('DAILY', 'SAME_AS_REPAYMENT_PERIOD'),
+          strategy: fc.constantFrom('REDUCE_EMI_AMOUNT', 'REDUCE_NUMBER_OF_INSTALLMENTS', 'RESCHEDULE_NEXT_REPAYMENTS'),
+          preClosure: fc.constantFrom('TILL_PRE_CLOSURE_DATE', 'TILL_REST_FREQUENCY_DATE'),
+        }),
+        (b, run, o) => {
+          const terms = {
+            principal: `${b.units}.00`,
+            currency: 'EUR',
+            annualInterestRate: b.rate,
+            numberOfRepayments: Math.min(b.n, 12),
+            repaymentFrequency: 'MONTHS',
+            disbursementDate: addDays('2023-01-01', b.day),
+            scheduleType: 'CUMULATIVE',
+            interestCalculationPeriod: o.period,
+          };
+          const recalculation = {
+            restFrequency: o.rest,
+            rescheduleStrategy: o.strategy,
+            preClosureStrategy: o.preClosure,
+          };
+          const out = recalculateTwoTranches(terms, recalculation, run);
+          expect(cents(out.installments.at(-1)!.balance)).toBe(0n);
         },
       ),
       { numRuns: 100 },

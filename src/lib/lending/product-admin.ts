@@ -297,10 +297,6 @@ export function checkProduct(p: ProductInput): void {
       throw validationError(`${field}.amount`, 'number.between', { min: '0.0001', max: '100' });
   });
   checkFixedAndVariable(p);
-  // The engine recalculates interest across tranches on progressive schedules only (README of the
-  // schedule engine: Fineract gives no recalculated cumulative tranche schedule to check one against).
-  if (p.multiDisbursement && p.interestRecalculation && (p.scheduleType ?? 'CUMULATIVE') !== 'PROGRESSIVE')
-    throw validationError('interestRecalculation', 'recalculationTranches', {}, 'UNPROCESSABLE');
   if ((p.graceOnPrincipalPeriods ?? 0) >= p.minRepayments)
     throw validationError('graceOnPrincipalPeriods', 'number.max', { max: p.minRepayments - 1 });
   // The engine judges the remaining combinations: a schedule of the smallest loan must exist.

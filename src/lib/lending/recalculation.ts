@@ -76,9 +76,9 @@ export function recalculatedScheduleOf(
   if (!loan.disbursed_on) throw refusal('not_disbursed');
   const regular = periods.filter((i) => !i.isDownPayment);
   const tranches = tranchesOf(state);
-  // A progressive loan counts every tranche paid out, each on its date (the engine's `disbursements`).
-  // A cumulative one has a single tranche (its product cannot recalculate with more): the engine
-  // sees a plain loan of what was paid out.
+  // Every tranche paid out counts on its date (the engine's `disbursements`). A progressive loan keeps
+  // the approved amount as its principal; a cumulative one is scheduled on what was paid out, as its
+  // plain tranche schedule is (disburseNextTranche), so its EMI is the annuity of that sum.
   const progressiveTranches = tranches !== null && product.schedule_type === 'PROGRESSIVE';
   const paidOut = tranches ? tranches.reduce((s, t) => s + t.minor, 0n) : loan.principal;
   const terms = termsFor(product, {

@@ -50,7 +50,10 @@ export type State = {
 };
 
 export type BalanceRules = {
+  /** What was lent on the first day (the principal, or the tranches of the disbursement date). */
   principal: bigint;
+  /** Later tranches: each joins the balance on its own date (not a rest date), as in Fineract. */
+  tranches: { date: string; amount: bigint }[];
   asOf: string;
   compounding: Compounding;
   /** First rest date on or after a day. */
@@ -91,6 +94,7 @@ function unpaidLeaves(rules: BalanceRules, r: Row): string {
 /** The interest-bearing balance on `date` (for interest from that day on). */
 export function balanceOn(rules: BalanceRules, state: State, date: string): bigint {
   let balance = rules.principal;
+  for (const t of rules.tranches) if (t.date <= date) balance += t.amount;
   for (const p of state.prepaid) if (p.date <= date) balance -= p.amount;
   for (const r of state.rows) {
     let paidPrincipal = 0n;
@@ -123,6 +127,7 @@ export function changeDates(rules: BalanceRules, state: State, from: string, to:
     if (d > from && d < to) out.add(d);
   };
   for (const p of state.prepaid) take(p.date);
+  for (const t of rules.tranches) take(t.date);
   for (const r of state.rows) {
     for (const p of r.payments) {
       take(rules.rest(p.date > r.due ? p.date : r.due));
@@ -138,12 +143,17 @@ export function cloneState(s: State): State {
   return structuredClone(s);
 }
 
-/** The rows as installments (balance after each) and their totals. */
-export function installmentsOf(principal: bigint, rows: Row[]) {
-  let balance = principal;
+/**
+ * The rows as installments and their totals; an installment's balance is what was lent up to its due
+ * date (`rules`: the first day's principal and the later tranches) less the principal scheduled so far.
+ */
+export function installmentsOf(rules: Pick<BalanceRules, 'principal' | 'tranches'>, rows: Row[]) {
+  let scheduled = 0n;
   const totals = { principal: 0n, interest: 0n, fees: 0n, penalties: 0n, total: 0n, paid: 0n, outstanding: 0n };
   const installments: RecalculatedInstallment[] = rows.map((r, k) => {
-    balance -= r.principal;
+    scheduled += r.principal;
+    const lent = rules.tranches.reduce((sum, t) => (t.date <= r.due ? sum + t.amount : sum), rules.principal);
+    const balance = lent - scheduled;
     const total = r.principal + r.interest + r.fees + r.penalties;
     const paid = r.paidPrincipal + r.paidInterest + r.paidFees + r.paidPenalties;
     totals.principal += r.principal;

@@ -25,6 +25,7 @@ import {
   type RecalculationTerms,
   registerCumulativeRecalculation,
 } from './recalculation.ts';
+import { checkMaxOutstanding, trancheState } from './tranches.ts';
 import type { ScheduleTerms, WorkingCalendar } from './types.ts';
 
 /**
@@ -45,6 +46,11 @@ import type { ScheduleTerms, WorkingCalendar } from './types.ts';
  *   next installments until it is used up.
  * - A repayment inside a period can change that period's balance (daily rests): the period is built
  *   again with the change until the two agree.
+ * - Tranches (`disbursements`, with Fineract's disbursement map in the recalculating generator): a
+ *   tranche joins the interest-bearing balance on its own date (the period's interest is split there;
+ *   one on a due date bears interest from the next period) and the principal still to schedule when
+ *   its period is built. The EMI is not recomputed for it (the annuity of `principal` over the term,
+ *   or the one REDUCE_EMI_AMOUNT last worked out); the last installment takes what is left.
  */
 
 function bad(field: string, message: string): never {
@@ -178,9 +184,20 @@ function compoundsOn(run: Run, date: string, after: string): string | null {
   return nextOnOrAfter(run.compounding, date > after ? date : addDays(after, 1));
 }
 
+/** The tranches paid out inside period `i` (after its start, on or before its due date). */
+function tranchesOfPeriod(run: Run, i: number) {
+  const { from, due } = run.dates[i];
+  return run.rules.tranches.filter((d) => d.date > from && d.date <= due);
+}
+
 function buildRow(run: Run, state: State, i: number, extra: Shift): Row {
   const { from, due } = run.dates[i];
   const n = run.dates.length;
+  // processDisbursements: the tranche is checked against the schedule's outstanding, then scheduled.
+  for (const tranche of tranchesOfPeriod(run, i)) {
+    checkMaxOutstanding(run.t, state.scheduled, tranche);
+    state.scheduled += tranche.amount;
+  }
   const row = newRow(from, due);
   state.rows.push(row);
   const method = run.input.recalculation.compounding;
@@ -248,7 +265,13 @@ function allocate(run: Run, state: State, tx: LoanTransactionInput): ProcessedTr
     paid.penalties += penalties;
   }
   const holder = state.rows[state.rows.length - 1];
-  const advance = take(state.scheduled, left);
+  // Principal in advance only of what was lent by the payment's day: a tranche later in the period is
+  // already in `scheduled` but cannot be repaid before it is paid out (the rest is excess).
+  const notYetLent = run.rules.tranches.reduce(
+    (s, d) => (d.date > tx.date && d.date <= holder.due ? s + d.amount : s),
+    0n,
+  );
+  const advance = take(state.scheduled - notYetLent, left);
   if (advance > 0n) {
     holder.principal += advance;
     holder.paidPrincipal += advance;
@@ -277,6 +300,11 @@ function runOf(input: RecalculationTerms, calendar?: WorkingCalendar) {
   const r = input.recalculation;
   const plain = generateCumulative(t, c, calendar);
   const dates = plain.map((p) => ({ from: p.fromDate, due: p.dueDate }));
+  // A tranche after the term gets periods of its own in the plain schedule (as in Fineract's loop).
+  const tranches = trancheState(t);
+  // The EMI is the annuity of the whole principal even while part of it is still to be paid out (the
+  // plain schedule with tranches may cap its first installment at the first tranche).
+  const emiRow = tranches ? generateCumulative({ ...t, disbursements: undefined }, c, calendar)[0] : plain[0];
   const dueDates = dates.map((d) => d.due);
   const txs = [...input.transactions].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
   const asOf = input.asOf ?? (txs.length ? txs[txs.length - 1].date : t.disbursementDate);
@@ -296,12 +324,18 @@ function runOf(input: RecalculationTerms, calendar?: WorkingCalendar) {
     t,
     c,
     rateTerms: rateTermsOf(t),
-    rules: { principal: t.principal, asOf, compounding: r.compounding, rest: (d) => nextOnOrAfter(restCalendar, d) },
+    rules: {
+      principal: tranches ? tranches.initial : t.principal,
+      tranches: tranches?.pending ?? [],
+      asOf,
+      compounding: r.compounding,
+      rest: (d) => nextOnOrAfter(restCalendar, d),
+    },
     compounding,
     input,
     dates,
   };
-  return { run, txs, emi: plain[0].principal + plain[0].interest };
+  return { run, txs, emi: emiRow.principal + emiRow.interest };
 }
 
 export function recalculateCumulative(input: RecalculationTerms, calendar?: WorkingCalendar): RecalculatedSchedule {
@@ -309,10 +343,12 @@ export function recalculateCumulative(input: RecalculationTerms, calendar?: Work
   const { run, txs, emi } = runOf(input, calendar);
   const t = run.t;
   const n = run.dates.length;
-  let state: State = { rows: [], prepaid: [], scheduled: t.principal, emi, reduce: 0n };
+  let state: State = { rows: [], prepaid: [], scheduled: run.rules.principal, emi, reduce: 0n };
+  // A tranche still to come keeps the periods going even when what was lent so far is repaid.
+  const trancheAhead = (i: number) => i < n && run.rules.tranches.some((d) => d.date > run.dates[i].from);
   const processed: ProcessedTransaction[] = [];
   let txIndex = 0;
-  for (let i = 0; state.scheduled > 0n; i++) {
+  for (let i = 0; state.scheduled > 0n || trancheAhead(i); i++) {
     if (i >= n) bad('transactions', 'the repayments do not close the loan within its term');
     const { from, due } = run.dates[i];
     let end = txIndex;
@@ -353,9 +389,10 @@ export function recalculateCumulative(input: RecalculationTerms, calendar?: Work
   return {
     currency: t.currency,
     digits: t.digits,
-    ...installmentsOf(t.principal, state.rows),
+    ...installmentsOf(run.rules, state.rows),
     transactions: processed,
     preClosure: input.asOf !== null ? preClose(run, state, input.asOf) : null,
+    ...(t.disbursements ? { disbursements: t.disbursements.map((d) => ({ ...d })) } : {}),
   };
 }
 
@@ -367,7 +404,9 @@ export function recalculateCumulative(input: RecalculationTerms, calendar?: Work
  */
 function preClose(run: Run, state: State, date: string): PreClosure {
   const rows = state.rows;
-  const principal = rows.reduce((s, r) => s + r.principal - r.paidPrincipal, 0n);
+  // A tranche after the date is not owed yet.
+  const notLent = run.rules.tranches.reduce((s, d) => (d.date > date ? s + d.amount : s), 0n);
+  const principal = rows.reduce((s, r) => s + r.principal - r.paidPrincipal, 0n) - notLent;
   let interest = 0n;
   let fees = 0n;
   let penalties = 0n;

@@ -289,10 +289,6 @@ export function parseRecalculationTerms(input: unknown): RecalculationTerms {
   if (terms.downPaymentPercent !== null) bad('downPaymentPercent', 'is not supported with interest recalculation');
   if (terms.scheduleType === 'CUMULATIVE' && terms.interestMethod === 'FLAT')
     bad('interestMethod', 'interest recalculation needs DECLINING_BALANCE');
-  // Fineract's tests give no recalculated cumulative schedule with several tranches to check one
-  // against (README, interest recalculation), so only the progressive engine takes them.
-  if (terms.scheduleType === 'CUMULATIVE' && (terms.disbursements?.length ?? 0) > 1)
-    bad('disbursements', 'interest recalculation with several tranches needs a PROGRESSIVE schedule');
   return { terms, recalculation, transactions, asOf };
 }
 

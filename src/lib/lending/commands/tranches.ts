@@ -193,10 +193,6 @@ export async function disburseNextTranche(tx: Tx, actor: Actor, input: DisburseT
   if (loan.status !== 'ACTIVE') {
     throw refusal('tranche_loan_not_active', { reason: 'wrong_state', details: { status: loan.status } });
   }
-  if (recalculates(product) && product.schedule_type !== 'PROGRESSIVE') {
-    // A product made before this rule existed (product-admin refuses the combination now).
-    throw refusal('recalculation_tranches_progressive_only');
-  }
   const tranches = await loadTranches(tx, loan.id);
   const next = tranches.find((t) => t.disbursed_on === null);
   if (!next) {
