@@ -22,6 +22,10 @@ import { createLendingFixture, setBusinessDate, type LendingFixture } from '../s
  * (lines 3329-3382): the first installment left overdue, its principal and compounded interest bear
  * interest in period 2; the pay-off quote then closes the loan.
  */
+/**
+ * And the ..._PRE_CLOSE_INTEREST_PRE_CLOSE_DATE variant (lines 3216-3221, 7872-7948): the 7561.84 quote of
+ * 20 March, between two due dates, repaid that day closes the loan.
+ */
 describe.each(testDbKinds())('cumulative interest recalculation on %s', (kind) => {
   let db: Db;
   let drop: () => Promise<void>;
@@ -93,8 +97,8 @@ describe.each(testDbKinds())('cumulative interest recalculation on %s', (kind) =
   }
 
   /** Today's pre-closure quote is `expected`; paying `amount` closes the loan with nothing owed. */
-  async function quoteAndClose(loanId: string, expected: Record<string, bigint>, amount: string) {
-    expect(preClosureOf(await state(loanId), '2024-03-18', '2024-03-18')).toMatchObject(expected);
+  async function quoteAndClose(loanId: string, expected: Record<string, bigint>, amount: string, today = '2024-03-18') {
+    expect(preClosureOf(await state(loanId), today, today)).toMatchObject(expected);
     const paid = await f.db.tenant(f.tenantId, (tx) => repayLoan(tx, f.checker, { loanId, amount }));
     expect(paid.loan.status).toBe('CLOSED_OBLIGATIONS_MET');
     expect(loanOutstanding((await state(loanId)).installments)).toEqual({
@@ -150,5 +154,23 @@ describe.each(testDbKinds())('cumulative interest recalculation on %s', (kind) =
 
     // 10000 - 53.85 principal + the 46.37 of period 2 (installment 1's interest is paid).
     await quoteAndClose(loanId, { principal: 994615n, interest: 4637n, total: 999252n }, '9992.52');
+  });
+
+  test('Fineract PRE_CLOSE_INTEREST_PRE_CLOSE_DATE: the 7561.84 quote paid between due dates closes the loan', async () => {
+    await setBusinessDate(db, f.tenantId, '2024-03-04');
+    const { loanId } = await f.disbursedLoan({ principal: '10000.00', numberOfRepayments: 4 });
+    await setBusinessDate(db, f.tenantId, '2024-03-11');
+    await f.db.tenant(f.tenantId, (tx) => repayLoan(tx, f.checker, { loanId, amount: '2528.91' }));
+    await ledgerMatches(loanId);
+    // 20 March, two days into period 3 with installment 2 overdue (lines 7925-7948 of the test; the
+    // quote is line 3218): 7517.24 principal + 34.69 overdue interest + 9.91 for 2 of period 3's 7 days.
+    await setBusinessDate(db, f.tenantId, '2024-03-20');
+    await quoteAndClose(loanId, { principal: 751724n, interest: 4460n, total: 756184n }, '7561.84', '2024-03-20');
+    // Installment 3 falls due on the pay-off day with the interest to that day; installment 4 is gone.
+    expect(dues((await state(loanId)).installments)).toEqual([
+      ['2024-03-11', 248276n, 4615n],
+      ['2024-03-18', 249422n, 3469n],
+      ['2024-03-20', 502302n, 991n],
+    ]);
   });
 });

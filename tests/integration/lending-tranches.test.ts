@@ -481,12 +481,14 @@ describe.each(testDbKinds())('tranches on %s', (kind) => {
     expect(await dues()).toEqual(engineDues(cumulativeEngineTerms(f.currency, paidOut, payments, '2024-04-16')));
     await ledgerClean();
 
-    // 8. Paid off on the next due date (a cumulative loan's own installment paid before its due date
-    // bears interest until then, as in Fineract, so a mid-period quote does not close it by repayment).
-    await setBusinessDate(db, f.tenantId, '2024-05-01');
+    // 8. Paid off on 22 April, between the due dates of 1 April and 1 May: the quote (interest of the
+    // period to that day) closes the loan, its installment falling due that day (Fineract's rule).
+    await setBusinessDate(db, f.tenantId, '2024-04-22');
     const payoff = await f.db.tenant(f.tenantId, (tx) => loanPreClosure(tx, f.tenantId, loanId, null));
-    expect(payoff.total).toBe(quoteOf(cumulativeEngineTerms(f.currency, paidOut, payments, '2024-05-01')).total);
+    expect(payoff.total).toBe(quoteOf(cumulativeEngineTerms(f.currency, paidOut, payments, '2024-04-22')).total);
     await paysOff(payoff.total);
+    const closed = (await dues()).at(-1)!;
+    expect(closed[0]).toBe('2024-04-22');
   });
 
   test('the simulator pays a tranche out once it is expected, through the command', async () => {

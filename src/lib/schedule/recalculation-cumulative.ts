@@ -46,6 +46,8 @@ import type { ScheduleTerms, WorkingCalendar } from './types.ts';
  *   next installments until it is used up.
  * - A repayment inside a period can change that period's balance (daily rests): the period is built
  *   again with the change until the two agree.
+ * - A repayment between two due dates that pays the loan off with the period's interest worked out
+ *   only to its day (the pre-closure quote) closes the loan there (payOffBetweenDueDates).
  * - Tranches (`disbursements`, with Fineract's disbursement map in the recalculating generator): a
  *   tranche joins the interest-bearing balance on its own date (the period's interest is split there;
  *   one on a due date bears interest from the next period) and the principal still to schedule when
@@ -243,6 +245,7 @@ function allocate(run: Run, state: State, tx: LoanTransactionInput): ProcessedTr
   let left = tx.amount;
   const paid = { principal: 0n, interest: 0n, fees: 0n, penalties: 0n };
   const method = run.input.recalculation.compounding;
+  let holderInterest = 0n;
   for (const r of state.rows) {
     if (left === 0n) break;
     const penalties = take(r.penalties - r.paidPenalties, left);
@@ -258,6 +261,7 @@ function allocate(run: Run, state: State, tx: LoanTransactionInput): ProcessedTr
     r.paidFees += fees;
     r.paidInterest += interest;
     r.paidPrincipal += principal;
+    if (r === state.rows[state.rows.length - 1]) holderInterest = interest;
     r.payments.push({ date: tx.date, principal, income: compoundable(method, { interest, fees, penalties }) });
     paid.principal += principal;
     paid.interest += interest;
@@ -282,6 +286,7 @@ function allocate(run: Run, state: State, tx: LoanTransactionInput): ProcessedTr
     paid.principal += advance;
     if (run.input.recalculation.rescheduleStrategy === 'RESCHEDULE_NEXT_REPAYMENTS') state.reduce += advance;
   }
+  if (left > 0n || advance > 0n) left = payOffBetweenDueDates(run, state, tx.date, holderInterest, left, paid);
   return {
     type: 'REPAYMENT',
     date: tx.date,
@@ -292,6 +297,49 @@ function allocate(run: Run, state: State, tx: LoanTransactionInput): ProcessedTr
     ...(paid.penalties > 0n ? { penalties: paid.penalties } : {}),
     excess: left,
   };
+}
+
+/**
+ * A repayment between two due dates that, with the period's interest worked out only up to its day
+ * (or up to its rest date under TILL_REST_FREQUENCY_DATE, as the pre-closure quote does), pays all the
+ * principal closes the loan there (Fineract's handlePrepaymentOfLoan): the period's installment falls
+ * due on the payment's day, its interest is the interest to that day, what the repayment had paid of
+ * the whole period's interest beyond that pays the principal still scheduled, and no installment
+ * follows. Otherwise the period keeps its whole interest (principal paid before its due date bears
+ * interest until then). Ours: interest that earlier repayments of the period already paid stays
+ * theirs (the installment's interest is not cut below it), and the period's fees and penalties stay
+ * whole as the quote counts them (Fineract drops a specified-due-date charge dated after the pay-off).
+ * Returns what is left of the payment (excess).
+ */
+function payOffBetweenDueDates(
+  run: Run,
+  state: State,
+  date: string,
+  ownInterest: bigint,
+  left: bigint,
+  paid: { principal: bigint; interest: bigint },
+): bigint {
+  const row = state.rows[state.rows.length - 1];
+  if (!(row.from < date && date < row.due)) return left;
+  // A tranche still to come in the period is scheduled but cannot be repaid yet: no pay-off.
+  if (run.rules.tranches.some((d) => d.date > date && d.date <= row.due)) return left;
+  const till = run.input.recalculation.preClosureStrategy === 'TILL_REST_FREQUENCY_DATE' ? run.rules.rest(date) : date;
+  const interest = till < row.due ? interestBetween(run, state, row.from, till, false, new Map()) : row.interest;
+  if (interest > row.interest) return left;
+  const freedInterest = take(row.interest - interest, ownInterest);
+  const rest = state.scheduled;
+  if (rest > freedInterest + left) return left;
+  row.due = date;
+  row.interest -= freedInterest;
+  row.paidInterest -= freedInterest;
+  row.principal += rest;
+  row.paidPrincipal += rest;
+  row.prepaid += rest;
+  if (rest > 0n) state.prepaid.push({ date: run.rules.rest(date), amount: rest });
+  state.scheduled = 0n;
+  paid.interest -= freedInterest;
+  paid.principal += rest;
+  return freedInterest + left - rest;
 }
 
 function runOf(input: RecalculationTerms, calendar?: WorkingCalendar) {
