@@ -73,6 +73,7 @@ describe.each(testDbKinds())('portfolio simulator on %s', (kind) => {
     }));
     expect(counts.products.map((p) => p.code)).toEqual([
       'SIM-BNPL',
+      'SIM-BNPL40',
       'SIM-BULLET',
       'SIM-CRECALC',
       'SIM-EMI',
@@ -194,6 +195,24 @@ describe.each(testDbKinds())('portfolio simulator on %s', (kind) => {
     expect(row.fixed).toBe(first.fixedEmis);
     // An installment above the EMI repays the loan in fewer installments.
     expect(row.shorter).toBe(first.fixedEmis);
+  });
+
+  it('uses fixed length: "pay in four within 40 days" loans end 40 days after disbursement', async () => {
+    expect(first.fixedLengths).toBeGreaterThan(0);
+    const [row] = await db.tenant('sim-a1', (tx) =>
+      tx.query<{ loans: number; on_day_40: number }>(
+        `select count(*)::int as loans,
+                count(*) filter (where last_due = l.disbursed_on + 40)::int as on_day_40
+           from loans l join loan_products p on p.id = l.product_id
+           cross join lateral (select max(i.due_date) as last_due from loan_installments i
+                                where i.loan_id = l.id and i.number <= l.number_of_repayments + 1) m
+          where p.code = 'SIM-BNPL40' and l.disbursed_on is not null
+            and not exists (select 1 from loan_transactions t where t.loan_id = l.id and t.type in ('REAGE', 'REAMORTIZE'))`,
+      ),
+    );
+    expect(row.loans).toBe(first.fixedLengths);
+    // The last of the four installments falls on day 40, not on day 45 as SIM-BNPL's does.
+    expect(row.on_day_40).toBe(first.fixedLengths);
   });
 
   it('is deterministic for a seed', async () => {

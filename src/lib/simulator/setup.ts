@@ -9,6 +9,7 @@ import {
   cumulativeRecalculationProduct,
 } from './features/cumulative-recalculation.ts';
 import { BNPL_PRODUCT_CODE, bnplProduct } from './features/reage.ts';
+import { FIXED_LENGTH_PRODUCT_CODE, fixedLengthProduct } from './features/fixed-length.ts';
 import { VARIATION_GAPS } from './features/variations.ts';
 import { monthlyAnnuityTerms } from './features/product.ts';
 import type { DelinquencyBucketSetsRow, HierarchyNodesRow, UsersRow } from '../db/schema.generated.ts';
@@ -34,6 +35,8 @@ export type SimProducts = {
   crecalc: ProductRow;
   /** Interest-free "pay in four" loans (progressive, advanced allocation): the ones re-aged. */
   bnpl: ProductRow;
+  /** The same "pay in four" with a fixed length of 40 days (the last installment shortened). */
+  bnplFixed: ProductRow;
 };
 export type SimSetup = {
   currency: string;
@@ -162,6 +165,7 @@ async function ensureProducts(
           RECALCULATION_PRODUCT_CODE,
           CUMULATIVE_RECALCULATION_PRODUCT_CODE,
           BNPL_PRODUCT_CODE,
+          FIXED_LENGTH_PRODUCT_CODE,
         ],
       ])
     ).map((p) => [p.code, { ...p, currency: p.currency.trim() }]),
@@ -302,7 +306,10 @@ async function ensureProducts(
   const bnpl = await get(BNPL_PRODUCT_CODE, () =>
     createProduct(tx, tenantId, { ...bnplProduct(currency, digits), delinquencyBucketSetId: bucketSetId }),
   );
-  return { emi, micro, bullet, tranche, recalc, crecalc, bnpl };
+  const bnplFixed = await get(FIXED_LENGTH_PRODUCT_CODE, () =>
+    createProduct(tx, tenantId, { ...fixedLengthProduct(currency, digits), delinquencyBucketSetId: bucketSetId }),
+  );
+  return { emi, micro, bullet, tranche, recalc, crecalc, bnpl, bnplFixed };
 }
 
 export async function prepareLender(

@@ -24,6 +24,7 @@ import { INSTALLMENT_OUTSTANDING_SQL } from '../close/sql.ts';
 import { createCustomers, type SimCustomer } from './customers.ts';
 import { createRng, seedTag, type Rng } from './prng.ts';
 import { prepareLender, type SimSetup } from './setup.ts';
+import { planFixedLength } from './features/fixed-length.ts';
 import type { LoansRow, OffersRow, TenantsRow } from '../db/schema.generated.ts';
 
 /**
@@ -107,13 +108,15 @@ export type SimulateResult = {
   cumulativeRecalculations: number;
   /** Loans given their own installment amount (above the EMI) before disbursement. */
   fixedEmis: number;
+  /** "Pay in four" loans of the fixed-length product (SIM-BNPL40) disbursed. */
+  fixedLengths: number;
   /** history = commands (offers, originations, repayments, write-offs) + close (the daily closes) + statistics refreshes. */
   ms: { setup: number; customers: number; history: number; commands: number; close: number; total: number };
 };
 
 export type Behaviour = 'on_time' | 'late_then_cured' | 'defaulted' | 'early_payoff';
 
-type ProductKey = 'emi' | 'micro' | 'bullet' | 'tranche' | 'recalc' | 'crecalc' | 'bnpl';
+type ProductKey = 'emi' | 'micro' | 'bullet' | 'tranche' | 'recalc' | 'crecalc' | 'bnpl' | 'bnplFixed';
 
 export type LoanPlan = {
   ref: number;
@@ -514,7 +517,9 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
   }
   plans.push(...planOverdueSamples(customers, from, today, options.overdueSamples ?? [], plans.length, codeLabel));
   if (options.scheduleChanges !== false) {
-    plans.push(...planPayInFour(rng.fork('pay-in-four'), customers, from, today, plans.length, codeLabel));
+    const payInFour = planPayInFour(rng.fork('pay-in-four'), customers, from, today, plans.length, codeLabel);
+    planFixedLength(rng.fork('fixed-length'), payInFour);
+    plans.push(...payInFour);
     plans.push(
       ...planReAmortizations(rng.fork('reamortize'), {
         customers,
@@ -548,6 +553,7 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
     reamortizations: 0,
     cumulativeRecalculations: 0,
     fixedEmis: 0,
+    fixedLengths: 0,
   };
 
   // Offers that never became loans: notified, then rejected or left pending until the daily close
@@ -717,6 +723,7 @@ export async function simulatePortfolio(db: Db, options: SimulateOptions): Promi
     if (outcome.varied) stats.variations++;
     if (outcome.fixedEmi) stats.fixedEmis++;
     if (plan.product === 'crecalc') stats.cumulativeRecalculations++;
+    if (plan.product === 'bnplFixed') stats.fixedLengths++;
     scheduleRepayments(plan, outcome.installments);
     if (plan.secondTrancheAfter !== undefined) at(addDays(date, plan.secondTrancheAfter), { kind: 'tranche', plan });
     if (plan.rescheduleAfter !== undefined) at(addDays(date, plan.rescheduleAfter), { kind: 'reschedule', plan });
