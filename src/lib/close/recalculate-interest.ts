@@ -2,7 +2,7 @@ import type { Tx } from '../db/index.ts';
 import type { Actor } from '../lending/actor.ts';
 import type { InstallmentRow } from '../lending/installments.ts';
 import type { LoanRow, TransactionRow } from '../lending/loans.ts';
-import { getProductVersion, type ProductRow } from '../lending/products.ts';
+import { productOf, type ProductRow } from '../lending/products.ts';
 import { recalculateAtClose } from '../lending/recalculation.ts';
 import { currencyCode } from '../money/money.ts';
 import { addDays } from '../schedule/dates.ts';
@@ -63,7 +63,7 @@ export async function recalculateOverdueInterest(tx: Tx, tenantId: string, asOf:
       if (row.status !== 'ACTIVE') continue;
       const loan = { ...row, currency: currencyCode(row.currency) };
       const key = `${loan.product_id}:${loan.product_version}`;
-      const product = products.get(key) ?? (await getProductVersion(tx, loan.product_id, loan.product_version));
+      const product = products.get(key) ?? (await productOf(tx, loan));
       products.set(key, product);
       const state = {
         loan,

@@ -51,64 +51,51 @@ export function settle(row: InstallmentRow, date: string): void {
   if (!isSettled) row.obligations_met_on = null;
 }
 
-// The settled amounts of each row as loaded, so saveInstallments writes only rows that changed.
+/** The columns saveInstallments writes (what replays, payments, waivers and write-offs change), with their SQL types. */
+const SAVED_COLUMNS = [
+  ['fee_due', 'int8'],
+  ['penalty_due', 'int8'],
+  ['principal_paid', 'int8'],
+  ['interest_paid', 'int8'],
+  ['fee_paid', 'int8'],
+  ['penalty_paid', 'int8'],
+  ['interest_waived', 'int8'],
+  ['fee_waived', 'int8'],
+  ['penalty_waived', 'int8'],
+  ['principal_written_off', 'int8'],
+  ['interest_written_off', 'int8'],
+  ['fee_written_off', 'int8'],
+  ['penalty_written_off', 'int8'],
+  ['obligations_met_on', 'date'],
+] as const satisfies readonly (readonly [keyof InstallmentRow, string])[];
+
+// The written columns of each row as loaded, so saveInstallments writes only rows that changed.
 const loaded = new WeakMap<InstallmentRow, string>();
-const fingerprint = (r: InstallmentRow) =>
-  [
-    r.fee_due,
-    r.penalty_due,
-    r.principal_paid,
-    r.interest_paid,
-    r.fee_paid,
-    r.penalty_paid,
-    r.interest_waived,
-    r.fee_waived,
-    r.penalty_waived,
-    r.principal_written_off,
-    r.interest_written_off,
-    r.fee_written_off,
-    r.penalty_written_off,
-    r.obligations_met_on,
-  ].join('|');
+const fingerprint = (r: InstallmentRow) => SAVED_COLUMNS.map(([c]) => r[c]).join('|');
 
 export async function loadInstallments(tx: Tx, loanId: string): Promise<InstallmentRow[]> {
-  const rows = await tx.query<InstallmentRow>(`select * from loan_installments where loan_id = $1 order by number`, [
-    loanId,
-  ]);
+  return trackInstallments(
+    await tx.query<InstallmentRow>(`select * from loan_installments where loan_id = $1 order by number`, [loanId]),
+  );
+}
+
+/** Remembers rows as read from the database (a select or an insert's `returning *`), for saveInstallments. */
+export function trackInstallments(rows: InstallmentRow[]): InstallmentRow[] {
   for (const row of rows) loaded.set(row, fingerprint(row));
   return rows;
 }
 
-/** Writes every settled/due amount of the given rows back (one statement per changed row). */
+// One statement for every changed row: the summary trigger on loan_installments runs once per
+// statement, so a replay that touches ten installments costs one round trip and one refresh, not ten.
+const SAVE_SQL = `update loan_installments i set ${SAVED_COLUMNS.map(([c]) => `${c} = u.${c}`).join(', ')}
+  from unnest($1::uuid[], ${SAVED_COLUMNS.map(([, type], k) => `$${k + 2}::${type}[]`).join(', ')})
+    as u(id, ${SAVED_COLUMNS.map(([c]) => c).join(', ')})
+ where i.id = u.id`;
+
+/** Writes every settled/due amount of the given rows back (one statement for all the changed rows). */
 export async function saveInstallments(tx: Tx, rows: InstallmentRow[]): Promise<void> {
-  for (const r of rows) {
-    if (loaded.get(r) === fingerprint(r)) continue;
-    loaded.set(r, fingerprint(r));
-    await tx.query(
-      `update loan_installments set
-         fee_due = $2, penalty_due = $3,
-         principal_paid = $4, interest_paid = $5, fee_paid = $6, penalty_paid = $7,
-         interest_waived = $8, fee_waived = $9, penalty_waived = $10,
-         principal_written_off = $11, interest_written_off = $12, fee_written_off = $13, penalty_written_off = $14,
-         obligations_met_on = $15
-       where id = $1`,
-      [
-        r.id,
-        r.fee_due,
-        r.penalty_due,
-        r.principal_paid,
-        r.interest_paid,
-        r.fee_paid,
-        r.penalty_paid,
-        r.interest_waived,
-        r.fee_waived,
-        r.penalty_waived,
-        r.principal_written_off,
-        r.interest_written_off,
-        r.fee_written_off,
-        r.penalty_written_off,
-        r.obligations_met_on,
-      ],
-    );
-  }
+  const changed = rows.filter((r) => loaded.get(r) !== fingerprint(r));
+  if (changed.length === 0) return;
+  await tx.query(SAVE_SQL, [changed.map((r) => r.id), ...SAVED_COLUMNS.map(([c]) => changed.map((r) => r[c]))]);
+  for (const r of changed) loaded.set(r, fingerprint(r));
 }

@@ -266,9 +266,31 @@ export async function getProductVersion(tx: Tx, productId: string, version: numb
   return normalise(rows[0]);
 }
 
-/** The product version an offer, application or loan was made with. */
-export function productOf(tx: Tx, row: { product_id: string; product_version: number }): Promise<ProductRow> {
-  return getProductVersion(tx, row.product_id, row.product_version);
+/**
+ * Product versions already read, by tenant, product and version. A version's snapshot never changes
+ * (a product edit makes a new version), so a loan command does not need to read it again; the key
+ * holds the tenant of the row that named it, read under row-level security, so a cached snapshot
+ * only reaches the tenant it belongs to. Bounded: the oldest entry goes first.
+ */
+const versionCache = new Map<string, ProductRow>();
+const VERSION_CACHE_SIZE = 500;
+
+/**
+ * The product version an offer, application or loan was made with. A row read from the database
+ * carries its tenant, and its version is then cached.
+ */
+export async function productOf(
+  tx: Tx,
+  row: { tenant_id?: string; product_id: string; product_version: number },
+): Promise<ProductRow> {
+  if (!row.tenant_id) return getProductVersion(tx, row.product_id, row.product_version);
+  const key = `${row.tenant_id}:${row.product_id}:${row.product_version}`;
+  const cached = versionCache.get(key);
+  if (cached) return structuredClone(cached);
+  const product = await getProductVersion(tx, row.product_id, row.product_version);
+  if (versionCache.size >= VERSION_CACHE_SIZE) versionCache.delete(versionCache.keys().next().value!);
+  versionCache.set(key, structuredClone(product));
+  return product;
 }
 
 /** The product version of an offer, application or loan by its id (pages that hold only the id). */

@@ -2,7 +2,13 @@ import { AppError } from '#lib/errors/app-error.ts';
 import type { Tx } from '#lib/db/index.ts';
 import type { Actor } from './actor.ts';
 import { applyCharge, replay } from './apply.ts';
-import { loadInstallments, saveInstallments, type Components, type InstallmentRow } from './installments.ts';
+import {
+  loadInstallments,
+  saveInstallments,
+  trackInstallments,
+  type Components,
+  type InstallmentRow,
+} from './installments.ts';
 import { postJournalEntry } from './ledger/post-entry.ts';
 import { loadTransactions, type LoanRow, type TransactionRow } from './loans.ts';
 import type { ProductRow } from './products.ts';
@@ -119,12 +125,15 @@ export async function replaceLoanSchedule(
     const o = k * 10;
     return `(${Array.from({ length: 10 }, (_, j) => `$${o + j + 1}`).join(', ')})`;
   });
-  await tx.query(
-    `insert into loan_installments (tenant_id, loan_id, number, from_date, due_date, is_down_payment, principal_due, interest_due, fee_due, penalty_due)
-     values ${values.join(', ')}`,
-    params,
+  const installments = trackInstallments(
+    (
+      await tx.query<InstallmentRow>(
+        `insert into loan_installments (tenant_id, loan_id, number, from_date, due_date, is_down_payment, principal_due, interest_due, fee_due, penalty_due)
+         values ${values.join(', ')} returning *`,
+        params,
+      )
+    ).sort((a, b) => a.number - b.number),
   );
-  const installments = await loadInstallments(tx, loan.id);
   reattachCharges(old, installments, live, options.date);
   const creditBalance = replay(installments, replayable(live), product.allocation_strategy);
   await saveInstallments(tx, installments);
