@@ -118,6 +118,11 @@ describe.each(testDbKinds())('charge after maturity on %s', (kind) => {
       total: '28.00',
     });
     expect(loan.outstanding).toMatchObject({ principal: '200.00', fees: '23.00', penalties: '5.00', total: '228.00' });
+    // The loan's maturity is still its last regular due date (Fineract leaves the N+1 installment out).
+    const [{ maturity_date }] = await db.tenant(f.tenantId, (tx) =>
+      tx.query<{ maturity_date: string }>(`select maturity_date from loans where id = $1`, [loanId]),
+    );
+    expect(maturity_date).toBe('2026-02-15');
     await ledgerClean();
 
     // The principal alone leaves the N+1 installment owed: the loan stays active.

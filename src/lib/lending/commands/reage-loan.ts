@@ -143,7 +143,9 @@ function reAgedDueDates(changes: LoanScheduleChangesRow[], transactions: Transac
 }
 
 /** The loan's maturity: the last installment's due date. */
-const maturityOf = (rows: InstallmentRow[]) => rows.reduce((m, r) => (r.due_date > m ? r.due_date : m), '');
+// Fineract's maturity leaves the N+1 installment (charges after maturity) out (determineExpectedMaturityDate).
+const maturityOf = (rows: InstallmentRow[]) =>
+  rows.reduce((m, r) => (!r.is_additional && r.due_date > m ? r.due_date : m), '');
 
 /**
  * Fineract's business rules for both commands: an active progressive loan with the advanced payment
