@@ -7,6 +7,8 @@ import { reverseLoanTransaction } from '#lib/lending/commands/reverse-loan-trans
 import { waiveLoanCharges } from '#lib/lending/commands/waive-loan-charges.ts';
 import { checkLedger } from '#lib/lending/ledger/check-ledger.ts';
 import { getLoanView } from '#lib/lending/loans.ts';
+import { openLoanForCommand } from '#lib/lending/commands/common.ts';
+import { replaceLoanSchedule } from '#lib/lending/schedule-sync.ts';
 import { createProduct } from '#lib/lending/products.ts';
 import { createLendingFixture, setBusinessDate, type LendingFixture } from '../support/lending-fixtures.ts';
 import { refused } from '../support/refused.ts';
@@ -200,6 +202,38 @@ describe.each(testDbKinds())('charge after maturity on %s', (kind) => {
     ]);
     await repay(loanId, '1004.00');
     expect((await view(loanId)).status).toBe('CLOSED_OBLIGATIONS_MET');
+    await ledgerClean();
+  });
+
+  test('a rewrite of the schedule (tranche, reschedule…) that ends before the N+1 installment keeps it and its charges', async () => {
+    await setBusinessDate(db, f.tenantId, '2026-01-15');
+    const { loanId } = await f.disbursedLoan({ productId: zeroRate, principal: '1000.00', numberOfRepayments: 2 });
+    await setBusinessDate(db, f.tenantId, '2026-03-20');
+    await charge(loanId, 'fee', '12.00', '2026-03-20');
+    await repay(loanId, '300.00');
+    await db.tenant(f.tenantId, async (tx) => {
+      const state = await openLoanForCommand(tx, f.checker, loanId);
+      // The regular installments as an engine would give them again (applied charges left out).
+      const regular = state.installments
+        .filter((r) => !r.is_additional)
+        .map((r) => ({
+          number: r.number,
+          fromDate: r.from_date,
+          dueDate: r.due_date,
+          principal: r.principal_due,
+          interest: r.interest_due,
+          fees: 0n,
+          penalties: 0n,
+        }));
+      await replaceLoanSchedule(tx, f.checker, state, regular, { date: state.today, description: 'Test rewrite' });
+    });
+    const loan = await view(loanId);
+    expect(loan.installments.map((i) => [i.number, i.dueDate, i.additional, i.fees])).toEqual([
+      [1, '2026-02-15', false, '0.00'],
+      [2, '2026-03-15', false, '0.00'],
+      [3, '2026-03-20', true, '12.00'],
+    ]);
+    expect(loan.outstanding.total).toBe('712.00');
     await ledgerClean();
   });
 
