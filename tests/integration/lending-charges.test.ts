@@ -166,7 +166,7 @@ describe.each(testDbKinds())('charges on %s', (kind) => {
     expect(
       await refused(
         db.tenant(f.tenantId, (tx) =>
-          applyLoanCharge(tx, f.admin, { loanId, kind: 'fee', amount: '1.00', dueDate: '2030-01-01' }),
+          applyLoanCharge(tx, f.admin, { loanId, kind: 'fee', amount: '1.00', dueDate: '2026-01-01' }),
         ),
       ),
     ).toMatchObject({ field: 'dueDate' });

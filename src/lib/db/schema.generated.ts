@@ -1236,6 +1236,7 @@ export type LoanInstallmentsRow = {
   fee_written_off: bigint;
   penalty_written_off: bigint;
   obligations_met_on: string | null;
+  is_additional: boolean;
 };
 
 /** The `loan_month_end_snapshots` table. */

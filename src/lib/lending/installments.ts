@@ -99,3 +99,49 @@ export async function saveInstallments(tx: Tx, rows: InstallmentRow[]): Promise<
   await tx.query(SAVE_SQL, [changed.map((r) => r.id), ...SAVED_COLUMNS.map(([c]) => changed.map((r) => r[c]))]);
   for (const r of changed) loaded.set(r, fingerprint(r));
 }
+
+/**
+ * The installment that carries a charge dated `dueDate` after the loan's last due date `maturity`
+ * (Fineract's N+1 "additional" installment, `addChargeOnlyRepaymentInstallmentIfRequired`): the
+ * loan's N+1 row, its due date moved to `dueDate` when that is later, or a new one (principal and
+ * interest 0, from `maturity` to `dueDate`) appended to `rows`. Dues are added by the caller.
+ */
+export async function additionalInstallmentFor(
+  tx: Tx,
+  rows: InstallmentRow[],
+  maturity: string,
+  dueDate: string,
+): Promise<InstallmentRow> {
+  const existing = rows.find((r) => r.is_additional);
+  if (existing) {
+    if (dueDate > existing.due_date) {
+      await tx.query(`update loan_installments set due_date = $2 where id = $1`, [existing.id, dueDate]);
+      existing.due_date = dueDate;
+    }
+    return existing;
+  }
+  const last = rows[rows.length - 1];
+  const [row] = await tx.query<InstallmentRow>(
+    `insert into loan_installments (tenant_id, loan_id, number, from_date, due_date, is_down_payment, is_additional,
+       principal_due, interest_due, fee_due, penalty_due)
+     values ($1, $2, $3, $4, $5, false, true, 0, 0, 0, 0)
+     returning *`,
+    [last.tenant_id, last.loan_id, last.number + 1, maturity, dueDate],
+  );
+  loaded.set(row, fingerprint(row));
+  rows.push(row);
+  return row;
+}
+
+/**
+ * Removes the loan's N+1 installment once it carries nothing (every charge on it reversed), as
+ * Fineract's `reprocessInstallments` drops an additional installment whose dues are zero. A waived
+ * charge still counts: the installment stays, settled.
+ */
+export async function removeEmptyAdditional(tx: Tx, rows: InstallmentRow[]): Promise<void> {
+  const last = rows[rows.length - 1];
+  if (!last?.is_additional) return;
+  if (last.principal_due + last.interest_due + last.fee_due + last.penalty_due !== 0n) return;
+  await tx.query(`delete from loan_installments where id = $1`, [last.id]);
+  rows.pop();
+}

@@ -113,6 +113,8 @@ export function installmentJson(row: InstallmentRow, currency: string) {
     fromDate: row.from_date,
     dueDate: row.due_date,
     downPayment: row.is_down_payment,
+    /** The N+1 installment that carries charges dated after the last due date. */
+    additional: row.is_additional,
     principal: f(row.principal_due),
     interest: f(row.interest_due),
     fees: f(row.fee_due),

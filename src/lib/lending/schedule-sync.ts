@@ -21,6 +21,8 @@ export type ScheduleRowInput = {
   fromDate: string;
   dueDate: string;
   isDownPayment?: boolean;
+  /** The N+1 installment of charges after maturity (migration 1122). */
+  isAdditional?: boolean;
   principal: bigint;
   interest: bigint;
   fees: bigint;
@@ -34,6 +36,7 @@ export function scheduleRowOf(i: ScheduleRowInput): ScheduleRowInput {
     fromDate: i.fromDate,
     dueDate: i.dueDate,
     isDownPayment: i.isDownPayment,
+    ...(i.isAdditional ? { isAdditional: true } : {}),
     principal: i.principal,
     interest: i.interest,
     fees: i.fees,
@@ -66,7 +69,8 @@ const sum = (rows: InstallmentRow[], pick: (r: InstallmentRow) => bigint) => row
  * allocation strategy puts them on the new schedule.
  *
  * Charges applied after disbursement (FEE_APPLIED / PENALTY_APPLIED) stay owed: each moves to the new
- * installment that falls due on or after its old installment's due date (the last one otherwise).
+ * installment that falls due on or after its old installment's due date (the last one otherwise); an
+ * N+1 installment (charges after maturity) is kept while the new schedule ends before it.
  *
  * Ledger: the change in scheduled interest, fees and penalties is recognised as income (Dr receivable /
  * Cr income, or the reverse when dues shrink), then any money the replay moved between components or
@@ -109,7 +113,7 @@ export async function replaceLoanSchedule(
 
   await tx.query(`delete from loan_installments where loan_id = $1`, [loan.id]);
   const params: unknown[] = [];
-  const values = schedule.map((r, k) => {
+  const values = withAdditional(schedule, old).map((r, k) => {
     params.push(
       actor.tenantId,
       loan.id,
@@ -117,18 +121,19 @@ export async function replaceLoanSchedule(
       r.fromDate,
       r.dueDate,
       r.isDownPayment ?? false,
+      r.isAdditional ?? false,
       r.principal,
       r.interest,
       r.fees,
       r.penalties,
     );
-    const o = k * 10;
-    return `(${Array.from({ length: 10 }, (_, j) => `$${o + j + 1}`).join(', ')})`;
+    const o = k * 11;
+    return `(${Array.from({ length: 11 }, (_, j) => `$${o + j + 1}`).join(', ')})`;
   });
   const installments = trackInstallments(
     (
       await tx.query<InstallmentRow>(
-        `insert into loan_installments (tenant_id, loan_id, number, from_date, due_date, is_down_payment, principal_due, interest_due, fee_due, penalty_due)
+        `insert into loan_installments (tenant_id, loan_id, number, from_date, due_date, is_down_payment, is_additional, principal_due, interest_due, fee_due, penalty_due)
          values ${values.join(', ')} returning *`,
         params,
       )
@@ -180,6 +185,31 @@ export async function replaceLoanSchedule(
     `${options.description}: reallocation`,
   );
   return { loan: updated, installments, dueDelta };
+}
+
+/**
+ * Keeps the loan's N+1 installment (charges after maturity) when the recomputed schedule has none and
+ * still ends before it: appended empty after the new last installment, `reattachCharges` then moves its
+ * charges back onto it. When the new schedule runs past it, its charges go onto the installment that
+ * now holds their date, as any other charge.
+ */
+function withAdditional(schedule: readonly ScheduleRowInput[], old: readonly InstallmentRow[]): ScheduleRowInput[] {
+  const additional = old.find((r) => r.is_additional);
+  const last = schedule[schedule.length - 1];
+  if (!additional || schedule.some((r) => r.isAdditional) || additional.due_date <= last.dueDate) return [...schedule];
+  return [
+    ...schedule,
+    {
+      number: last.number + 1,
+      fromDate: last.dueDate,
+      dueDate: additional.due_date,
+      isAdditional: true,
+      principal: 0n,
+      interest: 0n,
+      fees: 0n,
+      penalties: 0n,
+    },
+  ];
 }
 
 /** The transactions `replay` settles installments with (charges are carried as dues instead). */

@@ -26,6 +26,9 @@ import type {
  * - SPECIFIED_DUE_DATE: on the installment whose period holds the date — the first regular period
  *   includes its start date, later ones run from the day after their start to their due date
  *   inclusive; a percentage is of the whole principal, principal + total interest, or total interest.
+ *   A date after the last due date goes onto one extra "N+1" installment (Fineract's additional
+ *   installment, `addChargeOnlyRepaymentInstallmentIfRequired`): principal and interest 0, from the
+ *   last due date to the latest such charge's date, carrying every charge dated after maturity.
  * - DISBURSEMENT: due on the disbursement date. Fineract collects it there and then (a "repayment at
  *   disbursement"); our schedule carries it outside the installments, in `schedule.disbursement`,
  *   so the installments stay what the borrower repays later. Percentages as for SPECIFIED_DUE_DATE.
@@ -116,14 +119,28 @@ export function chargeAmount(
   return setScale(percentOfMoney(ctx, of, charge.amount), ctx.digits, ctx.mode).u;
 }
 
-/** The installment whose period holds `date` (first regular period from its start date inclusive). */
-export function installmentHolding(installments: ScheduleInstallment[], date: string): ScheduleInstallment | null {
-  const regular = installments.filter((i) => !i.isDownPayment);
+/**
+ * The installment whose period holds `date` (first regular period from its start date inclusive),
+ * among the regular ones: a down payment and an N+1 installment hold no period.
+ */
+export function installmentHolding<T extends Pick<ScheduleInstallment, 'fromDate' | 'dueDate' | 'isDownPayment'>>(
+  installments: (T & { isAdditional?: boolean })[],
+  date: string,
+): T | null {
+  const regular = installments.filter((i) => !i.isDownPayment && !i.isAdditional);
   for (const [k, i] of regular.entries()) {
     const from = k === 0 ? i.fromDate <= date : i.fromDate < date;
     if (from && date <= i.dueDate) return i;
   }
   return null;
+}
+
+/** The last due date of the regular installments (the loan's maturity before any N+1 installment). */
+export function lastRegularDueDate(
+  installments: readonly Pick<ScheduleInstallment, 'dueDate' | 'isDownPayment' | 'isAdditional'>[],
+): string | null {
+  const regular = installments.filter((i) => !i.isDownPayment && !i.isAdditional);
+  return regular.at(-1)?.dueDate ?? null;
 }
 
 /**
@@ -136,6 +153,29 @@ export function applyCharges(schedule: Schedule, terms: ScheduleTerms, ctx: Mone
   const installments = schedule.installments.map((i) => ({ ...i }));
   const whole = { principal: schedule.totals.principal, interest: schedule.totals.interest };
   const disbursement = { date: terms.disbursementDate, fees: 0n, penalties: 0n, total: 0n };
+  const maturity = lastRegularDueDate(installments);
+  // Charges dated after maturity share one N+1 installment due on the latest of their dates.
+  const late = charges
+    .filter((c) => c.timing === 'SPECIFIED_DUE_DATE' && maturity !== null && (c.dueDate as string) > maturity)
+    .map((c) => c.dueDate as string)
+    .sort();
+  const additional: ScheduleInstallment | null =
+    late.length > 0 && maturity !== null
+      ? {
+          number: installments.length + 1,
+          fromDate: maturity,
+          dueDate: late[late.length - 1],
+          principal: 0n,
+          interest: 0n,
+          fees: 0n,
+          penalties: 0n,
+          total: 0n,
+          balance: installments[installments.length - 1].balance,
+          isDownPayment: false,
+          isAdditional: true,
+        }
+      : null;
+  if (additional) installments.push(additional);
   charges.forEach((charge, k) => {
     const add = (target: { fees: bigint; penalties: bigint }, amount: bigint) => {
       if (charge.type === 'FEE') target.fees += amount;
@@ -144,15 +184,14 @@ export function applyCharges(schedule: Schedule, terms: ScheduleTerms, ctx: Mone
     if (charge.timing === 'DISBURSEMENT') {
       add(disbursement, chargeAmount(ctx, charge, whole));
     } else if (charge.timing === 'INSTALLMENT') {
-      for (const i of installments) if (!i.isDownPayment) add(i, chargeAmount(ctx, charge, i));
+      for (const i of installments) if (!i.isDownPayment && !i.isAdditional) add(i, chargeAmount(ctx, charge, i));
     } else {
       const due = charge.dueDate as string;
-      const target = installmentHolding(installments, due);
-      if (!target)
-        bad(
-          `charges[${k}].dueDate`,
-          `must fall between the disbursement and the last due date ${installments.at(-1)?.dueDate}`,
-        );
+      const target = installmentHolding(installments, due) ?? (maturity !== null && due > maturity ? additional : null);
+      if (!target) {
+        const start = installments.find((i) => !i.isDownPayment)?.fromDate;
+        bad(`charges[${k}].dueDate`, `must not fall before the disbursement (the schedule starts on ${start})`);
+      }
       add(target, chargeAmount(ctx, charge, whole));
     }
   });

@@ -1,5 +1,5 @@
 import { AppError } from '../errors/app-error.ts';
-import { applyCharges } from './charges.ts';
+import { applyCharges, lastRegularDueDate } from './charges.ts';
 import { generateCumulative } from './cumulative.ts';
 import { unadjustedDueDates } from './due-dates.ts';
 import type { MoneyContext } from './fineract-money.ts';
@@ -74,8 +74,42 @@ export function generateSchedule(terms: ScheduleTerms, calendar?: WorkingCalenda
 /** Terms JSON (with an optional `calendar`) → contract JSON. Used by the CLI and the preview endpoint. */
 export function previewSchedule(input: unknown): ScheduleJson {
   // Interest recalculation: terms with `interestRecalculation`, `transactions` or `asOf` (recalculation.ts).
-  if (wantsRecalculation(input)) return previewRecalculatedSchedule(input);
+  if (wantsRecalculation(input)) {
+    refuseChargeAfterMaturity(input);
+    return previewRecalculatedSchedule(input);
+  }
   const terms = parseTerms(input);
   const calendar = parseCalendar((input as { calendar?: unknown }).calendar);
   return scheduleToJson(generateSchedule(terms, calendar));
+}
+
+/**
+ * The recalculating engines lay out their own installments and have no N+1 installment: a
+ * specified-due-date charge dated after the last due date of the terms' schedule is refused by name
+ * there (it would otherwise be left out of the schedule).
+ */
+function refuseChargeAfterMaturity(input: unknown): void {
+  if (typeof input !== 'object' || input === null) return;
+  const plain: Record<string, unknown> = { ...(input as Record<string, unknown>) };
+  const calendar = plain.calendar;
+  for (const key of ['interestRecalculation', 'transactions', 'asOf', 'calendar']) delete plain[key];
+  const charges = Array.isArray(plain.charges) ? (plain.charges as unknown[]) : [];
+  const dated = charges
+    .map((c, k) => ({ k, c: c as Record<string, unknown> | null }))
+    .filter(({ c }) => typeof c?.dueDate === 'string' && String(c?.timing ?? '').toUpperCase() === 'SPECIFIED_DUE_DATE');
+  if (dated.length === 0) return;
+  let maturity: string | null;
+  try {
+    maturity = lastRegularDueDate(generateSchedule(parseTerms({ ...plain, charges: [] }), parseCalendar(calendar)).installments);
+  } catch {
+    return; // bad terms: the recalculating parser names the field
+  }
+  for (const { k, c } of dated) {
+    if (maturity !== null && (c!.dueDate as string) > maturity)
+      throw new AppError(
+        'BAD_REQUEST',
+        `charges[${k}].dueDate: a charge after the last due date (${maturity}) is not supported with interest recalculation`,
+        { field: `charges[${k}].dueDate`, details: { reason: 'CHARGE_AFTER_MATURITY_WITH_RECALCULATION' } },
+      );
+  }
 }

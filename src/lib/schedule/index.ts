@@ -22,6 +22,7 @@ export {
   applyCharges,
   chargeAmount,
   installmentHolding,
+  lastRegularDueDate,
   overduePenaltyOccurrences,
   overduePenaltyAmount,
   chargeMoneyContext,

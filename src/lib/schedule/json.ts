@@ -17,6 +17,7 @@ export function scheduleToJson(schedule: Schedule): ScheduleJson {
       total: f(i.total),
       balance: f(i.balance),
       downPayment: i.isDownPayment,
+      ...(i.isAdditional ? { additional: true as const } : {}),
     })),
     totals: {
       principal: f(schedule.totals.principal),

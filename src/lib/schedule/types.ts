@@ -119,6 +119,11 @@ export type ScheduleInstallment = {
   /** Principal outstanding after this installment. */
   balance: bigint;
   isDownPayment: boolean;
+  /**
+   * Fineract's "additional" (N+1) installment: added after the last due date to carry the
+   * specified-due-date charges dated after it (principal and interest 0). Absent on every other one.
+   */
+  isAdditional?: boolean;
 };
 
 export type ScheduleTotals = { principal: bigint; interest: bigint; fees: bigint; penalties: bigint; total: bigint };
@@ -146,6 +151,8 @@ export type ScheduleInstallmentJson = {
   total: string;
   balance: string;
   downPayment: boolean;
+  /** Only on the N+1 installment that carries the charges dated after the last due date. */
+  additional?: true;
   /** Interest recalculation (terms with `transactions`): what has been paid and what is left. */
   paidPrincipal?: string;
   paidInterest?: string;

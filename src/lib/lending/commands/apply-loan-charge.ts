@@ -1,13 +1,16 @@
 import type { Tx } from '#lib/db/index.ts';
+import type { InstallmentRow } from '../installments.ts';
+import type { ProductRow } from '../products.ts';
 import type { Actor } from '../actor.ts';
 import { applyCharge } from '../apply.ts';
-import { loanOutstanding, saveInstallments, totalOf } from '../installments.ts';
+import { additionalInstallmentFor, loanOutstanding, saveInstallments, totalOf } from '../installments.ts';
 import { validationError } from '#lib/errors/messages.ts';
-import { installmentHolding } from '#lib/schedule/charges.ts';
+import { installmentHolding, lastRegularDueDate } from '#lib/schedule/charges.ts';
 import { fromMinor, MAX_AMOUNT_MINOR, toDecimalString } from '#lib/money/money.ts';
 import { transitionLoan } from '../lifecycle/loan.ts';
 import { refusal, wordedTransition } from '../refusal.ts';
 import { loanContextOf } from '../loans.ts';
+import { recalculates } from '../recalculation.ts';
 import { postJournalEntry } from '../ledger/post-entry.ts';
 import {
   auditSnapshot,
@@ -28,7 +31,9 @@ export type ApplyChargeInput = {
   installmentNumber?: number | null;
   /**
    * Specified-due-date charge (Fineract SPECIFIED_DUE_DATE): the installment whose period holds this
-   * date (the first one from its start date inclusive). Instead of installmentNumber.
+   * date (the first one from its start date inclusive); a date after the last due date goes onto the
+   * loan's N+1 installment (added, or its due date moved to the latest such date). Instead of
+   * installmentNumber.
    */
   dueDate?: string | null;
   date?: string;
@@ -36,11 +41,35 @@ export type ApplyChargeInput = {
 };
 
 /**
+ * The installment a specified-due-date charge goes on: the one whose period holds the date, else,
+ * after the last due date, the N+1 installment (not on a product that recalculates interest: its
+ * recalculated schedule has no such installment). Before the disbursement: refused.
+ */
+async function dueDateInstallment(tx: Tx, product: ProductRow, installments: InstallmentRow[], dueDate: string) {
+  const view = installments.map((row) => ({
+    row,
+    fromDate: row.from_date,
+    dueDate: row.due_date,
+    isDownPayment: row.is_down_payment,
+    isAdditional: row.is_additional,
+  }));
+  const holding = installmentHolding(view, dueDate);
+  if (holding) return holding.row;
+  const maturity = lastRegularDueDate(view);
+  if (maturity === null || dueDate <= maturity) {
+    const start = view.find((i) => !i.isDownPayment)?.fromDate ?? '';
+    throw validationError('dueDate', 'date.notBefore', { min: start }, 'BAD_REQUEST');
+  }
+  if (recalculates(product)) throw refusal('charge_after_maturity_recalculation', { field: 'dueDate', params: { maturity } });
+  return additionalInstallmentFor(tx, installments, maturity, dueDate);
+}
+
+/**
  * Charges a fee or penalty onto an installment of an active loan (the daily close applies the
  * product's penalties through this). Recognised at once: receivable against income.
  */
 export async function applyLoanCharge(tx: Tx, actor: Actor, input: ApplyChargeInput) {
-  const { loan, installments, transactions, today } = await openLoanForCommand(tx, actor, input.loanId);
+  const { loan, product, installments, transactions, today } = await openLoanForCommand(tx, actor, input.loanId);
   const { minor: amount } = positiveAmount(input.amount, loan.currency); // the input first: a bad amount is a 400 in any state
   wordedTransition(() => transitionLoan(loan.status, 'applyCharge', loanContextOf(installments, transactions)));
   // What a loan owes stays within the input bound, so its stored sums (installments, outstanding,
@@ -52,24 +81,7 @@ export async function applyLoanCharge(tx: Tx, actor: Actor, input: ApplyChargeIn
   }
   const date = commandDate(input.date, today, loan.disbursed_on);
   if (input.dueDate && input.installmentNumber != null) throw validationError('dueDate', 'invalid', {}, 'BAD_REQUEST');
-  const holding = input.dueDate
-    ? installmentHolding(
-        installments.map((i) => ({
-          number: i.number,
-          fromDate: i.from_date,
-          dueDate: i.due_date,
-          isDownPayment: i.is_down_payment,
-          principal: 0n,
-          interest: 0n,
-          fees: 0n,
-          penalties: 0n,
-          total: 0n,
-          balance: 0n,
-        })),
-        input.dueDate,
-      )
-    : null;
-  if (input.dueDate && !holding) throw validationError('dueDate', 'date.outOfSchedule', {}, 'BAD_REQUEST');
+  const holding = input.dueDate ? await dueDateInstallment(tx, product, installments, input.dueDate) : null;
   const number =
     holding?.number ??
     input.installmentNumber ??

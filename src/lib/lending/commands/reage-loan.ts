@@ -79,6 +79,7 @@ export function reshapeInstallmentsOf(rows: InstallmentRow[], reAged: ReadonlySe
     dueDate: r.due_date,
     isDownPayment: r.is_down_payment,
     isReAged: reAged.has(r.due_date),
+    isAdditional: r.is_additional,
     principal: r.principal_due,
     principalPaid: r.principal_paid + r.principal_written_off,
     interest: r.interest_due,
@@ -102,6 +103,7 @@ function scheduleRowsOf(
       fromDate: i.fromDate,
       dueDate: i.dueDate,
       isDownPayment: i.isDownPayment ?? false,
+      isAdditional: i.isAdditional ?? false,
       principal: i.principal,
       interest: i.interest,
       fees: i.fees - applied.fees,
@@ -141,7 +143,9 @@ function reAgedDueDates(changes: LoanScheduleChangesRow[], transactions: Transac
 }
 
 /** The loan's maturity: the last installment's due date. */
-const maturityOf = (rows: InstallmentRow[]) => rows.reduce((m, r) => (r.due_date > m ? r.due_date : m), '');
+// Fineract's maturity leaves the N+1 installment (charges after maturity) out (determineExpectedMaturityDate).
+const maturityOf = (rows: InstallmentRow[]) =>
+  rows.reduce((m, r) => (!r.is_additional && r.due_date > m ? r.due_date : m), '');
 
 /**
  * Fineract's business rules for both commands: an active progressive loan with the advanced payment
@@ -429,6 +433,7 @@ function unsettledRows(loan: LoanRow, rows: readonly ScheduleRowInput[]): Instal
     from_date: r.fromDate,
     due_date: r.dueDate,
     is_down_payment: r.isDownPayment ?? false,
+    is_additional: r.isAdditional ?? false,
     principal_due: r.principal,
     interest_due: r.interest,
     fee_due: r.fees,

@@ -2,7 +2,7 @@ import { AppError } from '#lib/errors/app-error.ts';
 import type { Tx } from '#lib/db/index.ts';
 import type { Actor } from '../actor.ts';
 import { applyCharge, replay } from '../apply.ts';
-import { loanOutstanding, saveInstallments, totalOf } from '../installments.ts';
+import { loanOutstanding, removeEmptyAdditional, saveInstallments, totalOf } from '../installments.ts';
 import { transitionLoan } from '../lifecycle/loan.ts';
 import { assertUuid, loanContextOf } from '../loans.ts';
 import { mirrorLinesOf, postJournalEntry } from '../ledger/post-entry.ts';
@@ -95,6 +95,8 @@ export async function reverseLoanTransaction(tx: Tx, actor: Actor, input: Revers
     reversesId: target.id,
     note: input.note,
   });
+  // A charge after maturity reversed: its N+1 installment goes once it carries nothing (Fineract).
+  await removeEmptyAdditional(tx, installments);
   await saveInstallments(tx, installments);
   await postJournalEntry(tx, {
     tenantId: actor.tenantId,

@@ -122,7 +122,7 @@ export async function checkTenantLedger(tx: Tx, tenantId: string): Promise<Omit<
        select l.id as loan_id, l.outstanding, l.oldest_unpaid_due_date, l.maturity_date,
               coalesce(sum(x.amount), 0)::int8 as a_outstanding,
               min(i.due_date) filter (where x.amount > 0) as a_oldest_unpaid,
-              max(i.due_date) as a_maturity
+              max(i.due_date) filter (where not i.is_additional) as a_maturity
          from loans l
          left join loan_installments i on i.tenant_id = l.tenant_id and i.loan_id = l.id
          left join lateral (select i.principal_due + i.interest_due + i.fee_due + i.penalty_due
