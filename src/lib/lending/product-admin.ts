@@ -7,8 +7,13 @@ import { validationError } from '../errors/messages.ts';
 import { defineCommand } from '../http/command.ts';
 import { zodAmount } from '../http/input-fields.ts';
 import { formatMinor, parseMinor } from '../money/money.ts';
-import { generateSchedule, parseRecalculationTerms, parseTerms, recalculateSchedule } from '../schedule/index.ts';
-import { ALLOCATION_STRATEGY_CODES } from '../schedule/allocation.ts';
+import {
+  ALLOCATION_STRATEGY_CODES,
+  generateSchedule,
+  parseRecalculationTerms,
+  parseTerms,
+  recalculateSchedule,
+} from '../schedule/index.ts';
 import type { Actor } from './actor.ts';
 import { assertUuid } from './loans.ts';
 import {
@@ -315,6 +320,7 @@ const RECALCULATION_FIELDS: Record<string, string> = {
   'interestRecalculation.compoundingInterval': 'recalculationCompoundingInterval',
   'interestRecalculation.rescheduleStrategy': 'recalculationRescheduleStrategy',
   'interestRecalculation.preClosureStrategy': 'preClosureStrategy',
+  allocationStrategy: 'allocationStrategy',
   scheduleType: 'interestRecalculation',
   downPaymentPercent: 'downPaymentPercent',
   interestMethod: 'interestRecalculation',
