@@ -55,12 +55,13 @@ describe.each(testDbKinds())('cumulative interest recalculation on %s', (kind) =
     await drop();
   });
 
-  async function compoundingProduct() {
+  async function compoundingProduct(allocationStrategy?: 'rbi-india-strategy') {
     const { createProduct } = await import('#lib/lending/products.ts');
     const { checkProduct } = await import('#lib/lending/product-admin.ts');
     const input = {
-      code: 'RECALCD',
+      code: allocationStrategy ? 'RECALCI' : 'RECALCD',
       name: 'Daily rest, weekly compounding',
+      ...(allocationStrategy ? { allocationStrategy } : {}),
       currency: 'USD',
       digitsAfterDecimal: 2,
       minPrincipal: 10_000n,
@@ -172,5 +173,70 @@ describe.each(testDbKinds())('cumulative interest recalculation on %s', (kind) =
       ['2024-03-18', 249422n, 3469n],
       ['2024-03-20', 502302n, 991n],
     ]);
+  });
+
+  /**
+   * RBI India (interest first): Fineract's
+   * testLoanScheduleWithInterestRecalculation_WITH_REST_DAILY_INTEREST_COMPOUND_INTEREST_STRATEGY_REDUCE_NUMBER_OF_INSTALLMENTS
+   * (lines 3395-3436; tests/fixtures/fineract-cumulative-interest-first-cases.json): the 4000 paid on
+   * 13 March, looked at on the 18th, closes an installment on its day; the loan stores it as
+   * installment 2 (the next ones move up a number) and the quote closes the loan.
+   */
+  /** A 10000 loan of the RBI India product disbursed on 4 March, looked at on the 18th, installment 1 paid on time. */
+  let rbiProduct: { id: string } | null = null;
+  async function rbiLoan() {
+    await setBusinessDate(db, f.tenantId, '2024-03-04');
+    rbiProduct ??= await compoundingProduct('rbi-india-strategy');
+    const { loanId } = await f.disbursedLoan({
+      principal: '10000.00',
+      numberOfRepayments: 4,
+      productId: rbiProduct.id,
+    });
+    await setBusinessDate(db, f.tenantId, '2024-03-18');
+    const repay = (date: string, amount: string) =>
+      f.db.tenant(f.tenantId, (tx) => repayLoan(tx, f.checker, { loanId, amount, date }));
+    await repay('2024-03-11', '2528.91');
+    return { loanId, repay };
+  }
+
+  test('Fineract RBI India: a repayment between due dates is stored as an installment of its own', async () => {
+    const { loanId, repay } = await rbiLoan();
+    await repay('2024-03-13', '4000.00');
+    const rows = (await state(loanId)).installments;
+    expect(rows.map((r) => [r.number, r.from_date, r.due_date, r.principal_due, r.interest_due])).toEqual([
+      [1, '2024-03-04', '2024-03-11', 248276n, 4615n],
+      [2, '2024-03-11', '2024-03-13', 399009n, 991n],
+      [3, '2024-03-13', '2024-03-18', 251731n, 1160n],
+      [4, '2024-03-18', '2024-03-25', 100984n, 466n],
+    ]);
+    expect(rows.map((r) => r.principal_paid + r.interest_paid)).toEqual([252891n, 400000n, 0n, 0n]);
+    await ledgerMatches(loanId);
+    await quoteAndClose(loanId, { principal: 352715n, interest: 1160n, total: 353875n }, '3538.75');
+  });
+
+  test('RBI India: a split-off installment does not lengthen the loan when it is recalculated again', async () => {
+    const { loanId, repay } = await rbiLoan();
+    // 5.00 of the 9.91 interest to 13 March: an installment of its own, no principal; five in all.
+    await repay('2024-03-13', '5.00');
+    expect(dues((await state(loanId)).installments)).toEqual([
+      ['2024-03-11', 248276n, 4615n],
+      ['2024-03-13', 0n, 991n],
+      ['2024-03-18', 250414n, 2477n],
+      ['2024-03-25', 250577n, 2314n],
+      ['2024-04-01', 250733n, 1157n],
+    ]);
+    await ledgerMatches(loanId);
+    // Recalculated again on the 18th: still the four weekly periods of the loan and the split-off one.
+    await repay('2024-03-18', '2528.91');
+    const after = (await state(loanId)).installments;
+    expect(after.map((r) => [r.number, r.due_date])).toEqual([
+      [1, '2024-03-11'],
+      [2, '2024-03-13'],
+      [3, '2024-03-18'],
+      [4, '2024-03-25'],
+      [5, '2024-04-01'],
+    ]);
+    expect(after.reduce((s, r) => s + r.principal_due, 0n)).toBe(1_000_000n);
+    await ledgerMatches(loanId);
   });
 });

@@ -7,7 +7,13 @@ import { validationError } from '../errors/messages.ts';
 import { defineCommand } from '../http/command.ts';
 import { zodAmount } from '../http/input-fields.ts';
 import { formatMinor, parseMinor } from '../money/money.ts';
-import { generateSchedule, parseRecalculationTerms, parseTerms, recalculateSchedule } from '../schedule/index.ts';
+import {
+  ALLOCATION_STRATEGY_CODES,
+  generateSchedule,
+  parseRecalculationTerms,
+  parseTerms,
+  recalculateSchedule,
+} from '../schedule/index.ts';
 import type { Actor } from './actor.ts';
 import { assertUuid } from './loans.ts';
 import {
@@ -39,18 +45,7 @@ export const INTEREST_CALCULATION_PERIODS = ['DAILY', 'SAME_AS_REPAYMENT_PERIOD'
 export const DAYS_IN_YEAR = ['ACTUAL', '360', '364', '365'] as const;
 export const DAYS_IN_MONTH = ['ACTUAL', '30'] as const;
 /** The repayment allocation strategies the schedule engine implements (src/lib/schedule/allocation.ts). */
-export const ALLOCATION_STRATEGIES = [
-  'mifos-standard-strategy',
-  'principal-interest-penalties-fees-order-strategy',
-  'interest-principal-penalties-fees-order-strategy',
-  'early-repayment-strategy',
-  'rbi-india-strategy',
-  'heavensfamily-strategy',
-  'creocore-strategy',
-  'due-penalty-fee-interest-principal-in-advance-principal-penalty-fee-interest-strategy',
-  'due-penalty-interest-principal-fee-in-advance-penalty-interest-principal-fee-strategy',
-  'advanced-payment-allocation-strategy',
-] as const;
+export const ALLOCATION_STRATEGIES = ALLOCATION_STRATEGY_CODES;
 /** Interest recalculation options (migration 1120, src/lib/schedule/recalculation.ts). */
 export const REST_FREQUENCIES = ['SAME_AS_REPAYMENT_PERIOD', 'DAILY', 'WEEKLY', 'MONTHLY'] as const;
 export const COMPOUNDINGS = ['NONE', 'INTEREST', 'FEE', 'INTEREST_AND_FEE'] as const;
@@ -325,6 +320,7 @@ const RECALCULATION_FIELDS: Record<string, string> = {
   'interestRecalculation.compoundingInterval': 'recalculationCompoundingInterval',
   'interestRecalculation.rescheduleStrategy': 'recalculationRescheduleStrategy',
   'interestRecalculation.preClosureStrategy': 'preClosureStrategy',
+  allocationStrategy: 'allocationStrategy',
   scheduleType: 'interestRecalculation',
   downPaymentPercent: 'downPaymentPercent',
   interestMethod: 'interestRecalculation',

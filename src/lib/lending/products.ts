@@ -383,7 +383,11 @@ export function termsFor(
   const charges = productCharges(product.fees);
   if (charges.length > 0) terms.charges = charges;
   // Interest recalculation (1120): only the recalculating engine reads it; the plain schedule ignores it.
-  if (product.interest_recalculation === true) terms.interestRecalculation = recalculationOf(product);
+  if (product.interest_recalculation === true) {
+    terms.interestRecalculation = recalculationOf(product);
+    // An interest-first strategy splits a cumulative period at a repayment (src/lib/schedule/README.md).
+    terms.allocationStrategy = product.allocation_strategy;
+  }
   return terms;
 }
 

@@ -3,7 +3,10 @@ import type { Tx } from '#lib/db/index.ts';
 import { validationError } from '#lib/errors/messages.ts';
 import { parseDateInput } from '#lib/dates/parse-date.ts';
 import {
+  generateSchedule,
+  isInterestFirstStrategy,
   parseRecalculationTerms,
+  parseTerms,
   recalculateSchedule,
   type LoanTransactionInput,
   type PreClosure,
@@ -64,6 +67,17 @@ const periodsOf = (rows: InstallmentRow[]): Period[] =>
   rows.map((r) => ({ fromDate: r.from_date, dueDate: r.due_date, isDownPayment: r.is_down_payment }));
 
 /**
+ * The installments of a cumulative loan that an interest-first repayment split off a period (the engine
+ * dates them on the repayment's day): those whose due date is not on the loan's plain chain of due dates.
+ */
+function splitOffCount(product: ProductRow, loanTerms: Parameters<typeof termsFor>[1], regular: Period[]): number {
+  if (!isInterestFirstStrategy(product.allocation_strategy) || regular.length === 0) return 0;
+  const plain = generateSchedule(parseTerms(termsFor(product, loanTerms)));
+  const dueDates = new Set(plain.installments.map((i) => i.dueDate));
+  return regular.filter((p) => !dueDates.has(p.dueDate)).length;
+}
+
+/**
  * The loan's schedule as the engine recomputes it after its live repayments, as of `asOf`, on the
  * loan's periods (`periods`: those before a standing re-age, see `recalculatedRowsOf`).
  */
@@ -81,15 +95,21 @@ export function recalculatedScheduleOf(
   // plain tranche schedule is (disburseNextTranche), so its EMI is the annuity of that sum.
   const progressiveTranches = tranches !== null && product.schedule_type === 'PROGRESSIVE';
   const paidOut = tranches ? tranches.reduce((s, t) => s + t.minor, 0n) : loan.principal;
-  const terms = termsFor(product, {
+  const loanTerms = {
     principal: progressiveTranches || !tranches ? loan.principal : paidOut,
-    // A cumulative loan that reduced its number of installments keeps its original annuity term.
-    numberOfRepayments:
-      product.schedule_type === 'CUMULATIVE' ? Math.max(regular.length, loan.number_of_repayments) : regular.length,
+    numberOfRepayments: regular.length,
     annualInterestRate: loan.annual_interest_rate,
     disbursementDate: loan.disbursed_on,
     expectedDisbursementDate: regular[0]?.fromDate ?? loan.expected_disbursement_date,
-  });
+  };
+  // A cumulative loan that reduced its number of installments keeps its original annuity term, and
+  // installments an interest-first repayment split off are not periods of it.
+  if (product.schedule_type === 'CUMULATIVE')
+    loanTerms.numberOfRepayments = Math.max(
+      regular.length - splitOffCount(product, loanTerms, regular),
+      loan.number_of_repayments,
+    );
+  const terms = termsFor(product, loanTerms);
   if (tranches && (progressiveTranches || tranches.length > 1))
     terms.disbursements = tranches.map((t) => ({
       date: t.date,

@@ -23,6 +23,29 @@ import type {
  * left after everything owed is paid is `excess` (overpayment → credit balance).
  */
 
+/** Every strategy code `allocatePayment` takes (the product form offers them all). */
+export const ALLOCATION_STRATEGY_CODES = [
+  'mifos-standard-strategy',
+  'principal-interest-penalties-fees-order-strategy',
+  'interest-principal-penalties-fees-order-strategy',
+  'early-repayment-strategy',
+  'rbi-india-strategy',
+  'heavensfamily-strategy',
+  'creocore-strategy',
+  'due-penalty-fee-interest-principal-in-advance-principal-penalty-fee-interest-strategy',
+  'due-penalty-interest-principal-fee-in-advance-penalty-interest-principal-fee-strategy',
+  'advanced-payment-allocation-strategy',
+] as const satisfies readonly AllocationStrategyCode[];
+
+/**
+ * Fineract's "interest first" processors (`isInterestFirstRepaymentScheduleTransactionProcessor`: RBI India and
+ * interest-principal-penalties-fees order). With cumulative interest recalculation a repayment between
+ * two due dates splits the period there (recalculation-cumulative.ts).
+ */
+export function isInterestFirstStrategy(code: AllocationStrategyCode): boolean {
+  return code === 'rbi-india-strategy' || code === 'interest-principal-penalties-fees-order-strategy';
+}
+
 const KEY: Record<Component, 'principal' | 'interest' | 'fees' | 'penalties'> = {
   PRINCIPAL: 'principal',
   INTEREST: 'interest',

@@ -14,7 +14,12 @@ export type * from './types.ts';
 export { parseTerms, parseCalendar } from './terms.ts';
 export { generateSchedule, previewSchedule } from './generator.ts';
 export { scheduleToJson } from './json.ts';
-export { allocatePayment, DEFAULT_ADVANCED_ALLOCATION } from './allocation.ts';
+export {
+  allocatePayment,
+  ALLOCATION_STRATEGY_CODES,
+  DEFAULT_ADVANCED_ALLOCATION,
+  isInterestFirstStrategy,
+} from './allocation.ts';
 export { loanDelinquency, classifyDays, overdueInstallments, DEFAULT_DELINQUENCY_RANGES } from './delinquency.ts';
 export { reAgeInstallments, reAmortizeInstallments, validateReAgeRequest, RE_AGE_FREQUENCIES } from './reage.ts';
 export {

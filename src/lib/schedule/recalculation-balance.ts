@@ -47,6 +47,12 @@ export type State = {
   emi: bigint;
   /** RESCHEDULE_NEXT_REPAYMENTS: principal paid in advance still to take off the next installments. */
   reduce: bigint;
+  /**
+   * Interest-first strategies: compounded income a repayment between due dates paid, off the balance
+   * from the repayment's rest date until the rest date of the day the schedule is looked at (Fineract's
+   * `adjustCompoundedAmountWithPaidDetail`, see recalculation-cumulative.ts).
+   */
+  paidIncomeOff: { from: string; to: string; amount: bigint }[];
 };
 
 export type BalanceRules = {
@@ -96,6 +102,7 @@ export function balanceOn(rules: BalanceRules, state: State, date: string): bigi
   let balance = rules.principal;
   for (const t of rules.tranches) if (t.date <= date) balance += t.amount;
   for (const p of state.prepaid) if (p.date <= date) balance -= p.amount;
+  for (const o of state.paidIncomeOff) if (o.from <= date && date < o.to) balance -= o.amount;
   for (const r of state.rows) {
     let paidPrincipal = 0n;
     let paidIncome = 0n;
@@ -127,6 +134,10 @@ export function changeDates(rules: BalanceRules, state: State, from: string, to:
     if (d > from && d < to) out.add(d);
   };
   for (const p of state.prepaid) take(p.date);
+  for (const o of state.paidIncomeOff) {
+    take(o.from);
+    take(o.to);
+  }
   for (const t of rules.tranches) take(t.date);
   for (const r of state.rows) {
     for (const p of r.payments) {

@@ -1,6 +1,7 @@
 import { AppError } from '../errors/app-error.ts';
 import { addDays } from './dates.ts';
 import { type Dec, fromDouble, fromMinor, mul, parseDec, setScale, toNumber } from './decimal.ts';
+import { isInterestFirstStrategy } from './allocation.ts';
 import { chargeAmount } from './charges.ts';
 import { generateCumulative } from './cumulative.ts';
 import { minor, roundMoney, type MoneyContext } from './fineract-money.ts';
@@ -126,6 +127,8 @@ type Run = {
   compounding: RecurrenceCalendar | null;
   input: RecalculationTerms;
   dates: { from: string; due: string }[];
+  /** An interest-first strategy: a repayment between two due dates splits the period there. */
+  interestFirst: boolean;
 };
 
 /** Balance changes (from each date on) that the period's own repayments make, not yet in the state. */
@@ -192,29 +195,46 @@ function tranchesOfPeriod(run: Run, i: number) {
   return run.rules.tranches.filter((d) => d.date > from && d.date <= due);
 }
 
-function buildRow(run: Run, state: State, i: number, extra: Shift): Row {
-  const { from, due } = run.dates[i];
-  const n = run.dates.length;
-  // processDisbursements: the tranche is checked against the schedule's outstanding, then scheduled.
+/** processDisbursements: a tranche of period `i` is checked against the schedule's outstanding, then scheduled. */
+function scheduleTranches(run: Run, state: State, i: number): void {
   for (const tranche of tranchesOfPeriod(run, i)) {
     checkMaxOutstanding(run.t, state.scheduled, tranche);
     state.scheduled += tranche.amount;
   }
-  const row = newRow(from, due);
+}
+
+/**
+ * A new row of period `i` from `start` to `end` with its dated charges and its interest (the whole
+ * period's rate when it is the whole period and the balance does not change inside it).
+ */
+function openRow(run: Run, state: State, i: number, start: string, end: string, extra: Shift): Row {
+  const row = newRow(start, end);
   state.rows.push(row);
   const method = run.input.recalculation.compounding;
   const feesCompound = method === 'FEE' || method === 'INTEREST_AND_FEE';
-  for (const ch of datedCharges(run, row, i === 0)) {
+  for (const ch of datedCharges(run, row, i === 0 && start === run.dates[0].from)) {
     if (ch.penalty) row.penalties += ch.amount;
     else row.fees += ch.amount;
-    const on = feesCompound ? compoundsOn(run, ch.date, from) : null;
+    const on = feesCompound ? compoundsOn(run, ch.date, start) : null;
     if (on) row.pieces.push({ date: on, amount: ch.amount });
   }
   const interestCompounds = method === 'INTEREST' || method === 'INTEREST_AND_FEE';
-  row.interest = interestBetween(run, state, from, due, true, extra, (end, amount) => {
-    const on = interestCompounds ? compoundsOn(run, end, from) : null;
+  const { from, due } = run.dates[i];
+  const whole = start === from && end === due;
+  row.interest = interestBetween(run, state, start, end, whole, extra, (pieceEnd, amount) => {
+    const on = interestCompounds ? compoundsOn(run, pieceEnd, start) : null;
     if (on && amount > 0n) row.pieces.push({ date: on, amount });
   });
+  return row;
+}
+
+/** The installment of period `i` from `start` (its start, or the last repayment that split it) to its due date. */
+function buildRow(run: Run, state: State, i: number, extra: Shift, start: string): Row {
+  const { due } = run.dates[i];
+  const n = run.dates.length;
+  const row = openRow(run, state, i, start, due, extra);
+  const method = run.input.recalculation.compounding;
+  const feesCompound = method === 'FEE' || method === 'INTEREST_AND_FEE';
   let principal = state.emi - row.interest;
   if (
     run.input.recalculation.rescheduleStrategy === 'RESCHEDULE_NEXT_REPAYMENTS' &&
@@ -234,10 +254,47 @@ function buildRow(run: Run, state: State, i: number, extra: Shift): Row {
     const amount = chargeAmount(run.c, ch, { principal: row.principal, interest: row.interest });
     if (ch.type === 'PENALTY') row.penalties += amount;
     else row.fees += amount;
-    const on = feesCompound ? compoundsOn(run, due, from) : null;
+    const on = feesCompound ? compoundsOn(run, due, start) : null;
     if (on) row.pieces.push({ date: on, amount });
   }
   return row;
+}
+
+/**
+ * Interest-first strategies (Fineract's handleRecalculationForNonDueDateTransactions with
+ * `isInterestFirstRepaymentScheduleTransactionProcessor`): a repayment strictly between the start of
+ * period `i` (or the repayment that last split it) and its due date closes an installment on its own
+ * day: the interest up to that day and the dated charges up to it, no principal, no installment fee.
+ * The repayment pays the installments oldest first, that one included; what is left is principal paid
+ * in advance on it (the loan closes there when that is all the principal). Then:
+ * - REDUCE_EMI_AMOUNT works the annuity out again over the periods left, this one included;
+ * - the compounded income the repayment paid (interest, fees and penalties per the compounding) is
+ *   taken off the interest-bearing balance from the repayment's rest date until the rest date of the
+ *   day the schedule is looked at, besides leaving it like any paid income: Fineract's
+ *   adjustCompoundedAmountWithPaidDetail puts it in the principal map at the first date and back at the
+ *   second, and its compounding map never held it (it compounds on a date after the payment).
+ * A second repayment on the same day goes into the same installment. Returns where the period goes on.
+ */
+function splitPeriod(run: Run, state: State, i: number, start: string, tx: LoanTransactionInput) {
+  if (tx.date > start) openRow(run, state, i, start, tx.date, new Map());
+  const prepaidBefore = state.prepaid.length;
+  const result = allocate(run, state, tx);
+  const income = compoundable(run.input.recalculation.compounding, {
+    interest: result.interest,
+    fees: result.fees ?? 0n,
+    penalties: result.penalties ?? 0n,
+  });
+  const from = run.rules.rest(tx.date);
+  const to = run.rules.rest(run.rules.asOf);
+  if (income > 0n && from < to) state.paidIncomeOff.push({ from, to, amount: income });
+  if (
+    state.prepaid.length > prepaidBefore &&
+    run.input.recalculation.rescheduleStrategy === 'REDUCE_EMI_AMOUNT' &&
+    state.scheduled > 0n &&
+    i < run.dates.length - 1
+  )
+    state.emi = emiFor(run.c, run.t, state.scheduled, run.dates.length - i);
+  return { start: tx.date, result };
 }
 
 /** Pays the repayment over the rows (oldest first), the rest in advance on the last row. */
@@ -382,6 +439,7 @@ function runOf(input: RecalculationTerms, calendar?: WorkingCalendar) {
     compounding,
     input,
     dates,
+    interestFirst: isInterestFirstStrategy(input.allocationStrategy ?? 'mifos-standard-strategy'),
   };
   return { run, txs, emi: emiRow.principal + emiRow.interest };
 }
@@ -391,7 +449,7 @@ export function recalculateCumulative(input: RecalculationTerms, calendar?: Work
   const { run, txs, emi } = runOf(input, calendar);
   const t = run.t;
   const n = run.dates.length;
-  let state: State = { rows: [], prepaid: [], scheduled: run.rules.principal, emi, reduce: 0n };
+  let state: State = { rows: [], prepaid: [], scheduled: run.rules.principal, emi, reduce: 0n, paidIncomeOff: [] };
   // A tranche still to come keeps the periods going even when what was lent so far is repaid.
   const trancheAhead = (i: number) => i < n && run.rules.tranches.some((d) => d.date > run.dates[i].from);
   const processed: ProcessedTransaction[] = [];
@@ -401,18 +459,32 @@ export function recalculateCumulative(input: RecalculationTerms, calendar?: Work
     const { from, due } = run.dates[i];
     let end = txIndex;
     while (end < txs.length && (txs[end].date <= due || i === n - 1)) end++;
+    scheduleTranches(run, state, i);
+    let start = from;
+    if (run.interestFirst) {
+      // Repayments between the period's start and its due date split it (splitPeriod).
+      const trancheAfter = (date: string) => run.rules.tranches.some((d) => d.date > date);
+      while (txIndex < end && txs[txIndex].date > from && txs[txIndex].date < due) {
+        if (state.scheduled === 0n && !trancheAfter(start)) break;
+        const split = splitPeriod(run, state, i, start, txs[txIndex++]);
+        processed.push(split.result);
+        start = split.start;
+      }
+      // Paid off on a split: no installment follows (Fineract skips the rest of the period).
+      if (start !== from && state.scheduled === 0n && !trancheAfter(start)) break;
+    }
     const before = cloneState(state);
     // Changes the period's own repayments make to its balance, found by building it again.
     let shift: Shift = new Map();
     let results: ProcessedTransaction[] = [];
     for (let attempt = 0; attempt < 8; attempt++) {
       state = cloneState(before);
-      buildRow(run, state, i, shift);
+      buildRow(run, state, i, shift, start);
       const without = cloneState(state);
       results = txs.slice(txIndex, end).map((tx) => allocate(run, state, tx));
       const next: Shift = new Map();
       let previous = 0n;
-      for (const d of changeDates(run.rules, state, from, due)) {
+      for (const d of changeDates(run.rules, state, start, due)) {
         const delta = balanceOn(run.rules, state, d) - balanceOn(run.rules, without, d);
         if (delta !== previous) next.set(d, delta - previous);
         previous = delta;

@@ -8,7 +8,8 @@ import { minor, minus, plus, roundMoney, zero, type MoneyContext } from './finer
 import { InterestScheduleModel } from './progressive-model.ts';
 import { parseCalendar, parseTerms } from './terms.ts';
 import { checkMaxOutstanding } from './tranches.ts';
-import type { ScheduleTerms, Tranche, WorkingCalendar } from './types.ts';
+import type { AllocationStrategyCode, ScheduleTerms, Tranche, WorkingCalendar } from './types.ts';
+import { ALLOCATION_STRATEGY_CODES } from './allocation.ts';
 
 /**
  * Interest recalculation (Fineract "interest recalculation enabled" products): the schedule as it
@@ -65,6 +66,11 @@ export type RecalculationTerms = {
   recalculation: InterestRecalculation;
   transactions: LoanTransactionInput[];
   asOf: string | null;
+  /**
+   * The loan's repayment strategy [mifos-standard-strategy]. Only the cumulative engine reads it: an
+   * interest-first one (isInterestFirstStrategy) splits a period at a repayment between its due dates.
+   */
+  allocationStrategy?: AllocationStrategyCode;
 };
 
 export type RecalculatedInstallment = {
@@ -289,7 +295,10 @@ export function parseRecalculationTerms(input: unknown): RecalculationTerms {
   if (terms.downPaymentPercent !== null) bad('downPaymentPercent', 'is not supported with interest recalculation');
   if (terms.scheduleType === 'CUMULATIVE' && terms.interestMethod === 'FLAT')
     bad('interestMethod', 'interest recalculation needs DECLINING_BALANCE');
-  return { terms, recalculation, transactions, asOf };
+  const allocationStrategy = o.allocationStrategy ?? 'mifos-standard-strategy';
+  if (!(ALLOCATION_STRATEGY_CODES as readonly unknown[]).includes(allocationStrategy))
+    bad('allocationStrategy', `must be one of ${ALLOCATION_STRATEGY_CODES.join(', ')}`);
+  return { terms, recalculation, transactions, asOf, allocationStrategy: allocationStrategy as AllocationStrategyCode };
 }
 
 /** True when the terms JSON asks for a recalculated schedule. */
