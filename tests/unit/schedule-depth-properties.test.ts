@@ -171,6 +171,72 @@ describe('engine depth properties (fast-check)', () => {
     );
   });
 
+  it('charges after maturity: one N+1 installment due on the latest of them carries them all, nothing else moves', () => {
+    fc.assert(
+      fc.property(
+        base,
+        fc.array(
+          fc.record({
+            after: fc.integer({ min: 1, max: 400 }),
+            cents: fc.integer({ min: 1, max: 50_000 }),
+            type: fc.constantFrom('FEE', 'PENALTY'),
+          }),
+          { minLength: 1, maxLength: 4 },
+        ),
+        fc.integer({ min: 0, max: 2 }),
+        (b, late, inside) => {
+          const disbursementDate = addDays('2023-01-01', b.day);
+          const terms = {
+            principal: `${b.units}.00`,
+            currency: 'EUR',
+            annualInterestRate: b.rate,
+            numberOfRepayments: b.n,
+            disbursementDate,
+            scheduleType: b.scheduleType,
+            interestCalculationPeriod: 'DAILY',
+          };
+          const plain = previewSchedule(terms);
+          const maturity = plain.installments.at(-1)!.dueDate;
+          const amount = (c: number) => (c / 100).toFixed(2);
+          // Charges inside the schedule too (on the first installments' due dates): they stay where they are.
+          const within = plain.installments.slice(0, inside).map((r) => ({
+            type: 'FEE',
+            timing: 'SPECIFIED_DUE_DATE',
+            calculation: 'FLAT',
+            amount: '10.00',
+            dueDate: r.dueDate,
+          }));
+          const after = late.map((c) => ({
+            type: c.type,
+            timing: 'SPECIFIED_DUE_DATE',
+            calculation: 'FLAT',
+            amount: amount(c.cents),
+            dueDate: addDays(maturity, c.after),
+          }));
+          const out = previewSchedule({ ...terms, charges: [...within, ...after] });
+          checkAddsUp(out, BigInt(b.units) * 100n);
+          const rows = out.installments;
+          expect(rows).toHaveLength(plain.installments.length + 1);
+          const extra = rows.at(-1)!;
+          expect(extra.additional).toBe(true);
+          expect(rows.filter((r) => r.additional)).toHaveLength(1);
+          expect(extra.fromDate).toBe(maturity);
+          expect(extra.dueDate).toBe(addDays(maturity, Math.max(...late.map((c) => c.after))));
+          expect([cents(extra.principal), cents(extra.interest)]).toEqual([0n, 0n]);
+          const fees = late.filter((c) => c.type === 'FEE').reduce((s, c) => s + BigInt(c.cents), 0n);
+          const penalties = late.filter((c) => c.type === 'PENALTY').reduce((s, c) => s + BigInt(c.cents), 0n);
+          expect([cents(extra.fees), cents(extra.penalties)]).toEqual([fees, penalties]);
+          // The regular installments keep their dates, principal and interest; only the inside fees land on them.
+          expect(rows.slice(0, -1).map((r) => [r.dueDate, r.principal, r.interest])).toEqual(
+            plain.installments.map((r) => [r.dueDate, r.principal, r.interest]),
+          );
+          expect(sum(rows.slice(0, -1).map((r) => cents(r.fees)))).toBe(BigInt(within.length) * 1000n);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
   it('tranches: every tranche is repaid, balances never go negative', () => {
     fc.assert(
       fc.property(base, fc.integer({ min: 10, max: 90 }), fc.integer({ min: 1, max: 50 }), (b, share, later) => {
@@ -243,7 +309,7 @@ describe('engine depth properties (fast-check)', () => {
       { numRuns: 100 },
     );
   });
-  it('cumulative recalculation with rests, compounding and every strategy: money adds up, never negative', () => {
+  it('cumulative recalculation with rests, compounding, every strategy, interest first or not: money adds up, never negative', () => {
     const frequencies = ['SAME_AS_REPAYMENT_PERIOD', 'DAILY', 'WEEKLY', 'MONTHLY'] as const;
     fc.assert(
       fc.property(
@@ -258,6 +324,8 @@ describe('engine depth properties (fast-check)', () => {
           strategy: fc.constantFrom('REDUCE_EMI_AMOUNT', 'REDUCE_NUMBER_OF_INSTALLMENTS', 'RESCHEDULE_NEXT_REPAYMENTS'),
           preClosure: fc.constantFrom('TILL_PRE_CLOSURE_DATE', 'TILL_REST_FREQUENCY_DATE'),
           fee: fc.integer({ min: 0, max: 3000 }),
+          // An interest-first strategy splits a period at a repayment between due dates.
+          allocation: fc.constantFrom('mifos-standard-strategy', 'rbi-india-strategy'),
         }),
         fc.array(fc.record({ shift: fc.integer({ min: -20, max: 40 }), factor: fc.integer({ min: 20, max: 300 }) }), {
           minLength: 1,
@@ -274,6 +342,7 @@ describe('engine depth properties (fast-check)', () => {
             repaymentFrequency: o.every,
             disbursementDate,
             scheduleType: 'CUMULATIVE',
+            allocationStrategy: o.allocation,
             ...(o.fee > 0
               ? {
                   charges: [
