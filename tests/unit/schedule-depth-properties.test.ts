@@ -128,6 +128,19 @@ const base = fc.record({
   scheduleType: fc.constantFrom('CUMULATIVE', 'PROGRESSIVE'),
 });
 
+/** The terms every property starts from: `units` at `rate` % over `n` periods, interest by the day. */
+function baseTerms(b: { units: number; rate: string; n: number; day: number; scheduleType: string }) {
+  return {
+    principal: `${b.units}.00`,
+    currency: 'EUR',
+    annualInterestRate: b.rate,
+    numberOfRepayments: b.n,
+    disbursementDate: addDays('2023-01-01', b.day),
+    scheduleType: b.scheduleType,
+    interestCalculationPeriod: 'DAILY',
+  };
+}
+
 describe('engine depth properties (fast-check)', () => {
   it('charges: fees land on installments and totals, the principal is untouched', () => {
     fc.assert(
@@ -137,16 +150,7 @@ describe('engine depth properties (fast-check)', () => {
         fc.integer({ min: 1, max: 500 }).map((x) => (x / 100).toFixed(2)),
         fc.boolean(),
         (b, calculation, amount, withDisbursementFee) => {
-          const disbursementDate = addDays('2023-01-01', b.day);
-          const terms = {
-            principal: `${b.units}.00`,
-            currency: 'EUR',
-            annualInterestRate: b.rate,
-            numberOfRepayments: b.n,
-            disbursementDate,
-            scheduleType: b.scheduleType,
-            interestCalculationPeriod: 'DAILY',
-          };
+          const terms = baseTerms(b);
           const plain = previewSchedule(terms);
           const charged = previewSchedule({
             ...terms,
@@ -185,16 +189,7 @@ describe('engine depth properties (fast-check)', () => {
         ),
         fc.integer({ min: 0, max: 2 }),
         (b, late, inside) => {
-          const disbursementDate = addDays('2023-01-01', b.day);
-          const terms = {
-            principal: `${b.units}.00`,
-            currency: 'EUR',
-            annualInterestRate: b.rate,
-            numberOfRepayments: b.n,
-            disbursementDate,
-            scheduleType: b.scheduleType,
-            interestCalculationPeriod: 'DAILY',
-          };
+          const terms = baseTerms(b);
           const plain = previewSchedule(terms);
           const maturity = plain.installments.at(-1)!.dueDate;
           const amount = (c: number) => (c / 100).toFixed(2);
