@@ -96,11 +96,15 @@ function refuseChargeAfterMaturity(input: unknown): void {
   const charges = Array.isArray(plain.charges) ? (plain.charges as unknown[]) : [];
   const dated = charges
     .map((c, k) => ({ k, c: c as Record<string, unknown> | null }))
-    .filter(({ c }) => typeof c?.dueDate === 'string' && String(c?.timing ?? '').toUpperCase() === 'SPECIFIED_DUE_DATE');
+    .filter(
+      ({ c }) => typeof c?.dueDate === 'string' && String(c?.timing ?? '').toUpperCase() === 'SPECIFIED_DUE_DATE',
+    );
   if (dated.length === 0) return;
   let maturity: string | null;
   try {
-    maturity = lastRegularDueDate(generateSchedule(parseTerms({ ...plain, charges: [] }), parseCalendar(calendar)).installments);
+    maturity = lastRegularDueDate(
+      generateSchedule(parseTerms({ ...plain, charges: [] }), parseCalendar(calendar)).installments,
+    );
   } catch {
     return; // bad terms: the recalculating parser names the field
   }

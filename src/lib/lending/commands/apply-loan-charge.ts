@@ -60,7 +60,8 @@ async function dueDateInstallment(tx: Tx, product: ProductRow, installments: Ins
     const start = view.find((i) => !i.isDownPayment)?.fromDate ?? '';
     throw validationError('dueDate', 'date.notBefore', { min: start }, 'BAD_REQUEST');
   }
-  if (recalculates(product)) throw refusal('charge_after_maturity_recalculation', { field: 'dueDate', params: { maturity } });
+  if (recalculates(product))
+    throw refusal('charge_after_maturity_recalculation', { field: 'dueDate', params: { maturity } });
   return additionalInstallmentFor(tx, installments, maturity, dueDate);
 }
 
