@@ -6,9 +6,18 @@ import { findList } from '#lib/lists/registry.ts';
 const officer = { isAdmin: false, authorities: DEMO_ROLES.loan_officer.authorities };
 const analyst = { isAdmin: false, authorities: DEMO_ROLES.analyst.authorities };
 const admin = { isAdmin: true, authorities: [] };
-const everything = ['disburse', 'repay', 'writeOff', 'reverseTransaction', 'reAge', 'reAmortize', 'reschedule'].map(
-  (action) => ({ action, allowed: true }),
-);
+const everything = [
+  'disburse',
+  'repay',
+  'writeOff',
+  'applyCharge',
+  'waiveInterest',
+  'waiveCharges',
+  'reverseTransaction',
+  'reAge',
+  'reAmortize',
+  'reschedule',
+].map((action) => ({ action, allowed: true }));
 
 describe('allowedActions: the route rule AND the lifecycle', () => {
   it('shows a loan action only when both the API route and the dry run allow it', () => {
@@ -16,6 +25,10 @@ describe('allowedActions: the route rule AND the lifecycle', () => {
       disburse: true,
       repay: true,
       writeOff: false,
+      // Charging and waiving are the administrator's (the same rule as a write-off).
+      applyCharge: false,
+      waiveInterest: false,
+      waiveCharges: false,
       reverseTransaction: false,
       reAge: false,
       reAmortize: false,
@@ -31,6 +44,9 @@ describe('allowedActions: the route rule AND the lifecycle', () => {
       disburse: true,
       repay: true,
       writeOff: true,
+      applyCharge: true,
+      waiveInterest: true,
+      waiveCharges: true,
       reverseTransaction: true,
       reAge: true,
       reAmortize: true,
@@ -46,6 +62,9 @@ describe('allowedActions: the route rule AND the lifecycle', () => {
       disburse: false,
       repay: false,
       writeOff: false,
+      applyCharge: false,
+      waiveInterest: false,
+      waiveCharges: false,
       reverseTransaction: false,
       reAge: false,
       reAmortize: false,
@@ -62,6 +81,9 @@ describe('allowedActions: the route rule AND the lifecycle', () => {
       disburse: false,
       repay: false,
       writeOff: false,
+      applyCharge: false,
+      waiveInterest: false,
+      waiveCharges: false,
       reverseTransaction: false,
       reAge: false,
       reAmortize: false,

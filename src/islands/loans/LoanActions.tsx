@@ -21,7 +21,13 @@ export type LoanActionsProps = {
     undoReAge?: boolean;
     undoReAmortize?: boolean;
     vary?: boolean;
+    /** Add a fee or penalty (specified due date; after maturity, the N+1 installment). */
+    charge?: boolean;
+    /** Waive interest or charges (which of them: `waiveKinds`). */
+    waive?: boolean;
   };
+  /** What the loan's lifecycle lets this user waive now. */
+  waiveKinds?: ('interest' | 'charges')[];
   /** The page that is one form (the transfer / repay pages) shows it at once; the loan page opens them on demand. */
   only?: 'transfer' | 'repay';
   /** Amount proposed for a repayment: the next installment's outstanding. */
@@ -42,7 +48,7 @@ export type LoanActionsProps = {
 };
 
 type Props = LoanActionsProps;
-type FormKind = 'transfer' | 'repay' | 'reverse' | 'writeOff' | 'vary' | ReshapeKind;
+type FormKind = 'transfer' | 'repay' | 'charge' | 'waive' | 'reverse' | 'writeOff' | 'vary' | ReshapeKind;
 type ReshapeKind = 'reAge' | 'reAmortize' | 'undoReAge' | 'undoReAmortize';
 const RESHAPE_KINDS: readonly ReshapeKind[] = ['reAge', 'reAmortize', 'undoReAge', 'undoReAmortize'];
 
@@ -50,6 +56,8 @@ const RESHAPE_KINDS: readonly ReshapeKind[] = ['reAge', 'reAmortize', 'undoReAge
 const TransferForm = lazy(() => import('./loan-forms.tsx').then((m) => ({ default: m.TransferForm })));
 const RepayForm = lazy(() => import('./loan-forms.tsx').then((m) => ({ default: m.RepayForm })));
 const ReverseForm = lazy(() => import('./loan-forms.tsx').then((m) => ({ default: m.ReverseForm })));
+const ChargeForm = lazy(() => import('./loan-forms.tsx').then((m) => ({ default: m.ChargeForm })));
+const WaiveForm = lazy(() => import('./loan-forms.tsx').then((m) => ({ default: m.WaiveForm })));
 const WriteOffForm = lazy(() => import('./loan-forms.tsx').then((m) => ({ default: m.WriteOffForm })));
 const ReAgeForm = lazy(() => import('./reshape-forms.tsx').then((m) => ({ default: m.ReAgeForm })));
 const ReAmortizeForm = lazy(() => import('./reshape-forms.tsx').then((m) => ({ default: m.ReAmortizeForm })));
@@ -59,6 +67,8 @@ const VaryForm = lazy(() => import('./vary-form.tsx').then((m) => ({ default: m.
 const TITLES: Record<FormKind, string> = {
   transfer: 'loan.transferTitle',
   repay: 'loan.repayTitle',
+  charge: 'loan.charge.title',
+  waive: 'loan.waive.title',
   reverse: 'loan.reverseConfirm',
   writeOff: 'loan.writeOffTitle',
   reAge: 'loan.reshape.reAgeTitle',
@@ -82,6 +92,10 @@ function FormOf({ kind, props }: { kind: FormKind; props: Props }): ReactNode {
       <TransferForm props={props} />
     ) : kind === 'repay' ? (
       <RepayForm props={props} />
+    ) : kind === 'charge' ? (
+      <ChargeForm props={props} />
+    ) : kind === 'waive' ? (
+      <WaiveForm props={props} />
     ) : kind === 'reverse' ? (
       <ReverseForm props={props} />
     ) : kind === 'reAge' ? (
@@ -105,7 +119,7 @@ function Actions(props: Props) {
   const [open, setOpen] = useState<FormKind[]>([]);
   if (only) return can[only] ? <FormOf kind={only} props={props} /> : null;
   const kinds = [
-    ...(['transfer', 'repay', 'reverse', 'writeOff', 'vary'] as const).filter((kind) =>
+    ...(['transfer', 'repay', 'charge', 'waive', 'reverse', 'writeOff', 'vary'] as const).filter((kind) =>
       kind === 'reverse' ? can.reverse && props.reversible.length > 0 : can[kind] === true,
     ),
     ...RESHAPE_KINDS.filter((kind) => props.reshape && can[kind] === true),

@@ -303,3 +303,164 @@ export function WriteOffForm({ props }: { props: Props }) {
     </Box>
   );
 }
+
+/**
+ * Adds a fee or a penalty to the loan (Fineract's specified-due-date charge): on the installment whose
+ * period holds the due date, or, after the last due date, on the installment for charges after
+ * maturity (added or extended). The due date starts at the business date.
+ */
+export function ChargeForm({ props }: { props: Props }) {
+  const command = useCommand<Answer>();
+  const live = useLive();
+  const [kind, setKind] = useState<'fee' | 'penalty'>('fee');
+  const [amount, setAmount] = useState('');
+  const [dueDate, setDueDate] = useState(props.businessDate);
+  const [note, setNote] = useState('');
+  const [done, setDone] = useState('');
+  const failed = command.failure?.field;
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setDone('');
+    const answer = await command.run(`loans/${props.loanId}/charges`, {
+      kind,
+      amount: amount.trim(),
+      dueDate,
+      ...(note.trim() ? { note: note.trim() } : {}),
+    });
+    if (!answer) return;
+    setDone(
+      label(props.labels, 'loan.charge.done', {
+        amount: `${answer.transaction.amount} ${answer.transaction.currency}`,
+      }),
+    );
+    window.location.reload();
+  };
+  return (
+    <Box as="form" onSubmit={submit} bg="bg" borderWidth="1px" borderColor="border" borderRadius="l3" p="5">
+      <HStack align="start" gap="3" wrap="wrap">
+        <Field.Root maxW="180px">
+          <Field.Label>{label(props.labels, 'loan.charge.kind')}</Field.Label>
+          <NativeSelect.Root disabled={!live}>
+            <NativeSelect.Field
+              name="kind"
+              value={kind}
+              onChange={(e) => setKind(e.target.value === 'penalty' ? 'penalty' : 'fee')}
+            >
+              <option value="fee">{label(props.labels, 'loan.charge.fee')}</option>
+              <option value="penalty">{label(props.labels, 'loan.charge.penalty')}</option>
+            </NativeSelect.Field>
+            <NativeSelect.Indicator />
+          </NativeSelect.Root>
+        </Field.Root>
+        <Field.Root maxW="200px" required invalid={failed === 'amount'}>
+          <Field.Label>
+            {label(props.labels, 'loan.charge.amount')} ({props.currency})
+          </Field.Label>
+          <Input
+            name="amount"
+            inputMode="decimal"
+            autoComplete="off"
+            value={amount}
+            disabled={!live}
+            onChange={(e) => setAmount(e.target.value)}
+          />
+        </Field.Root>
+        <Field.Root maxW="200px" required invalid={failed === 'dueDate'}>
+          <Field.Label>{label(props.labels, 'loan.charge.dueDate')}</Field.Label>
+          <Input
+            name="dueDate"
+            type="date"
+            value={dueDate}
+            disabled={!live}
+            onChange={(e) => setDueDate(e.target.value)}
+          />
+        </Field.Root>
+        <Field.Root maxW="320px">
+          <Field.Label>{label(props.labels, 'loan.charge.note')}</Field.Label>
+          <Input name="note" maxLength={500} value={note} disabled={!live} onChange={(e) => setNote(e.target.value)} />
+        </Field.Root>
+      </HStack>
+      <Text color="fg.muted" fontSize="sm" mt="2">
+        {label(props.labels, 'loan.charge.dueDateHint')}
+      </Text>
+      <Button type="submit" mt="3" loading={command.busy} disabled={!live}>
+        {label(props.labels, 'loan.charge.submit')}
+      </Button>
+      {done ? <Done text={done} /> : null}
+      <CommandFailure failure={command.failure} module="LoanActions" />
+    </Box>
+  );
+}
+
+/**
+ * Waives interest, or fees and penalties, still owed on the loan: the amount given, or all of it when
+ * the amount is left empty (the command takes the oldest installments first).
+ */
+export function WaiveForm({ props }: { props: Props }) {
+  const command = useCommand<Answer>();
+  const live = useLive();
+  const kinds = props.waiveKinds ?? [];
+  const [kind, setKind] = useState<'interest' | 'charges'>(kinds[0] ?? 'interest');
+  const [amount, setAmount] = useState('');
+  const [note, setNote] = useState('');
+  const [done, setDone] = useState('');
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setDone('');
+    const answer = await command.run(`loans/${props.loanId}/waivers`, {
+      kind,
+      ...(amount.trim() ? { amount: amount.trim() } : {}),
+      ...(note.trim() ? { note: note.trim() } : {}),
+    });
+    if (!answer) return;
+    setDone(
+      label(props.labels, 'loan.waive.done', { amount: `${answer.transaction.amount} ${answer.transaction.currency}` }),
+    );
+    window.location.reload();
+  };
+  return (
+    <Box as="form" onSubmit={submit} bg="bg" borderWidth="1px" borderColor="border" borderRadius="l3" p="5">
+      <HStack align="start" gap="3" wrap="wrap">
+        <Field.Root maxW="220px">
+          <Field.Label>{label(props.labels, 'loan.waive.kind')}</Field.Label>
+          <NativeSelect.Root disabled={!live}>
+            <NativeSelect.Field
+              name="kind"
+              value={kind}
+              onChange={(e) => setKind(e.target.value === 'charges' ? 'charges' : 'interest')}
+            >
+              {kinds.map((k) => (
+                <option key={k} value={k}>
+                  {label(props.labels, `loan.waive.${k}`)}
+                </option>
+              ))}
+            </NativeSelect.Field>
+            <NativeSelect.Indicator />
+          </NativeSelect.Root>
+        </Field.Root>
+        <Field.Root maxW="260px" invalid={command.failure?.field === 'amount'}>
+          <Field.Label>
+            {label(props.labels, 'loan.waive.amount')} ({props.currency})
+          </Field.Label>
+          <Input
+            name="amount"
+            inputMode="decimal"
+            autoComplete="off"
+            value={amount}
+            disabled={!live}
+            onChange={(e) => setAmount(e.target.value)}
+          />
+        </Field.Root>
+        <Field.Root maxW="320px">
+          <Field.Label>{label(props.labels, 'loan.waive.note')}</Field.Label>
+          <Input name="note" maxLength={500} value={note} disabled={!live} onChange={(e) => setNote(e.target.value)} />
+        </Field.Root>
+      </HStack>
+      <Button type="submit" mt="3" loading={command.busy} disabled={!live}>
+        {label(props.labels, 'loan.waive.submit')}
+      </Button>
+      {done ? <Done text={done} /> : null}
+      <CommandFailure failure={command.failure} module="LoanActions" />
+    </Box>
+  );
+}

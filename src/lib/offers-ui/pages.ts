@@ -225,7 +225,13 @@ export function loanActionsFor(data: LoanPage, principal: Principal) {
       undoReAmortize: can.undoReAmortize && data.reshape.undoable.reAmortize,
       // Before the transfer, on a product that allows it (the same permission as the transfer).
       vary: can.disburse && (data.installmentOptions.variable || data.installmentOptions.fixedEmi),
+      charge: can.applyCharge,
+      waive: can.waiveInterest || can.waiveCharges,
     },
+    waiveKinds: [
+      ...(can.waiveInterest ? ['interest' as const] : []),
+      ...(can.waiveCharges ? ['charges' as const] : []),
+    ],
     installments: data.installmentOptions,
     suggestedAmount: next?.outstanding.total ?? '',
     reversible: data.loan.transactions
