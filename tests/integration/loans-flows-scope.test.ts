@@ -113,6 +113,9 @@ describe.each(testDbKinds())('profile offer and loan pages honour data permissio
       undoReAge: false,
       undoReAmortize: false,
       vary: false,
+      // Charging and waiving are for administrators too.
+      charge: false,
+      waive: false,
     });
     const admin = principalOf(f, { isAdmin: true, dataPermissions: [] });
     expect(loanActionsFor(await loadLoanPage(db, admin, ids.customerB, ids.loanB), admin).can).toEqual({
@@ -126,7 +129,13 @@ describe.each(testDbKinds())('profile offer and loan pages honour data permissio
       undoReAge: false,
       undoReAmortize: false,
       vary: false,
+      // An active loan with interest owed: a charge may be added and the interest waived.
+      charge: true,
+      waive: true,
     });
+    expect(loanActionsFor(await loadLoanPage(db, admin, ids.customerB, ids.loanB), admin).waiveKinds).toEqual([
+      'interest',
+    ]);
     expect(loanActionsFor(page, officer).suggestedAmount).toBe(page.loan.installments[0].outstanding.total);
   });
 });
