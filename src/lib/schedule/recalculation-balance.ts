@@ -124,7 +124,9 @@ export function balanceOn(rules: BalanceRules, state: State, date: string): bigi
     if (unpaidGone) incomeRemoved += total - paidIncome;
     if (added > incomeRemoved) balance += added - incomeRemoved;
   }
-  return balance;
+  // Income taken off the balance for an interest-first repayment (`paidIncomeOff`) can exceed what is
+  // left of a loan nearly repaid: nothing then bears interest, and interest never goes negative.
+  return balance < 0n ? 0n : balance;
 }
 
 /** Days in (from, to) where the balance may change: the candidates for splitting a period. */
