@@ -304,6 +304,41 @@ export function WriteOffForm({ props }: { props: Props }) {
   );
 }
 
+type FieldProps = { text: string; value: string; onChange: (value: string) => void; disabled: boolean };
+
+/** The money field of the charge and waiver forms (decimal text; the server reads it with the one money parser). */
+function AmountField(props: FieldProps & { invalid: boolean; isRequired: boolean; maxW: string }) {
+  return (
+    <Field.Root maxW={props.maxW} required={props.isRequired} invalid={props.invalid}>
+      <Field.Label>{props.text}</Field.Label>
+      <Input
+        name="amount"
+        inputMode="decimal"
+        autoComplete="off"
+        value={props.value}
+        disabled={props.disabled}
+        onChange={(e) => props.onChange(e.target.value)}
+      />
+    </Field.Root>
+  );
+}
+
+/** The optional note of the charge and waiver forms (at most 500 characters, as the API allows). */
+function NoteField(props: FieldProps) {
+  return (
+    <Field.Root maxW="320px">
+      <Field.Label>{props.text}</Field.Label>
+      <Input
+        name="note"
+        maxLength={500}
+        value={props.value}
+        disabled={props.disabled}
+        onChange={(e) => props.onChange(e.target.value)}
+      />
+    </Field.Root>
+  );
+}
+
 /**
  * Adds a fee or a penalty to the loan (Fineract's specified-due-date charge): on the installment whose
  * period holds the due date, or, after the last due date, on the installment for charges after
@@ -352,19 +387,15 @@ export function ChargeForm({ props }: { props: Props }) {
             <NativeSelect.Indicator />
           </NativeSelect.Root>
         </Field.Root>
-        <Field.Root maxW="200px" required invalid={failed === 'amount'}>
-          <Field.Label>
-            {label(props.labels, 'loan.charge.amount')} ({props.currency})
-          </Field.Label>
-          <Input
-            name="amount"
-            inputMode="decimal"
-            autoComplete="off"
-            value={amount}
-            disabled={!live}
-            onChange={(e) => setAmount(e.target.value)}
-          />
-        </Field.Root>
+        <AmountField
+          text={`${label(props.labels, 'loan.charge.amount')} (${props.currency})`}
+          value={amount}
+          onChange={setAmount}
+          disabled={!live}
+          invalid={failed === 'amount'}
+          isRequired={true}
+          maxW="200px"
+        />
         <Field.Root maxW="200px" required invalid={failed === 'dueDate'}>
           <Field.Label>{label(props.labels, 'loan.charge.dueDate')}</Field.Label>
           <Input
@@ -375,10 +406,7 @@ export function ChargeForm({ props }: { props: Props }) {
             onChange={(e) => setDueDate(e.target.value)}
           />
         </Field.Root>
-        <Field.Root maxW="320px">
-          <Field.Label>{label(props.labels, 'loan.charge.note')}</Field.Label>
-          <Input name="note" maxLength={500} value={note} disabled={!live} onChange={(e) => setNote(e.target.value)} />
-        </Field.Root>
+        <NoteField text={label(props.labels, 'loan.charge.note')} value={note} onChange={setNote} disabled={!live} />
       </HStack>
       <Text color="fg.muted" fontSize="sm" mt="2">
         {label(props.labels, 'loan.charge.dueDateHint')}
@@ -438,23 +466,16 @@ export function WaiveForm({ props }: { props: Props }) {
             <NativeSelect.Indicator />
           </NativeSelect.Root>
         </Field.Root>
-        <Field.Root maxW="260px" invalid={command.failure?.field === 'amount'}>
-          <Field.Label>
-            {label(props.labels, 'loan.waive.amount')} ({props.currency})
-          </Field.Label>
-          <Input
-            name="amount"
-            inputMode="decimal"
-            autoComplete="off"
-            value={amount}
-            disabled={!live}
-            onChange={(e) => setAmount(e.target.value)}
-          />
-        </Field.Root>
-        <Field.Root maxW="320px">
-          <Field.Label>{label(props.labels, 'loan.waive.note')}</Field.Label>
-          <Input name="note" maxLength={500} value={note} disabled={!live} onChange={(e) => setNote(e.target.value)} />
-        </Field.Root>
+        <AmountField
+          text={`${label(props.labels, 'loan.waive.amount')} (${props.currency})`}
+          value={amount}
+          onChange={setAmount}
+          disabled={!live}
+          invalid={command.failure?.field === 'amount'}
+          isRequired={false}
+          maxW="260px"
+        />
+        <NoteField text={label(props.labels, 'loan.waive.note')} value={note} onChange={setNote} disabled={!live} />
       </HStack>
       <Button type="submit" mt="3" loading={command.busy} disabled={!live}>
         {label(props.labels, 'loan.waive.submit')}
